@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "options.h"
+
+#include <getopt.h>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "error.h"
+
+namespace lnetcap {
+namespace {
+
+enum LongOnly {
+  kOptVersion = 1000,
+  kOptPrint,
+  kOptNano,
+  kOptBtf,
+  kOptAttach,
+  kOptLustreVersion,
+  kOptPort,
+  kOptLocalNid,
+  kOptStatsInterval,
+  kOptSummary,
+  kOptChart,
+  kOptChartOutput,
+  kOptAssert,
+};
+
+// '+': stop at the first non-option, so filter terms such as "status == -2"
+// and the command after --assert are never taken for options.
+constexpr char kShortOptions[] = "+B:c:C:DF:G:hi:p:qQ:r:s:UvW:w:xz:Z:";
+
+const option kLongOptions[] = {
+    {"buffer-size", required_argument, nullptr, 'B'},
+    {"count", required_argument, nullptr, 'c'},
+    {"file-size", required_argument, nullptr, 'C'},
+    {"list-interfaces", no_argument, nullptr, 'D'},
+    {"filter-file", required_argument, nullptr, 'F'},
+    {"rotate-seconds", required_argument, nullptr, 'G'},
+    {"help", no_argument, nullptr, 'h'},
+    {"interface", required_argument, nullptr, 'i'},
+    {"pretty", required_argument, nullptr, 'p'},
+    {"quiet", no_argument, nullptr, 'q'},
+    {"direction", required_argument, nullptr, 'Q'},
+    {"read", required_argument, nullptr, 'r'},
+    {"snapshot-length", required_argument, nullptr, 's'},
+    {"packet-buffered", no_argument, nullptr, 'U'},
+    {"verbose", no_argument, nullptr, 'v'},
+    {"file-count", required_argument, nullptr, 'W'},
+    {"write", required_argument, nullptr, 'w'},
+    {"hex", no_argument, nullptr, 'x'},
+    {"postrotate-command", required_argument, nullptr, 'z'},
+    {"relinquish-privileges", required_argument, nullptr, 'Z'},
+    {"version", no_argument, nullptr, kOptVersion},
+    {"print", no_argument, nullptr, kOptPrint},
+    {"nano", no_argument, nullptr, kOptNano},
+    {"btf", required_argument, nullptr, kOptBtf},
+    {"attach", required_argument, nullptr, kOptAttach},
+    {"lustre-version", required_argument, nullptr, kOptLustreVersion},
+    {"port", required_argument, nullptr, kOptPort},
+    {"local-nid", required_argument, nullptr, kOptLocalNid},
+    {"stats-interval", required_argument, nullptr, kOptStatsInterval},
+    {"summary", optional_argument, nullptr, kOptSummary},
+    {"chart", required_argument, nullptr, kOptChart},
+    {"chart-output", required_argument, nullptr, kOptChartOutput},
+    {"assert", required_argument, nullptr, kOptAssert},
+    {nullptr, 0, nullptr, 0},
+};
+
+template <typename T>
+T parse_number(const char* opt, const std::string& text, T min, T max) {
+  T v{};
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < min || v > max)
+    throw Error("invalid value '" + text + "' for " + opt + " (expected a number from " +
+                    std::to_string(min) + " to " + std::to_string(max) + ")",
+                "see lnetcap -h");
+  return v;
+}
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read filter file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  // Lines starting with '#' are comments, as in tcpdump -F files.
+  std::string out;
+  std::istringstream lines(s);
+  for (std::string line; std::getline(lines, line);)
+    if (line.empty() || line[0] != '#') out += line + " ";
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_size(const std::string& text, std::uint64_t plain_unit) {
+  if (text.empty()) return std::nullopt;
+  std::uint64_t unit = plain_unit;
+  std::string digits = text;
+  switch (text.back()) {
+    case 'k': case 'K': unit = 1024; digits.pop_back(); break;
+    case 'm': case 'M': unit = 1024 * 1024; digits.pop_back(); break;
+    case 'g': case 'G': unit = 1024ULL * 1024 * 1024; digits.pop_back(); break;
+    default: break;
+  }
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || p != digits.data() + digits.size() || v == 0) return std::nullopt;
+  return v * unit;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  optind = 0;  // full reset (glibc), so tests can parse repeatedly
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, kShortOptions, kLongOptions, nullptr)) != -1) {
+    const std::string arg = optarg ? optarg : "";
+    switch (c) {
+      case 'B': o.buffer_kib = parse_number<std::uint32_t>("-B", arg, 4, 4u << 20); break;
+      case 'c': o.count = parse_number<std::uint64_t>("-c", arg, 1, UINT64_MAX); break;
+      case 'C': {
+        auto s = parse_size(arg, 1000000);
+        if (!s) throw Error("invalid file size '" + arg + "' for -C", "e.g. -C 100 (MB) or -C 512k");
+        o.rotate_size = s;
+        break;
+      }
+      case 'D': o.list_interfaces = true; break;
+      case 'F': o.filter_file = arg; break;
+      case 'G': o.rotate_seconds = parse_number<std::uint32_t>("-G", arg, 1, 365u * 86400); break;
+      case 'h': o.show_help = true; break;
+      case 'i': o.interface = arg; break;
+      case 'p': o.print_format = arg; break;
+      case 'q': o.quiet = true; break;
+      case 'Q':
+        if (arg == "in") o.direction = Direction::kIn;
+        else if (arg == "out") o.direction = Direction::kOut;
+        else if (arg == "inout") o.direction = Direction::kBoth;
+        else throw Error("invalid direction '" + arg + "' for -Q", "use in, out or inout");
+        break;
+      case 'r': o.read_file = arg; break;
+      case 's': o.snaplen = parse_number<std::uint32_t>("-s", arg, 0, 1u << 20); break;
+      case 'U': o.packet_buffered = true; break;
+      case 'v': ++o.verbose; break;
+      case 'W': o.file_count = parse_number<std::uint32_t>("-W", arg, 1, 1000000); break;
+      case 'w': o.write_file = arg; break;
+      case 'x': o.hex = true; break;
+      case 'z': o.post_rotate_command = arg; break;
+      case 'Z': o.drop_user = arg; break;
+      case kOptVersion: o.show_version = true; break;
+      case kOptPrint: o.print_with_write = true; break;
+      case kOptNano: o.nano = true; break;
+      case kOptBtf: o.btf_file = arg; break;
+      case kOptAttach:
+        if (arg != "auto" && arg != "fentry" && arg != "kprobe")
+          throw Error("invalid attach mode '" + arg + "'", "use auto, fentry or kprobe");
+        o.attach_mode = arg;
+        break;
+      case kOptLustreVersion: o.lustre_version = arg; break;
+      case kOptPort: o.lnet_port = parse_number<std::uint16_t>("--port", arg, 1, 65535); break;
+      case kOptLocalNid: o.local_nid = arg; break;
+      case kOptStatsInterval:
+        o.stats_interval = parse_number<std::uint32_t>("--stats-interval", arg, 1, 86400);
+        break;
+      case kOptSummary:
+        o.summary = arg.empty() ? "table" : arg;
+        if (o.summary != "table" && o.summary != "json" && o.summary != "prometheus")
+          throw Error("invalid summary format '" + arg + "'", "use table, json or prometheus");
+        break;
+      case kOptChart:
+        if (arg != "mermaid" && arg != "html")
+          throw Error("invalid chart format '" + arg + "'", "use mermaid or html");
+        o.chart = arg;
+        break;
+      case kOptChartOutput: o.chart_output = arg; break;
+      case kOptAssert: o.assertions.push_back(arg); break;
+      case '?':
+      default: {
+        std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
+                                 : std::string(argv[optind - 1]);
+        bool missing = false;
+        for (const char* p = kShortOptions; *p; ++p)
+          if (optopt && *p == optopt && p[1] == ':') missing = true;
+        throw Error(missing ? "option " + bad + " requires an argument"
+                            : "unknown option " + bad,
+                    "see lnetcap -h");
+      }
+    }
+  }
+  std::vector<std::string> rest(argv + optind, argv + argc);
+  if (!o.assertions.empty()) {
+    o.command = rest;
+  } else {
+    for (const auto& r : rest) o.filter += (o.filter.empty() ? "" : " ") + r;
+  }
+  if (!o.filter_file.empty()) {
+    if (!o.filter.empty()) throw Error("give a filter with -F or on the command line, not both");
+    o.filter = read_whole_file(o.filter_file);
+  }
+  if (!o.read_file.empty() && o.read_file == o.write_file && o.read_file != "-")
+    throw Error("-r and -w name the same file " + o.read_file);
+  return o;
+}
+
+std::string usage_text() {
+  return R"(Usage: lnetcap [options] [filter expression]
+       lnetcap [options] --assert EXPR [--assert EXPR...] -- COMMAND [ARGS...]
+
+Capture LNet messages (and the PtlRPC traffic they carry) on any LND, print
+them or save them as pcapng for Wireshark/tshark.
+
+Input:
+  -r, --read FILE          read a capture: lnetcap pcapng, or a tcpdump
+                           pcap/pcapng of socklnd TCP traffic ("-" = stdin)
+  -i, --interface NAME     live capture; NAME is an LNet net or NID ("tcp",
+                           "o2ib1", "10.0.0.1@tcp") to restrict the eBPF
+                           capture to local NIs, or a network interface
+                           ("eth0") to decode socklnd traffic with libpcap
+  -D, --list-interfaces    list local LNet NIs and the attach mode
+  -s, --snapshot-length N  payload bytes kept per message (default 1024;
+                           0 = LNet headers only)
+  -B, --buffer-size KIB    eBPF ring buffer size
+  -Q, --direction DIR      in, out or inout (default)
+  -Z, --relinquish-privileges USER   drop to USER after attaching
+      --btf FILE           BTF of the lnet module (for kprobe mode offsets)
+      --attach MODE        auto (default), fentry or kprobe
+      --port N             socklnd TCP port (default 988)
+      --local-nid NID      direction of imported TCP traffic relative to NID
+Output:
+  -w, --write FILE         write pcapng ("-" = stdout, for wireshark -k -i -)
+  -c, --count N            stop after N messages
+  -p, --pretty FORMAT      print with an lnetdump-style format (see below)
+  -q, --quiet              terse output
+  -v, --verbose            more detail (repeat for more)
+  -x, --hex                hex dump of each payload prefix
+  -U, --packet-buffered    flush output after every message
+      --print              print text even when writing a file
+      --nano               nanosecond timestamps in text
+  -C, --file-size SIZE     rotate -w files after SIZE (millions of bytes,
+                           or with k/m/g suffix)
+  -G, --rotate-seconds N   rotate -w files every N seconds
+  -W, --file-count N       with -C: keep N files in a ring; with -G: stop
+                           after N files
+  -z, --postrotate-command CMD   run CMD FILE after each rotation
+      --stats-interval N   print a status line every N seconds
+      --summary[=FMT]      per-opcode/portal/peer/jobid summary at the end:
+                           table (default), json or prometheus
+      --chart FMT          sequence chart of RPCs: mermaid or html
+      --chart-output FILE  where to write the chart (default stdout)
+      --assert EXPR        check what a command caused, e.g.
+                           'count(opcode LDLM_ENQUEUE) <= 2'
+  -F, --filter-file FILE   read the filter expression from FILE
+  -h, --help               this text
+      --version            print the version
+
+Filter expression (combine with and, or, not and parentheses):
+  type put|get|ack|reply|hello        portal N|NAME (MDS_REQUEST, OST_IO...)
+  nid NID   src nid NID   dst nid NID  net NET (tcp, o2ib1)
+  opcode N|NAME   xid N   jobid STR   status OP N   uid N   gid N
+  dir send|recv|forward|drop           rpc request|reply|error
+  health OK|NAME                       len OP N   (OP: == != < <= > >=)
+
+-p FORMAT codes (%[-][width]CODE): %c counter  %Ls send/recv  %Lt LNet type
+  %Ll length  %LP portal  %Lm match bits  %Po opcode  %Pj jobid  %Pu uid
+  %Pg gid  %Pp projid  %PL pb_limit  %PS pb_slv  %Dt LDLM resource type
+  %Dc lock count  %Dn resource as FID  %T time  %Ts epoch seconds  %Sn src NID
+  %Dd dst NID  %In local NI  %Ip peer NID  %Px XID  %Pt rpc type
+  %Ps status  %Hs health  %Hr retries  %%
+
+Examples:
+  sudo lnetcap -w trace.pcapng                 capture everything
+  sudo lnetcap -w - | wireshark -k -i -        live into Wireshark
+  lnetcap -r trace.pcapng opcode LDLM_ENQUEUE  print lock enqueues
+  lnetcap -r tcpdump.pcap -w lnet.pcapng       convert socklnd TCP traffic
+  lnetcap -r trace.pcapng 'status < 0'         failed RPCs
+  lnetcap -r trace.pcapng -p '%-5c %Lm %-5Ls %-5Lt %-20LP [%-16Pj] %-30Po'
+  lnetcap -r trace.pcapng --summary=json
+  sudo lnetcap --assert 'count(type put and portal MDS_REQUEST) == 4' -- touch /mnt/lustre/f
+)";
+}
+
+}  // namespace lnetcap

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// options.h - the lnetcap command line, parsed with getopt_long exactly as
+// tcpdump does: clustered short options, "--" ends options, the rest of the
+// command line is the filter expression (or, with --assert, the command).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lnetcap {
+
+enum class Direction { kBoth, kIn, kOut };  // -Q
+
+struct Options {
+  // Input and output
+  std::string read_file;      // -r FILE ("-" = stdin)
+  std::string write_file;     // -w FILE ("-" = stdout)
+  std::string interface;      // -i NI, NID, net or network interface
+  bool list_interfaces = false;  // -D
+  std::optional<std::uint64_t> count;  // -c N
+  bool quiet = false;                  // -q
+  int verbose = 0;                     // -v (repeatable)
+  bool hex = false;                    // -x: hex dump of the payload prefix
+  bool packet_buffered = false;        // -U
+  std::string print_format;            // -p FORMAT (lnetdump codes)
+  bool print_with_write = false;       // --print: text even with -w
+  bool nano = false;                   // --nano: ns timestamps in text
+
+  // Live capture (eBPF)
+  std::optional<std::uint32_t> snaplen;  // -s LEN (payload bytes; 0 = headers only)
+  std::optional<std::uint32_t> buffer_kib;  // -B KiB ring buffer
+  std::string drop_user;                 // -Z USER
+  Direction direction = Direction::kBoth;  // -Q in|out|inout
+  std::string btf_file;                  // --btf FILE
+  std::string attach_mode = "auto";      // --attach auto|fentry|kprobe
+  std::string lustre_version;            // --lustre-version (override detection)
+
+  // socklnd TCP import
+  std::uint16_t lnet_port = 988;  // --port
+  std::string local_nid;          // --local-nid NID: direction relative to this node
+
+  // Long captures (tcpdump semantics)
+  std::optional<std::uint64_t> rotate_size;  // -C SIZE (bytes)
+  std::optional<std::uint32_t> rotate_seconds;  // -G SECS
+  std::optional<std::uint32_t> file_count;      // -W N
+  std::string post_rotate_command;              // -z CMD
+  std::optional<std::uint32_t> stats_interval;  // --stats-interval SECS
+
+  // Reports
+  std::string summary;  // --summary[=table|json|prometheus]
+  std::string chart;    // --chart=mermaid|html
+  std::string chart_output;  // --chart-output FILE
+  std::vector<std::string> assertions;  // --assert EXPR (repeatable)
+  std::vector<std::string> command;     // after "--" with --assert
+
+  // Filter
+  std::string filter;       // trailing expression, or -F FILE contents
+  std::string filter_file;  // -F FILE
+
+  bool show_help = false;
+  bool show_version = false;
+};
+
+/// Parses argv.  Throws Error with a usage hint on a bad option or value.
+Options parse_options(int argc, char** argv);
+/// The -h text (with EXAMPLES).
+std::string usage_text();
+
+/// Parses "10", "10k", "10M", "2G" (k/m/g are binary, K/M/G... as tcpdump: -C
+/// counts millions of bytes for a plain number).
+std::optional<std::uint64_t> parse_size(const std::string& text, std::uint64_t plain_unit);
+
+}  // namespace lnetcap

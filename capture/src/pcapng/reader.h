@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// reader.h - a strict pcapng reader: both byte orders, several sections,
+// SHB/IDB/EPB/SPB/ISB with the options lnetcap uses; unknown blocks are
+// skipped.  Every error names the file and the byte offset of the block.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../bytes.h"
+#include "writer.h"
+
+namespace lnetcap::pcapng {
+
+struct Interface {
+  std::uint16_t linktype = 0;
+  std::uint32_t snaplen = 0;
+  std::string name, description, os, hardware;
+  std::vector<std::string> comments;
+  std::uint64_t units_per_second = 1000000;  // from if_tsresol (default 10^-6)
+  std::int64_t ts_offset_s = 0;              // if_tsoffset
+  std::uint32_t section = 0;                 // section index it belongs to
+};
+
+struct Packet {
+  std::uint32_t interface_id = 0;  // index into Reader::interfaces() (all sections)
+  std::uint64_t ts_ns = 0;
+  ByteSpan data;  // valid until the next call to next()
+  std::uint32_t orig_len = 0;
+  std::uint32_t flags = 0;
+  std::optional<std::uint64_t> drop_count;
+  std::vector<std::string> comments;
+  std::uint64_t offset = 0;  // file offset of the block
+};
+
+class Reader {
+ public:
+  /// Opens path ("-" = standard input) and reads the first SHB.  Throws
+  /// Error if the file cannot be opened or is not pcapng.
+  explicit Reader(const std::string& path);
+  ~Reader();
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  /// Next EPB or SPB; false at a clean end of file.  Throws Error naming
+  /// the file and offset on a truncated or corrupt block.
+  bool next(Packet& out);
+
+  const std::vector<Interface>& interfaces() const { return interfaces_; }
+  const std::vector<SectionInfo>& sections() const { return sections_; }
+  /// ISBs seen so far, with the global interface id they refer to.
+  const std::vector<std::pair<std::uint32_t, InterfaceStats>>& statistics() const { return stats_; }
+  const std::string& path() const { return path_; }
+  /// True when the file starts like pcapng (checked without consuming it).
+  static bool looks_like_pcapng(const std::string& path);
+
+ private:
+  bool read_block();  // fills type_/body_/block_offset_; false on clean EOF
+  void parse_shb();
+  void parse_idb();
+  void parse_isb();
+  [[noreturn]] void corrupt(const std::string& what) const;
+  std::uint64_t to_ns(const Interface& iface, std::uint64_t ts) const;
+  template <typename F>
+  void for_each_option(std::size_t start, F&& f) const;
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  bool owns_file_ = false;
+  Endian endian_;
+  std::uint32_t type_ = 0;
+  std::vector<std::uint8_t> body_;  // block body without type/length words
+  std::uint64_t offset_ = 0;        // next read position
+  std::uint64_t block_offset_ = 0;
+  std::uint32_t section_base_ = 0;  // first global interface id of this section
+  std::vector<Interface> interfaces_;
+  std::vector<SectionInfo> sections_;
+  std::vector<std::pair<std::uint32_t, InterfaceStats>> stats_;
+};
+
+}  // namespace lnetcap::pcapng

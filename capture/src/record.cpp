@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "record.h"
+
+#include <cstring>
+
+#include "error.h"
+#include "lnetcap/record.h"
+
+namespace lnetcap {
+
+void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload,
+                   std::vector<std::uint8_t>& out) {
+  if (!lnet_header.empty() && lnet_header.size() != LNETCAP_HDR_NID4_LEN &&
+      lnet_header.size() != LNETCAP_HDR_NID16_LEN)
+    throw Error("internal: LNet header of " + std::to_string(lnet_header.size()) + " bytes");
+  const std::size_t start = out.size();
+  LeWriter w(out);
+  w.u32(LNETCAP_REC_MAGIC);
+  w.u16(LNETCAP_REC_VERSION);
+  w.u16(LNETCAP_REC_HDR_V1_LEN);
+  w.u8(h.direction);
+  w.u8(h.hook);
+  w.u8(h.lnd_type);
+  w.u8(static_cast<std::uint8_t>(lnet_header.size()));
+  w.u16(h.flags);
+  w.u8(h.health_status);
+  w.u8(h.retry_count);
+  w.u32(h.cpu);
+  w.u32(h.pid);
+  char comm[16] = {};
+  std::strncpy(comm, h.comm.c_str(), sizeof(comm) - 1);
+  w.bytes(comm, sizeof(comm));
+  w.u64(h.seq);
+  w.u32(h.payload_len);
+  w.u32(static_cast<std::uint32_t>(payload.size()));
+  std::uint8_t nid[20];
+  h.local_nid.to_lnet_nid(nid);
+  w.bytes(nid, sizeof(nid));
+  h.peer_nid.to_lnet_nid(nid);
+  w.bytes(nid, sizeof(nid));
+  w.u32(static_cast<std::uint32_t>(h.status));
+  w.u32(h.ni_id);
+  if (out.size() - start != LNETCAP_REC_HDR_V1_LEN) throw Error("internal: record header size");
+  w.bytes(lnet_header.data(), lnet_header.size());
+  w.bytes(payload.data(), payload.size());
+}
+
+std::optional<RecordView> parse_record(ByteSpan b, std::string* why) {
+  auto fail = [&](std::string reason) -> std::optional<RecordView> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  // The fixed prefix every version shares: magic, version, header length.
+  if (b.size() < 8) return fail("record of " + std::to_string(b.size()) + " bytes is too short");
+  const std::uint8_t* p = b.data();
+  if (load_le32(p) != LNETCAP_REC_MAGIC) return fail("record magic is not \"LNCR\"");
+  RecordView v;
+  RecordHeader& h = v.hdr;
+  h.version = load_le16(p + 4);
+  h.rec_hdr_len = load_le16(p + 6);
+  if (h.version != LNETCAP_REC_VERSION)
+    return fail("record version " + std::to_string(h.version) +
+                " is not one this lnetcap understands (" + std::to_string(LNETCAP_REC_VERSION) +
+                "); upgrade lnetcap");
+  if (h.rec_hdr_len < LNETCAP_REC_HDR_V1_LEN)
+    return fail("record header length " + std::to_string(h.rec_hdr_len) + " is below " +
+                std::to_string(LNETCAP_REC_HDR_V1_LEN));
+  if (b.size() < h.rec_hdr_len)
+    return fail("record header (" + std::to_string(h.rec_hdr_len) + " bytes) is truncated at " +
+                std::to_string(b.size()));
+  h.direction = p[8];
+  h.hook = p[9];
+  h.lnd_type = p[10];
+  h.lnet_hdr_len = p[11];
+  h.flags = load_le16(p + 12);
+  h.health_status = p[14];
+  h.retry_count = p[15];
+  h.cpu = load_le32(p + 16);
+  h.pid = load_le32(p + 20);
+  h.comm.assign(reinterpret_cast<const char*>(p + 24), strnlen(reinterpret_cast<const char*>(p + 24), 16));
+  h.seq = load_le64(p + 40);
+  h.payload_len = load_le32(p + 48);
+  h.payload_caplen = load_le32(p + 52);
+  h.local_nid = Nid::from_lnet_nid(p + 56);
+  h.peer_nid = Nid::from_lnet_nid(p + 76);
+  h.status = static_cast<std::int32_t>(load_le32(p + 96));
+  h.ni_id = load_le32(p + 100);
+  if (h.lnet_hdr_len != 0 && h.lnet_hdr_len != LNETCAP_HDR_NID4_LEN &&
+      h.lnet_hdr_len != LNETCAP_HDR_NID16_LEN)
+    return fail("LNet header length " + std::to_string(h.lnet_hdr_len) + " is not 0, 72 or 96");
+  if (h.payload_caplen > h.payload_len)
+    return fail("captured payload (" + std::to_string(h.payload_caplen) +
+                ") exceeds the original length (" + std::to_string(h.payload_len) + ")");
+  const std::size_t need = std::size_t{h.rec_hdr_len} + h.lnet_hdr_len + h.payload_caplen;
+  if (b.size() != need)
+    return fail("record is " + std::to_string(b.size()) + " bytes but its header announces " +
+                std::to_string(need));
+  v.lnet_header = b.subspan(h.rec_hdr_len, h.lnet_hdr_len);
+  v.payload = b.subspan(std::size_t{h.rec_hdr_len} + h.lnet_hdr_len, h.payload_caplen);
+  return v;
+}
+
+std::uint32_t record_orig_len(const RecordView& rec) {
+  return rec.hdr.rec_hdr_len + rec.hdr.lnet_hdr_len + rec.hdr.payload_len;
+}
+
+}  // namespace lnetcap

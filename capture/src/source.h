@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// source.h - where records come from (a pcapng file, a socklnd TCP capture,
+// the eBPF ring buffer) and where they go (pcapng, text).  The pipeline in
+// app.cpp connects one RecordSource to its sinks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bytes.h"
+
+namespace lnetcap {
+
+/// One pcapng interface: an LNet NI (or, for imports, a TCP connection).
+struct CaptureInterface {
+  std::string name;         // if_name: "tcp", "o2ib1", "10.0.3.1@tcp"
+  std::string description;  // if_description: host, NIDs, LND details
+  std::string os;           // if_os
+  std::string hardware;     // if_hardware
+  std::string filter;       // if_filter text (informational)
+  std::uint32_t snaplen = 0;
+};
+
+/// A record as it travels through the pipeline.
+struct CapturedRecord {
+  std::uint64_t ts_ns = 0;  // UTC nanoseconds since the epoch
+  std::uint32_t interface_id = 0;
+  ByteSpan bytes;           // the whole lnetcap record (valid until next())
+  std::uint32_t orig_len = 0;
+  std::uint64_t drops_before = 0;  // records lost just before this one
+  bool has_drops_before = false;   // write epb_dropcount
+  std::uint32_t epb_flags = 0;     // pcapng direction bits (1 in, 2 out)
+  std::vector<std::string> comments;
+};
+
+/// Counters every source reports at exit and on SIGUSR1.
+struct SourceStats {
+  std::uint64_t received = 0;  // records delivered to the pipeline
+  std::uint64_t dropped = 0;   // records lost before user space (kernel ring full, gaps)
+  std::uint64_t filtered = 0;  // rejected before user space (in-kernel filter)
+};
+
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+  /// Next record; false at the end of the input.  Throws Error on fatal
+  /// input errors (after everything before them was delivered).
+  virtual bool next(CapturedRecord& out) = 0;
+  /// Interfaces known so far.  May grow while reading; a record's
+  /// interface_id always indexes an entry that exists when it is returned.
+  virtual const std::vector<CaptureInterface>& interfaces() const = 0;
+  virtual SourceStats stats() const { return {}; }
+  /// Asks a live source to stop; next() then drains and returns false.
+  virtual void request_stop() {}
+};
+
+}  // namespace lnetcap

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * bodies.h - PtlRPC request/reply bodies lnetcap decodes: FIDs, OST I/O
+ * (obdo, obd_ioobj, niobuf_remote), LDLM (lock descriptors, requests,
+ * replies, policies), MDT (mdt_body, reint records) and connect data.
+ *
+ * Source of truth: Lustre master c881f8ebcb, lustre_idl.h, lustre_user.h,
+ * lustre_dlm_flags.h and the offsets checked by lustre/ptlrpc/wiretest.c,
+ * as summarised in ../shared/docs/PROTOCOL.md sections 4.1-4.3.
+ * Byte order: that of the enclosing lustre_msg (see ptlrpc.h).
+ */
+#ifndef LNETCAP_BODIES_H
+#define LNETCAP_BODIES_H
+
+#include "compat.h"
+
+/* --- FIDs and object ids --------------------------------------------------- */
+struct lnetcap_lu_fid {
+	__u64 f_seq;
+	__u32 f_oid;
+	__u32 f_ver;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lu_fid, 16);
+
+struct lnetcap_ost_id {
+	__u64 oi_id; /* or the f_seq of a FID */
+	__u64 oi_seq;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ost_id, 16);
+
+/* --- OST ------------------------------------------------------------------- */
+struct lnetcap_ost_layout {
+	__u32 ol_stripe_size;
+	__u32 ol_stripe_count;
+	__u64 ol_comp_start;
+	__u64 ol_comp_end;
+	__u32 ol_comp_id;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ost_layout, 28);
+
+/* struct obdo == struct ost_body (208 bytes) */
+struct lnetcap_obdo {
+	__u64 o_valid;
+	struct lnetcap_ost_id o_oi;
+	__u64 o_parent_seq;
+	__u64 o_size;
+	__u64 o_mtime;
+	__u64 o_atime;
+	__u64 o_ctime;
+	__u64 o_blocks;
+	__u64 o_grant;
+	__u32 o_blksize;
+	__u32 o_mode;
+	__u32 o_uid;
+	__u32 o_gid;
+	__u32 o_flags;
+	__u32 o_nlink;
+	__u32 o_parent_oid;
+	__u32 o_misc;
+	__u64 o_ioepoch;
+	__u32 o_stripe_idx;
+	__u32 o_parent_ver;
+	__u64 o_handle;
+	struct lnetcap_ost_layout o_layout;
+	__u32 o_layout_version;
+	__u32 o_uid_h;
+	__u32 o_gid_h;
+	__u64 o_data_version;
+	__u32 o_projid;
+	__u32 o_padding_4;
+	__u64 o_padding_5;
+	__u64 o_padding_6;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_obdo, 208);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_size, 32);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_blksize, 80);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_uid, 88);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_parent_oid, 104);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_ioepoch, 112);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_handle, 128);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_layout, 136);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_layout_version, 164);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_data_version, 176);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obdo, o_projid, 184);
+
+struct lnetcap_obd_ioobj {
+	struct lnetcap_ost_id ioo_oid;
+	__u32 ioo_max_brw; /* number of bulk MDs = (ioo_max_brw >> 16) + 1 */
+	__u32 ioo_bufcnt;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_obd_ioobj, 24);
+
+struct lnetcap_niobuf_remote {
+	__u64 rnb_offset;
+	__u32 rnb_len;
+	__u32 rnb_flags; /* OBD_BRW_* */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_niobuf_remote, 16);
+
+#define LNETCAP_OBD_BRW_FLAG_LIST(X)                                           \
+	X(READ, 0x1) X(WRITE, 0x2) X(NDELAY, 0x4) X(SYNC, 0x8)                \
+	X(CHECK, 0x10) X(FROM_GRANT, 0x20) X(GRANTED, 0x40)                    \
+	X(NOCACHE, 0x80) X(NOQUOTA, 0x100) X(SRVLOCK, 0x200)                   \
+	X(ASYNC, 0x400) X(MEMALLOC, 0x800) X(OVER_USRQUOTA, 0x1000)            \
+	X(OVER_GRPQUOTA, 0x2000) X(SOFT_SYNC, 0x4000)                          \
+	X(OVER_PRJQUOTA, 0x8000) X(ROOT_PRJQUOTA, 0x10000)                     \
+	X(RDMA_ONLY, 0x20000) X(SYS_RESOURCE, 0x40000)                         \
+	X(COMPRESSED, 0x80000) X(SPECULATIVE_COMPR, 0x100000)
+
+struct lnetcap_ost_lvb {
+	__u64 lvb_size;
+	__u64 lvb_mtime;
+	__u64 lvb_atime;
+	__u64 lvb_ctime;
+	__u64 lvb_blocks;
+	__u32 lvb_mtime_ns;
+	__u32 lvb_atime_ns;
+	__u32 lvb_ctime_ns;
+	__u32 lvb_padding;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ost_lvb, 56);
+
+/* --- LDLM ------------------------------------------------------------------ */
+#define LNETCAP_LDLM_MODE_LIST(X)                                              \
+	X(MINMODE, 0) X(EX, 1) X(PW, 2) X(PR, 4) X(CW, 8) X(CR, 16)            \
+	X(NL, 32) X(GROUP, 64) X(COS, 128) X(TXN, 256)
+
+#define LNETCAP_LDLM_TYPE_LIST(X)                                              \
+	X(PLAIN, 10) X(EXTENT, 11) X(FLOCK, 12) X(IBITS, 13)
+
+enum lnetcap_ldlm_type {
+#define LNETCAP_X_(name, value) LNETCAP_LDLM_##name = value,
+	LNETCAP_LDLM_TYPE_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
+#define LNETCAP_MDS_INODELOCK_LIST(X)                                          \
+	X(LOOKUP, 0x1) X(UPDATE, 0x2) X(OPEN, 0x4) X(LAYOUT, 0x8)             \
+	X(PERM, 0x10) X(XATTR, 0x20) X(DOM, 0x40)
+
+/* Wire bits of ldlm_request/ldlm_reply lock_flags (low 32 bits of LDLM_FL_*). */
+#define LNETCAP_LDLM_FLAG_LIST(X)                                              \
+	X(LOCK_CHANGED, 0x1) X(BLOCK_GRANTED, 0x2) X(BLOCK_WAIT, 0x8)         \
+	X(SPECULATIVE, 0x10) X(AST_SENT, 0x20) X(CONTENTION, 0x40)             \
+	X(REPLAY, 0x100) X(INTENT_ONLY, 0x200) X(HAS_INTENT, 0x1000)           \
+	X(FLOCK_DEADLOCK, 0x8000) X(DISCARD_DATA, 0x10000)                     \
+	X(NO_TIMEOUT, 0x20000) X(BLOCK_NOWAIT, 0x40000) X(TEST_LOCK, 0x80000)  \
+	X(MATCH_LOCK, 0x100000) X(CANCEL_ON_BLOCK, 0x800000)                   \
+	X(CONVERTING, 0x2000000) X(NO_EXPANSION, 0x20000000)                   \
+	X(DENY_ON_CONTENTION, 0x40000000) X(AST_DISCARD_DATA, 0x80000000)
+
+#define LNETCAP_LDLM_FL_HAS_INTENT 0x1000U
+
+/* ldlm_intent.opc (IT_*) */
+#define LNETCAP_INTENT_LIST(X)                                                 \
+	X(OPEN, 0x1) X(CREAT, 0x2) X(READDIR, 0x4) X(GETATTR, 0x8)            \
+	X(LOOKUP, 0x10) X(GETXATTR, 0x80) X(LAYOUT, 0x400)                     \
+	X(QUOTA_DQACQ, 0x800) X(QUOTA_CONN, 0x1000) X(GLIMPSE, 0x4000)         \
+	X(BRW, 0x8000)
+
+struct lnetcap_ldlm_res_id {
+	__u64 name[4];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ldlm_res_id, 32);
+
+struct lnetcap_ldlm_resource_desc {
+	__u32 lr_type;
+	__u32 lr_pad;
+	struct lnetcap_ldlm_res_id lr_name;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ldlm_resource_desc, 40);
+
+struct lnetcap_ldlm_extent {
+	__u64 start;
+	__u64 end;
+	__u64 gid;
+} LNETCAP_PACKED;
+struct lnetcap_ldlm_flock {
+	__u64 lfw_start;
+	__u64 lfw_end;
+	__u64 lfw_owner;
+	__u32 lfw_padding;
+	__u32 lfw_pid;
+} LNETCAP_PACKED;
+struct lnetcap_ldlm_inodebits {
+	__u64 bits;
+	__u64 try_bits; /* or cancel_bits */
+	__u64 li_gid;
+	__u32 li_padding;
+	__u32 li_initiator_id;
+} LNETCAP_PACKED;
+union lnetcap_ldlm_policy {
+	struct lnetcap_ldlm_extent l_extent;
+	struct lnetcap_ldlm_flock l_flock;
+	struct lnetcap_ldlm_inodebits l_inodebits;
+	__u8 raw[32];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(union lnetcap_ldlm_policy, 32);
+
+struct lnetcap_ldlm_lock_desc {
+	struct lnetcap_ldlm_resource_desc l_resource;
+	__u32 l_req_mode;
+	__u32 l_granted_mode;
+	union lnetcap_ldlm_policy l_policy_data;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ldlm_lock_desc, 80);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_ldlm_lock_desc, l_req_mode, 40);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_ldlm_lock_desc, l_policy_data, 48);
+
+struct lnetcap_ldlm_request {
+	__u32 lock_flags;
+	__u32 lock_count;
+	struct lnetcap_ldlm_lock_desc lock_desc;
+	/* __u64 lock_handle[] follows: at least LNETCAP_LDLM_LOCKREQ_HANDLES */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ldlm_request, 88);
+#define LNETCAP_LDLM_LOCKREQ_HANDLES 2
+
+struct lnetcap_ldlm_reply {
+	__u32 lock_flags;
+	__u32 lock_padding;
+	struct lnetcap_ldlm_lock_desc lock_desc;
+	__u64 lock_handle;
+	__u64 lock_policy_res1;
+	__u64 lock_policy_res2;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ldlm_reply, 112);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_ldlm_reply, lock_handle, 88);
+
+/* --- MDT ------------------------------------------------------------------- */
+struct lnetcap_mdt_body {
+	struct lnetcap_lu_fid mbo_fid1;
+	struct lnetcap_lu_fid mbo_fid2;
+	__u64 mbo_open_handle;
+	__u64 mbo_valid;
+	__u64 mbo_size;
+	__u64 mbo_mtime;
+	__u64 mbo_atime;
+	__u64 mbo_ctime;
+	__u64 mbo_blocks;
+	__u64 mbo_version;
+	__u64 mbo_t_state;
+	__u32 mbo_fsuid;
+	__u32 mbo_fsgid;
+	__u32 mbo_capability;
+	__u32 mbo_mode;
+	__u32 mbo_uid;
+	__u32 mbo_gid;
+	__u32 mbo_flags;
+	__u32 mbo_rdev;
+	__u32 mbo_nlink;
+	__u32 mbo_layout_gen;
+	__u32 mbo_suppgid;
+	__u32 mbo_eadatasize;
+	__u32 mbo_aclsize;
+	__u32 mbo_max_mdsize;
+	__u32 mbo_unused3;
+	__u32 mbo_uid_h;
+	__u32 mbo_gid_h;
+	__u32 mbo_projid;
+	__u64 mbo_dom_size;
+	__u64 mbo_dom_blocks;
+	__u64 mbo_btime;
+	__u64 mbo_xattr_absent;
+	__u64 mbo_padding_10;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_body, 216);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_body, mbo_valid, 40);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_body, mbo_fsuid, 104);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_body, mbo_mode, 116);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_body, mbo_flags, 128);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_body, mbo_projid, 172);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_body, mbo_dom_size, 176);
+
+struct lnetcap_mdt_ioepoch {
+	__u64 mio_open_handle;
+	__u64 mio_unused1;
+	__u32 mio_unused2;
+	__u32 mio_padding;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_ioepoch, 24);
+
+#define LNETCAP_REINT_LIST(X)                                                  \
+	X(SETATTR, 1) X(CREATE, 2) X(LINK, 3) X(UNLINK, 4) X(RENAME, 5)       \
+	X(OPEN, 6) X(SETXATTR, 7) X(RMENTRY, 8) X(MIGRATE, 9) X(RESYNC, 10)
+
+enum lnetcap_reint_op {
+#define LNETCAP_X_(name, value) LNETCAP_REINT_##name = value,
+	LNETCAP_REINT_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
+/* Generic reint record (every mdt_rec_* variant is 136 bytes and shares the
+ * first 40 bytes).  Variant fields after byte 40 are documented in
+ * PROTOCOL.md 4.3 and decoded by offset in the plugin. */
+struct lnetcap_mdt_rec_reint {
+	__u32 rr_opcode;
+	__u32 rr_cap;
+	__u32 rr_fsuid;
+	__u32 rr_fsuid_h;
+	__u32 rr_fsgid;
+	__u32 rr_fsgid_h;
+	__u32 rr_suppgid1;
+	__u32 rr_suppgid1_h;
+	__u32 rr_suppgid2;
+	__u32 rr_suppgid2_h;
+	struct lnetcap_lu_fid rr_fid1;
+	struct lnetcap_lu_fid rr_fid2;
+	__u64 rr_mtime;
+	__u64 rr_atime;
+	__u64 rr_ctime;
+	__u64 rr_size;
+	__u64 rr_blocks;
+	__u32 rr_bias;
+	__u32 rr_mode;
+	__u32 rr_flags;
+	__u32 rr_flags_h;
+	__u32 rr_umask;
+	__u16 rr_mirror_id;
+	__u16 rr_padding_4;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_rec_reint, 136);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_fid1, 40);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_fid2, 56);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_bias, 112);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_umask, 128);
+
+/* Setattr variant offsets that differ from the generic record. */
+#define LNETCAP_SETATTR_OFF_VALID 56
+#define LNETCAP_SETATTR_OFF_UID 64
+#define LNETCAP_SETATTR_OFF_GID 68
+#define LNETCAP_SETATTR_OFF_SIZE 72
+#define LNETCAP_SETATTR_OFF_MODE 116
+/* Setxattr variant */
+#define LNETCAP_SETXATTR_OFF_VALID 72
+#define LNETCAP_SETXATTR_OFF_SIZE 112
+#define LNETCAP_SETXATTR_OFF_FLAGS 116
+
+/* --- Connect ---------------------------------------------------------------- */
+#define LNETCAP_OBD_UUID_LEN 40
+
+struct lnetcap_obd_connect_data {
+	__u64 ocd_connect_flags;
+	__u32 ocd_version;
+	__u32 ocd_grant;
+	__u32 ocd_index;
+	__u32 ocd_brw_size;
+	__u64 ocd_ibits_known;
+	__u8 ocd_grant_blkbits;
+	__u8 ocd_grant_inobits;
+	__u16 ocd_grant_tax_kb;
+	__u32 ocd_grant_max_blks;
+	__u64 ocd_transno;
+	__u32 ocd_group;
+	__u32 ocd_cksum_types;
+	__u32 ocd_max_easize;
+	__u32 ocd_instance;
+	__u64 ocd_maxbytes;
+	__u16 ocd_maxmodrpcs;
+	__u8 ocd_conn_policy;
+	__u8 padding0;
+	__u32 padding1;
+	__u64 ocd_connect_flags2;
+	__u64 ocd_compr_type;
+	__u64 padding4_to_f[12];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_obd_connect_data, 192);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_ibits_known, 24);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_transno, 40);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_maxbytes, 64);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_connect_flags2, 80);
+
+#define LNETCAP_OBD_CONNECT2_REP_MBITS 0x100000ULL
+#define LNETCAP_OBD_CONNECT_BULK_MBITS 0x2000000000000000ULL
+
+#endif /* LNETCAP_BODIES_H */
