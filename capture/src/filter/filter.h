@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// filter.h - the lnetcap filter language.
+//
+//   expr    := or
+//   or      := and ("or" and)*
+//   and     := unary ("and" unary)*        (juxtaposition is NOT an "and")
+//   unary   := "not" unary | "(" expr ")" | term
+//   term    := "type" NAME | "portal" NUM|NAME | ["src"|"dst"] "nid" NID
+//            | "net" NET | "opcode" NUM|NAME | "xid" NUM | "jobid" STRING
+//            | "dir" send|recv|forward|drop | "rpc" request|reply|error
+//            | "health" NAME | FIELD OP NUM
+//   FIELD   := status | uid | gid | projid | len | pid | retries | xid | portal | opcode
+//   OP      := == | != | < | <= | > | >=    ("=" is accepted for "==")
+//
+// "!" / "&&" / "||" are accepted for not / and / or, as in tcpdump.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../message.h"
+#include "../nid.h"
+
+namespace lnetcap::filter {
+
+struct Node;
+
+/// Terms the eBPF programs can test in the kernel before a record is
+/// reserved.  Only a filter that is a plain conjunction of such terms is
+/// pushed down (empty optionals mean "any"); everything is still re-checked
+/// in user space, so pushdown only ever saves work, never changes results.
+struct KernelTerms {
+  std::optional<std::uint32_t> msg_type;
+  std::optional<std::uint32_t> portal;
+  std::optional<Nid> src_nid, dst_nid, any_nid;
+  std::optional<Net> net;
+  std::optional<std::uint32_t> direction;  // enum lnetcap_direction
+};
+
+class Filter {
+ public:
+  Filter();  // matches everything
+  ~Filter();
+  Filter(Filter&&) noexcept;
+  Filter& operator=(Filter&&) noexcept;
+
+  /// Parses an expression.  Throws Error naming the bad token and its column:
+  ///   filter: unknown LNet message type 'pot' at column 6 (expected put, get,
+  ///   ack, reply or hello)
+  static Filter parse(std::string_view text);
+
+  bool matches(const Message& m) const;
+  bool empty() const { return root_ == nullptr; }
+  /// The conjunction of pushable terms, when the whole filter is one.
+  std::optional<KernelTerms> kernel_terms() const;
+  /// Canonical text, fully parenthesised (for tests and pcapng comments).
+  std::string to_string() const;
+
+ private:
+  std::unique_ptr<Node> root_;
+};
+
+}  // namespace lnetcap::filter
