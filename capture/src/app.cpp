@@ -1,11 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app.h"
 
-#include <cstdio>
+#include <net/if.h>
+#include <unistd.h>
 
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "error.h"
+#include "file_source.h"
+#include "filter/filter.h"
+#include "live/live_source.h"
+#include "message.h"
+#include "nid.h"
+#include "pcapng_sink.h"
+#include "record.h"
+#include "signals.h"
+#include "socklnd/socklnd_source.h"
+#include "text/text_sink.h"
 #include "version.h"
 
 namespace lnetcap {
+namespace {
+
+// -i NAME: an LNet net or NID selects the eBPF capture restricted to those
+// NIs; anything else must be a network interface for socklnd decoding.
+bool names_network_interface(const std::string& name) {
+  if (name.empty()) return false;
+  if (Nid::parse(name) || Net::parse(name)) return false;
+  return if_nametoindex(name.c_str()) != 0 || name == "any";
+}
+
+std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Filter& filter) {
+  if (!opts.read_file.empty()) {
+    if (opts.read_file == "-" || LnetcapFileSource::is_lnetcap_capture(opts.read_file))
+      return std::make_unique<LnetcapFileSource>(opts.read_file);
+    return open_socklnd_file(opts);
+  }
+  if (names_network_interface(opts.interface)) return open_socklnd_live(opts);
+  return open_live_capture(opts, filter);
+}
+
+std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts) {
+  std::vector<std::unique_ptr<RecordSink>> sinks;
+  if (!opts.write_file.empty()) {
+    PcapngSinkOptions p;
+    p.path = opts.write_file;
+    p.packet_buffered = opts.packet_buffered;
+    if (!opts.filter.empty()) p.section_comments.push_back("lnetcap filter: " + opts.filter);
+    sinks.push_back(std::make_unique<PcapngSink>(p));
+  }
+  const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();
+  const bool print = opts.write_file.empty() ? !reports : opts.print_with_write;
+  if (print) {
+    if (opts.write_file == "-")
+      throw Error("--print cannot share standard output with -w -");
+    std::optional<text::Format> fmt;
+    if (!opts.print_format.empty()) fmt = text::Format::compile(opts.print_format);
+    text::LineStyle style{opts.quiet, opts.verbose, opts.nano};
+    sinks.push_back(std::make_unique<text::TextSink>(stdout, style, std::move(fmt), opts.hex,
+                                                     opts.packet_buffered));
+  }
+  return sinks;
+}
+
+void print_counts(const SourceStats& s, std::uint64_t matched, bool live) {
+  if (live) {
+    std::fprintf(stderr, "%" PRIu64 " messages captured\n", matched);
+    std::fprintf(stderr, "%" PRIu64 " messages received by filter\n", s.received);
+    std::fprintf(stderr, "%" PRIu64 " messages dropped by kernel\n", s.dropped);
+    if (s.filtered)
+      std::fprintf(stderr, "%" PRIu64 " messages rejected by the in-kernel filter\n", s.filtered);
+  } else if (s.dropped) {
+    std::fprintf(stderr, "lnetcap: the capture reports %" PRIu64 " messages dropped\n", s.dropped);
+  }
+}
+
+}  // namespace
 
 int run(const Options& opts) {
   if (opts.show_help) {
@@ -16,6 +89,49 @@ int run(const Options& opts) {
     std::printf("lnetcap %s\n", LNETCAP_VERSION);
     return 0;
   }
+  const filter::Filter filter = filter::Filter::parse(opts.filter);
+  if (!opts.print_format.empty()) text::Format::compile(opts.print_format);  // fail early
+  if (opts.list_interfaces) return list_live_interfaces(opts);
+
+  install_signal_handlers();
+  if (opts.stats_interval) set_status_interval(*opts.stats_interval);
+  const bool live = opts.read_file.empty();
+  std::unique_ptr<RecordSource> source = open_source(opts, filter);
+  std::vector<std::unique_ptr<RecordSink>> sinks = make_sinks(opts);
+
+  std::uint64_t matched = 0;
+  CapturedRecord rec;
+  auto finish_all = [&] {
+    for (auto& s : sinks) s->finish(source->interfaces(), source->stats());
+  };
+  try {
+    while (!(opts.count && matched >= *opts.count)) {
+      if (stop_requested()) source->request_stop();
+      if (!source->next(rec)) break;
+      std::string why;
+      auto view = parse_record(rec.bytes, &why);
+      if (!view) throw Error("bad record from the capture source: " + why);
+      const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      if (take_status_request()) {
+        const SourceStats s = source->stats();
+        std::fprintf(stderr, "lnetcap: %" PRIu64 " messages matched, %" PRIu64 " received, %" PRIu64
+                     " dropped\n", matched, s.received, s.dropped);
+        for (auto& sink : sinks) sink->status();
+      }
+      if (!filter.matches(msg)) continue;
+      for (auto& s : sinks) s->consume(rec, msg, source->interfaces());
+      ++matched;
+    }
+  } catch (...) {
+    // Keep what was captured: close every output properly, then report.
+    try {
+      finish_all();
+    } catch (...) {
+    }
+    throw;
+  }
+  finish_all();
+  print_counts(source->stats(), matched, live);
   return 0;
 }
 

@@ -266,9 +266,10 @@ Filter expression (combine with and, or, not and parentheses):
 -p FORMAT codes (%[-][width]CODE): %c counter  %Ls send/recv  %Lt LNet type
   %Ll length  %LP portal  %Lm match bits  %Po opcode  %Pj jobid  %Pu uid
   %Pg gid  %Pp projid  %PL pb_limit  %PS pb_slv  %Dt LDLM resource type
-  %Dc lock count  %Dn resource as FID  %T time  %Ts epoch seconds  %Sn src NID
-  %Dd dst NID  %In local NI  %Ip peer NID  %Px XID  %Pt rpc type
-  %Ps status  %Hs health  %Hr retries  %%
+  %Dc lock count  %Dn resource as FID
+  lnetcap's own: %T time  %Ts epoch seconds  %Ns src NID  %Nd dst NID
+  %Ni local NI  %Np peer NID  %Px XID  %Pt rpc type  %Ps status
+  %Hs health  %Hr retries  %% a percent sign
 
 Examples:
   sudo lnetcap -w trace.pcapng                 capture everything

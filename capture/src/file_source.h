@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// file_source.h - records from an lnetcap pcapng file (-r).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "pcapng/reader.h"
+#include "source.h"
+
+namespace lnetcap {
+
+class LnetcapFileSource : public RecordSource {
+ public:
+  explicit LnetcapFileSource(const std::string& path);
+  bool next(CapturedRecord& out) override;
+  const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
+  SourceStats stats() const override { return stats_; }
+  /// Bytes of the file consumed so far and its size (0 when unknown), for a
+  /// progress indicator.
+  std::uint64_t position() const;
+  std::uint64_t size() const { return size_; }
+
+  /// True when path is a pcapng whose first packet (or, without packets,
+  /// every interface) uses the lnetcap link type.
+  static bool is_lnetcap_capture(const std::string& path);
+
+ private:
+  void sync_interfaces();
+
+  pcapng::Reader reader_;
+  pcapng::Packet packet_;
+  std::vector<CaptureInterface> interfaces_;
+  SourceStats stats_;
+  std::uint64_t size_ = 0;
+  std::uint64_t offset_ = 0;
+};
+
+}  // namespace lnetcap

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// filter.cpp - lexer, recursive-descent parser and evaluator of the filter
+// language described in filter.h.
+#include "filter.h"
+
+#include <strings.h>
+
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <functional>
+#include <variant>
+
+#include "../error.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/record.h"
+
+namespace lnetcap::filter {
+
+// ---------------------------------------------------------------------------
+// Lexer
+namespace {
+
+enum class Tok { kWord, kString, kOp, kLParen, kRParen, kAnd, kOr, kNot, kEnd };
+
+struct Token {
+  Tok kind;
+  std::string text;
+  std::size_t column;  // 1-based, for error messages
+};
+
+bool is_op_char(char c) { return c == '<' || c == '>' || c == '=' || c == '!'; }
+
+std::vector<Token> lex(std::string_view s) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    const std::size_t col = i + 1;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+    } else if (c == '(') {
+      out.push_back({Tok::kLParen, "(", col});
+      ++i;
+    } else if (c == ')') {
+      out.push_back({Tok::kRParen, ")", col});
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      const std::size_t end = s.find(c, i + 1);
+      if (end == std::string_view::npos)
+        throw Error("filter: unterminated quoted string at column " + std::to_string(col));
+      out.push_back({Tok::kString, std::string(s.substr(i + 1, end - i - 1)), col});
+      i = end + 1;
+    } else if (s.substr(i, 2) == "&&") {
+      out.push_back({Tok::kAnd, "&&", col});
+      i += 2;
+    } else if (s.substr(i, 2) == "||") {
+      out.push_back({Tok::kOr, "||", col});
+      i += 2;
+    } else if (s.substr(i, 3) == "<?>") {  // LNET_NID_ANY
+      out.push_back({Tok::kWord, "<?>", col});
+      i += 3;
+    } else if (is_op_char(c)) {
+      std::size_t n = (i + 1 < s.size() && s[i + 1] == '=') ? 2 : 1;
+      std::string op(s.substr(i, n));
+      if (op == "!") {
+        out.push_back({Tok::kNot, op, col});
+      } else {
+        if (op == "=") op = "==";
+        out.push_back({Tok::kOp, op, col});
+      }
+      i += n;
+    } else {
+      // A word runs to whitespace or a parenthesis.  Comparison characters
+      // end it too, except inside a NID after '@' ("c0a80102@<99:0>").
+      std::size_t j = i;
+      bool in_nid = false;
+      while (j < s.size() && !std::strchr(" \t\n\r()", s[j]) && (in_nid || !is_op_char(s[j]))) {
+        if (s[j] == '@') in_nid = true;
+        ++j;
+      }
+      std::string w(s.substr(i, j - i));
+      Tok kind = Tok::kWord;
+      if (strcasecmp(w.c_str(), "and") == 0) kind = Tok::kAnd;
+      else if (strcasecmp(w.c_str(), "or") == 0) kind = Tok::kOr;
+      else if (strcasecmp(w.c_str(), "not") == 0) kind = Tok::kNot;
+      out.push_back({kind, w, col});
+      i = j;
+    }
+  }
+  out.push_back({Tok::kEnd, "", s.size() + 1});
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Syntax tree
+
+enum class Field {
+  kType, kPortal, kNid, kSrcNid, kDstNid, kNet, kSrcNet, kDstNet, kNi, kOpcode, kXid,
+  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth
+};
+enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+struct Term {
+  Field field;
+  Cmp cmp = Cmp::kEq;
+  std::int64_t number = 0;  // numeric fields and enumerations
+  std::string text;         // jobid
+  Nid nid;                  // NID fields
+  Net net;                  // net fields; also ni when given as a net
+  bool ni_is_net = false;
+  std::string source;       // original text, for to_string()
+};
+
+struct Node {
+  enum Kind { kAnd, kOr, kNot, kTerm } kind;
+  std::unique_ptr<Node> left, right;
+  Term term;
+};
+
+namespace {
+
+bool compare(std::int64_t a, Cmp c, std::int64_t b) {
+  switch (c) {
+    case Cmp::kEq: return a == b;
+    case Cmp::kNe: return a != b;
+    case Cmp::kLt: return a < b;
+    case Cmp::kLe: return a <= b;
+    case Cmp::kGt: return a > b;
+    case Cmp::kGe: return a >= b;
+  }
+  return false;
+}
+
+bool eval_term(const Term& t, const Message& m) {
+  const LnetFields& l = m.lnet;
+  const PtlrpcFields& r = m.rpc;
+  const RecordHeader& h = m.rec.hdr;
+  switch (t.field) {
+    case Field::kType: return l.present && compare(l.type, t.cmp, t.number);
+    case Field::kPortal: return l.portal && compare(*l.portal, t.cmp, t.number);
+    case Field::kNid: return l.present && (l.src_nid == t.nid || l.dest_nid == t.nid);
+    case Field::kSrcNid: return l.present && l.src_nid == t.nid;
+    case Field::kDstNid: return l.present && l.dest_nid == t.nid;
+    case Field::kNet: return l.present && (l.src_nid.net() == t.net || l.dest_nid.net() == t.net);
+    case Field::kSrcNet: return l.present && l.src_nid.net() == t.net;
+    case Field::kDstNet: return l.present && l.dest_nid.net() == t.net;
+    case Field::kNi: return t.ni_is_net ? h.local_nid.net() == t.net : h.local_nid == t.nid;
+    case Field::kOpcode: return r.present && r.body_len && compare(r.opc, t.cmp, t.number);
+    case Field::kXid: {
+      auto x = m.xid();
+      return x && compare(static_cast<std::int64_t>(*x), t.cmp, t.number);
+    }
+    case Field::kJobid: return r.present && r.jobid == t.text;
+    case Field::kJobidPresent: return r.present && !r.jobid.empty();
+    case Field::kStatus:
+      // A request's pb_status carries the sender's pid: only replies and
+      // errors have a status.
+      return r.present && r.body_len && r.type != LNETCAP_PTL_RPC_MSG_REQUEST &&
+             compare(r.status, t.cmp, t.number);
+    case Field::kUid: return r.present && r.body_len >= 152 && compare(r.uid, t.cmp, t.number);
+    case Field::kGid: return r.present && r.body_len >= 152 && compare(r.gid, t.cmp, t.number);
+    case Field::kProjid: return r.present && r.body_len && compare(r.projid, t.cmp, t.number);
+    case Field::kLen: return l.present && compare(l.payload_length, t.cmp, t.number);
+    case Field::kPid:
+      return (h.flags & LNETCAP_REC_F_TASK_VALID) && compare(h.pid, t.cmp, t.number);
+    case Field::kRetries: return compare(h.retry_count, t.cmp, t.number);
+    case Field::kDir: return compare(h.direction, t.cmp, t.number);
+    case Field::kRpc: return r.present && r.body_len && compare(r.type, t.cmp, t.number);
+    case Field::kHealth: return compare(h.health_status, t.cmp, t.number);
+  }
+  return false;
+}
+
+bool eval(const Node& n, const Message& m) {
+  switch (n.kind) {
+    case Node::kAnd: return eval(*n.left, m) && eval(*n.right, m);
+    case Node::kOr: return eval(*n.left, m) || eval(*n.right, m);
+    case Node::kNot: return !eval(*n.left, m);
+    case Node::kTerm: return eval_term(n.term, m);
+  }
+  return false;
+}
+
+std::string print(const Node& n) {
+  switch (n.kind) {
+    case Node::kAnd: return "(" + print(*n.left) + " and " + print(*n.right) + ")";
+    case Node::kOr: return "(" + print(*n.left) + " or " + print(*n.right) + ")";
+    case Node::kNot: return "not " + print(*n.left);
+    case Node::kTerm: return n.term.source;
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------
+// Parser
+
+struct NamedValue {
+  const char* name;
+  std::int64_t value;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : tokens_(lex(text)) {}
+
+  std::unique_ptr<Node> parse() {
+    if (peek().kind == Tok::kEnd) return nullptr;
+    auto n = parse_or();
+    if (peek().kind == Tok::kRParen) fail(peek(), "unbalanced ')'");
+    if (peek().kind != Tok::kEnd)
+      fail(peek(), "expected 'and', 'or' or the end of the expression");
+    return n;
+  }
+
+ private:
+  const Token& peek() const { return tokens_[pos_]; }
+  const Token& take() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+
+  [[noreturn]] void fail(const Token& t, const std::string& what) const {
+    const std::string where = t.kind == Tok::kEnd ? "at the end of the expression"
+                                                  : "at column " + std::to_string(t.column) +
+                                                        " ('" + t.text + "')";
+    throw Error("filter: " + what + " " + where, "see the filter syntax in lnetcap -h");
+  }
+
+  std::unique_ptr<Node> parse_or() {
+    auto left = parse_and();
+    while (peek().kind == Tok::kOr) {
+      take();
+      auto n = std::make_unique<Node>();
+      n->kind = Node::kOr;
+      n->left = std::move(left);
+      n->right = parse_and();
+      left = std::move(n);
+    }
+    return left;
+  }
+
+  std::unique_ptr<Node> parse_and() {
+    auto left = parse_unary();
+    while (peek().kind == Tok::kAnd) {
+      take();
+      auto n = std::make_unique<Node>();
+      n->kind = Node::kAnd;
+      n->left = std::move(left);
+      n->right = parse_unary();
+      left = std::move(n);
+    }
+    return left;
+  }
+
+  std::unique_ptr<Node> parse_unary() {
+    const Token& t = peek();
+    if (t.kind == Tok::kNot) {
+      take();
+      auto n = std::make_unique<Node>();
+      n->kind = Node::kNot;
+      n->left = parse_unary();
+      return n;
+    }
+    if (t.kind == Tok::kLParen) {
+      take();
+      auto n = parse_or();
+      if (peek().kind != Tok::kRParen) fail(peek(), "expected ')' to close the '(' at column " +
+                                                        std::to_string(t.column));
+      take();
+      return n;
+    }
+    if (t.kind == Tok::kEnd) fail(t, "expected a term");
+    if (t.kind != Tok::kWord) fail(t, "expected a term");
+    auto n = std::make_unique<Node>();
+    n->kind = Node::kTerm;
+    n->term = parse_term();
+    return n;
+  }
+
+  const Token& expect_value(const Token& key, const char* what) {
+    const Token& v = take();
+    if (v.kind != Tok::kWord && v.kind != Tok::kString)
+      fail(v, std::string("expected ") + what + " after '" + key.text + "'");
+    return v;
+  }
+
+  std::int64_t number(const Token& t, const char* what) {
+    std::string s = t.text;
+    bool neg = false;
+    if (!s.empty() && s[0] == '-') {
+      neg = true;
+      s.erase(0, 1);
+    }
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      base = 16;
+      s.erase(0, 2);
+    }
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+      fail(t, std::string("expected ") + what);
+    return neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+  }
+
+  // NAME or number, looked up case-insensitively.
+  std::int64_t enum_value(const Token& t, const std::vector<NamedValue>& names, const char* what,
+                          const std::function<std::optional<std::uint32_t>(std::string_view)>& by_name = {}) {
+    for (const auto& n : names)
+      if (strcasecmp(n.name, t.text.c_str()) == 0) return n.value;
+    if (by_name)
+      if (auto v = by_name(t.text)) return *v;
+    if (!t.text.empty() && (std::isdigit(static_cast<unsigned char>(t.text[0])) || t.text[0] == '-'))
+      return number(t, what);
+    fail(t, std::string("unknown ") + what);
+  }
+
+  Cmp comparison(bool allow_implicit_eq) {
+    if (peek().kind == Tok::kOp) {
+      const std::string op = take().text;
+      if (op == "==") return Cmp::kEq;
+      if (op == "!=") return Cmp::kNe;
+      if (op == "<") return Cmp::kLt;
+      if (op == "<=") return Cmp::kLe;
+      if (op == ">") return Cmp::kGt;
+      if (op == ">=") return Cmp::kGe;
+    }
+    if (!allow_implicit_eq) fail(peek(), "expected a comparison (==, !=, <, <=, >, >=)");
+    return Cmp::kEq;
+  }
+
+  Term parse_term() {
+    const std::size_t first = pos_;
+    const Token& key = take();
+    std::string k = key.text;
+    for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    Term t;
+    if (k == "src" || k == "dst") {
+      const Token& what = take();
+      if (strcasecmp(what.text.c_str(), "nid") == 0) {
+        t.field = k == "src" ? Field::kSrcNid : Field::kDstNid;
+        t.nid = parse_nid(expect_value(what, "a NID"));
+      } else if (strcasecmp(what.text.c_str(), "net") == 0) {
+        t.field = k == "src" ? Field::kSrcNet : Field::kDstNet;
+        t.net = parse_net(expect_value(what, "a net"));
+      } else {
+        fail(what, "expected 'nid' or 'net' after '" + key.text + "'");
+      }
+    } else if (k == "nid") {
+      t.field = Field::kNid;
+      t.nid = parse_nid(expect_value(key, "a NID"));
+    } else if (k == "net") {
+      t.field = Field::kNet;
+      t.net = parse_net(expect_value(key, "a net"));
+    } else if (k == "ni") {
+      const Token& v = expect_value(key, "a NID or net");
+      t.field = Field::kNi;
+      if (auto n = Nid::parse(v.text)) {
+        t.nid = *n;
+      } else if (auto net = Net::parse(v.text)) {
+        t.net = *net;
+        t.ni_is_net = true;
+      } else {
+        fail(v, "invalid NID or net (e.g. 10.0.0.1@tcp, o2ib1)");
+      }
+    } else if (k == "type") {
+      t.field = Field::kType;
+      t.cmp = comparison(true);
+      t.number = enum_value(expect_value(key, "an LNet message type"), {},
+                            "LNet message type (expected put, get, ack, reply or hello)",
+                            msg_type_from_name);
+    } else if (k == "portal") {
+      t.field = Field::kPortal;
+      t.cmp = comparison(true);
+      t.number = enum_value(expect_value(key, "a portal"), {},
+                            "portal (a number or a name such as MDS_REQUEST, OST_IO)",
+                            portal_from_name);
+    } else if (k == "opcode" || k == "opc") {
+      t.field = Field::kOpcode;
+      t.cmp = comparison(true);
+      t.number = enum_value(expect_value(key, "an opcode"), {},
+                            "opcode (a number or a name such as LDLM_ENQUEUE, OST_READ)",
+                            opcode_from_name);
+    } else if (k == "jobid") {
+      const Tok next = peek().kind;
+      if (next == Tok::kWord || next == Tok::kString) {
+        t.field = Field::kJobid;
+        t.text = take().text;
+      } else {
+        t.field = Field::kJobidPresent;
+      }
+    } else if (k == "dir") {
+      t.field = Field::kDir;
+      t.number = enum_value(expect_value(key, "a direction"),
+                            {
+#define X(n, v, s) {s, v},
+                                LNETCAP_DIR_LIST(X)
+#undef X
+                                    {"in", LNETCAP_DIR_RECV},
+                                {"out", LNETCAP_DIR_SEND},
+                            },
+                            "direction (expected send, recv, forward, drop or wire)");
+    } else if (k == "rpc") {
+      t.field = Field::kRpc;
+      t.number = enum_value(expect_value(key, "request, reply or error"),
+                            {
+#define X(n, v, s) {s, v},
+                                LNETCAP_PTL_RPC_MSG_LIST(X)
+#undef X
+                            },
+                            "RPC message type (expected request, reply or error)");
+    } else if (k == "health") {
+      t.field = Field::kHealth;
+      t.cmp = comparison(true);
+      t.number = enum_value(expect_value(key, "a health status"),
+                            {
+#define X(n, v, s) {s, v},
+                                LNETCAP_HEALTH_LIST(X)
+#undef X
+                            },
+                            "health status (e.g. OK, LOCAL_TIMEOUT, REMOTE_DROPPED)");
+    } else if (k == "xid" || k == "status" || k == "uid" || k == "gid" || k == "projid" ||
+               k == "len" || k == "pid" || k == "retries") {
+      static const std::pair<const char*, Field> fields[] = {
+          {"xid", Field::kXid},       {"status", Field::kStatus}, {"uid", Field::kUid},
+          {"gid", Field::kGid},       {"projid", Field::kProjid}, {"len", Field::kLen},
+          {"pid", Field::kPid},       {"retries", Field::kRetries}};
+      for (const auto& [name, f] : fields)
+        if (k == name) t.field = f;
+      t.cmp = comparison(true);
+      t.number = number(expect_value(key, "a number"), "a number");
+    } else {
+      fail(key, "unknown filter keyword");
+    }
+    for (std::size_t i = first; i < pos_; ++i)
+      t.source += (i == first ? "" : " ") + tokens_[i].text;
+    return t;
+  }
+
+  Nid parse_nid(const Token& t) {
+    auto n = Nid::parse(t.text);
+    if (!n) fail(t, "invalid NID (e.g. 10.0.0.1@tcp, 16@kfi, 0@lo)");
+    return *n;
+  }
+  Net parse_net(const Token& t) {
+    auto n = Net::parse(t.text);
+    if (!n) fail(t, "invalid net (e.g. tcp, o2ib1, kfi)");
+    return *n;
+  }
+
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+};
+
+void collect_kernel_terms(const Node& n, KernelTerms& k, bool& any) {
+  if (n.kind == Node::kAnd) {
+    collect_kernel_terms(*n.left, k, any);
+    collect_kernel_terms(*n.right, k, any);
+    return;
+  }
+  if (n.kind != Node::kTerm || n.term.cmp != Cmp::kEq) return;
+  const Term& t = n.term;
+  switch (t.field) {
+    case Field::kType: if (!k.msg_type) { k.msg_type = static_cast<std::uint32_t>(t.number); any = true; } break;
+    case Field::kPortal: if (!k.portal) { k.portal = static_cast<std::uint32_t>(t.number); any = true; } break;
+    case Field::kSrcNid: if (!k.src_nid) { k.src_nid = t.nid; any = true; } break;
+    case Field::kDstNid: if (!k.dst_nid) { k.dst_nid = t.nid; any = true; } break;
+    case Field::kNid: if (!k.any_nid) { k.any_nid = t.nid; any = true; } break;
+    case Field::kNet: if (!k.net) { k.net = t.net; any = true; } break;
+    case Field::kDir: if (!k.direction) { k.direction = static_cast<std::uint32_t>(t.number); any = true; } break;
+    default: break;  // evaluated in user space only
+  }
+}
+
+}  // namespace
+
+Filter::Filter() = default;
+Filter::~Filter() = default;
+Filter::Filter(Filter&&) noexcept = default;
+Filter& Filter::operator=(Filter&&) noexcept = default;
+
+Filter Filter::parse(std::string_view text) {
+  Filter f;
+  f.root_ = Parser(text).parse();
+  return f;
+}
+
+bool Filter::matches(const Message& m) const { return !root_ || eval(*root_, m); }
+
+std::optional<KernelTerms> Filter::kernel_terms() const {
+  if (!root_) return std::nullopt;
+  KernelTerms k;
+  bool any = false;
+  collect_kernel_terms(*root_, k, any);
+  if (!any) return std::nullopt;
+  return k;
+}
+
+std::string Filter::to_string() const { return root_ ? print(*root_) : ""; }
+
+}  // namespace lnetcap::filter

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// pcapng_sink.h - writes the record stream as pcapng: an SHB describing the
+// capture, one IDB per interface (as interfaces appear), one EPB per
+// record with direction flags and drop counts, and an ISB per interface
+// at the end, so a capture stopped with Ctrl-C is complete and valid.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pcapng/writer.h"
+#include "sink.h"
+
+namespace lnetcap {
+
+struct PcapngSinkOptions {
+  std::string path;              // "-" = standard output
+  bool packet_buffered = false;  // -U
+  std::vector<std::string> section_comments;  // capture metadata
+};
+
+class PcapngSink : public RecordSink {
+ public:
+  explicit PcapngSink(PcapngSinkOptions opts);
+  void consume(const CapturedRecord& rec, const Message& msg,
+               const std::vector<CaptureInterface>& interfaces) override;
+  void finish(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) override;
+  std::uint64_t bytes_written() const { return writer_ ? writer_->bytes_written() : 0; }
+
+ private:
+  void start_file(const std::vector<CaptureInterface>& interfaces);
+  void sync_interfaces(const std::vector<CaptureInterface>& interfaces);
+
+  PcapngSinkOptions opts_;
+  std::unique_ptr<pcapng::Writer> writer_;
+  std::vector<std::uint64_t> delivered_;  // records written per interface
+  std::uint64_t first_ts_ = 0, last_ts_ = 0;
+};
+
+/// "lnetcap 0.1.0", uname's OS and machine: the SHB of every file we write.
+pcapng::SectionInfo default_section_info();
+
+}  // namespace lnetcap

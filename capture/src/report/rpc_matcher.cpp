@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "rpc_matcher.h"
+
+#include <algorithm>
+#include <set>
+
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/record.h"
+
+namespace lnetcap::report {
+
+bool is_rpc_request(const Message& m) {
+  return m.rpc.present && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
+         m.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST && m.lnet.match_bits.has_value();
+}
+
+bool is_rpc_reply(const Message& m) {
+  return m.rpc.present && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
+         (m.rpc.type == LNETCAP_PTL_RPC_MSG_REPLY || m.rpc.type == LNETCAP_PTL_RPC_MSG_ERR) &&
+         !m.rpc.early_reply && m.lnet.match_bits.has_value();
+}
+
+Nid remote_nid(const Message& m) {
+  if (!m.lnet.present) return m.rec.hdr.peer_nid;
+  switch (m.rec.hdr.direction) {
+    case LNETCAP_DIR_SEND: return m.lnet.dest_nid;
+    case LNETCAP_DIR_RECV: return m.lnet.src_nid;
+    default: break;
+  }
+  // Forwarded, dropped or wire records: when the record names a local NID
+  // that is one of the ends, the other end is remote.
+  if (m.rec.hdr.local_nid == m.lnet.src_nid) return m.lnet.dest_nid;
+  return m.lnet.src_nid;
+}
+
+std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
+  if (is_rpc_request(m)) {
+    auto e = std::make_shared<Entry>();
+    RpcRequest& r = e->req;
+    r.ts_ns = m.ts_ns;
+    r.xid = *m.lnet.match_bits;
+    r.opc = m.rpc.opc;
+    r.portal = m.lnet.portal;
+    r.client = m.lnet.src_nid;
+    r.server = m.lnet.dest_nid;
+    r.remote = remote_nid(m);
+    r.jobid = m.rpc.jobid;
+    r.pid = m.rec.hdr.pid;
+    r.comm = m.rec.hdr.comm;
+    e->keys.emplace_back(r.client, r.server, r.xid);
+    // REP_MBITS: the reply may come back on pb_mbits instead of the XID.
+    if (m.rpc.mbits != 0 && m.rpc.mbits != r.xid) e->keys.emplace_back(r.client, r.server, m.rpc.mbits);
+    for (const Key& k : e->keys) {
+      // A resend reuses the XID: the newer request replaces the older one.
+      auto old = by_key_.find(k);
+      if (old != by_key_.end()) forget(old->second);
+      by_key_[k] = e;
+    }
+    return std::nullopt;
+  }
+  if (!is_rpc_reply(m)) return std::nullopt;
+  auto it = by_key_.find(Key{m.lnet.dest_nid, m.lnet.src_nid, *m.lnet.match_bits});
+  if (it == by_key_.end()) return std::nullopt;
+  std::shared_ptr<Entry> e = it->second;
+  forget(e);
+  RpcMatch match;
+  match.request = e->req;
+  match.latency_ns = m.ts_ns > e->req.ts_ns ? m.ts_ns - e->req.ts_ns : 0;
+  return match;
+}
+
+void RpcMatcher::forget(const std::shared_ptr<Entry>& e) {
+  for (const Key& k : e->keys) {
+    auto it = by_key_.find(k);
+    if (it != by_key_.end() && it->second == e) by_key_.erase(it);
+  }
+}
+
+std::vector<RpcRequest> RpcMatcher::pending() const {
+  std::set<const Entry*> seen;
+  std::vector<RpcRequest> out;
+  for (const auto& [k, e] : by_key_)
+    if (seen.insert(e.get()).second) out.push_back(e->req);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RpcRequest& a, const RpcRequest& b) { return a.ts_ns < b.ts_ns; });
+  return out;
+}
+
+}  // namespace lnetcap::report

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// rpc_matcher.h - pairs PtlRPC requests with their replies (PROTOCOL.md 3.5):
+// the key is (requester NID, server NID, match bits of the request PUT); the
+// reply PUT carries the same match bits, or the request's pb_mbits when
+// OBD_CONNECT2_REP_MBITS was negotiated, so a request is findable by both.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "message.h"
+
+namespace lnetcap::report {
+
+/// What the reports remember about a request until its reply shows up.
+struct RpcRequest {
+  std::uint64_t ts_ns = 0;
+  std::uint64_t xid = 0;
+  std::uint32_t opc = 0;
+  std::optional<std::uint32_t> portal;
+  Nid client, server;  // LNet src and dest of the request PUT
+  Nid remote;          // remote_nid() of the request message
+  std::string jobid;
+  std::uint32_t pid = 0;  // record header: the process that sent or received it
+  std::string comm;
+};
+
+struct RpcMatch {
+  RpcRequest request;
+  std::uint64_t latency_ns = 0;  // reply timestamp - request timestamp (0 if negative)
+};
+
+/// True for the request PUT of an RPC.
+bool is_rpc_request(const Message& m);
+/// True for a final reply (or error reply) PUT; early replies are not final.
+bool is_rpc_reply(const Message& m);
+/// The NID at the far end of a message as seen from the capturing node: the
+/// LNet destination of what we sent, the LNet source of what we received.
+/// For wire captures without a known side, the source.
+Nid remote_nid(const Message& m);
+
+class RpcMatcher {
+ public:
+  /// Feed every message in capture order.  For a final reply whose request
+  /// was seen, returns the request and the latency; otherwise nullopt.
+  std::optional<RpcMatch> observe(const Message& m);
+  /// Requests that have not been answered (yet), oldest first.
+  std::vector<RpcRequest> pending() const;
+
+ private:
+  using Key = std::tuple<Nid, Nid, std::uint64_t>;  // client, server, match bits
+  struct Entry {
+    RpcRequest req;
+    std::vector<Key> keys;  // every key this entry is filed under
+  };
+  void forget(const std::shared_ptr<Entry>& e);
+
+  std::map<Key, std::shared_ptr<Entry>> by_key_;
+};
+
+}  // namespace lnetcap::report

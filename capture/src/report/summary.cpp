@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "summary.h"
+
+#include "lnetcap/lnet.h"
+
+namespace lnetcap::report {
+
+const char* dimension_name(Dimension d) {
+  switch (d) {
+    case Dimension::kOpcode: return "opcode";
+    case Dimension::kPortal: return "portal";
+    case Dimension::kPeer: return "peer";
+    case Dimension::kJobid: return "jobid";
+  }
+  return "?";
+}
+
+std::string opcode_key(std::uint32_t opc) {
+  const char* n = opcode_name(opc);
+  return n ? n : "opc_" + std::to_string(opc);
+}
+
+std::string portal_key(const std::optional<std::uint32_t>& portal) {
+  if (!portal) return kNoPortal;
+  const char* n = portal_name(*portal);
+  return n ? n : "portal_" + std::to_string(*portal);
+}
+
+namespace {
+
+std::string jobid_key(const std::string& jobid) { return jobid.empty() ? kNoJobid : jobid; }
+
+// The groups an RPC (not a single message) is accounted to.
+struct RpcKeys {
+  std::string opcode, portal, peer, jobid;
+};
+
+RpcKeys request_keys(const RpcRequest& r) {
+  return {opcode_key(r.opc), portal_key(r.portal), r.remote.to_string(), jobid_key(r.jobid)};
+}
+
+void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
+                    void (*apply)(GroupStats&, const void*), const void* arg) {
+  apply(acc.total, arg);
+  apply(acc.groups[static_cast<int>(Dimension::kOpcode)][k.opcode], arg);
+  apply(acc.groups[static_cast<int>(Dimension::kPortal)][k.portal], arg);
+  apply(acc.groups[static_cast<int>(Dimension::kPeer)][k.peer], arg);
+  apply(acc.groups[static_cast<int>(Dimension::kJobid)][k.jobid], arg);
+}
+
+}  // namespace
+
+void Summary::add(const Message& m) {
+  if (acc_.total.messages == 0 || m.ts_ns < acc_.first_ts_ns) acc_.first_ts_ns = m.ts_ns;
+  if (m.ts_ns > acc_.last_ts_ns) acc_.last_ts_ns = m.ts_ns;
+
+  const std::optional<RpcMatch> match = matcher_.observe(m);
+  const bool request = is_rpc_request(m);
+  const bool reply = is_rpc_reply(m);
+  const std::uint64_t bytes = m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
+
+  // Per-message figures, by the message's own keys.
+  std::vector<GroupStats*> own;
+  own.push_back(&acc_.total);
+  if (m.rpc.present) own.push_back(&acc_.groups[0][opcode_key(m.rpc.opc)]);
+  own.push_back(&acc_.groups[1][portal_key(m.lnet.portal)]);
+  own.push_back(&acc_.groups[2][remote_nid(m).to_string()]);
+  if (m.rpc.present) {
+    std::string job = m.rpc.jobid;
+    if (job.empty() && reply) job = match ? jobid_key(match->request.jobid) : kUnknownJobid;
+    own.push_back(&acc_.groups[3][jobid_key(job)]);
+  }
+  for (GroupStats* g : own) {
+    ++g->messages;
+    g->bytes += bytes;
+    if (request) ++g->requests;
+    if (reply) ++g->replies;
+  }
+  if (m.lnet.present) {
+    const char* t = msg_type_name(m.lnet.type);
+    ++acc_.lnet_types[t ? t : "type_" + std::to_string(m.lnet.type)];
+  }
+
+  if (!reply) return;
+  // RPC figures go to the request's groups; an orphan reply keeps its own.
+  RpcKeys keys = match ? request_keys(match->request)
+                       : RpcKeys{opcode_key(m.rpc.opc), portal_key(m.lnet.portal),
+                                 remote_nid(m).to_string(), kUnknownJobid};
+  if (match) {
+    add_rpc_figure(acc_, keys, [](GroupStats& g, const void* a) {
+      g.latencies_ns.push_back(*static_cast<const std::uint64_t*>(a));
+    }, &match->latency_ns);
+  }
+  if (m.rpc.status != 0) {
+    add_rpc_figure(acc_, keys, [](GroupStats& g, const void* a) {
+      ++g.errors;
+      ++g.errors_by_status[*static_cast<const std::int32_t*>(a)];
+    }, &m.rpc.status);
+  }
+}
+
+SummaryReport Summary::report() const {
+  SummaryReport r = acc_;
+  for (const RpcRequest& req : matcher_.pending())
+    add_rpc_figure(r, request_keys(req), [](GroupStats& g, const void*) { ++g.unanswered; },
+                   nullptr);
+  return r;
+}
+
+}  // namespace lnetcap::report

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// summary.h - the figures behind --summary: per opcode, portal, remote NID
+// and jobid: messages, bytes, requests, replies, request->reply latency and
+// errors by status.  Pure accounting over Message; the renderers
+// (summary_format.h) turn a SummaryReport into a table, JSON or Prometheus.
+//
+// Attribution rules (also in docs/REPORTS.md):
+//  - messages, bytes, requests, replies: by the message's own opcode,
+//    portal, remote NID and jobid (a reply inherits the jobid of its request,
+//    since replies carry none);
+//  - latency, errors and unanswered requests are RPC figures: they count for
+//    the groups of the request (an unmatched error reply for its own groups);
+//  - bytes are the LNet payload length (what LNet moved, without headers);
+//  - an error is a final reply whose pb_status is not 0 (in requests the
+//    field holds the sender's pid, so it is never looked at there).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "message.h"
+#include "rpc_matcher.h"
+
+namespace lnetcap::report {
+
+struct GroupStats {
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t replies = 0;     // final replies, including error replies
+  std::uint64_t errors = 0;      // replies with a non-zero status
+  std::uint64_t unanswered = 0;  // requests without a reply (so far)
+  std::map<std::int32_t, std::uint64_t> errors_by_status;
+  std::vector<std::uint64_t> latencies_ns;  // one per matched request/reply
+};
+
+enum class Dimension { kOpcode = 0, kPortal, kPeer, kJobid };
+inline constexpr std::array<Dimension, 4> kDimensions = {Dimension::kOpcode, Dimension::kPortal,
+                                                         Dimension::kPeer, Dimension::kJobid};
+/// "opcode", "portal", "peer", "jobid": table headings, JSON keys, Prometheus labels.
+const char* dimension_name(Dimension d);
+
+struct SummaryReport {
+  GroupStats total;
+  std::map<std::string, std::uint64_t> lnet_types;  // "PUT" -> count
+  std::array<std::map<std::string, GroupStats>, 4> groups;  // indexed by Dimension
+  std::uint64_t first_ts_ns = 0, last_ts_ns = 0;
+  const std::map<std::string, GroupStats>& by(Dimension d) const {
+    return groups[static_cast<int>(d)];
+  }
+};
+
+/// Group keys used for messages outside a dimension's domain.
+inline constexpr const char* kNoPortal = "(none)";   // ACK, REPLY, HELLO
+inline constexpr const char* kNoJobid = "(none)";    // RPC without a jobid
+inline constexpr const char* kUnknownJobid = "(unknown)";  // reply to an unseen request
+
+class Summary {
+ public:
+  void add(const Message& m);
+  /// The figures so far, with requests still pending counted as unanswered.
+  /// Cheap enough to call for every --stats-interval tick.
+  SummaryReport report() const;
+
+ private:
+  SummaryReport acc_;
+  RpcMatcher matcher_;
+};
+
+/// Group keys of one message or request (exposed for the tests).
+std::string opcode_key(std::uint32_t opc);
+std::string portal_key(const std::optional<std::uint32_t>& portal);
+
+}  // namespace lnetcap::report

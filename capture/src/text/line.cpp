@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "line.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "format.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/record.h"
+
+namespace lnetcap::text {
+namespace {
+
+void appendf(std::string& out, const char* fmt, auto... args) {
+  char b[128];
+  const int n = std::snprintf(b, sizeof(b), fmt, args...);
+  if (n > 0) out.append(b, static_cast<std::size_t>(n) < sizeof(b) ? n : sizeof(b) - 1);
+}
+
+const char* direction_word(std::uint32_t d) {
+  switch (d) {
+    case LNETCAP_DIR_SEND: return "SEND";
+    case LNETCAP_DIR_RECV: return "RECV";
+    case LNETCAP_DIR_FORWARD: return "FWD";
+    case LNETCAP_DIR_DROP: return "DROP";
+    case LNETCAP_DIR_WIRE: return "WIRE";
+    default: return "?";
+  }
+}
+
+// Lustre prints a process id as "12345-10.0.0.1@tcp"; the usual kernel pid
+// 12345 is left out to keep lines short.
+void endpoint(std::string& out, const Nid& nid, std::uint32_t pid) {
+  if (pid != LNETCAP_LNET_PID_LUSTRE) appendf(out, "%" PRIu32 "-", pid);
+  out += nid.to_string();
+}
+
+void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
+  const PtlrpcFields& r = m.rpc;
+  if (!r.present || !r.body_len) {
+    if (r.present) out += ": PtlRPC (body not captured)";
+    return;
+  }
+  out += ": ";
+  const char* op = opcode_name(r.opc);
+  if (op) out += op;
+  else appendf(out, "opc %" PRIu32, r.opc);
+  const char* type = rpc_type_name(r.type);
+  out += ' ';
+  out += r.early_reply ? "early reply" : (type ? type : "?");
+  if (r.type != LNETCAP_PTL_RPC_MSG_REQUEST && r.status != 0) out += " status " + status_string(r.status);
+  if (!r.jobid.empty()) out += " jobid " + r.jobid;
+  if (r.flags & 0x2) out += " RESENT";
+  if (r.flags & 0x4) out += " REPLAY";
+  if (st.verbose > 0) {
+    appendf(out, " [handle 0x%" PRIx64 " transno %" PRIu64 " last_xid 0x%" PRIx64 " flags 0x%" PRIx32, r.handle,
+            r.transno, r.last_xid, r.flags);
+    if (r.type == LNETCAP_PTL_RPC_MSG_REQUEST) appendf(out, " uid %" PRIu32 " gid %" PRIu32, r.uid, r.gid);
+    if (r.mbits) appendf(out, " mbits 0x%" PRIx64, r.mbits);
+    appendf(out, " timeout %" PRIu32 "]", r.timeout);
+  }
+  if (m.dlm.present) {
+    const char* t = ldlm_type_name(m.dlm.res_type);
+    out += " ";
+    out += t ? t : "?";
+    out += " " + resource_fid(m.dlm.res_name);
+    if (st.verbose > 0)
+      appendf(out, " mode %" PRIu32 "/%" PRIu32 " flags 0x%" PRIx32, m.dlm.req_mode,
+              m.dlm.granted_mode, m.dlm.lock_flags);
+  }
+}
+
+}  // namespace
+
+void format_line(const Message& m, const LineStyle& st, std::string& out) {
+  const RecordHeader& h = m.rec.hdr;
+  const LnetFields& l = m.lnet;
+  out += clock_time(m.ts_ns, st.nano);
+  out += ' ';
+  out += direction_word(h.direction);
+  out += ' ';
+  if (!l.present) {
+    out += "(no LNet header)";
+    return;
+  }
+  const char* type = msg_type_name(l.type);
+  if (type) out += type;
+  else appendf(out, "type%" PRIu32, l.type);
+  out += ' ';
+  endpoint(out, l.src_nid, l.src_pid);
+  out += " > ";
+  endpoint(out, l.dest_nid, l.dest_pid);
+  if (st.quiet) {
+    if (m.rpc.present && m.rpc.body_len) {
+      const char* op = opcode_name(m.rpc.opc);
+      const char* rt = rpc_type_name(m.rpc.type);
+      out += ": ";
+      out += op ? op : "?";
+      out += ' ';
+      out += rt ? rt : "?";
+    }
+    return;
+  }
+  if (l.portal) {
+    const char* p = portal_name(*l.portal);
+    out += ' ';
+    if (p) out += p;
+    else appendf(out, "portal %" PRIu32, *l.portal);
+  }
+  if (l.match_bits) {
+    const bool lnet_internal = l.portal && *l.portal == 0;
+    appendf(out, lnet_internal ? " mb 0x%" PRIx64 : " xid 0x%" PRIx64, *l.match_bits);
+  }
+  if (l.type == LNETCAP_MSG_PUT && l.offset) appendf(out, " off %" PRIu32, l.offset);
+  if (l.type == LNETCAP_MSG_GET) appendf(out, " sink %" PRIu32, l.sink_length);
+  if (l.type == LNETCAP_MSG_ACK) appendf(out, " mlen %" PRIu32, l.mlength);
+  appendf(out, " len %" PRIu32, l.payload_length);
+  if (m.rec.truncated() && l.payload_length) appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
+  if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
+  if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
+  if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status) {
+    const char* hs = health_name(h.health_status);
+    out += " health ";
+    out += hs ? hs : std::to_string(h.health_status);
+  }
+  if (h.retry_count) appendf(out, " retry %u", static_cast<unsigned>(h.retry_count));
+  if ((h.flags & LNETCAP_REC_F_STATUS_VALID) && h.status) out += " rc " + status_string(h.status);
+  if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
+    out += l.type == LNETCAP_MSG_GET ? ": LNet ping" : ": LNet discovery push";
+  else
+    rpc_summary(m, st, out);
+  if (st.verbose > 0) {
+    appendf(out, " {%s ni %s peer %s seq %" PRIu64, hook_name(h.hook) ? hook_name(h.hook) : "?",
+            h.local_nid.to_string().c_str(), h.peer_nid.to_string().c_str(), h.seq);
+    if (h.cpu != LNETCAP_CPU_UNKNOWN) appendf(out, " cpu %" PRIu32, h.cpu);
+    if (h.flags & LNETCAP_REC_F_TASK_VALID) appendf(out, " task %s[%" PRIu32 "]", h.comm.c_str(), h.pid);
+    out += '}';
+  }
+}
+
+void format_hex(ByteSpan bytes, std::string& out) {
+  for (std::size_t i = 0; i < bytes.size(); i += 16) {
+    appendf(out, "\n\t0x%04zx: ", i);
+    for (std::size_t j = i; j < i + 16 && j < bytes.size(); j += 2) {
+      if (j + 1 < bytes.size()) appendf(out, " %02x%02x", bytes[j], bytes[j + 1]);
+      else appendf(out, " %02x", bytes[j]);
+    }
+  }
+}
+
+}  // namespace lnetcap::text

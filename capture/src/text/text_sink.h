@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// text_sink.h - prints one line per message on standard output, either the
+// default line or a -p FORMAT, buffered (flushed per message with -U).
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "../sink.h"
+#include "format.h"
+#include "line.h"
+
+namespace lnetcap::text {
+
+class TextSink : public RecordSink {
+ public:
+  TextSink(std::FILE* out, LineStyle style, std::optional<Format> format, bool hex,
+           bool packet_buffered);
+  void consume(const CapturedRecord& rec, const Message& msg,
+               const std::vector<CaptureInterface>& interfaces) override;
+  void finish(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) override;
+
+ private:
+  void write_line();
+
+  std::FILE* out_;
+  LineStyle style_;
+  std::optional<Format> format_;
+  bool hex_;
+  bool packet_buffered_;
+  std::uint64_t counter_ = 0;
+  std::string line_;
+};
+
+}  // namespace lnetcap::text
