@@ -95,7 +95,10 @@ std::uint32_t Writer::add_interface(std::uint16_t linktype, const CaptureInterfa
   LeWriter w(buffer_);
   w.u16(linktype);
   w.u16(0);
-  w.u32(iface.snaplen);
+  // libpcap (so tcpdump) refuses a section whose interfaces differ in
+  // snapshot length, so every IDB repeats the first interface's value.
+  if (interfaces_ == 0) section_snaplen_ = iface.snaplen;
+  w.u32(section_snaplen_);
   option_string(kIfName, iface.name);
   option_string(kIfDescription, iface.description);
   option(kIfTsresol, &kTsresolNanoseconds, 1);

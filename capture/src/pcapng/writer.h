@@ -73,6 +73,7 @@ class Writer {
   std::size_t block_start_ = 0;
   std::uint64_t file_offset_ = 0;  // bytes already written to fd_
   std::uint32_t interfaces_ = 0;
+  std::uint32_t section_snaplen_ = 0;
 };
 
 }  // namespace lnetcap::pcapng

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// lnet_builders.h - build LNet headers and PtlRPC messages byte by byte,
+// laid out exactly as Lustre puts them on the wire (PROTOCOL.md 1.2, 1.3,
+// 3.1, 3.3, 4.3), for tests and the synthetic sample generator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bytes.h"
+#include "lnetcap/bodies.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "message.h"
+#include "nid.h"
+#include "record.h"
+
+namespace lnetcap::test {
+
+struct LnetHeaderSpec {
+  std::uint32_t type = LNETCAP_MSG_PUT;
+  Nid src, dst;
+  std::uint32_t src_pid = LNETCAP_LNET_PID_LUSTRE, dst_pid = LNETCAP_LNET_PID_LUSTRE;
+  std::uint32_t payload_length = 0;
+  std::uint64_t match_bits = 0;
+  std::uint32_t portal = 0;
+  std::uint32_t offset = 0;       // PUT offset / GET src_offset
+  std::uint32_t sink_length = 0;  // GET
+  std::uint32_t mlength = 0;      // ACK
+  bool want_ack = false;          // PUT
+  bool nid16 = false;             // 96-byte form
+};
+
+inline std::vector<std::uint8_t> lnet_header(const LnetHeaderSpec& s) {
+  std::vector<std::uint8_t> h;
+  LeWriter w(h);
+  std::uint8_t raw[20];
+  if (s.nid16) {
+    s.dst.to_lnet_nid(raw);
+    w.bytes(raw, 20);
+    s.src.to_lnet_nid(raw);
+    w.bytes(raw, 20);
+  } else {
+    w.u64(s.dst.to_nid4());
+    w.u64(s.src.to_nid4());
+  }
+  w.u32(s.dst_pid);
+  w.u32(s.src_pid);
+  w.u32(s.type);
+  w.u32(s.payload_length);
+  const std::size_t u = h.size();
+  switch (s.type) {
+    case LNETCAP_MSG_PUT:
+      w.u64(s.want_ack ? 0x1234 : ~0ULL);
+      w.u64(s.want_ack ? 0x5678 : ~0ULL);
+      w.u64(s.match_bits);
+      w.u64(0);  // hdr_data
+      w.u32(s.portal);
+      w.u32(s.offset);
+      break;
+    case LNETCAP_MSG_GET:
+      w.u64(0xabc);
+      w.u64(0xdef);
+      w.u64(s.match_bits);
+      w.u32(s.portal);
+      w.u32(s.offset);
+      w.u32(s.sink_length);
+      break;
+    case LNETCAP_MSG_ACK:
+      w.u64(0x1234);
+      w.u64(0x5678);
+      w.u64(s.match_bits);
+      w.u32(s.mlength);
+      break;
+    case LNETCAP_MSG_REPLY:
+      w.u64(0xabc);
+      w.u64(0xdef);
+      break;
+    default:
+      break;
+  }
+  w.zeros(u + 40 - h.size());
+  return h;
+}
+
+struct RpcSpec {
+  std::uint32_t type = LNETCAP_PTL_RPC_MSG_REQUEST;
+  std::uint32_t opc = LNETCAP_OPC_OBD_PING;
+  std::uint32_t version = 0x00010003;
+  std::int32_t status = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t uid = 0, gid = 0, projid = 0;
+  std::uint32_t limit = 0;
+  std::uint64_t slv = 0, mbits = 0, transno = 0;
+  std::string jobid;
+  std::vector<std::vector<std::uint8_t>> buffers;  // buffers 1..n after the body
+  bool big_endian = false;
+};
+
+// Writes v in the message's byte order.
+inline void put32(std::vector<std::uint8_t>& b, std::size_t off, std::uint32_t v, bool be) {
+  if (be) store_be32(b.data() + off, v);
+  else store_le32(b.data() + off, v);
+}
+inline void put64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v, bool be) {
+  if (be) {
+    store_be32(b.data() + off, static_cast<std::uint32_t>(v >> 32));
+    store_be32(b.data() + off + 4, static_cast<std::uint32_t>(v));
+  } else {
+    store_le64(b.data() + off, v);
+  }
+}
+
+/// A lustre_msg_v2 with a v3 ptlrpc_body and the given extra buffers.
+inline std::vector<std::uint8_t> lustre_msg(const RpcSpec& s) {
+  const std::uint32_t count = 1 + static_cast<std::uint32_t>(s.buffers.size());
+  const std::size_t hdr = LNETCAP_LUSTRE_MSG_HDR_SIZE(count);
+  std::size_t total = hdr + LNETCAP_PTLRPC_BODY_V3_LEN;
+  for (const auto& b : s.buffers) total += LNETCAP_LUSTRE_MSG_ROUND8(b.size());
+  std::vector<std::uint8_t> m(total, 0);
+  const bool be = s.big_endian;
+  put32(m, 0, count, be);
+  put32(m, 8, LNETCAP_LUSTRE_MSG_MAGIC_V2, be);
+  put32(m, 20, LNETCAP_MSGHDR_AT_SUPPORT, be);
+  put32(m, 32, LNETCAP_PTLRPC_BODY_V3_LEN, be);
+  for (std::size_t i = 0; i < s.buffers.size(); ++i)
+    put32(m, 36 + 4 * i, static_cast<std::uint32_t>(s.buffers[i].size()), be);
+  const std::size_t b = hdr;
+  put64(m, b + 0, 0x1122334455667788ULL, be);
+  put32(m, b + 8, s.type, be);
+  put32(m, b + 12, s.version, be);
+  put32(m, b + 16, s.opc, be);
+  put32(m, b + 20, static_cast<std::uint32_t>(s.status), be);
+  put32(m, b + 36, s.projid, be);
+  put64(m, b + 48, s.transno, be);
+  put32(m, b + 56, s.flags, be);
+  put32(m, b + 68, 30, be);  // pb_timeout
+  put32(m, b + 76, s.limit, be);
+  put64(m, b + 80, s.slv, be);
+  put64(m, b + 120, s.mbits, be);
+  put32(m, b + 144, s.uid, be);
+  put32(m, b + 148, s.gid, be);
+  for (std::size_t i = 0; i < s.jobid.size() && i < 31; ++i) m[b + 152 + i] = s.jobid[i];
+  std::size_t off = hdr + LNETCAP_PTLRPC_BODY_V3_LEN;
+  for (const auto& buf : s.buffers) {
+    std::copy(buf.begin(), buf.end(), m.begin() + off);
+    off += LNETCAP_LUSTRE_MSG_ROUND8(buf.size());
+  }
+  return m;
+}
+
+/// An ldlm_request (2 handles) on a FID resource with an inodebits policy.
+inline std::vector<std::uint8_t> ldlm_request(std::uint64_t seq, std::uint32_t oid,
+                                              std::uint32_t type = LNETCAP_LDLM_IBITS,
+                                              std::uint32_t mode = 4 /* PR */) {
+  std::vector<std::uint8_t> r(sizeof(struct lnetcap_ldlm_request) + 16, 0);
+  store_le32(r.data() + 0, LNETCAP_LDLM_FL_HAS_INTENT);
+  store_le32(r.data() + 4, 1);               // lock_count
+  store_le32(r.data() + 8, type);            // lr_type
+  store_le64(r.data() + 16, seq);            // name[0] = f_seq
+  store_le64(r.data() + 24, oid);            // name[1] = (ver << 32) | oid
+  store_le32(r.data() + 48, mode);           // l_req_mode
+  store_le64(r.data() + 56, 0x13);           // inodebits LOOKUP|UPDATE|PERM
+  store_le64(r.data() + 88, 0xc0ffee);       // lock_handle[0]
+  return r;
+}
+
+struct RecordSpec {
+  std::uint8_t direction = 1;  // send
+  Nid local, peer;
+  std::uint32_t snaplen = 1024;
+  std::uint64_t seq = 1;
+  std::uint8_t health = 0;
+  std::uint8_t retries = 0;
+  std::uint16_t flags = 0;
+  std::int32_t status = 0;
+  std::uint32_t pid = 0;
+  std::string comm;
+};
+
+/// A whole record: header + LNet header + payload prefix (cut at snaplen).
+inline std::vector<std::uint8_t> record(const RecordSpec& r, const std::vector<std::uint8_t>& hdr,
+                                        const std::vector<std::uint8_t>& payload) {
+  RecordHeader h;
+  h.direction = r.direction;
+  h.hook = 6;  // synthetic
+  h.lnd_type = r.local.type;
+  h.flags = r.flags;
+  h.health_status = r.health;
+  h.retry_count = r.retries;
+  h.seq = r.seq;
+  h.payload_len = static_cast<std::uint32_t>(payload.size());
+  h.local_nid = r.local;
+  h.peer_nid = r.peer;
+  h.status = r.status;
+  h.pid = r.pid;
+  h.comm = r.comm;
+  std::vector<std::uint8_t> out;
+  const std::size_t cap = payload.size() < r.snaplen ? payload.size() : r.snaplen;
+  encode_record(h, hdr, ByteSpan(payload.data(), cap), out);
+  return out;
+}
+
+inline Nid nid(const char* s) { return *Nid::parse(s); }
+
+}  // namespace lnetcap::test
