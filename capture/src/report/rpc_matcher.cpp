@@ -10,13 +10,15 @@
 
 namespace lnetcap::report {
 
+bool has_rpc_body(const Message& m) { return m.rpc.present && m.rpc.body_len != 0; }
+
 bool is_rpc_request(const Message& m) {
-  return m.rpc.present && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
+  return has_rpc_body(m) && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
          m.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST && m.lnet.match_bits.has_value();
 }
 
 bool is_rpc_reply(const Message& m) {
-  return m.rpc.present && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
+  return has_rpc_body(m) && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
          (m.rpc.type == LNETCAP_PTL_RPC_MSG_REPLY || m.rpc.type == LNETCAP_PTL_RPC_MSG_ERR) &&
          !m.rpc.early_reply && m.lnet.match_bits.has_value();
 }

@@ -35,6 +35,8 @@ struct RpcMatch {
   std::uint64_t latency_ns = 0;  // reply timestamp - request timestamp (0 if negative)
 };
 
+/// True when the ptlrpc_body was captured, so opcode, type and status are known.
+bool has_rpc_body(const Message& m);
 /// True for the request PUT of an RPC.
 bool is_rpc_request(const Message& m);
 /// True for a final reply (or error reply) PUT; early replies are not final.

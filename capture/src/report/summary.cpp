@@ -62,13 +62,16 @@ void Summary::add(const Message& m) {
   // Per-message figures, by the message's own keys.
   std::vector<GroupStats*> own;
   own.push_back(&acc_.total);
-  if (m.rpc.present) own.push_back(&acc_.groups[0][opcode_key(m.rpc.opc)]);
+  if (has_rpc_body(m)) own.push_back(&acc_.groups[0][opcode_key(m.rpc.opc)]);
   own.push_back(&acc_.groups[1][portal_key(m.lnet.portal)]);
   own.push_back(&acc_.groups[2][remote_nid(m).to_string()]);
-  if (m.rpc.present) {
+  if (has_rpc_body(m)) {
     std::string job = m.rpc.jobid;
-    if (job.empty() && reply) job = match ? jobid_key(match->request.jobid) : kUnknownJobid;
-    own.push_back(&acc_.groups[3][jobid_key(job)]);
+    // Only requests carry a jobid: a final reply takes its request's; an
+    // early reply or a reply to an unseen request has none we can know.
+    std::string key = jobid_key(job);
+    if (job.empty() && !request) key = match ? jobid_key(match->request.jobid) : kUnknownJobid;
+    own.push_back(&acc_.groups[3][key]);
   }
   for (GroupStats* g : own) {
     ++g->messages;

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// summary_format.h - renders a SummaryReport for --summary=table|json|prometheus.
+#pragma once
+
+#include <string>
+
+#include "summary.h"
+
+namespace lnetcap::report {
+
+/// Readable table: totals, then one section per dimension, then errors.
+std::string render_table(const SummaryReport& r);
+/// One JSON object (schema in docs/REPORTS.md), newline-terminated.
+std::string render_json(const SummaryReport& r);
+/// Prometheus text exposition format 0.0.4, every metric prefixed lnetcap_.
+std::string render_prometheus(const SummaryReport& r);
+
+/// Upper bounds (seconds) of the latency histogram buckets, +Inf implied.
+inline constexpr double kLatencyBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                             0.01,   0.025,   0.05,   0.1,   0.25,   0.5,
+                                             1,      2.5,     5,      10};
+
+}  // namespace lnetcap::report

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// summary_json.cpp - --summary=json: one object, latencies in nanoseconds.
+#include "percentile.h"
+#include "summary_format.h"
+#include "text_escape.h"
+
+namespace lnetcap::report {
+namespace {
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+std::string latency_json(const std::vector<std::uint64_t>& samples) {
+  const LatencyFigures f = latency_figures(samples);
+  if (!f.count) return "{\"count\": 0, \"p50\": null, \"p90\": null, \"p99\": null, \"max\": null}";
+  return "{\"count\": " + num(f.count) + ", \"p50\": " + num(f.p50) + ", \"p90\": " + num(f.p90) +
+         ", \"p99\": " + num(f.p99) + ", \"max\": " + num(f.max) + "}";
+}
+
+std::string errors_json(const std::map<std::int32_t, std::uint64_t>& by_status) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& [status, n] : by_status) {
+    out += first ? "" : ", ";
+    first = false;
+    out += "{\"status\": " + std::to_string(status) + ", \"name\": " +
+           json_string(status_string(status)) + ", \"count\": " + num(n) + "}";
+  }
+  return out + "]";
+}
+
+// The fields every group and the total share.
+std::string stats_fields(const GroupStats& g) {
+  return "\"messages\": " + num(g.messages) + ", \"bytes\": " + num(g.bytes) +
+         ", \"requests\": " + num(g.requests) + ", \"replies\": " + num(g.replies) +
+         ", \"errors\": " + num(g.errors) + ", \"unanswered\": " + num(g.unanswered) +
+         ", \"latency_ns\": " + latency_json(g.latencies_ns) +
+         ", \"errors_by_status\": " + errors_json(g.errors_by_status);
+}
+
+}  // namespace
+
+std::string render_json(const SummaryReport& r) {
+  std::string out = "{\n  \"percentile\": \"nearest-rank\",\n";
+  out += "  \"first_ts_ns\": " + num(r.first_ts_ns) + ",\n";
+  out += "  \"last_ts_ns\": " + num(r.last_ts_ns) + ",\n";
+  out += "  \"total\": {" + stats_fields(r.total) + "},\n";
+  out += "  \"lnet_types\": {";
+  bool first = true;
+  for (const auto& [name, n] : r.lnet_types) {
+    out += std::string(first ? "" : ", ") + json_string(name) + ": " + num(n);
+    first = false;
+  }
+  out += "}";
+  for (Dimension d : kDimensions) {
+    out += ",\n  \"by_" + std::string(dimension_name(d)) + "\": [";
+    first = true;
+    for (const auto& [key, g] : r.by(d)) {
+      out += std::string(first ? "\n" : ",\n") + "    {\"" + dimension_name(d) +
+             "\": " + json_string(key) + ", " + stats_fields(g) + "}";
+      first = false;
+    }
+    out += first ? "]" : "\n  ]";
+  }
+  return out + "\n}\n";
+}
+
+}  // namespace lnetcap::report

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// summary_prometheus.cpp - --summary=prometheus: text exposition format
+// 0.0.4.  One metric family per figure and dimension
+// (lnetcap_opcode_messages_total{opcode="LDLM_ENQUEUE"}), so no family mixes
+// label sets; latencies are histograms in seconds, as Prometheus expects.
+#include <cstdio>
+
+#include "summary_format.h"
+#include "text_escape.h"
+
+namespace lnetcap::report {
+namespace {
+
+std::string fmt_double(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+void family(std::string& out, const std::string& name, const char* type, const std::string& help) {
+  out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+std::string labels(const std::string& label, const std::string& value, const std::string& extra = {}) {
+  std::string l = label.empty() ? "" : label + "=\"" + prom_label(value) + "\"";
+  if (!extra.empty()) l += (l.empty() ? "" : ",") + extra;
+  return l.empty() ? "" : "{" + l + "}";
+}
+
+// Emits the families for one dimension (label = "opcode"...) or, with an
+// empty label, the totals.
+void dimension(std::string& out, const std::string& prefix, const std::string& label,
+               const std::map<std::string, GroupStats>& groups, const std::string& what) {
+  struct Counter {
+    const char* suffix;
+    std::uint64_t GroupStats::*field;
+    const char* help;
+  };
+  static const Counter counters[] = {
+      {"messages_total", &GroupStats::messages, "LNet messages"},
+      {"bytes_total", &GroupStats::bytes, "LNet payload bytes"},
+      {"requests_total", &GroupStats::requests, "PtlRPC requests"},
+      {"replies_total", &GroupStats::replies, "PtlRPC final replies"},
+  };
+  for (const Counter& c : counters) {
+    family(out, prefix + c.suffix, "counter", std::string(c.help) + what);
+    for (const auto& [k, g] : groups)
+      out += prefix + c.suffix + labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
+  }
+  family(out, prefix + "rpc_errors_total", "counter",
+         "PtlRPC replies with a non-zero status" + what);
+  for (const auto& [k, g] : groups)
+    for (const auto& [status, n] : g.errors_by_status)
+      out += prefix + "rpc_errors_total" +
+             labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
+             std::to_string(n) + "\n";
+  family(out, prefix + "rpc_unanswered", "gauge", "PtlRPC requests without a reply yet" + what);
+  for (const auto& [k, g] : groups)
+    out += prefix + "rpc_unanswered" + labels(label, k) + " " + std::to_string(g.unanswered) + "\n";
+
+  const std::string h = prefix + "rpc_latency_seconds";
+  family(out, h, "histogram", "PtlRPC request to reply latency" + what);
+  for (const auto& [k, g] : groups) {
+    double sum = 0;
+    for (std::uint64_t ns : g.latencies_ns) sum += ns / 1e9;
+    for (double le : kLatencyBuckets) {
+      std::uint64_t n = 0;
+      for (std::uint64_t ns : g.latencies_ns) n += ns / 1e9 <= le;
+      out += h + "_bucket" + labels(label, k, "le=\"" + fmt_double(le) + "\"") + " " +
+             std::to_string(n) + "\n";
+    }
+    out += h + "_bucket" + labels(label, k, "le=\"+Inf\"") + " " +
+           std::to_string(g.latencies_ns.size()) + "\n";
+    out += h + "_sum" + labels(label, k) + " " + fmt_double(sum) + "\n";
+    out += h + "_count" + labels(label, k) + " " + std::to_string(g.latencies_ns.size()) + "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_prometheus(const SummaryReport& r) {
+  std::string out;
+  dimension(out, "lnetcap_", "", {{"", r.total}}, "");
+  family(out, "lnetcap_lnet_type_messages_total", "counter", "LNet messages by LNet type");
+  for (const auto& [t, n] : r.lnet_types)
+    out += "lnetcap_lnet_type_messages_total{type=\"" + prom_label(t) + "\"} " +
+           std::to_string(n) + "\n";
+  for (Dimension d : kDimensions) {
+    const std::string name = dimension_name(d);
+    dimension(out, "lnetcap_" + name + "_", name, r.by(d), " by " + name);
+  }
+  return out;
+}
+
+}  // namespace lnetcap::report

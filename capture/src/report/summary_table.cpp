@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// summary_table.cpp - the human-readable --summary output.
+#include <algorithm>
+#include <cstdio>
+
+#include "percentile.h"
+#include "summary_format.h"
+#include "text_escape.h"
+
+namespace lnetcap::report {
+namespace {
+
+std::string pad(std::string s, std::size_t w, bool right) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+std::string lat(const LatencyFigures& f, std::uint64_t LatencyFigures::*field) {
+  return f.count ? format_duration(f.*field) : "-";
+}
+
+void section(std::string& out, Dimension d, const std::map<std::string, GroupStats>& groups) {
+  if (groups.empty()) return;
+  std::size_t kw = 16;
+  for (const auto& [k, g] : groups) kw = std::max(kw, k.size());
+  std::string heading = std::string("By ") + dimension_name(d);
+  out += "\n" + pad(heading, kw, false);
+  for (const char* h : {"msgs", "bytes", "reqs", "replies", "errors", "unans"})
+    out += " " + pad(h, h[0] == 'b' ? 12 : 7, true);
+  for (const char* h : {"p50", "p90", "p99", "max"}) out += " " + pad(h, 9, true);
+  out += "\n";
+  // Busiest first, then by name, so the interesting rows lead.
+  std::vector<const std::pair<const std::string, GroupStats>*> rows;
+  for (const auto& e : groups) rows.push_back(&e);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](auto* a, auto* b) { return a->second.messages > b->second.messages; });
+  for (const auto* e : rows) {
+    const GroupStats& g = e->second;
+    LatencyFigures f = latency_figures(g.latencies_ns);
+    out += pad(e->first, kw, false);
+    out += " " + pad(std::to_string(g.messages), 7, true);
+    out += " " + pad(std::to_string(g.bytes), 12, true);
+    out += " " + pad(std::to_string(g.requests), 7, true);
+    out += " " + pad(std::to_string(g.replies), 7, true);
+    out += " " + pad(std::to_string(g.errors), 7, true);
+    out += " " + pad(std::to_string(g.unanswered), 7, true);
+    out += " " + pad(lat(f, &LatencyFigures::p50), 9, true);
+    out += " " + pad(lat(f, &LatencyFigures::p90), 9, true);
+    out += " " + pad(lat(f, &LatencyFigures::p99), 9, true);
+    out += " " + pad(lat(f, &LatencyFigures::max), 9, true);
+    out += "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_table(const SummaryReport& r) {
+  const GroupStats& t = r.total;
+  std::string out;
+  char line[256];
+  const double secs = r.last_ts_ns > r.first_ts_ns ? (r.last_ts_ns - r.first_ts_ns) / 1e9 : 0;
+  std::snprintf(line, sizeof line,
+                "lnetcap summary: %llu messages, %llu bytes (%s) over %.3f s\n",
+                static_cast<unsigned long long>(t.messages),
+                static_cast<unsigned long long>(t.bytes), format_bytes(t.bytes).c_str(), secs);
+  out += line;
+  std::snprintf(line, sizeof line,
+                "RPCs: %llu requests, %llu replies, %llu matched, %llu errors, %llu unanswered\n",
+                static_cast<unsigned long long>(t.requests),
+                static_cast<unsigned long long>(t.replies),
+                static_cast<unsigned long long>(t.latencies_ns.size()),
+                static_cast<unsigned long long>(t.errors),
+                static_cast<unsigned long long>(t.unanswered));
+  out += line;
+  if (!r.lnet_types.empty()) {
+    out += "LNet types:";
+    for (const auto& [name, n] : r.lnet_types) out += " " + name + " " + std::to_string(n);
+    out += "\n";
+  }
+  const LatencyFigures f = latency_figures(t.latencies_ns);
+  if (f.count) {
+    out += "Latency (request->reply, nearest-rank): p50 " + format_duration(f.p50) + ", p90 " +
+           format_duration(f.p90) + ", p99 " + format_duration(f.p99) + ", max " +
+           format_duration(f.max) + "\n";
+  }
+  for (Dimension d : kDimensions) section(out, d, r.by(d));
+  if (t.errors) {
+    out += "\nErrors by status\n";
+    for (const auto& [opc, g] : r.by(Dimension::kOpcode))
+      for (const auto& [status, n] : g.errors_by_status)
+        out += "  " + pad(opc, 28, false) + " " + pad(status_string(status), 28, false) + " " +
+               std::to_string(n) + "\n";
+  }
+  return out;
+}
+
+}  // namespace lnetcap::report

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "report/summary.h"
+
+#include <gtest/gtest.h>
+
+#include "report/percentile.h"
+#include "report/rpc_matcher.h"
+#include "report_messages.h"
+
+using namespace lnetcap;
+using namespace lnetcap::report;
+using lnetcap::test::rpc_scenario;
+
+namespace {
+
+constexpr std::uint64_t kMs = 1000000;
+
+SummaryReport scenario_report() {
+  Summary s;
+  for (const Message& m : rpc_scenario()) s.add(m);
+  return s.report();
+}
+
+}  // namespace
+
+TEST(ReportRpcMatcher, MatchesByNidPairAndXidAndByRepMbits) {
+  RpcMatcher m;
+  std::vector<std::uint64_t> latencies;
+  for (const Message& msg : rpc_scenario())
+    if (auto match = m.observe(msg)) latencies.push_back(match->latency_ns);
+  // The early reply does not complete the first ENQUEUE; the OST_WRITE reply
+  // comes back on pb_mbits 0x1201 and still matches.
+  EXPECT_EQ(latencies, (std::vector<std::uint64_t>{2 * kMs, 4 * kMs, 1 * kMs, 8 * kMs}));
+  ASSERT_EQ(m.pending().size(), 1u);
+  EXPECT_EQ(m.pending()[0].opc, LNETCAP_OPC_OBD_PING);
+}
+
+TEST(ReportRpcMatcher, ReplyFromAnotherServerDoesNotMatch) {
+  RpcMatcher m;
+  m.observe(test::rpc_request(0, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80, LNETCAP_OPC_OBD_PING,
+                              LNETCAP_PORTAL_MDS_REQUEST));
+  EXPECT_FALSE(m.observe(test::rpc_reply(5, "10.0.3.2@tcp", "10.0.3.9@tcp", 0x80,
+                                         LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY)));
+  EXPECT_TRUE(m.observe(test::rpc_reply(6, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80,
+                                        LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY)));
+  EXPECT_TRUE(m.pending().empty());
+}
+
+TEST(ReportSummary, Totals) {
+  const SummaryReport r = scenario_report();
+  EXPECT_EQ(r.total.messages, 11u);
+  // 5 requests x 400 + early reply 224 + 4 replies x 300 + 1 MiB bulk GET.
+  EXPECT_EQ(r.total.bytes, 2000u + 224u + 1200u + 1048576u);
+  EXPECT_EQ(r.total.requests, 5u);
+  EXPECT_EQ(r.total.replies, 4u);  // the early reply is not a final reply
+  EXPECT_EQ(r.total.errors, 1u);
+  EXPECT_EQ(r.total.unanswered, 1u);
+  EXPECT_EQ(r.total.errors_by_status, (std::map<std::int32_t, std::uint64_t>{{-2, 1}}));
+  EXPECT_EQ(r.lnet_types.at("PUT"), 10u);
+  EXPECT_EQ(r.lnet_types.at("GET"), 1u);
+  EXPECT_EQ(r.first_ts_ns, 1 * kMs);
+  EXPECT_EQ(r.last_ts_ns, 48 * kMs);
+}
+
+TEST(ReportSummary, LatencyPercentilesOverAllRpcs) {
+  const SummaryReport r = scenario_report();
+  const LatencyFigures f = latency_figures(r.total.latencies_ns);
+  // Samples 1, 2, 4, 8 ms: p50 = rank ceil(2) = 2 ms, p90 = rank ceil(3.6) = 8 ms.
+  EXPECT_EQ(f.count, 4u);
+  EXPECT_EQ(f.p50, 2 * kMs);
+  EXPECT_EQ(f.p90, 8 * kMs);
+  EXPECT_EQ(f.p99, 8 * kMs);
+  EXPECT_EQ(f.max, 8 * kMs);
+}
+
+TEST(ReportSummary, ByOpcode) {
+  const SummaryReport r = scenario_report();
+  const auto& op = r.by(Dimension::kOpcode);
+  ASSERT_EQ(op.size(), 4u);  // the bulk GET has no opcode
+  const GroupStats& enq = op.at("LDLM_ENQUEUE");
+  EXPECT_EQ(enq.messages, 5u);
+  EXPECT_EQ(enq.bytes, 800u + 224u + 600u);
+  EXPECT_EQ(enq.requests, 2u);
+  EXPECT_EQ(enq.replies, 2u);
+  EXPECT_EQ(enq.errors, 0u);
+  EXPECT_EQ(latency_figures(enq.latencies_ns).p50, 2 * kMs);
+  EXPECT_EQ(latency_figures(enq.latencies_ns).max, 4 * kMs);
+  const GroupStats& getattr = op.at("MDS_GETATTR");
+  EXPECT_EQ(getattr.errors, 1u);
+  EXPECT_EQ(getattr.errors_by_status.at(-2), 1u);
+  EXPECT_EQ(op.at("OBD_PING").unanswered, 1u);
+  EXPECT_EQ(op.at("OBD_PING").latencies_ns.size(), 0u);
+  EXPECT_EQ(latency_figures(op.at("OST_WRITE").latencies_ns).max, 8 * kMs);
+}
+
+TEST(ReportSummary, ByPortalAttributesLatencyToTheRequestPortal) {
+  const SummaryReport r = scenario_report();
+  const auto& p = r.by(Dimension::kPortal);
+  EXPECT_EQ(p.at("MDS_REQUEST").messages, 4u);
+  EXPECT_EQ(p.at("MDS_REQUEST").latencies_ns.size(), 3u);  // 2 ENQUEUE + GETATTR
+  EXPECT_EQ(p.at("MDS_REQUEST").errors, 1u);
+  EXPECT_EQ(p.at("MDS_REQUEST").unanswered, 1u);
+  EXPECT_EQ(p.at("MDC_REPLY").messages, 4u);
+  EXPECT_EQ(p.at("MDC_REPLY").latencies_ns.size(), 0u);
+  EXPECT_EQ(p.at("OST_IO").latencies_ns.size(), 1u);
+  EXPECT_EQ(p.at("OST_BULK").bytes, 1048576u);
+}
+
+TEST(ReportSummary, ByPeerAndJobid) {
+  const SummaryReport r = scenario_report();
+  const auto& peer = r.by(Dimension::kPeer);
+  ASSERT_EQ(peer.size(), 1u);  // everything is with the server, seen from the client
+  EXPECT_EQ(peer.at("10.0.3.1@tcp").messages, 11u);
+  const auto& job = r.by(Dimension::kJobid);
+  // Two requests with jobid dd.0 and their final replies, which inherit it.
+  EXPECT_EQ(job.at("dd.0").messages, 4u);
+  EXPECT_EQ(job.at("dd.0").requests, 2u);
+  EXPECT_EQ(job.at("dd.0").replies, 2u);
+  EXPECT_EQ(job.at("dd.0").latencies_ns.size(), 2u);
+  EXPECT_EQ(job.at("(none)").requests, 3u);
+  EXPECT_EQ(job.at("(unknown)").messages, 1u);  // the early reply
+}
+
+TEST(ReportSummary, ReportIsASnapshot) {
+  Summary s;
+  const auto msgs = rpc_scenario();
+  s.add(msgs[0]);
+  EXPECT_EQ(s.report().total.unanswered, 1u);
+  s.add(msgs[2]);
+  EXPECT_EQ(s.report().total.unanswered, 0u);
+  EXPECT_EQ(s.report().total.latencies_ns.size(), 1u);
+}
