@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# CLI behaviour tests: cli_test.sh BUILD_DIR SOURCE_DIR CASE
+# Each case runs the real lnetcap binary and checks its output, exit status
+# and the files it writes.  Golden text lives in tests/cli/golden/ (origin:
+# lnetcap's own output on samples/synthetic-rpcs.pcapng, checked by hand
+# against tests/tools/make_synthetic_sample.cpp; regenerate with
+# tests/cli/update-golden.sh after an intended change).
+set -uo pipefail
+build=$1 src=$2 case=$3
+lnetcap=$build/capture/lnetcap
+dump=$build/tests/pcap_dump
+sample=$src/samples/synthetic-rpcs.pcapng
+golden=$src/tests/cli/golden
+export TZ=UTC LC_ALL=C
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
+expect_exit() {  # expect_exit CODE cmd...
+  local want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || { cat "$tmp/err" >&2; fail "exit $got, wanted $want: $*"; }
+}
+contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
+lines() { wc -l <"$1" | tr -d ' '; }
+
+case $case in
+version)
+  expect_exit 0 "$lnetcap" --version
+  contains "$tmp/out" "lnetcap 0.1.0"
+  [ ! -s "$tmp/err" ] || fail "stderr not empty" ;;
+help)
+  expect_exit 0 "$lnetcap" -h
+  contains "$tmp/out" "Examples:"
+  contains "$tmp/out" "-w - | wireshark -k -i -" ;;
+bad-option)
+  expect_exit 1 "$lnetcap" --bogus
+  contains "$tmp/err" "unknown option --bogus"
+  contains "$tmp/err" "hint: see lnetcap -h"
+  [ ! -s "$tmp/out" ] || fail "diagnostics must go to stderr only" ;;
+bad-value)
+  expect_exit 1 "$lnetcap" -c zero -r "$sample"
+  contains "$tmp/err" "invalid value 'zero' for -c" ;;
+clustered-options)
+  # tcpdump style: -qc2 is -q -c 2
+  expect_exit 0 "$lnetcap" -qc2 -r "$sample"
+  [ "$(lines "$tmp/out")" = 2 ] || fail "expected 2 lines"
+  contains "$tmp/out" "SEND PUT 10.0.3.2@tcp > 10.0.3.1@tcp: OBD_PING request" ;;
+read-text)
+  expect_exit 0 "$lnetcap" -r "$sample"
+  diff -u "$golden/synthetic.txt" "$tmp/out" || fail "text differs from golden"
+  contains "$tmp/err" "2 messages dropped" ;;
+read-verbose)
+  expect_exit 0 "$lnetcap" -v --nano -r "$sample"
+  contains "$tmp/out" "22:13:20.000274000 SEND PUT"
+  contains "$tmp/out" "task dd[4321]"
+  contains "$tmp/out" "seq 10" ;;
+pretty-lnetdump)
+  expect_exit 0 "$lnetcap" -r "$sample" -p '%-5c [%-15Lm] %-5Ls %-5Lt %-20LP [%-16Pj] %-30Po'
+  diff -u "$golden/synthetic-lnetdump.txt" "$tmp/out" || fail "-p output differs from golden" ;;
+pretty-bad-code)
+  expect_exit 1 "$lnetcap" -r "$sample" -p '%Lt %Zq'
+  contains "$tmp/err" "unknown format code '%Zq' at column 5" ;;
+filter)
+  expect_exit 0 "$lnetcap" -r "$sample" opcode LDLM_ENQUEUE
+  [ "$(lines "$tmp/out")" = 2 ] || fail "expected the enqueue and its error reply"
+  expect_exit 0 "$lnetcap" -r "$sample" 'status < 0'
+  [ "$(lines "$tmp/out")" = 1 ] || fail "expected one failed RPC"
+  contains "$tmp/out" "status -2 (ENOENT)"
+  expect_exit 0 "$lnetcap" -r "$sample" 'type get or (net tcp1 and dir forward)'
+  [ "$(lines "$tmp/out")" = 2 ] || fail "expected the ping and the forwarded write" ;;
+filter-file)
+  printf '# comment line\nnet kfi\n' >"$tmp/f"
+  expect_exit 0 "$lnetcap" -r "$sample" -F "$tmp/f"
+  [ "$(lines "$tmp/out")" = 2 ] || fail "expected the two kfi messages" ;;
+bad-filter)
+  expect_exit 1 "$lnetcap" -r "$sample" type pot and portal 4
+  contains "$tmp/err" "filter: unknown LNet message type"
+  contains "$tmp/err" "column 6 ('pot')" ;;
+count)
+  expect_exit 0 "$lnetcap" -c 3 -r "$sample"
+  [ "$(lines "$tmp/out")" = 3 ] || fail "expected 3 lines" ;;
+rewrite-byte-exact)
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/copy.pcapng"
+  [ ! -s "$tmp/out" ] || fail "-w must not print text"
+  "$dump" "$sample" >"$tmp/a" || fail "pcap_dump of the sample"
+  "$dump" "$tmp/copy.pcapng" >"$tmp/b" || fail "pcap_dump of the copy"
+  diff -u "$tmp/a" "$tmp/b" || fail "records changed in the rewrite"
+  contains "$tmp/b" "linktype 154" ;;
+rewrite-filtered)
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/enq.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 "$lnetcap" -r "$tmp/enq.pcapng"
+  [ "$(lines "$tmp/out")" = 2 ] || fail "expected 2 records in the filtered file" ;;
+write-stdout)
+  "$lnetcap" -r "$sample" -w - 2>"$tmp/err" | "$lnetcap" -r - >"$tmp/out" 2>>"$tmp/err" || fail "pipe failed"
+  diff -u "$golden/synthetic.txt" "$tmp/out" || fail "-w - | -r - changed the records" ;;
+print-with-write)
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/x.pcapng" --print -c 1
+  [ "$(lines "$tmp/out")" = 1 ] || fail "--print must print with -w" ;;
+tshark-opens)
+  command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/t.pcapng"
+  n=$(tshark -r "$tmp/t.pcapng" -T fields -e frame.number 2>/dev/null | wc -l)
+  [ "$n" = 8 ] || fail "tshark counted $n frames, wanted 8"
+  enc=$(tshark -r "$tmp/t.pcapng" -T fields -e frame.encap_type -c 1 2>/dev/null)
+  [ "$enc" = 52 ] || fail "tshark sees encapsulation $enc, wanted 52 (USER7)"
+  capinfos "$tmp/t.pcapng" >"$tmp/ci" 2>&1
+  contains "$tmp/ci" "Number of packets:   8" ;;
+corrupt-truncated)
+  size=$(stat -c %s "$sample")
+  head -c $((size - 300)) "$sample" >"$tmp/cut.pcapng"
+  expect_exit 1 "$lnetcap" -r "$tmp/cut.pcapng" -w "$tmp/salvage.pcapng"
+  contains "$tmp/err" "$tmp/cut.pcapng: offset"
+  contains "$tmp/err" "truncated"
+  # Everything before the damage is in the output, which is a valid pcapng.
+  "$dump" "$tmp/salvage.pcapng" >"$tmp/d" || fail "salvaged output is not a valid capture"
+  n=$(($(lines "$tmp/d") - 1))
+  [ "$n" -ge 6 ] || fail "only $n records salvaged" ;;
+corrupt-version)
+  # Patch the version field of the first record (EPB data starts at a fixed
+  # offset in this file: SHB + 3 IDBs + EPB header).
+  cp "$sample" "$tmp/v.pcapng"
+  off=$(grep -obUaP 'LNCR' "$tmp/v.pcapng" | head -1 | cut -d: -f1)
+  printf '\x09' | dd of="$tmp/v.pcapng" bs=1 seek=$((off + 4)) conv=notrunc status=none
+  expect_exit 1 "$lnetcap" -r "$tmp/v.pcapng"
+  contains "$tmp/err" "record version 9 is not one this lnetcap understands"
+  contains "$tmp/err" "upgrade lnetcap" ;;
+not-a-capture)
+  echo "hello" >"$tmp/junk.pcapng"
+  expect_exit 1 "$lnetcap" -r "$tmp/junk.pcapng" ;;
+missing-file)
+  expect_exit 1 "$lnetcap" -r "$tmp/nope.pcapng"
+  contains "$tmp/err" "nope.pcapng" ;;
+unwritable-output)
+  expect_exit 1 "$lnetcap" -r "$sample" -w "$tmp/no/such/dir/x.pcapng"
+  contains "$tmp/err" "cannot create $tmp/no/such/dir/x.pcapng" ;;
+full-disk)
+  [ -w /dev/full ] || { echo "SKIP: no /dev/full"; exit 77; }
+  expect_exit 1 "$lnetcap" -r "$sample" -w /dev/full
+  contains "$tmp/err" "write to /dev/full failed: No space left on device" ;;
+*)
+  fail "unknown case" ;;
+esac
+echo "PASS [$case]"

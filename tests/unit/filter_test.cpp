@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "filter/filter.h"
+
+#include <gtest/gtest.h>
+
+#include "error.h"
+#include "message_fixtures.h"
+
+using lnetcap::Error;
+using lnetcap::filter::Filter;
+namespace test = lnetcap::test;
+
+namespace {
+bool match(const char* expr, const lnetcap::Message& m) { return Filter::parse(expr).matches(m); }
+
+std::string error_of(const char* expr) {
+  try {
+    Filter::parse(expr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Filter, EmptyMatchesEverything) {
+  auto o = test::ping_get();
+  EXPECT_TRUE(Filter::parse("").matches(o.msg));
+  EXPECT_TRUE(Filter::parse("  ").empty());
+}
+
+TEST(Filter, LnetTerms) {
+  auto req = test::enqueue_request();
+  auto ping = test::ping_get();
+  EXPECT_TRUE(match("type put", req.msg));
+  EXPECT_FALSE(match("type get", req.msg));
+  EXPECT_TRUE(match("type GET", ping.msg));
+  EXPECT_TRUE(match("portal MDS_REQUEST", req.msg));
+  EXPECT_TRUE(match("portal 12", req.msg));
+  EXPECT_TRUE(match("portal MDS_REQUEST_PORTAL", req.msg));
+  EXPECT_FALSE(match("portal OST_IO", req.msg));
+  EXPECT_TRUE(match("src nid 10.0.3.2@tcp", req.msg));
+  EXPECT_FALSE(match("dst nid 10.0.3.2@tcp", req.msg));
+  EXPECT_TRUE(match("nid 10.0.3.1@tcp", req.msg));
+  EXPECT_TRUE(match("net tcp", req.msg));
+  EXPECT_FALSE(match("net o2ib1", req.msg));
+  EXPECT_TRUE(match("net kfi and src net kfi and dst net kfi", ping.msg));
+  EXPECT_TRUE(match("len > 100", req.msg));
+  EXPECT_TRUE(match("len == 0", ping.msg));
+  EXPECT_TRUE(match("dir send", req.msg));
+  EXPECT_TRUE(match("ni 10.0.3.2@tcp", req.msg));
+  EXPECT_TRUE(match("ni tcp", req.msg));
+  EXPECT_TRUE(match("health REMOTE_TIMEOUT and retries >= 1", ping.msg));
+  EXPECT_FALSE(match("health OK", ping.msg));
+}
+
+TEST(Filter, PtlrpcTerms) {
+  auto req = test::enqueue_request();
+  auto rep = test::enoent_reply();
+  auto ping = test::ping_get();
+  EXPECT_TRUE(match("opcode LDLM_ENQUEUE", req.msg));
+  EXPECT_TRUE(match("opcode 101", rep.msg));
+  EXPECT_FALSE(match("opcode LDLM_ENQUEUE", ping.msg));
+  EXPECT_TRUE(match("xid 0x5f0000000080", req.msg));
+  EXPECT_TRUE(match("xid 104453604638848", rep.msg));  // same value, decimal
+  EXPECT_FALSE(match("xid 0x1", req.msg));
+  EXPECT_TRUE(match("jobid dd.500", req.msg));
+  EXPECT_TRUE(match("jobid \"dd.500\"", req.msg));
+  EXPECT_TRUE(match("jobid", req.msg));
+  EXPECT_FALSE(match("jobid", rep.msg));
+  EXPECT_TRUE(match("status < 0", rep.msg));
+  EXPECT_TRUE(match("status == -2", rep.msg));
+  EXPECT_TRUE(match("status=-2", rep.msg));
+  // A request's pb_status is the sender's pid, never a status.
+  EXPECT_FALSE(match("status > 0", req.msg));
+  EXPECT_TRUE(match("rpc request", req.msg));
+  EXPECT_TRUE(match("rpc error", rep.msg));
+  EXPECT_TRUE(match("uid 500 and gid 100 and projid 7", req.msg));
+  EXPECT_TRUE(match("pid 4321", req.msg));
+  EXPECT_FALSE(match("pid 4321", rep.msg));  // no task recorded
+}
+
+TEST(Filter, BooleanStructureAndPrecedence) {
+  auto req = test::enqueue_request();
+  EXPECT_TRUE(match("type get or type put and portal MDS_REQUEST", req.msg));
+  EXPECT_FALSE(match("(type get or type put) and portal OST_IO", req.msg));
+  EXPECT_TRUE(match("not type get", req.msg));
+  EXPECT_TRUE(match("!type get && (net tcp || net o2ib)", req.msg));
+  EXPECT_FALSE(match("not (type put)", req.msg));
+  EXPECT_EQ(Filter::parse("type put and not portal 4 or net tcp").to_string(),
+            "((type put and not portal 4) or net tcp)");
+}
+
+TEST(Filter, ErrorsPointAtTheBadToken) {
+  EXPECT_NE(error_of("type pot").find("column 6 ('pot')"), std::string::npos) << error_of("type pot");
+  EXPECT_NE(error_of("type pot").find("LNet message type"), std::string::npos);
+  EXPECT_NE(error_of("frobnicate 3").find("unknown filter keyword at column 1"), std::string::npos);
+  EXPECT_NE(error_of("nid 10.0.0.1").find("invalid NID"), std::string::npos);
+  EXPECT_NE(error_of("type put and").find("end of the expression"), std::string::npos);
+  EXPECT_NE(error_of("(type put").find("expected ')'"), std::string::npos);
+  EXPECT_NE(error_of("type put)").find("unbalanced ')'"), std::string::npos);
+  EXPECT_NE(error_of("opcode NOT_AN_OPCODE").find("unknown opcode"), std::string::npos);
+  EXPECT_NE(error_of("status < x").find("expected a number"), std::string::npos);
+  EXPECT_NE(error_of("type put portal 4").find("column 10"), std::string::npos);
+  EXPECT_NE(error_of("jobid \"abc").find("unterminated"), std::string::npos);
+  EXPECT_NE(error_of("src host").find("expected 'nid' or 'net'"), std::string::npos);
+}
+
+TEST(Filter, KernelTermsOnlyFromATopLevelConjunction) {
+  auto k = Filter::parse("type put and portal OST_IO and src nid 10.0.0.1@tcp and opcode 3").kernel_terms();
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->msg_type, 1u);
+  EXPECT_EQ(k->portal, 6u);
+  EXPECT_EQ(k->src_nid->to_string(), "10.0.0.1@tcp");
+  EXPECT_FALSE(k->net);
+  EXPECT_FALSE(Filter::parse("type put or type get").kernel_terms());
+  EXPECT_FALSE(Filter::parse("not type put").kernel_terms());
+  EXPECT_FALSE(Filter::parse("opcode 3").kernel_terms());
+  auto n = Filter::parse("net o2ib1 and dir recv").kernel_terms();
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->net->to_string(), "o2ib1");
+  EXPECT_EQ(n->direction, 2u);
+}

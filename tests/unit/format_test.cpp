@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "text/format.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "message_fixtures.h"
+#include "text/line.h"
+
+using namespace lnetcap;
+using lnetcap::text::Format;
+
+namespace {
+std::string render(const char* spec, const Message& m, std::uint64_t counter = 7) {
+  std::string out;
+  Format::compile(spec).render(m, counter, out);
+  return out;
+}
+
+class FormatTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+};
+}  // namespace
+
+TEST_F(FormatTest, EveryLnetdumpCode) {
+  auto req = test::enqueue_request();
+  const Message& m = req.msg;
+  EXPECT_EQ(render("%c", m), "7");
+  EXPECT_EQ(render("%Ls", m), "SEND");
+  EXPECT_EQ(render("%Lt", m), "PUT");
+  EXPECT_EQ(render("%Ll", m), std::to_string(m.lnet.payload_length));
+  EXPECT_EQ(render("%LP", m), "MDS_REQUEST_PORTAL");
+  EXPECT_EQ(render("%Lm", m), "0x5F0000000080");
+  EXPECT_EQ(render("%Po", m), "LDLM_ENQUEUE");
+  EXPECT_EQ(render("%Pj", m), "dd.500");
+  EXPECT_EQ(render("%Pu", m), "500");
+  EXPECT_EQ(render("%Pg", m), "100");
+  EXPECT_EQ(render("%Pp", m), "7");
+  EXPECT_EQ(render("%PL", test::enoent_reply().msg), "1234");
+  EXPECT_EQ(render("%PS", test::enoent_reply().msg), "987654321");
+  EXPECT_EQ(render("%Dt", m), "IBITS");
+  EXPECT_EQ(render("%Dc", m), "1");
+  EXPECT_EQ(render("%Dn", m), "[0x200000007:0x1:0x0]");
+}
+
+TEST_F(FormatTest, EveryLnetcapCode) {
+  auto req = test::enqueue_request();
+  auto rep = test::enoent_reply();
+  auto ping = test::ping_get();
+  EXPECT_EQ(render("%T", req.msg), "22:13:20.123456");
+  EXPECT_EQ(render("%Ts", req.msg), "1700000000.123456789");
+  EXPECT_EQ(render("%Ns>%Nd", req.msg), "10.0.3.2@tcp>10.0.3.1@tcp");
+  EXPECT_EQ(render("%Ni %Np", rep.msg), "10.0.3.2@tcp 10.0.3.1@tcp");
+  EXPECT_EQ(render("%Px", rep.msg), "0x5F0000000080");
+  EXPECT_EQ(render("%Pt", rep.msg), "error");
+  EXPECT_EQ(render("%Ps", rep.msg), "-2 (ENOENT)");
+  EXPECT_EQ(render("%Hs %Hr", ping.msg), "REMOTE_TIMEOUT 1");
+  EXPECT_EQ(render("100%%", ping.msg), "100%");
+}
+
+TEST_F(FormatTest, NotApplicableValuesFollowLnetdump) {
+  auto ping = test::ping_get();
+  EXPECT_EQ(render("%LP", ping.msg), "LNET_RESERVED_PORTAL");
+  EXPECT_EQ(render("%Po %Pj", ping.msg), "no_ptlrpc no_ptlrpc");
+  EXPECT_EQ(render("%Dt %Dc %Dn", ping.msg), "no_dlm no_dlm no_dlm");
+  EXPECT_EQ(render("%Px", ping.msg), "NA");  // portal 0 carries no XID
+  EXPECT_EQ(render("%Dt", test::enoent_reply().msg), "no_dlm");
+}
+
+TEST_F(FormatTest, WidthsAndAlignment) {
+  auto req = test::enqueue_request();
+  EXPECT_EQ(render("[%-6Lt]", req.msg), "[PUT   ]");
+  EXPECT_EQ(render("[%6Lt]", req.msg), "[   PUT]");
+  EXPECT_EQ(render("[%2Po]", req.msg), "[LDLM_ENQUEUE]");  // never cut
+  EXPECT_EQ(render("%-5c|", req.msg, 12), "12   |");
+}
+
+TEST_F(FormatTest, LnetdumpDefaultAndTalkFormatsCompile) {
+  auto req = test::enqueue_request();
+  EXPECT_EQ(render(std::string(text::kLnetdumpDefaultFormat).c_str(), req.msg, 1),
+            "1     0x5F0000000080 SEND  PUT   MDS_REQUEST_PORTAL   [dd.500          ] "
+            "LDLM_ENQUEUE                   IBITS 1 [0x200000007:0x1:0x0]");
+  EXPECT_NO_THROW(Format::compile("%-5c [%-15Lm] %-5Ls %-5Lt %-20LP [%-16Pj] %-30Po"));
+}
+
+TEST_F(FormatTest, UnknownCodeNamesItsColumn) {
+  try {
+    Format::compile("%Lt %Qz");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'%Qz' at column 5"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(FormatTest, DefaultLine) {
+  std::string out;
+  text::format_line(test::enqueue_request().msg, {}, out);
+  EXPECT_EQ(out.substr(0, 16), "22:13:20.123456 ");
+  EXPECT_NE(out.find("SEND PUT 10.0.3.2@tcp > 10.0.3.1@tcp MDS_REQUEST xid 0x5f0000000080"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(": LDLM_ENQUEUE request jobid dd.500 IBITS [0x200000007:0x1:0x0]"),
+            std::string::npos)
+      << out;
+  out.clear();
+  text::format_line(test::enoent_reply().msg, {}, out);
+  EXPECT_NE(out.find("RECV PUT 10.0.3.1@tcp > 10.0.3.2@tcp MDC_REPLY xid 0x5f0000000080 off 224"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("LDLM_ENQUEUE error status -2 (ENOENT)"), std::string::npos) << out;
+  out.clear();
+  text::format_line(test::ping_get().msg, {}, out);
+  EXPECT_NE(out.find("GET 16@kfi > 17@kfi LNET_RESERVED mb 0x8000000000000000 sink 272 len 0 "
+                     "health REMOTE_TIMEOUT retry 1: LNet ping"),
+            std::string::npos)
+      << out;
+  out.clear();
+  text::format_line(test::ost_write_v6_be().msg, {}, out);
+  EXPECT_NE(out.find("FWD PUT 2001:db8::2@tcp > 2001:db8::1@tcp OST_IO"), std::string::npos) << out;
+  EXPECT_NE(out.find("[64 captured]"), std::string::npos) << out;
+  out.clear();
+  text::format_line(test::enqueue_request().msg, {true, 0, false}, out);
+  EXPECT_EQ(out, "22:13:20.123456 SEND PUT 10.0.3.2@tcp > 10.0.3.1@tcp: LDLM_ENQUEUE request");
+  out.clear();
+  text::format_line(test::enqueue_request().msg, {false, 1, true}, out);
+  EXPECT_NE(out.find("22:13:20.123456789"), std::string::npos);
+  EXPECT_NE(out.find("task dd[4321]"), std::string::npos) << out;
+  EXPECT_NE(out.find("uid 500 gid 100"), std::string::npos) << out;
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// message_fixtures.h - a few decoded messages every filter/printer test uses.
+#pragma once
+
+#include "lnet_builders.h"
+
+namespace lnetcap::test {
+
+/// Owns the record bytes a Message points into.
+struct OwnedMessage {
+  std::vector<std::uint8_t> bytes;
+  Message msg;
+};
+
+inline OwnedMessage make_message(const RecordSpec& r, const LnetHeaderSpec& h,
+                                 const std::vector<std::uint8_t>& payload,
+                                 std::uint64_t ts = 1700000000123456789ULL) {
+  OwnedMessage o;
+  o.bytes = record(r, lnet_header(h), payload);
+  std::string why;
+  auto v = parse_record(o.bytes, &why);
+  if (!v) throw std::runtime_error(why);
+  o.msg = decode_message(*v, ts, 0);
+  return o;
+}
+
+/// LDLM_ENQUEUE request PUT from a client to the MDS, jobid "dd.500".
+inline OwnedMessage enqueue_request() {
+  RpcSpec rpc;
+  rpc.opc = LNETCAP_OPC_LDLM_ENQUEUE;
+  rpc.version = 0x00040003;
+  rpc.status = 4321;  // a request carries the sender's pid here
+  rpc.uid = 500;
+  rpc.gid = 100;
+  rpc.projid = 7;
+  rpc.jobid = "dd.500";
+  rpc.buffers.push_back(ldlm_request(0x200000007ULL, 0x1));
+  auto payload = lustre_msg(rpc);
+  LnetHeaderSpec h;
+  h.src = nid("10.0.3.2@tcp");
+  h.dst = nid("10.0.3.1@tcp");
+  h.type = LNETCAP_MSG_PUT;
+  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
+  h.match_bits = 0x5f0000000080ULL;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  RecordSpec r;
+  r.direction = 1;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.flags = 0x1;  // TASK_VALID
+  r.pid = 4321;
+  r.comm = "dd";
+  return make_message(r, h, payload);
+}
+
+/// Its error reply: status -2 (ENOENT), received on the client.
+inline OwnedMessage enoent_reply() {
+  RpcSpec rpc;
+  rpc.type = LNETCAP_PTL_RPC_MSG_ERR;
+  rpc.opc = LNETCAP_OPC_LDLM_ENQUEUE;
+  rpc.version = 3;
+  rpc.status = -2;
+  rpc.limit = 1234;
+  rpc.slv = 987654321;
+  auto payload = lustre_msg(rpc);
+  LnetHeaderSpec h;
+  h.src = nid("10.0.3.1@tcp");
+  h.dst = nid("10.0.3.2@tcp");
+  h.portal = LNETCAP_PORTAL_MDC_REPLY;
+  h.match_bits = 0x5f0000000080ULL;
+  h.offset = 224;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  RecordSpec r;
+  r.direction = 2;
+  r.local = h.dst;
+  r.peer = h.src;
+  r.seq = 2;
+  return make_message(r, h, payload);
+}
+
+/// LNet ping: GET on portal 0 to a kfi peer, health failure after a retry.
+inline OwnedMessage ping_get() {
+  LnetHeaderSpec h;
+  h.type = LNETCAP_MSG_GET;
+  h.src = nid("16@kfi");
+  h.dst = nid("17@kfi");
+  h.portal = 0;
+  h.match_bits = LNETCAP_LNET_PING_MATCHBITS;
+  h.sink_length = 272;
+  RecordSpec r;
+  r.direction = 1;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.seq = 3;
+  r.health = LNETCAP_HEALTH_REMOTE_TIMEOUT;
+  r.retries = 1;
+  r.flags = 0x10;  // HEALTH_VALID
+  return make_message(r, h, {});
+}
+
+/// An OST_WRITE request in nid16 form between IPv6 NIDs, big-endian sender.
+inline OwnedMessage ost_write_v6_be() {
+  RpcSpec rpc;
+  rpc.opc = LNETCAP_OPC_OST_WRITE;
+  rpc.version = 0x00030003;
+  rpc.uid = 0;
+  rpc.big_endian = true;
+  rpc.buffers.push_back(std::vector<std::uint8_t>(208, 0));  // ost_body
+  auto payload = lustre_msg(rpc);
+  LnetHeaderSpec h;
+  h.nid16 = true;
+  h.src = nid("2001:db8::2@tcp");
+  h.dst = nid("2001:db8::1@tcp");
+  h.portal = LNETCAP_PORTAL_OST_IO;
+  h.match_bits = 0x6000000000000ULL;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  RecordSpec r;
+  r.direction = 3;  // forwarded by a router
+  r.local = nid("10.9.9.9@tcp");
+  r.peer = h.dst;
+  r.snaplen = 64;  // only part of the body captured
+  r.seq = 4;
+  return make_message(r, h, payload);
+}
+
+}  // namespace lnetcap::test
