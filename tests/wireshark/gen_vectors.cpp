@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// gen_vectors - writes the plugin's test capture: lnetcap records whose LNet
+// headers, lustre_msg_v2 framing, ptlrpc_body and bodies are laid out byte
+// for byte as Lustre lays them out (../shared/docs/PROTOCOL.md 1.2, 1.3,
+// 2.2, 3.1-3.5, 4.2, 4.3; offsets from include/lnetcap/*.h, which pins
+// them with static asserts).  It covers what the real corpus lacks: reint
+// variants, nid16 headers, kfi/o2ib/IPv6/lo NIDs, a big-endian lustre_msg,
+// errors, health failures, truncation, sequence gaps, early replies,
+// resends, REP_MBITS replies and an unknown record version.
+//
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED]
+//   "random" appends N records of random bytes behind a valid record
+//   header prefix (for the fuzz test).
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lnetcap/bodies.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/record.h"
+#include "nid.h"
+#include "pcapng/writer.h"
+#include "record.h"
+
+using namespace lnetcap;
+std::uint32_t lnetcap_opcodes_sample(std::mt19937& rng);
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+// A buffer of fixed size written field by field in one byte order.
+struct W {
+  Bytes b;
+  bool be;
+  W(std::size_t n, bool big_endian = false) : b(n, 0), be(big_endian) {}
+  void u8(std::size_t off, std::uint8_t v) { b.at(off) = v; }
+  void u16(std::size_t off, std::uint16_t v) {
+    for (int i = 0; i < 2; ++i) b.at(off + (be ? 1 - i : i)) = std::uint8_t(v >> (8 * i));
+  }
+  void u32(std::size_t off, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.at(off + (be ? 3 - i : i)) = std::uint8_t(v >> (8 * i));
+  }
+  void u64(std::size_t off, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) b.at(off + (be ? 7 - i : i)) = std::uint8_t(v >> (8 * i));
+  }
+  void str(std::size_t off, const std::string& s) { std::memcpy(&b.at(off), s.data(), s.size()); }
+  void raw(std::size_t off, const std::uint8_t* p, std::size_t n) { std::memcpy(&b.at(off), p, n); }
+};
+
+#define OFF(s, f) LNETCAP_OFFSETOF(struct s, f)
+
+Bytes cstr(const std::string& s) {  // NUL-terminated name buffer
+  Bytes b(s.begin(), s.end());
+  b.push_back(0);
+  return b;
+}
+
+// lustre_msg_v2: header, buflens, buffers each padded to 8 (PROTOCOL.md 3.1).
+Bytes lustre_msg(bool be, const std::vector<Bytes>& bufs, std::uint32_t lm_flags = 1,
+                 std::uint32_t cksum = 0, std::uint32_t secflvr = 0) {
+  const std::size_t n = bufs.size();
+  std::size_t size = LNETCAP_LUSTRE_MSG_HDR_SIZE(n);
+  for (const auto& x : bufs) size += LNETCAP_LUSTRE_MSG_ROUND8(x.size());
+  W w(size, be);
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_bufcount), std::uint32_t(n));
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_secflvr), secflvr);
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_magic), LNETCAP_LUSTRE_MSG_MAGIC_V2);
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_repsize), 1024);
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_cksum), cksum);
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_flags), lm_flags);
+  std::size_t off = LNETCAP_LUSTRE_MSG_HDR_SIZE(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    w.u32(32 + 4 * i, std::uint32_t(bufs[i].size()));
+    if (!bufs[i].empty()) w.raw(off, bufs[i].data(), bufs[i].size());
+    off += LNETCAP_LUSTRE_MSG_ROUND8(bufs[i].size());
+  }
+  return w.b;
+}
+
+struct Body {
+  std::uint32_t type = LNETCAP_PTL_RPC_MSG_REQUEST;
+  std::uint32_t opc = 0;
+  std::uint32_t version = 0x00010003;
+  std::int32_t status = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t op_flags = 0;
+  std::uint64_t mbits = 0;
+  std::uint64_t transno = 0;
+  std::string jobid;
+  bool v3 = true;
+};
+
+Bytes ptlrpc_body(bool be, const Body& p) {
+  W w(p.v3 ? LNETCAP_PTLRPC_BODY_V3_LEN : LNETCAP_PTLRPC_BODY_V2_LEN, be);
+  w.u64(OFF(lnetcap_ptlrpc_body, pb_handle), 0x1122334455667788ULL);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_type), p.type);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_version), p.version);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_opc), p.opc);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_status), std::uint32_t(p.status));
+  w.u64(OFF(lnetcap_ptlrpc_body, pb_last_xid), 0xf80);
+  w.u16(OFF(lnetcap_ptlrpc_body, pb_tag), 1);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_projid), 7);
+  w.u64(OFF(lnetcap_ptlrpc_body, pb_last_committed), 0x100);
+  w.u64(OFF(lnetcap_ptlrpc_body, pb_transno), p.transno);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_flags), p.flags);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_op_flags), p.op_flags);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_conn_cnt), 1);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_timeout), 33);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_service_time), 2);
+  w.u64(OFF(lnetcap_ptlrpc_body, pb_mbits), p.mbits);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_uid), 1000);
+  w.u32(OFF(lnetcap_ptlrpc_body, pb_gid), 1000);
+  if (p.v3) w.str(OFF(lnetcap_ptlrpc_body, pb_jobid), p.jobid);
+  return w.b;
+}
+
+void fid(W& w, std::size_t off, std::uint64_t seq, std::uint32_t oid, std::uint32_t ver = 0) {
+  w.u64(off, seq);
+  w.u32(off + 8, oid);
+  w.u32(off + 12, ver);
+}
+
+Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
+  W w(sizeof(struct lnetcap_obdo), be);
+  w.u64(OFF(lnetcap_obdo, o_valid), 0x1 | 0x10 | 0x2000000);  // FLID|FLSIZE|FLFID
+  w.u64(OFF(lnetcap_obdo, o_oi), 0x100000000ULL);             // IDIF-less FID seq
+  w.u64(OFF(lnetcap_obdo, o_oi) + 8, oid);
+  w.u64(OFF(lnetcap_obdo, o_size), size);
+  w.u32(OFF(lnetcap_obdo, o_mode), 0100644);
+  w.u32(OFF(lnetcap_obdo, o_uid), 1000);
+  w.u32(OFF(lnetcap_obdo, o_gid), 1000);
+  w.u64(OFF(lnetcap_obdo, o_grant), 0x200000);
+  w.u32(OFF(lnetcap_obdo, o_layout) + 0, 1048576);  // ol_stripe_size
+  w.u32(OFF(lnetcap_obdo, o_layout) + 4, 1);        // ol_stripe_count
+  w.u32(OFF(lnetcap_obdo, o_projid), 7);
+  return w.b;
+}
+
+Bytes ioobj(bool be, std::uint64_t oid, std::uint32_t bufcnt) {
+  W w(sizeof(struct lnetcap_obd_ioobj), be);
+  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid), 0x100000000ULL);
+  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, oid);
+  w.u32(OFF(lnetcap_obd_ioobj, ioo_max_brw), 0);
+  w.u32(OFF(lnetcap_obd_ioobj, ioo_bufcnt), bufcnt);
+  return w.b;
+}
+
+Bytes niobufs(bool be, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& v,
+              std::uint32_t flags) {
+  W w(16 * v.size(), be);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    w.u64(16 * i + OFF(lnetcap_niobuf_remote, rnb_offset), v[i].first);
+    w.u32(16 * i + OFF(lnetcap_niobuf_remote, rnb_len), v[i].second);
+    w.u32(16 * i + OFF(lnetcap_niobuf_remote, rnb_flags), flags);
+  }
+  return w.b;
+}
+
+// ldlm_lock_desc at off inside w.
+void lock_desc(W& w, std::size_t off, std::uint32_t type, const std::uint64_t name[4],
+               std::uint32_t req_mode, std::uint32_t granted_mode, std::uint64_t p0,
+               std::uint64_t p1, std::uint64_t p2) {
+  w.u32(off + OFF(lnetcap_ldlm_lock_desc, l_resource) + OFF(lnetcap_ldlm_resource_desc, lr_type),
+        type);
+  for (int i = 0; i < 4; ++i)
+    w.u64(off + OFF(lnetcap_ldlm_lock_desc, l_resource) +
+              OFF(lnetcap_ldlm_resource_desc, lr_name) + 8 * i,
+          name[i]);
+  w.u32(off + OFF(lnetcap_ldlm_lock_desc, l_req_mode), req_mode);
+  w.u32(off + OFF(lnetcap_ldlm_lock_desc, l_granted_mode), granted_mode);
+  w.u64(off + OFF(lnetcap_ldlm_lock_desc, l_policy_data), p0);
+  w.u64(off + OFF(lnetcap_ldlm_lock_desc, l_policy_data) + 8, p1);
+  w.u64(off + OFF(lnetcap_ldlm_lock_desc, l_policy_data) + 16, p2);
+}
+
+Bytes ldlm_request(bool be, std::uint32_t flags, std::uint32_t type, const std::uint64_t name[4],
+                   std::uint32_t mode, std::uint64_t p0, std::uint64_t p1,
+                   std::vector<std::uint64_t> handles) {
+  if (handles.size() < LNETCAP_LDLM_LOCKREQ_HANDLES) handles.resize(LNETCAP_LDLM_LOCKREQ_HANDLES);
+  W w(sizeof(struct lnetcap_ldlm_request) + 8 * handles.size(), be);
+  w.u32(OFF(lnetcap_ldlm_request, lock_flags), flags);
+  w.u32(OFF(lnetcap_ldlm_request, lock_count), std::uint32_t(handles.size()));
+  lock_desc(w, OFF(lnetcap_ldlm_request, lock_desc), type, name, mode, 0, p0, p1, 0);
+  for (std::size_t i = 0; i < handles.size(); ++i)
+    w.u64(sizeof(struct lnetcap_ldlm_request) + 8 * i, handles[i]);
+  return w.b;
+}
+
+Bytes ldlm_reply(bool be, std::uint32_t flags, std::uint32_t type, const std::uint64_t name[4],
+                 std::uint32_t mode, std::uint64_t p0, std::uint64_t p1, std::uint64_t handle,
+                 std::uint64_t res1) {
+  W w(sizeof(struct lnetcap_ldlm_reply), be);
+  w.u32(OFF(lnetcap_ldlm_reply, lock_flags), flags);
+  lock_desc(w, OFF(lnetcap_ldlm_reply, lock_desc), type, name, mode, mode, p0, p1, 0);
+  w.u64(OFF(lnetcap_ldlm_reply, lock_handle), handle);
+  w.u64(OFF(lnetcap_ldlm_reply, lock_policy_res1), res1);
+  return w.b;
+}
+
+Bytes u64buf(bool be, std::uint64_t v) {
+  W w(8, be);
+  w.u64(0, v);
+  return w.b;
+}
+
+Bytes ost_lvb(bool be, std::uint64_t size) {
+  W w(sizeof(struct lnetcap_ost_lvb), be);
+  w.u64(OFF(lnetcap_ost_lvb, lvb_size), size);
+  w.u64(OFF(lnetcap_ost_lvb, lvb_mtime), 1700000000);
+  w.u64(OFF(lnetcap_ost_lvb, lvb_blocks), 2048);
+  return w.b;
+}
+
+Bytes mdt_body(bool be, std::uint64_t seq, std::uint32_t oid, std::uint64_t size) {
+  W w(sizeof(struct lnetcap_mdt_body), be);
+  fid(w, OFF(lnetcap_mdt_body, mbo_fid1), seq, oid);
+  w.u64(OFF(lnetcap_mdt_body, mbo_valid), 0x1 | 0x10 | 0x80 | 0x200 | 0x400);
+  w.u64(OFF(lnetcap_mdt_body, mbo_size), size);
+  w.u64(OFF(lnetcap_mdt_body, mbo_mtime), 1700000000);
+  w.u32(OFF(lnetcap_mdt_body, mbo_mode), 040755);
+  w.u32(OFF(lnetcap_mdt_body, mbo_uid), 1000);
+  w.u32(OFF(lnetcap_mdt_body, mbo_gid), 1000);
+  w.u32(OFF(lnetcap_mdt_body, mbo_nlink), 2);
+  return w.b;
+}
+
+// Generic reint record prefix plus the variant fields the caller sets.
+W reint(bool be, std::uint32_t op) {
+  W w(sizeof(struct lnetcap_mdt_rec_reint), be);
+  w.u32(OFF(lnetcap_mdt_rec_reint, rr_opcode), op);
+  w.u32(OFF(lnetcap_mdt_rec_reint, rr_fsuid), 1000);
+  w.u32(OFF(lnetcap_mdt_rec_reint, rr_fsgid), 1000);
+  fid(w, OFF(lnetcap_mdt_rec_reint, rr_fid1), 0x200000007ULL, 1);  // root
+  return w;
+}
+
+Bytes connect_data(bool be, std::uint64_t flags, std::uint64_t flags2) {
+  W w(sizeof(struct lnetcap_obd_connect_data), be);
+  w.u64(OFF(lnetcap_obd_connect_data, ocd_connect_flags), flags);
+  w.u32(OFF(lnetcap_obd_connect_data, ocd_version), 0x02100100);  // 2.16.1.0
+  w.u32(OFF(lnetcap_obd_connect_data, ocd_grant), 0);
+  w.u32(OFF(lnetcap_obd_connect_data, ocd_index), 0);
+  w.u32(OFF(lnetcap_obd_connect_data, ocd_brw_size), 4194304);
+  w.u64(OFF(lnetcap_obd_connect_data, ocd_ibits_known), 0x7f);
+  w.u32(OFF(lnetcap_obd_connect_data, ocd_max_easize), 65536);
+  w.u64(OFF(lnetcap_obd_connect_data, ocd_maxbytes), 0x7fffffffffffffffULL);
+  w.u16(OFF(lnetcap_obd_connect_data, ocd_maxmodrpcs), 8);
+  w.u64(OFF(lnetcap_obd_connect_data, ocd_connect_flags2), flags2);
+  return w.b;
+}
+
+Bytes uuid(const std::string& s) {
+  Bytes b(LNETCAP_OBD_UUID_LEN - 1, 0);  // RMF_TGTUUID/CLUUID are 39 bytes
+  std::memcpy(b.data(), s.data(), s.size());
+  return b;
+}
+
+// --- LNet headers (PROTOCOL.md 1.2 / 1.3) -------------------------------------
+struct Lnet {
+  Nid src, dst;
+  std::uint32_t type = LNETCAP_MSG_PUT;
+  std::uint32_t portal = 0;
+  std::uint64_t mbits = 0;
+  std::uint32_t offset = 0;
+  bool ack = false;
+  bool large = false;
+  std::uint32_t sink_length = 0;
+};
+
+Bytes lnet_header(const Lnet& h, std::uint32_t payload_len) {
+  W w(h.large ? LNETCAP_HDR_NID16_LEN : LNETCAP_HDR_NID4_LEN);
+  std::size_t m;
+  if (h.large) {
+    std::uint8_t raw[20];
+    h.dst.to_lnet_nid(raw);
+    w.raw(OFF(lnetcap_hdr_nid16, dest_nid), raw, 20);
+    h.src.to_lnet_nid(raw);
+    w.raw(OFF(lnetcap_hdr_nid16, src_nid), raw, 20);
+    m = OFF(lnetcap_hdr_nid16, msg);
+  } else {
+    w.u64(OFF(lnetcap_hdr_nid4, dest_nid), h.dst.to_nid4());
+    w.u64(OFF(lnetcap_hdr_nid4, src_nid), h.src.to_nid4());
+    m = OFF(lnetcap_hdr_nid4, msg);
+  }
+  w.u32(m - 16, LNETCAP_LNET_PID_LUSTRE);  // dest_pid
+  w.u32(m - 12, LNETCAP_LNET_PID_LUSTRE);  // src_pid
+  w.u32(m - 8, h.type);
+  w.u32(m - 4, payload_len);
+  switch (h.type) {
+    case LNETCAP_MSG_PUT:
+      w.u64(m + OFF(lnetcap_put, ack_wmd), h.ack ? 0xabcULL : ~0ULL);
+      w.u64(m + OFF(lnetcap_put, ack_wmd) + 8, h.ack ? 0xdefULL : ~0ULL);
+      w.u64(m + OFF(lnetcap_put, match_bits), h.mbits);
+      w.u32(m + OFF(lnetcap_put, ptl_index), h.portal);
+      w.u32(m + OFF(lnetcap_put, offset), h.offset);
+      break;
+    case LNETCAP_MSG_GET:
+      w.u64(m + OFF(lnetcap_get, return_wmd), 0x1234);
+      w.u64(m + OFF(lnetcap_get, return_wmd) + 8, 0x5678);
+      w.u64(m + OFF(lnetcap_get, match_bits), h.mbits);
+      w.u32(m + OFF(lnetcap_get, ptl_index), h.portal);
+      w.u32(m + OFF(lnetcap_get, sink_length), h.sink_length);
+      break;
+    case LNETCAP_MSG_ACK:
+      w.u64(m + OFF(lnetcap_ack, dst_wmd), 0xabc);
+      w.u64(m + OFF(lnetcap_ack, dst_wmd) + 8, 0xdef);
+      w.u64(m + OFF(lnetcap_ack, match_bits), h.mbits);
+      w.u32(m + OFF(lnetcap_ack, mlength), 224);
+      break;
+    case LNETCAP_MSG_REPLY:
+      w.u64(m + OFF(lnetcap_reply, dst_wmd), 0x1234);
+      w.u64(m + OFF(lnetcap_reply, dst_wmd) + 8, 0x5678);
+      break;
+    case LNETCAP_MSG_HELLO:
+      w.u64(m + OFF(lnetcap_hello, incarnation), 0x17000000abcdULL);
+      w.u32(m + OFF(lnetcap_hello, type), 1);
+      break;
+  }
+  return w.b;
+}
+
+Bytes ping_info(const std::vector<std::pair<Nid, std::uint32_t>>& nis) {
+  W w(sizeof(struct lnetcap_ping_info) + 16 * nis.size());
+  w.u32(OFF(lnetcap_ping_info, pi_magic), LNETCAP_LNET_PROTO_PING_MAGIC);
+  w.u32(OFF(lnetcap_ping_info, pi_features), 0x1 | 0x2 | 0x8 | 0x10);
+  w.u32(OFF(lnetcap_ping_info, pi_pid), LNETCAP_LNET_PID_LUSTRE);
+  w.u32(OFF(lnetcap_ping_info, pi_nnis), std::uint32_t(nis.size()));
+  for (std::size_t i = 0; i < nis.size(); ++i) {
+    std::size_t o = 16 + 16 * i;
+    w.u64(o + OFF(lnetcap_ni_status, ns_nid), nis[i].first.to_nid4());
+    w.u32(o + OFF(lnetcap_ni_status, ns_status), nis[i].second);
+    w.u32(o + OFF(lnetcap_ni_status, ns_msg_size), 0);
+  }
+  return w.b;
+}
+
+class Out {
+ public:
+  explicit Out(const std::string& path) : w_(path) {
+    w_.begin_section({"lnetcap test vectors", "Linux", "x86_64", {"generated by gen_vectors"}});
+    CaptureInterface i;
+    i.name = "tcp";
+    i.description = "test vectors";
+    if0_ = w_.add_interface(LNETCAP_LINKTYPE, i);
+    i.name = "o2ib3";
+    if1_ = w_.add_interface(LNETCAP_LINKTYPE, i);
+  }
+  std::uint64_t ts = 1700000000ULL * 1000000000ULL;
+
+  RecordHeader rh(const Nid& local, const Nid& peer, std::uint8_t dir) {
+    RecordHeader h;
+    h.direction = dir;
+    h.hook = dir == LNETCAP_DIR_SEND ? LNETCAP_HOOK_LNET_NI_SEND : LNETCAP_HOOK_LNET_PARSE;
+    h.lnd_type = local.type;
+    h.flags = LNETCAP_REC_F_TASK_VALID;
+    h.cpu = 1;
+    h.pid = 4242;
+    h.comm = "dd";
+    h.local_nid = local;
+    h.peer_nid = peer;
+    return h;
+  }
+
+  // Writes one message; advances time by step_us first.
+  void msg(const Lnet& l, const Bytes& payload, std::uint64_t step_us = 1000,
+           RecordHeader* hdr = nullptr, std::size_t caplen = SIZE_MAX, bool second_if = false) {
+    ts += step_us * 1000;
+    RecordHeader h = hdr ? *hdr : rh(l.src, l.dst, LNETCAP_DIR_SEND);
+    if (!hdr) h.seq = seq_;
+    seq_ = h.seq + 1;
+    h.payload_len = std::uint32_t(payload.size());
+    Bytes hdrb = lnet_header(l, std::uint32_t(payload.size()));
+    std::size_t n = std::min(caplen, payload.size());
+    Bytes rec;
+    encode_record(h, hdrb, ByteSpan(payload.data(), n), rec);
+    w_.write_packet(second_if ? if1_ : if0_, ts, rec, std::uint32_t(rec.size() + payload.size() - n),
+                    0, std::nullopt);
+  }
+  void raw(const Bytes& rec) {
+    ts += 1000000;
+    w_.write_packet(if0_, ts, rec, std::uint32_t(rec.size()), 0, std::nullopt);
+  }
+  std::uint64_t seq_ = 1;
+  void close() { w_.close(); }
+
+ private:
+  pcapng::Writer w_;
+  std::uint32_t if0_ = 0, if1_ = 0;
+};
+
+Nid N(const char* s) { return *Nid::parse(s); }
+
+Lnet req(const char* c, const char* s, std::uint32_t portal, std::uint64_t xid) {
+  Lnet l;
+  l.src = N(c);
+  l.dst = N(s);
+  l.portal = portal;
+  l.mbits = xid;
+  return l;
+}
+Lnet rep(const char* c, const char* s, std::uint32_t portal, std::uint64_t mbits,
+         std::uint32_t offset = LNETCAP_LUSTRE_MSG_EARLY_SIZE) {
+  Lnet l = req(s, c, portal, mbits);
+  l.offset = offset;
+  return l;
+}
+
+Body B(std::uint32_t type, std::uint32_t opc, std::uint32_t version, std::int32_t status = 0) {
+  Body b;
+  b.type = type;
+  b.opc = opc;
+  b.version = type == LNETCAP_PTL_RPC_MSG_REQUEST ? version : LNETCAP_PTLRPC_MSG_VERSION;
+  b.status = type == LNETCAP_PTL_RPC_MSG_REQUEST ? 4242 : status;  // request: sender pid
+  return b;
+}
+
+constexpr std::uint32_t RQ = LNETCAP_PTL_RPC_MSG_REQUEST;
+constexpr std::uint32_t RP = LNETCAP_PTL_RPC_MSG_REPLY;
+const char* CL = "10.0.0.1@tcp";
+const char* SV = "10.0.0.2@tcp";
+
+void vectors(Out& o) {
+  const bool le = false;
+  // 1-2 OBD_PING with a jobid, reply at offset 224.
+  {
+    Body b = B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003);
+    b.jobid = "dd.1000";
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1000), lustre_msg(le, {ptlrpc_body(le, b)}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1000),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 250);
+  }
+  // 3-4 OST_WRITE: body, ost_body, ioobj, 2 niobufs, capa1 (0), short_io (0).
+  {
+    Body b = B(RQ, LNETCAP_OPC_OST_WRITE, 0x00030003);
+    b.mbits = 0x1080;
+    b.jobid = "dd.1000";
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, 0x1080),
+          lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x42, 0), ioobj(le, 0x42, 2),
+                          niobufs(le, {{0, 4096}, {4096, 8192}}, 0x2 | 0x20), {}, {}}));
+    W rcs(8);
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1080),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_WRITE, 0)), ost_body(le, 0x42, 12288),
+                          rcs.b}),
+          5000);
+  }
+  // 5-6 OST_READ request, reply.
+  {
+    Body b = B(RQ, LNETCAP_OPC_OST_READ, 0x00030003);
+    b.mbits = 0x1100;
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, 0x1100),
+          lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x42, 0), ioobj(le, 0x42, 1),
+                          niobufs(le, {{0, 1048576}}, 0x1), {}, {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1100),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_READ, 0)), ost_body(le, 0x42, 1048576),
+                          {}}),
+          3000);
+  }
+  // 7-8 LDLM_ENQUEUE extent PW on an OST object, with an LVB in the reply.
+  std::uint64_t res_ost[4] = {0x42, 0x100000000ULL, 0, 0};
+  {
+    Body b = B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_REQUEST, 0x1180),
+          lustre_msg(le, {ptlrpc_body(le, b),
+                          ldlm_request(le, 0x0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL,
+                                       {0xc0ffee01})}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1180),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, 0x0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL, 0x5e7e1, 0),
+                          ost_lvb(le, 12288)}),
+          400);
+  }
+  // 9-10 LDLM_ENQUEUE with an IT_GETATTR intent: ibits lock on a FID
+  // resource, then MDT_BODY, CAPA1 and NAME (RQF_LDLM_INTENT_GETATTR).
+  std::uint64_t res_fid[4] = {0x200000401ULL, 0x5, 0, 0};
+  {
+    Body b = B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1200),
+          lustre_msg(le, {ptlrpc_body(le, b),
+                          ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res_fid, 4,
+                                       0x1 | 0x2, 0, {0xc0ffee02}),
+                          u64buf(le, 0x8 /* IT_GETATTR */), mdt_body(le, 0x200000401ULL, 5, 0), {},
+                          cstr("file1")}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1200),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res_fid, 4,
+                                     0x1 | 0x2, 0, 0x5e7e2, 0x1 | 0x2 | 0x8),
+                          mdt_body(le, 0x200000401ULL, 6, 4096)}),
+          300);
+  }
+  // 11-12 LDLM_CANCEL with two handles.
+  o.msg(req(CL, SV, LNETCAP_PORTAL_LDLM_CANCEL_REQUEST, 0x1280),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_CANCEL, 0x00040003)),
+                        ldlm_request(le, 0, LNETCAP_LDLM_PLAIN, res_fid, 0, 0, 0,
+                                     {0x5e7e1, 0x5e7e2})}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_LDLM_CANCEL_REPLY, 0x1280),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_CANCEL, 0))}), 200);
+  // 13-14 LDLM_BL_CALLBACK from the server to the client.
+  o.msg(req(SV, CL, LNETCAP_PORTAL_LDLM_CB_REQUEST, 0x9000),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_BL_CALLBACK, 0x00040003)),
+                        ldlm_request(le, 0x20 /* AST_SENT */, LNETCAP_LDLM_IBITS, res_fid, 4,
+                                     0x2, 0, {0xc0ffee02})}));
+  o.msg(rep(SV, CL, LNETCAP_PORTAL_LDLM_CB_REPLY, 0x9000),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_BL_CALLBACK, 0))}), 150);
+  // 15-16 LDLM_CP_CALLBACK with an LVB.
+  o.msg(req(SV, CL, LNETCAP_PORTAL_LDLM_CB_REQUEST, 0x9080),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_CP_CALLBACK, 0x00040003)),
+                        ldlm_request(le, 0, LNETCAP_LDLM_EXTENT, res_ost, 4, 0, 4095,
+                                     {0xc0ffee01}),
+                        ost_lvb(le, 4096)}));
+  o.msg(rep(SV, CL, LNETCAP_PORTAL_LDLM_CB_REPLY, 0x9080),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_CP_CALLBACK, 0))}), 150);
+  // 17-18 MDS_GETATTR with REP_MBITS: the reply comes back on pb_mbits.
+  {
+    Body b = B(RQ, LNETCAP_OPC_MDS_GETATTR, 0x00020003);
+    b.mbits = 0x1301;
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_READPAGE, 0x1300),
+          lustre_msg(le, {ptlrpc_body(le, b), mdt_body(le, 0x200000007ULL, 1, 0), {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1301),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                          mdt_body(le, 0x200000007ULL, 1, 4096), {}, {}, {}, {}}),
+          700);
+  }
+  // 19-28 MDS_REINT: create, setattr, link, unlink (-ENOENT), rename.
+  {
+    W r = reint(le, LNETCAP_REINT_CREATE);
+    fid(r, 56, 0x200000401ULL, 7);  // cr_fid2: the new child
+    r.u32(112, 040755);             // cr_mode
+    r.u32(128, 022);                // cr_umask
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1380),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
+                          cstr("newdir")}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1380),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0)),
+                          mdt_body(le, 0x200000401ULL, 7, 4096)}),
+          900);
+  }
+  {
+    W r = reint(le, LNETCAP_REINT_SETATTR);
+    r.u64(LNETCAP_SETATTR_OFF_VALID, 0x1 | 0x2 | 0x8);  // MODE|UID|SIZE
+    r.u32(LNETCAP_SETATTR_OFF_UID, 2000);
+    r.u32(LNETCAP_SETATTR_OFF_GID, 2000);
+    r.u64(LNETCAP_SETATTR_OFF_SIZE, 65536);
+    r.u32(LNETCAP_SETATTR_OFF_MODE, 0100600);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1400),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1400),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0)),
+                          mdt_body(le, 0x200000401ULL, 5, 65536)}),
+          800);
+  }
+  {
+    W r = reint(le, LNETCAP_REINT_LINK);
+    fid(r, 56, 0x200000401ULL, 5);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1480),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {}, {},
+                          cstr("hardlink")}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1480),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0))}), 600);
+  }
+  {
+    W r = reint(le, LNETCAP_REINT_UNLINK);
+    r.u32(116, 0100644);  // ul_mode
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1500),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
+                          cstr("missing")}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1500),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, -2))}), 500);
+  }
+  {
+    W r = reint(le, LNETCAP_REINT_RENAME);
+    fid(r, 56, 0x200000401ULL, 7);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1580),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {}, {},
+                          cstr("oldname"), cstr("newname")}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1580),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0))}), 600);
+  }
+  // 29-30 MDS_REINT open (CAPA1, CAPA2 empty), 31-32 setxattr.
+  {
+    W r = reint(le, LNETCAP_REINT_OPEN);
+    fid(r, 56, 0x200000401ULL, 8);
+    r.u32(112, 0100644);
+    r.u32(120, 0x42 /* O_CREAT|O_RDWR */);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1600),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {}, {},
+                          cstr("opened"), {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1600),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0)),
+                          mdt_body(le, 0x200000401ULL, 8, 0)}),
+          600);
+  }
+  {
+    W r = reint(le, LNETCAP_REINT_SETXATTR);
+    r.u64(LNETCAP_SETXATTR_OFF_VALID, 1ULL << 36);  // OBD_MD_FLXATTR
+    r.u32(LNETCAP_SETXATTR_OFF_SIZE, 5);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1680),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
+                          cstr("user.color"), Bytes{'b', 'l', 'u', 'e', 0}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1680),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0))}), 600);
+  }
+  // 33-34 MDS_CONNECT: target and client UUIDs, handle, connect data.
+  {
+    Body b = B(RQ, LNETCAP_OPC_MDS_CONNECT, 0x00010003);
+    b.op_flags = 0x20 /* INITIAL */;
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1700),
+          lustre_msg(le, {ptlrpc_body(le, b), uuid("lfs-MDT0000_UUID"),
+                          uuid("6f0b2c1e-client-uuid"), u64buf(le, 0x6b6b6b6b),
+                          connect_data(le, 0x1 | 0x1000 | 0x8000000000000000ULL, 0x100000), {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1700),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_CONNECT, 0)),
+                          connect_data(le, 0x1000 | 0x8000000000000000ULL, 0x100000)}),
+          2000);
+  }
+  // 35-36 Big-endian lustre_msg: OST_SYNC from a big-endian client.
+  o.msg(req(CL, SV, LNETCAP_PORTAL_OST_REQUEST, 0x1780),
+        lustre_msg(true, {ptlrpc_body(true, B(RQ, LNETCAP_OPC_OST_SYNC, 0x00030003)),
+                          ost_body(true, 0x43, 0), {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1780),
+        lustre_msg(true, {ptlrpc_body(true, B(RP, LNETCAP_OPC_OST_SYNC, 0)), ost_body(true, 0x43, 0)}),
+        1200);
+  // 37-38 nid16 header with IPv6 NIDs: OBD_PING.
+  {
+    Lnet l = req("fe80::1@tcp", "fe80::2@tcp1", LNETCAP_PORTAL_OST_REQUEST, 0x1800);
+    l.large = true;
+    o.msg(l, lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+    Lnet r = rep("fe80::1@tcp", "fe80::2@tcp1", LNETCAP_PORTAL_OSC_REPLY, 0x1800);
+    r.large = true;
+    o.msg(r, lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 100);
+  }
+  // 39 kfi NIDs, 40 o2ib with net number, 41 loopback (second interface).
+  o.msg(req("16@kfi", "17@kfi", LNETCAP_PORTAL_MDS_REQUEST, 0x1880),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+  o.msg(req("192.168.1.2@o2ib3", "192.168.1.3@o2ib3", LNETCAP_PORTAL_OST_REQUEST, 0x1900),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}), 1000, nullptr,
+        SIZE_MAX, true);
+  o.msg(req("0@lo", "0@lo", LNETCAP_PORTAL_MDS_REQUEST, 0x1980),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+  // 42 health failure with retries and completion status -ETIMEDOUT.
+  {
+    Lnet l = req(CL, SV, LNETCAP_PORTAL_OST_REQUEST, 0x1a00);
+    RecordHeader h = o.rh(l.src, l.dst, LNETCAP_DIR_SEND);
+    h.hook = LNETCAP_HOOK_LNET_FINALIZE;
+    h.flags |= LNETCAP_REC_F_HEALTH_VALID | LNETCAP_REC_F_STATUS_VALID;
+    h.health_status = LNETCAP_HEALTH_REMOTE_TIMEOUT;
+    h.retry_count = 2;
+    h.status = -110;
+    h.seq = o.seq_;
+    o.msg(l, lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}), 1000, &h);
+  }
+  // 43 truncated: an OST_WRITE request cut at 100 payload bytes, inside
+  // the ptlrpc_body (payload_caplen < payload_len).
+  {
+    Body b = B(RQ, LNETCAP_OPC_OST_WRITE, 0x00030003);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, 0x1a80),
+          lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x44, 0), ioobj(le, 0x44, 1),
+                          niobufs(le, {{0, 4096}}, 0x2), {}, {}}),
+          1000, nullptr, 100);
+  }
+  // 44 sequence gap: 5 records missing before this one.
+  o.seq_ += 5;
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1b00),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+  // 45-46 LNet ping: GET on portal 0, REPLY with lnet_ping_info.
+  {
+    Lnet g = req(CL, SV, LNETCAP_PORTAL_LNET_RESERVED, LNETCAP_LNET_PING_MATCHBITS);
+    g.type = LNETCAP_MSG_GET;
+    g.sink_length = 272;
+    o.msg(g, {});
+    Lnet r;
+    r.src = N(SV);
+    r.dst = N(CL);
+    r.type = LNETCAP_MSG_REPLY;
+    o.msg(r, ping_info({{N("0@lo"), 3}, {N(SV), LNETCAP_LNET_NI_STATUS_UP},
+                        {N("10.1.0.2@o2ib1"), LNETCAP_LNET_NI_STATUS_UP}}),
+          80);
+  }
+  // 47-48 discovery push (PUT to portal 0 wanting an ACK) and its ACK.
+  {
+    Lnet p = req(CL, SV, LNETCAP_PORTAL_LNET_RESERVED, LNETCAP_LNET_PING_MATCHBITS);
+    p.ack = true;
+    o.msg(p, ping_info({{N("0@lo"), 4}, {N(CL), LNETCAP_LNET_NI_STATUS_UP}}));
+    Lnet a;
+    a.src = N(SV);
+    a.dst = N(CL);
+    a.type = LNETCAP_MSG_ACK;
+    a.mbits = LNETCAP_LNET_PING_MATCHBITS;
+    o.msg(a, {}, 60);
+  }
+  // 49 HELLO.
+  {
+    Lnet h;
+    h.src = N(CL);
+    h.dst = N(SV);
+    h.type = LNETCAP_MSG_HELLO;
+    o.msg(h, {});
+  }
+  // 50-52 OST_READ with an early reply (offset 0, 1 buffer, lm_cksum set)
+  // and then the final reply at offset 224.
+  {
+    Body b = B(RQ, LNETCAP_OPC_OST_READ, 0x00030003);
+    b.mbits = 0x1c00;
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, 0x1c00),
+          lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x45, 0), ioobj(le, 0x45, 1),
+                          niobufs(le, {{0, 4096}}, 0x1), {}, {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1c00, 0),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_READ, 0))}, 1, 0x1234abcd), 30000);
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1c00),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_READ, 0)), ost_body(le, 0x45, 4096),
+                          {}}),
+          30000);
+  }
+  // 53-54 MDS_STATFS never answered, then resent with MSG_RESENT.
+  {
+    Body b = B(RQ, LNETCAP_OPC_MDS_STATFS, 0x00020003);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1c80), lustre_msg(le, {ptlrpc_body(le, b)}));
+    b.flags = 0x2;
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1c80), lustre_msg(le, {ptlrpc_body(le, b)}),
+          100000);
+  }
+  // 55-56 PtlRPC error message (PTL_RPC_MSG_ERR, -EPROTO) to an OST_GETATTR,
+  // with a v2 (152-byte) body.
+  {
+    Body b = B(RQ, LNETCAP_OPC_OST_GETATTR, 0x00030003);
+    b.v3 = false;
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_REQUEST, 0x1d00),
+          lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x46, 0), {}}));
+    Body e = B(LNETCAP_PTL_RPC_MSG_ERR, LNETCAP_OPC_OST_GETATTR, 0, -71);
+    e.v3 = false;
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1d00), lustre_msg(le, {ptlrpc_body(le, e)}), 200);
+  }
+  // 57 OUT_UPDATE: a body this plugin does not decode.
+  {
+    Bytes upd(64, 0xab);
+    o.msg(req("10.0.0.3@tcp", SV, LNETCAP_PORTAL_OUT, 0x1d80),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00020003)), upd}));
+  }
+  // 58 a record of version 2 (from a newer lnetcap).
+  {
+    Bytes rec;
+    RecordHeader h = o.rh(N(CL), N(SV), LNETCAP_DIR_SEND);
+    encode_record(h, {}, {}, rec);
+    rec[4] = 2;
+    o.raw(rec);
+  }
+}
+
+void random_records(Out& o, int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (int i = 0; i < n; ++i) {
+    // A real record header (so the plugin gets past the magic), then
+    // random LNet header and payload bytes, with random length fields.
+    Lnet l = req(CL, SV, rng() % 40, rng());
+    l.type = rng() % 6;
+    l.large = rng() % 2;
+    Bytes payload(rng() % 600);
+    for (auto& b : payload) b = std::uint8_t(rng());
+    if (payload.size() >= 12 && rng() % 2) {
+      // Make most of them look like lustre_msg so PtlRPC code is exercised.
+      std::uint32_t magic = rng() % 4 ? LNETCAP_LUSTRE_MSG_MAGIC_V2 : LNETCAP_LUSTRE_MSG_MAGIC_V2_SWABBED;
+      std::memcpy(&payload[8], &magic, 4);
+      payload[0] = std::uint8_t(rng() % 12);
+      payload[1] = payload[2] = payload[3] = 0;
+    }
+    if (l.type == LNETCAP_MSG_PUT && payload.size() > 200 && rng() % 2) {
+      Body b = B(rng() % 2 ? RQ : RP, lnetcap_opcodes_sample(rng), 0x3);
+      Bytes body = ptlrpc_body(false, b);
+      std::vector<Bytes> bufs{body};
+      for (int k = rng() % 6; k > 0; --k) {
+        Bytes x(rng() % 300);
+        for (auto& c : x) c = std::uint8_t(rng());
+        bufs.push_back(x);
+      }
+      payload = lustre_msg(false, bufs);
+      for (int k = rng() % 8; k > 0; --k) payload[rng() % payload.size()] = std::uint8_t(rng());
+    }
+    o.msg(l, payload, 10, nullptr, rng() % 3 ? SIZE_MAX : rng() % 700);
+  }
+}
+
+}  // namespace
+
+// Picks an opcode the body dissectors handle, most of the time.
+std::uint32_t lnetcap_opcodes_sample(std::mt19937& rng) {
+  static const std::uint32_t ops[] = {
+#define X(name, value, str) value,
+      LNETCAP_OPCODE_LIST(X)
+#undef X
+  };
+  return ops[rng() % (sizeof(ops) / sizeof(ops[0]))];
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s OUT.pcapng [random N SEED]\n", argv[0]);
+    return 2;
+  }
+  try {
+    Out o(argv[1]);
+    if (argc >= 5 && std::string(argv[2]) == "random")
+      random_records(o, std::atoi(argv[3]), unsigned(std::atoi(argv[4])));
+    else
+      vectors(o);
+    o.close();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 1;
+  }
+  return 0;
+}

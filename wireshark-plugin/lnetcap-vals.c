@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lnetcap-vals.c - value_strings and flag tables expanded from the shared
+ * X-macro lists, so the plugin, the agent and the BPF code cannot disagree.
+ */
+#include <glib.h>
+
+#include "lnetcap-vals.h"
+#include "lnetcap/bodies.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/record.h"
+
+#define VS3(name, value, str) { value, str },
+#define VS_NAME3(name, value, str) { value, #name },
+#define VS_NAME2(name, value) { value, #name },
+#define VS_LND(name, value, str, style) { value, #name },
+#define VS_PORTAL(name, value) { value, #name "_PORTAL" },
+#define FLAG2(name, bit) { #name, bit },
+#define FLAG3(name, bit, str) { #name, bit },
+
+const value_string lnetcap_direction_vals[] = { LNETCAP_DIR_LIST(VS3) { 0, NULL } };
+const value_string lnetcap_hook_vals[] = { LNETCAP_HOOK_LIST(VS3) { 0, NULL } };
+const value_string lnetcap_health_vals[] = { LNETCAP_HEALTH_LIST(VS3) { 0, NULL } };
+const value_string lnetcap_msg_type_vals[] = { LNETCAP_MSG_TYPE_LIST(VS3) { 0, NULL } };
+const value_string lnetcap_lnd_vals[] = { LNETCAP_LND_LIST(VS_LND) { 0, NULL } };
+const value_string lnetcap_portal_vals[] = { LNETCAP_PORTAL_LIST(VS_PORTAL) { 0, NULL } };
+const value_string lnetcap_pb_type_vals[] = { LNETCAP_PTL_RPC_MSG_LIST(VS3) { 0, NULL } };
+const value_string lnetcap_target_version_vals[] = {
+	LNETCAP_LUSTRE_TARGET_VERSION_LIST(VS3) { 0, NULL }
+};
+
+/* Sorted by value (the X-list is), so the _ext lookup is a binary search. */
+const value_string lnetcap_opcode_vals[] = { LNETCAP_OPCODE_LIST(VS_NAME3) { 0, NULL } };
+value_string_ext lnetcap_opcode_vals_ext = VALUE_STRING_EXT_INIT(lnetcap_opcode_vals);
+
+/* pb_status: negative network errnos, positive LDLM results. */
+#define VS_NEG_ERRNO(name, value) { (guint32)-(value), "-" #name },
+const value_string lnetcap_status_vals[] = {
+	{ 0, "success" },
+	LNETCAP_ERRNO_LIST(VS_NEG_ERRNO)
+	LNETCAP_ELDLM_LIST(VS_NAME2)
+	{ 0, NULL }
+};
+
+const value_string lnetcap_ldlm_mode_vals[] = { LNETCAP_LDLM_MODE_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_ldlm_type_vals[] = { LNETCAP_LDLM_TYPE_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_reint_vals[] = { LNETCAP_REINT_LIST(VS_NAME2) { 0, NULL } };
+
+const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc)
+{
+	const char *s = try_val_to_str_ext(opc, &lnetcap_opcode_vals_ext);
+	return s ? s : wmem_strdup_printf(scope, "opcode %u", opc);
+}
+
+guint lnetcap_opcode_count(void)
+{
+	return G_N_ELEMENTS(lnetcap_opcode_vals) - 1;
+}
+
+guint32 lnetcap_opcode_at(guint i)
+{
+	return lnetcap_opcode_vals[i].value;
+}
+
+int lnetcap_opcode_index(guint32 opc)
+{
+	guint lo = 0, hi = lnetcap_opcode_count();
+	while (lo < hi) {
+		guint mid = (lo + hi) / 2;
+		if (lnetcap_opcode_vals[mid].value == opc)
+			return (int)mid;
+		if (lnetcap_opcode_vals[mid].value < opc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+#define FLAGS(var, list, X)                                                    \
+	const lnetcap_flag_def_t var##_defs[] = { list(X) };                   \
+	const guint var##_count = G_N_ELEMENTS(var##_defs);
+
+FLAGS(lnetcap_rec_flag, LNETCAP_REC_FLAG_LIST, FLAG3)
+FLAGS(lnetcap_ping_feat, LNETCAP_PING_FEAT_LIST, FLAG2)
+FLAGS(lnetcap_msg_flag, LNETCAP_MSG_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_connect_op, LNETCAP_MSG_CONNECT_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_brw_flag, LNETCAP_OBD_BRW_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_ldlm_flag, LNETCAP_LDLM_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_inodelock, LNETCAP_MDS_INODELOCK_LIST, FLAG2)
+FLAGS(lnetcap_intent, LNETCAP_INTENT_LIST, FLAG2)

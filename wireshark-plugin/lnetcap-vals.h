@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lnetcap-vals.h - value_strings and flag tables, every one expanded from
+ * the X-macro lists of include/lnetcap/ (never a second copy of a number).
+ */
+#ifndef LNETCAP_VALS_H
+#define LNETCAP_VALS_H
+
+#include <epan/value_string.h>
+
+#include "lnetcap-flags.h"
+
+extern const value_string lnetcap_direction_vals[];
+extern const value_string lnetcap_hook_vals[];
+extern const value_string lnetcap_health_vals[];
+extern const value_string lnetcap_msg_type_vals[];
+extern const value_string lnetcap_lnd_vals[];
+extern const value_string lnetcap_portal_vals[];
+extern const value_string lnetcap_pb_type_vals[];
+extern const value_string lnetcap_target_version_vals[];
+extern value_string_ext lnetcap_opcode_vals_ext;
+extern const value_string lnetcap_opcode_vals[];
+extern const value_string lnetcap_status_vals[];   /* -errno and ELDLM_* */
+extern const value_string lnetcap_ldlm_mode_vals[];
+extern const value_string lnetcap_ldlm_type_vals[];
+extern const value_string lnetcap_reint_vals[];
+
+/* Name of an opcode for columns and tables: "OST_READ" or "opcode 999". */
+const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc);
+/* Number of opcodes and the i-th one (dense index for the SRT table). */
+guint lnetcap_opcode_count(void);
+guint32 lnetcap_opcode_at(guint i);
+/* Dense index of an opcode, or -1. */
+int lnetcap_opcode_index(guint32 opc);
+
+extern const lnetcap_flag_def_t lnetcap_rec_flag_defs[];
+extern const guint lnetcap_rec_flag_count;
+extern const lnetcap_flag_def_t lnetcap_ping_feat_defs[];
+extern const guint lnetcap_ping_feat_count;
+extern const lnetcap_flag_def_t lnetcap_msg_flag_defs[];
+extern const guint lnetcap_msg_flag_count;
+extern const lnetcap_flag_def_t lnetcap_connect_op_defs[];
+extern const guint lnetcap_connect_op_count;
+extern const lnetcap_flag_def_t lnetcap_brw_flag_defs[];
+extern const guint lnetcap_brw_flag_count;
+extern const lnetcap_flag_def_t lnetcap_ldlm_flag_defs[];
+extern const guint lnetcap_ldlm_flag_count;
+extern const lnetcap_flag_def_t lnetcap_inodelock_defs[];
+extern const guint lnetcap_inodelock_count;
+extern const lnetcap_flag_def_t lnetcap_intent_defs[];
+extern const guint lnetcap_intent_count;
+
+#endif /* LNETCAP_VALS_H */

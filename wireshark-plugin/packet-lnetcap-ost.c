@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <epan/packet.h>
+
+#include "packet-lnetcap.h"
+
+void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+{
+}
+
+void lnetcap_register_ost(int proto)
+{
+}

@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packet-lnetcap-ptlrpc.c - PtlRPC framing (include/lnetcap/ptlrpc.h):
+ * lustre_msg_v2 in either byte order, ptlrpc_body v2/v3, request/reply
+ * matching (response_in/response_to/time), early replies, status and
+ * resend expert info, and the dispatch to the body dissectors.
+ *
+ * Matching: a request PUT carries the XID as match bits; the reply PUT
+ * comes back with the same match bits, or with the request's pb_mbits when
+ * OBD_CONNECT2_REP_MBITS was negotiated (PROTOCOL.md 3.5).  Both are
+ * indexed per (client NID, server NID).  The first pass fills the table;
+ * later passes only read what each frame remembered.
+ */
+#include <string.h>
+
+#include <epan/packet.h>
+#include <epan/expert.h>
+#include <wsutil/utf8_entities.h>
+#include <epan/proto_data.h>
+
+#include "packet-lnetcap.h"
+#include "lnetcap-vals.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/bodies.h"
+
+#define PB(f) LNETCAP_OFF(struct lnetcap_ptlrpc_body, f), LNETCAP_LEN(struct lnetcap_ptlrpc_body, f)
+#define LM(f) LNETCAP_OFF(struct lnetcap_lustre_msg_v2, f), LNETCAP_LEN(struct lnetcap_lustre_msg_v2, f)
+
+static int hf_msg = -1;
+static int hf_msg_bufcount = -1;
+static int hf_msg_secflvr = -1;
+static int hf_msg_magic = -1;
+static int hf_msg_repsize = -1;
+static int hf_msg_cksum = -1;
+static int hf_msg_flags = -1;
+static int hf_msg_opc = -1;
+static int hf_msg_padding = -1;
+static int hf_msg_buflen = -1;
+static int hf_msg_byte_order = -1;
+static int hf_body = -1;
+static int hf_pb_handle = -1;
+static int hf_pb_type = -1;
+static int hf_pb_version = -1;
+static int hf_pb_target = -1;
+static int hf_pb_opc = -1;
+static int hf_pb_status = -1;
+static int hf_pb_sender_pid = -1;
+static int hf_pb_last_xid = -1;
+static int hf_pb_tag = -1;
+static int hf_pb_padding0 = -1;
+static int hf_pb_projid = -1;
+static int hf_pb_last_committed = -1;
+static int hf_pb_transno = -1;
+static int hf_pb_op_flags = -1;
+static int hf_pb_conn_cnt = -1;
+static int hf_pb_timeout = -1;
+static int hf_pb_service_time = -1;
+static int hf_pb_limit = -1;
+static int hf_pb_slv = -1;
+static int hf_pb_pre_version = -1;
+static int hf_pb_mbits = -1;
+static int hf_pb_padding64 = -1;
+static int hf_pb_uid = -1;
+static int hf_pb_gid = -1;
+static int hf_pb_jobid = -1;
+static int hf_pb_body_version = -1;
+static int hf_xid = -1;
+static int hf_early = -1;
+static int hf_response_in = -1;
+static int hf_response_to = -1;
+static int hf_time = -1;
+static int hf_resends = -1;
+static int hf_fid_seq = -1;
+static int hf_fid_oid = -1;
+static int hf_fid_ver = -1;
+static int hf_buf_data = -1;
+
+static gint ett_msg = -1;
+static gint ett_buflens = -1;
+static gint ett_body = -1;
+static gint ett_fid = -1;
+static gint ett_buf = -1;
+
+static expert_field ei_bufcount = EI_INIT;
+static expert_field ei_buflen = EI_INIT;
+static expert_field ei_truncated = EI_INIT;
+static expert_field ei_body_len = EI_INIT;
+static expert_field ei_status = EI_INIT;
+static expert_field ei_err_msg = EI_INIT;
+static expert_field ei_resent = EI_INIT;
+static expert_field ei_dup_request = EI_INIT;
+static expert_field ei_no_reply = EI_INIT;
+static expert_field ei_no_request = EI_INIT;
+static expert_field ei_early = EI_INIT;
+static expert_field ei_secflvr = EI_INIT;
+static expert_field ei_buf_short = EI_INIT;
+static expert_field ei_body_unknown = EI_INIT;
+
+static lnetcap_flagset_t fs_pb_flags = LNETCAP_FLAGSET(
+	"lnetcap.ptlrpc.flags", "Flags", 32, lnetcap_msg_flag_defs, lnetcap_msg_flag_count);
+static lnetcap_flagset_t fs_connect_op = LNETCAP_FLAGSET(
+	"lnetcap.ptlrpc.op_flags.connect", "Connect flags", 32, lnetcap_connect_op_defs,
+	lnetcap_connect_op_count);
+
+static const value_string byte_order_vals[] = {
+	{ 0, "little-endian" },
+	{ 1, "big-endian" },
+	{ 0, NULL }
+};
+
+/* --- Request/reply table --------------------------------------------------- */
+typedef struct {
+	guint8 client[20];
+	guint8 server[20];
+	guint64 mbits;
+} trans_key_t;
+
+static wmem_map_t *trans_map;
+
+static guint trans_hash(gconstpointer k)
+{
+	const trans_key_t *key = (const trans_key_t *)k;
+	guint h = g_int64_hash(&key->mbits);
+	for (size_t i = 0; i < 20; i++)
+		h = h * 31 + key->client[i] * 7 + key->server[i];
+	return h;
+}
+
+static gboolean trans_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(trans_key_t)) == 0;
+}
+
+static void make_key(trans_key_t *key, const lnetcap_nid_t *client, const lnetcap_nid_t *server,
+		     guint64 mbits)
+{
+	memset(key, 0, sizeof(*key));
+	lnetcap_nid_to_raw(client, key->client);
+	lnetcap_nid_to_raw(server, key->server);
+	key->mbits = mbits;
+}
+
+typedef struct {
+	lnetcap_trans_t *trans;
+	guint64 xid;
+	gboolean resend;       /* this request frame repeats an earlier XID */
+} frame_rpc_t;
+
+void lnetcap_init_ptlrpc(void)
+{
+}
+
+/* First pass: find or create the transaction of this message. */
+static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
+{
+	frame_rpc_t *fr = (frame_rpc_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 1);
+	trans_key_t key;
+	lnetcap_rpc_t *rpc = &pkt->rpc;
+
+	if (fr || PINFO_FD_VISITED(pinfo))
+		return fr;
+	fr = wmem_new0(wmem_file_scope(), frame_rpc_t);
+	fr->xid = pkt->match_bits;
+	if (rpc->pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
+		lnetcap_trans_t *t;
+		make_key(&key, &pkt->src, &pkt->dst, pkt->match_bits);
+		t = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
+		if (t) {
+			/* Same XID again: a resend, or the same request seen twice. */
+			t->resends++;
+			fr->resend = TRUE;
+		} else {
+			trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
+			t = wmem_new0(wmem_file_scope(), lnetcap_trans_t);
+			t->req_frame = pinfo->num;
+			t->req_time = pinfo->abs_ts;
+			t->opc = rpc->opc;
+			t->req_flags = rpc->lm_flags;
+			t->xid = pkt->match_bits;
+			*k = key;
+			wmem_map_insert(trans_map, k, t);
+			if (rpc->pb_mbits && rpc->pb_mbits != pkt->match_bits) {
+				make_key(&key, &pkt->src, &pkt->dst, rpc->pb_mbits);
+				if (!wmem_map_lookup(trans_map, &key)) {
+					k = wmem_new(wmem_file_scope(), trans_key_t);
+					*k = key;
+					wmem_map_insert(trans_map, k, t);
+				}
+			}
+		}
+		fr->trans = t;
+	} else {
+		lnetcap_trans_t *t;
+		make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
+		t = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
+		if (t) {
+			fr->trans = t;
+			/* The XID is the request's match bits, which differ from
+			 * ours when the reply used pb_mbits. */
+			if (!rpc->early_reply && t->rep_frame == 0)
+				t->rep_frame = pinfo->num;
+		}
+	}
+	p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 1, fr);
+	return fr;
+}
+
+/* --- Buffer and FID helpers used by the body files ----------------------- */
+gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint32 *len)
+{
+	if (!pkt->is_rpc || i >= pkt->rpc.bufcount)
+		return FALSE;
+	*off = pkt->rpc.buf_off[i];
+	*len = pkt->rpc.buf_len[i];
+	return TRUE;
+}
+
+proto_tree *lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+				 const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
+				 const char *name, guint32 *offp)
+{
+	guint32 off, len;
+	proto_item *it;
+
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len))
+		return NULL;
+	if (len < need) {
+		proto_tree_add_expert_format(tree, pinfo, &ei_buf_short, tvb, 0, 0,
+			"Buffer %u is %u bytes; %s needs %u", i, len, name, need);
+		return NULL;
+	}
+	if ((guint64)off + need > tvb_captured_length(tvb)) {
+		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, 0, 0,
+			"%s (buffer %u) was not captured: snap length too small", name, i);
+		return NULL;
+	}
+	it = proto_tree_add_none_format(tree, hf_buf_data, tvb, (gint)off,
+		(gint)MIN(len, tvb_captured_length(tvb) - off), "%s", name);
+	*offp = off;
+	return proto_item_add_subtree(it, ett);
+}
+
+const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, guint off,
+			    guint enc, int hf_fid, const char *label)
+{
+	guint64 seq = tvb_get_guint64(tvb, off, enc);
+	guint32 oid = tvb_get_guint32(tvb, off + 8, enc);
+	guint32 ver = tvb_get_guint32(tvb, off + 12, enc);
+	const char *s = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
+					   seq, oid, ver);
+	proto_item *it = proto_tree_add_string(tree, hf_fid, tvb, off, 16, s);
+	proto_tree *ft;
+	if (label)
+		proto_item_prepend_text(it, "%s ", label);
+	ft = proto_item_add_subtree(it, ett_fid);
+	proto_tree_add_item(ft, hf_fid_seq, tvb, off, 8, enc);
+	proto_tree_add_item(ft, hf_fid_oid, tvb, off + 8, 4, enc);
+	proto_tree_add_item(ft, hf_fid_ver, tvb, off + 12, 4, enc);
+	return s;
+}
+
+/* --- lustre_msg_v2 ----------------------------------------------------------- */
+gboolean lnetcap_looks_like_lustre_msg(tvbuff_t *tvb)
+{
+	guint32 magic;
+	if (tvb_captured_length(tvb) < sizeof(struct lnetcap_lustre_msg_v2))
+		return FALSE;
+	magic = tvb_get_letohl(tvb, LNETCAP_OFF(struct lnetcap_lustre_msg_v2, lm_magic));
+	return magic == LNETCAP_LUSTRE_MSG_MAGIC_V2 || magic == LNETCAP_LUSTRE_MSG_MAGIC_V2_SWABBED;
+}
+
+static gboolean is_connect(guint32 opc)
+{
+	return opc == LNETCAP_OPC_OST_CONNECT || opc == LNETCAP_OPC_MDS_CONNECT ||
+	       opc == LNETCAP_OPC_MGS_CONNECT;
+}
+
+/* Returns FALSE when the body is too short to hold the fixed fields. */
+static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			     lnetcap_pkt_t *pkt)
+{
+	lnetcap_rpc_t *rpc = &pkt->rpc;
+	guint enc = rpc->encoding;
+	guint32 off = rpc->buf_off[0], len = rpc->buf_len[0];
+	guint32 cap = (guint32)tvb_captured_length_remaining(tvb, (gint)off);
+	guint32 version, target;
+	proto_item *ti, *it;
+	proto_tree *bt;
+	guint32 status_u;
+
+	if (len < LNETCAP_PTLRPC_BODY_V2_LEN) {
+		proto_tree_add_expert_format(tree, pinfo, &ei_body_len, tvb, (gint)off, 0,
+			"ptlrpc_body buffer is %u bytes, shorter than v2 (%u)", len,
+			LNETCAP_PTLRPC_BODY_V2_LEN);
+		return FALSE;
+	}
+	if (cap < LNETCAP_PTLRPC_BODY_V2_LEN) {
+		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, (gint)off, 0,
+			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
+		return FALSE;
+	}
+	ti = proto_tree_add_item(tree, hf_body, tvb, (gint)off,
+				 (gint)MIN(len, MIN(cap, LNETCAP_PTLRPC_BODY_V3_LEN)), ENC_NA);
+	bt = proto_item_add_subtree(ti, ett_body);
+	it = proto_tree_add_uint(bt, hf_pb_body_version, tvb, (gint)off, 0,
+				 len >= LNETCAP_PTLRPC_BODY_V3_LEN ? 3 : 2);
+	proto_item_set_generated(it);
+	off += 0;
+#define B(f) (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, f), LNETCAP_LEN(struct lnetcap_ptlrpc_body, f)
+	proto_tree_add_item(bt, hf_pb_handle, tvb, B(pb_handle), enc);
+	proto_tree_add_item_ret_uint(bt, hf_pb_type, tvb, B(pb_type), enc, &rpc->pb_type);
+	proto_tree_add_item_ret_uint(bt, hf_pb_version, tvb, B(pb_version), enc, &version);
+	target = version & LNETCAP_LUSTRE_VERSION_MASK;
+	it = proto_tree_add_uint(bt, hf_pb_target, tvb, B(pb_version), target);
+	proto_item_set_generated(it);
+	proto_tree_add_item_ret_uint(bt, hf_pb_opc, tvb, B(pb_opc), enc, &rpc->opc);
+	status_u = tvb_get_guint32(tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_status), enc);
+	rpc->status = (gint32)status_u;
+	/* In a request pb_status carries the sender's pid, not an error. */
+	if (rpc->pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
+		proto_tree_add_item(bt, hf_pb_sender_pid, tvb, B(pb_status), enc);
+		rpc->status = 0;
+	} else {
+		it = proto_tree_add_item(bt, hf_pb_status, tvb, B(pb_status), enc);
+		if (rpc->status < 0 || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR)
+			expert_add_info_format(pinfo, it, rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR ?
+					       &ei_err_msg : &ei_status,
+				"%s failed: %s (%d)", lnetcap_opcode_name(pinfo->pool, rpc->opc),
+				val_to_str_const(status_u, lnetcap_status_vals, "error"), rpc->status);
+	}
+	proto_tree_add_item(bt, hf_pb_last_xid, tvb, B(pb_last_xid), enc);
+	proto_tree_add_item(bt, hf_pb_tag, tvb, B(pb_tag), enc);
+	proto_tree_add_item(bt, hf_pb_padding0, tvb, B(pb_padding0), enc);
+	proto_tree_add_item(bt, hf_pb_projid, tvb, B(pb_projid), enc);
+	proto_tree_add_item(bt, hf_pb_last_committed, tvb, B(pb_last_committed), enc);
+	proto_tree_add_item(bt, hf_pb_transno, tvb, B(pb_transno), enc);
+	rpc->pb_flags = tvb_get_guint32(tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_flags), enc);
+	it = lnetcap_flagset_add(bt, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_flags),
+				 enc, &fs_pb_flags);
+	if (rpc->pb_flags & 0x2 /* MSG_RESENT */)
+		expert_add_info(pinfo, it, &ei_resent);
+	if (is_connect(rpc->opc))
+		lnetcap_flagset_add(bt, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_op_flags),
+				    enc, &fs_connect_op);
+	else
+		proto_tree_add_item(bt, hf_pb_op_flags, tvb, B(pb_op_flags), enc);
+	proto_tree_add_item(bt, hf_pb_conn_cnt, tvb, B(pb_conn_cnt), enc);
+	proto_tree_add_item(bt, hf_pb_timeout, tvb, B(pb_timeout), enc);
+	proto_tree_add_item(bt, hf_pb_service_time, tvb, B(pb_service_time), enc);
+	proto_tree_add_item(bt, hf_pb_limit, tvb, B(pb_limit), enc);
+	proto_tree_add_item(bt, hf_pb_slv, tvb, B(pb_slv), enc);
+	for (int i = 0; i < 4; i++)
+		proto_tree_add_item(bt, hf_pb_pre_version, tvb,
+			(gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_pre_versions) + 8 * i, 8, enc);
+	proto_tree_add_item_ret_uint64(bt, hf_pb_mbits, tvb, B(pb_mbits), enc, &rpc->pb_mbits);
+	proto_tree_add_item(bt, hf_pb_padding64, tvb, B(pb_padding64_0), enc);
+	proto_tree_add_item(bt, hf_pb_padding64, tvb, B(pb_padding64_1), enc);
+	proto_tree_add_item(bt, hf_pb_uid, tvb, B(pb_uid), enc);
+	proto_tree_add_item(bt, hf_pb_gid, tvb, B(pb_gid), enc);
+	if (len >= LNETCAP_PTLRPC_BODY_V3_LEN) {
+		if (cap >= LNETCAP_PTLRPC_BODY_V3_LEN) {
+			const guint8 *jobid;
+			proto_tree_add_item_ret_string(bt, hf_pb_jobid, tvb, B(pb_jobid),
+						       ENC_ASCII | ENC_NA, pinfo->pool, &jobid);
+			if (jobid && jobid[0])
+				rpc->jobid = (const char *)jobid;
+		} else {
+			proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, (gint)off, 0,
+				"pb_jobid cut by the snap length");
+		}
+	}
+#undef B
+	rpc->have_body = TRUE;
+	return TRUE;
+}
+
+void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    lnetcap_pkt_t *pkt)
+{
+	lnetcap_rpc_t *rpc = &pkt->rpc;
+	proto_item *ti, *it;
+	proto_tree *mt, *lt;
+	guint32 magic, bufcount, hdr_size, off, secflvr;
+	guint enc;
+	guint cap = tvb_captured_length(tvb);
+	frame_rpc_t *fr;
+	guint64 xid;
+	const char *opname;
+
+	magic = tvb_get_letohl(tvb, LNETCAP_OFF(struct lnetcap_lustre_msg_v2, lm_magic));
+	enc = magic == LNETCAP_LUSTRE_MSG_MAGIC_V2 ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN;
+	rpc->encoding = enc;
+	pkt->is_rpc = TRUE;
+
+	ti = proto_tree_add_item(tree, hf_msg, tvb, 0, -1, ENC_NA);
+	mt = proto_item_add_subtree(ti, ett_msg);
+	it = proto_tree_add_uint(mt, hf_msg_byte_order, tvb, LM(lm_magic), enc == ENC_BIG_ENDIAN);
+	proto_item_set_generated(it);
+	it = proto_tree_add_item_ret_uint(mt, hf_msg_bufcount, tvb, LM(lm_bufcount), enc, &bufcount);
+	if (bufcount < 1 || bufcount > LNETCAP_PTLRPC_MAX_BUFCOUNT) {
+		expert_add_info_format(pinfo, it, &ei_bufcount,
+			"lm_bufcount %u is outside 1..%u", bufcount, LNETCAP_PTLRPC_MAX_BUFCOUNT);
+		return;
+	}
+	proto_tree_add_item_ret_uint(mt, hf_msg_secflvr, tvb, LM(lm_secflvr), enc, &secflvr);
+	proto_tree_add_item(mt, hf_msg_magic, tvb, LM(lm_magic), enc);
+	proto_tree_add_item(mt, hf_msg_repsize, tvb, LM(lm_repsize), enc);
+	proto_tree_add_item_ret_uint(mt, hf_msg_cksum, tvb, LM(lm_cksum), enc, &rpc->lm_cksum);
+	proto_tree_add_item_ret_uint(mt, hf_msg_flags, tvb, LM(lm_flags), enc, &rpc->lm_flags);
+	proto_tree_add_item(mt, hf_msg_opc, tvb, LM(lm_opc), enc);
+	proto_tree_add_item(mt, hf_msg_padding, tvb, LM(lm_padding_3), enc);
+
+	hdr_size = LNETCAP_LUSTRE_MSG_HDR_SIZE(bufcount);
+	if (cap < sizeof(struct lnetcap_lustre_msg_v2) + 4 * bufcount) {
+		proto_tree_add_expert_format(mt, pinfo, &ei_truncated, tvb, 0, 0,
+			"lm_buflens cut by the snap length");
+		return;
+	}
+	it = proto_tree_add_none_format(mt, hf_buf_data, tvb, sizeof(struct lnetcap_lustre_msg_v2),
+					(gint)(4 * bufcount), "Buffer lengths (%u)", bufcount);
+	lt = proto_item_add_subtree(it, ett_buflens);
+	off = hdr_size;
+	rpc->bufcount = bufcount;
+	for (guint32 i = 0; i < bufcount; i++) {
+		guint32 len;
+		proto_item *bi = proto_tree_add_item_ret_uint(lt, hf_msg_buflen, tvb,
+			(gint)(sizeof(struct lnetcap_lustre_msg_v2) + 4 * i), 4, enc, &len);
+		proto_item_append_text(bi, " (buffer %u at offset %u)", i, off);
+		/* PTLRPC_MAX_BUFLEN is 1 MiB + a little; anything larger is junk. */
+		if (len > LNETCAP_LNET_MTU) {
+			expert_add_info_format(pinfo, bi, &ei_buflen,
+				"Buffer %u length %u exceeds the LNet MTU", i, len);
+			rpc->bufcount = i;
+			break;
+		}
+		rpc->buf_off[i] = off;
+		rpc->buf_len[i] = len;
+		off += LNETCAP_LUSTRE_MSG_ROUND8(len);
+	}
+	proto_item_set_len(ti, (gint)MIN(off, cap));
+	if ((secflvr & 0xf) != 0) {
+		/* PLAIN/GSS wrap the real message; not decoded here. */
+		expert_add_info_format(pinfo, ti, &ei_secflvr,
+			"Security flavour 0x%x: wrapped message not decoded", secflvr);
+		return;
+	}
+	if (rpc->bufcount < 1 || !dissect_body(tvb, pinfo, mt, pkt))
+		return;
+
+	/* Early reply: a 1-buffer reply at offset 0 of the reply buffer with
+	 * lm_cksum set, while the final reply lands at offset 224. */
+	if (rpc->pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && pkt->put_offset == 0 &&
+	    rpc->bufcount == 1 && rpc->lm_cksum != 0)
+		rpc->early_reply = TRUE;
+
+	fr = match(pinfo, pkt);
+	pkt->trans = fr ? fr->trans : NULL;
+	xid = pkt->match_bits;
+	/* The request's match bits are the XID, even when the reply came
+	 * back on the request's pb_mbits. */
+	if (pkt->trans)
+		xid = pkt->trans->xid;
+	it = proto_tree_add_uint64(mt, hf_xid, tvb, 0, 0, xid);
+	proto_item_set_generated(it);
+	if (rpc->early_reply) {
+		it = proto_tree_add_boolean(mt, hf_early, tvb, 0, 0, TRUE);
+		proto_item_set_generated(it);
+		expert_add_info(pinfo, it, &ei_early);
+	}
+	if (rpc->pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
+		if (pkt->trans && pkt->trans->rep_frame) {
+			it = proto_tree_add_uint(mt, hf_response_in, tvb, 0, 0, pkt->trans->rep_frame);
+			proto_item_set_generated(it);
+		} else if (PINFO_FD_VISITED(pinfo) && pkt->trans) {
+			expert_add_info(pinfo, ti, &ei_no_reply);
+		}
+		if (fr && fr->resend && pkt->trans && pkt->trans->req_frame != pinfo->num) {
+			it = proto_tree_add_uint(mt, hf_resends, tvb, 0, 0, pkt->trans->req_frame);
+			proto_item_set_generated(it);
+			expert_add_info_format(pinfo, it, &ei_dup_request,
+				"XID already sent in frame %u (resend or duplicate)",
+				pkt->trans->req_frame);
+		}
+	} else if (pkt->trans) {
+		nstime_t delta;
+		it = proto_tree_add_uint(mt, hf_response_to, tvb, 0, 0, pkt->trans->req_frame);
+		proto_item_set_generated(it);
+		nstime_delta(&delta, &pinfo->abs_ts, &pkt->trans->req_time);
+		it = proto_tree_add_time(mt, hf_time, tvb, 0, 0, &delta);
+		proto_item_set_generated(it);
+	} else {
+		expert_add_info(pinfo, ti, &ei_no_request);
+	}
+
+	opname = lnetcap_opcode_name(pinfo->pool, rpc->opc);
+	proto_item_append_text(ti, ": %s %s", opname,
+			       val_to_str_const(rpc->pb_type, lnetcap_pb_type_vals, "message"));
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "PtlRPC");
+	col_add_fstr(pinfo->cinfo, COL_INFO, "%s %s%s xid 0x%" G_GINT64_MODIFIER "x %s "
+		     UTF8_RIGHTWARDS_ARROW " %s", opname,
+		     rpc->early_reply ? "early " : "",
+		     val_to_str(rpc->pb_type, lnetcap_pb_type_vals, "type %u"), xid,
+		     pkt->src_str, pkt->dst_str);
+	if (rpc->pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && rpc->status != 0)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " status %s",
+				val_to_str((guint32)rpc->status, lnetcap_status_vals, "%d"));
+	if (rpc->jobid)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " jobid=%s", rpc->jobid);
+	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR)
+		return;
+
+	/* Bodies. */
+	rpc->body_known = TRUE;
+	if (is_connect(rpc->opc) || rpc->opc == LNETCAP_OPC_OBD_PING ||
+	    (rpc->opc >= 250 && rpc->opc < 260))
+		dissect_lnetcap_obd(tvb, pinfo, mt, pkt);
+	else if (rpc->opc <= LNETCAP_OPC_OST_SEEK)
+		dissect_lnetcap_ost(tvb, pinfo, mt, pkt);
+	else if (rpc->opc >= LNETCAP_OPC_MDS_GETATTR && rpc->opc <= LNETCAP_OPC_MDS_HSM_DATA_VERSION)
+		dissect_lnetcap_mdt(tvb, pinfo, mt, pkt);
+	else if (rpc->opc >= LNETCAP_OPC_LDLM_ENQUEUE && rpc->opc <= LNETCAP_OPC_LDLM_SET_INFO)
+		dissect_lnetcap_ldlm(tvb, pinfo, mt, pkt);
+	else if (rpc->bufcount > 1) {
+		rpc->body_known = FALSE;
+		expert_add_info_format(pinfo, ti, &ei_body_unknown,
+			"%s bodies are not decoded by this plugin", opname);
+	}
+}
+
+void lnetcap_register_ptlrpc(int proto)
+{
+	static hf_register_info hf[] = {
+		{ &hf_msg, { "PtlRPC message", "lnetcap.ptlrpc", FT_NONE, BASE_NONE,
+		  NULL, 0, "lustre_msg_v2", HFILL } },
+		{ &hf_msg_byte_order, { "Byte order", "lnetcap.ptlrpc.msg.byte_order", FT_UINT8,
+		  BASE_DEC, VALS(byte_order_vals), 0, "Sender's byte order, from lm_magic", HFILL } },
+		{ &hf_msg_bufcount, { "Buffer count", "lnetcap.ptlrpc.msg.bufcount", FT_UINT32,
+		  BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_msg_secflvr, { "Security flavour", "lnetcap.ptlrpc.msg.secflvr", FT_UINT32,
+		  BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_msg_magic, { "Magic", "lnetcap.ptlrpc.msg.magic", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_msg_repsize, { "Reply size", "lnetcap.ptlrpc.msg.repsize", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_msg_cksum, { "Checksum", "lnetcap.ptlrpc.msg.cksum", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_msg_flags, { "Header flags", "lnetcap.ptlrpc.msg.flags", FT_UINT32, BASE_HEX,
+		  NULL, 0, "MSGHDR_AT_SUPPORT 0x1, MSGHDR_CKSUM_INCOMPAT18 0x2", HFILL } },
+		{ &hf_msg_opc, { "Batch opcode/result", "lnetcap.ptlrpc.msg.opc", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_msg_padding, { "Padding", "lnetcap.ptlrpc.msg.padding", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_msg_buflen, { "Buffer length", "lnetcap.ptlrpc.msg.buflen", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_body, { "PtlRPC body", "lnetcap.ptlrpc.body", FT_NONE, BASE_NONE,
+		  NULL, 0, "ptlrpc_body", HFILL } },
+		{ &hf_pb_body_version, { "Body version", "lnetcap.ptlrpc.body_version", FT_UINT8,
+		  BASE_DEC, NULL, 0, "ptlrpc_body v2 (152 bytes) or v3 (184, with jobid)", HFILL } },
+		{ &hf_pb_handle, { "Handle", "lnetcap.ptlrpc.handle", FT_UINT64, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_type, { "Type", "lnetcap.ptlrpc.type", FT_UINT32, BASE_DEC,
+		  VALS(lnetcap_pb_type_vals), 0, NULL, HFILL } },
+		{ &hf_pb_version, { "Version", "lnetcap.ptlrpc.version", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_target, { "Target", "lnetcap.ptlrpc.target", FT_UINT32, BASE_HEX,
+		  VALS(lnetcap_target_version_vals), 0, NULL, HFILL } },
+		{ &hf_pb_opc, { "Opcode", "lnetcap.ptlrpc.opc", FT_UINT32, BASE_DEC | BASE_EXT_STRING,
+		  &lnetcap_opcode_vals_ext, 0, NULL, HFILL } },
+		{ &hf_pb_status, { "Status", "lnetcap.ptlrpc.status", FT_INT32, BASE_DEC,
+		  VALS(lnetcap_status_vals), 0, "Negative errno, or a positive LDLM result", HFILL } },
+		{ &hf_pb_sender_pid, { "Sender PID", "lnetcap.ptlrpc.sender_pid", FT_UINT32, BASE_DEC,
+		  NULL, 0, "pb_status of a request: the sending process's pid", HFILL } },
+		{ &hf_pb_last_xid, { "Last XID", "lnetcap.ptlrpc.last_xid", FT_UINT64, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_tag, { "Tag", "lnetcap.ptlrpc.tag", FT_UINT16, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_padding0, { "Padding", "lnetcap.ptlrpc.padding0", FT_UINT16, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_projid, { "Project ID", "lnetcap.ptlrpc.projid", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_last_committed, { "Last committed", "lnetcap.ptlrpc.last_committed",
+		  FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_pb_transno, { "Transno", "lnetcap.ptlrpc.transno", FT_UINT64, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_op_flags, { "Op flags", "lnetcap.ptlrpc.op_flags", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_conn_cnt, { "Connection count", "lnetcap.ptlrpc.conn_cnt", FT_UINT32,
+		  BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_pb_timeout, { "Timeout", "lnetcap.ptlrpc.timeout", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_service_time, { "Service time", "lnetcap.ptlrpc.service_time", FT_UINT32,
+		  BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_pb_limit, { "Lock limit", "lnetcap.ptlrpc.limit", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_slv, { "Server lock volume", "lnetcap.ptlrpc.slv", FT_UINT64, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_pre_version, { "Pre-version", "lnetcap.ptlrpc.pre_version", FT_UINT64,
+		  BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_pb_mbits, { "Match bits", "lnetcap.ptlrpc.mbits", FT_UINT64, BASE_HEX,
+		  NULL, 0, "pb_mbits: last bulk (or reply) match bits", HFILL } },
+		{ &hf_pb_padding64, { "Padding", "lnetcap.ptlrpc.padding64", FT_UINT64, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_uid, { "UID", "lnetcap.ptlrpc.uid", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_gid, { "GID", "lnetcap.ptlrpc.gid", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_jobid, { "Job ID", "lnetcap.ptlrpc.jobid", FT_STRINGZPAD, BASE_NONE,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_xid, { "XID", "lnetcap.ptlrpc.xid", FT_UINT64, BASE_HEX,
+		  NULL, 0, "Transfer id (the LNet match bits)", HFILL } },
+		{ &hf_early, { "Early reply", "lnetcap.ptlrpc.early_reply", FT_BOOLEAN, BASE_NONE,
+		  NULL, 0, "Adaptive-timeout progress reply", HFILL } },
+		{ &hf_response_in, { "Response in", "lnetcap.response_in", FT_FRAMENUM, BASE_NONE,
+		  FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, NULL, HFILL } },
+		{ &hf_response_to, { "Response to", "lnetcap.response_to", FT_FRAMENUM, BASE_NONE,
+		  FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
+		{ &hf_time, { "Time", "lnetcap.time", FT_RELATIVE_TIME, BASE_NONE,
+		  NULL, 0, "Time since the request", HFILL } },
+		{ &hf_resends, { "First sent in", "lnetcap.ptlrpc.resend_of", FT_FRAMENUM, BASE_NONE,
+		  FRAMENUM_TYPE(FT_FRAMENUM_DUP_ACK), 0, NULL, HFILL } },
+		{ &hf_fid_seq, { "Sequence", "lnetcap.fid.seq", FT_UINT64, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_fid_oid, { "Object id", "lnetcap.fid.oid", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_fid_ver, { "Version", "lnetcap.fid.ver", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_buf_data, { "Buffer", "lnetcap.ptlrpc.buffer", FT_NONE, BASE_NONE,
+		  NULL, 0, NULL, HFILL } },
+	};
+	static gint *ett[] = { &ett_msg, &ett_buflens, &ett_body, &ett_fid, &ett_buf };
+	static ei_register_info ei[] = {
+		{ &ei_bufcount, { "lnetcap.ptlrpc.bufcount.bad", PI_MALFORMED, PI_ERROR,
+		  "Bad lm_bufcount", EXPFILL } },
+		{ &ei_buflen, { "lnetcap.ptlrpc.buflen.bad", PI_MALFORMED, PI_ERROR,
+		  "Bad buffer length", EXPFILL } },
+		{ &ei_truncated, { "lnetcap.ptlrpc.truncated", PI_UNDECODED, PI_NOTE,
+		  "Cut by the snap length", EXPFILL } },
+		{ &ei_body_len, { "lnetcap.ptlrpc.body.short", PI_MALFORMED, PI_ERROR,
+		  "ptlrpc_body too short", EXPFILL } },
+		{ &ei_status, { "lnetcap.ptlrpc.status.error", PI_RESPONSE_CODE, PI_WARN,
+		  "RPC failed", EXPFILL } },
+		{ &ei_err_msg, { "lnetcap.ptlrpc.type.error", PI_RESPONSE_CODE, PI_WARN,
+		  "PtlRPC error message", EXPFILL } },
+		{ &ei_resent, { "lnetcap.ptlrpc.resent", PI_SEQUENCE, PI_NOTE,
+		  "Request resent (MSG_RESENT)", EXPFILL } },
+		{ &ei_dup_request, { "lnetcap.ptlrpc.duplicate_xid", PI_SEQUENCE, PI_NOTE,
+		  "XID seen before", EXPFILL } },
+		{ &ei_no_reply, { "lnetcap.ptlrpc.no_reply", PI_SEQUENCE, PI_NOTE,
+		  "No reply to this request in the capture", EXPFILL } },
+		{ &ei_no_request, { "lnetcap.ptlrpc.no_request", PI_SEQUENCE, PI_CHAT,
+		  "Request of this reply not in the capture", EXPFILL } },
+		{ &ei_early, { "lnetcap.ptlrpc.early_reply", PI_SEQUENCE, PI_CHAT,
+		  "Early reply: the server asks for more time", EXPFILL } },
+		{ &ei_secflvr, { "lnetcap.ptlrpc.secflvr", PI_UNDECODED, PI_NOTE,
+		  "Security flavour not decoded", EXPFILL } },
+		{ &ei_buf_short, { "lnetcap.ptlrpc.buffer.short", PI_MALFORMED, PI_WARN,
+		  "Buffer shorter than its structure", EXPFILL } },
+		{ &ei_body_unknown, { "lnetcap.ptlrpc.body.undecoded", PI_UNDECODED, PI_CHAT,
+		  "Body not decoded", EXPFILL } },
+	};
+	expert_module_t *em;
+
+	proto_register_field_array(proto, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	em = expert_register_protocol(proto);
+	expert_register_field_array(em, ei, array_length(ei));
+	lnetcap_flagset_register(proto, &fs_pb_flags);
+	lnetcap_flagset_register(proto, &fs_connect_op);
+	trans_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					   trans_hash, trans_equal);
+}

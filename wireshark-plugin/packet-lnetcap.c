@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packet-lnetcap.c - the lnetcap capture record (include/lnetcap/record.h)
+ * and the protocol's registration: fields of the record pseudo-header,
+ * preferences, the NID address type, the link-type claim and the
+ * conversation/endpoint tables.  The LNet header, PtlRPC and bodies are
+ * decoded by the other packet-lnetcap-*.c files.
+ */
+#include <string.h>
+
+#include <epan/packet.h>
+#include <epan/address_types.h>
+#include <epan/conversation_table.h>
+#include <epan/expert.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/tap.h>
+#include <wiretap/wtap.h>
+
+#include "packet-lnetcap.h"
+#include "lnetcap-vals.h"
+#include "lnetcap/record.h"
+
+void proto_register_lnetcap(void);
+void proto_reg_handoff_lnetcap(void);
+
+#define REC(f) LNETCAP_OFF(struct lnetcap_rec_hdr, f), LNETCAP_LEN(struct lnetcap_rec_hdr, f)
+
+int proto_lnetcap = -1;
+int lnetcap_tap = -1;
+
+static int hf_rec = -1;
+static int hf_rec_magic = -1;
+static int hf_rec_version = -1;
+static int hf_rec_hdr_len = -1;
+static int hf_rec_direction = -1;
+static int hf_rec_hook = -1;
+static int hf_rec_lnd = -1;
+static int hf_rec_lnet_hdr_len = -1;
+static int hf_rec_health = -1;
+static int hf_rec_retries = -1;
+static int hf_rec_cpu = -1;
+static int hf_rec_pid = -1;
+static int hf_rec_comm = -1;
+static int hf_rec_seq = -1;
+static int hf_rec_seq_gap = -1;
+static int hf_rec_payload_len = -1;
+static int hf_rec_payload_caplen = -1;
+static int hf_rec_truncated = -1;
+static int hf_rec_local_nid = -1;
+static int hf_rec_peer_nid = -1;
+static int hf_rec_status = -1;
+static int hf_rec_ni_id = -1;
+
+static gint ett_lnetcap = -1;
+static gint ett_rec = -1;
+
+static expert_field ei_rec_version = EI_INIT;
+static expert_field ei_rec_short = EI_INIT;
+static expert_field ei_rec_truncated = EI_INIT;
+static expert_field ei_rec_seq_gap = EI_INIT;
+static expert_field ei_rec_gap_flag = EI_INIT;
+static expert_field ei_rec_unreadable = EI_INIT;
+static expert_field ei_rec_health = EI_INIT;
+static expert_field ei_rec_retries = EI_INIT;
+static expert_field ei_rec_status = EI_INIT;
+
+static lnetcap_flagset_t fs_rec_flags = LNETCAP_FLAGSET(
+	"lnetcap.rec.flags", "Record flags", 16, lnetcap_rec_flag_defs, lnetcap_rec_flag_count);
+
+/* Preferences. */
+static guint pref_user_slot = LNETCAP_LINKTYPE_USER_SLOT;
+static guint claimed_encap;
+gboolean lnetcap_pref_delegate_lustre = FALSE;
+gboolean lnetcap_pref_decode_rpc = TRUE;
+
+static dissector_handle_t lnetcap_handle;
+static int at_lnetcap_nid = -1;
+
+/* Per-interface last sequence number, first pass only. */
+static wmem_map_t *last_seq_by_if;
+
+typedef struct {
+	guint64 seq_gap;   /* records missing just before this one */
+} lnetcap_frame_t;
+
+/* --- NID address type -------------------------------------------------------
+ * Address data is the 20-byte struct lnet_nid form, so nid4 and nid16
+ * NIDs of the same node compare equal in conversations. */
+static int nid_addr_to_str(const address *addr, gchar *buf, int buf_len)
+{
+	lnetcap_nid_t nid;
+	lnetcap_nid_from_raw(&nid, (const guint8 *)addr->data);
+	lnetcap_nid_to_str(&nid, buf, (size_t)buf_len);
+	return (int)strlen(buf) + 1;
+}
+
+static int nid_addr_str_len(const address *addr)
+{
+	return LNETCAP_NID_STRLEN;
+}
+
+static const char *nid_col_filter(const address *addr, gboolean src)
+{
+	return src ? "lnetcap.lnet.src_nid" : "lnetcap.lnet.dest_nid";
+}
+
+static int nid_addr_len(void)
+{
+	return 20;
+}
+
+void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *nid);
+void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *nid)
+{
+	guint8 *raw = (guint8 *)wmem_alloc(pinfo->pool, 20);
+	lnetcap_nid_to_raw(nid, raw);
+	set_address(a, at_lnetcap_nid, 20, raw);
+}
+
+/* --- Conversations and endpoints ------------------------------------------ */
+static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter)
+{
+	if (filter == CONV_FT_SRC_ADDRESS)
+		return "lnetcap.lnet.src_nid";
+	if (filter == CONV_FT_DST_ADDRESS)
+		return "lnetcap.lnet.dest_nid";
+	if (filter == CONV_FT_ANY_ADDRESS)
+		return "lnetcap.nid";
+	return CONV_FILTER_INVALID;
+}
+
+static ct_dissector_info_t conv_info = { &conv_filter_type };
+
+static const char *endpoint_filter_type(endpoint_item_t *item, conv_filter_type_e filter)
+{
+	if (filter == CONV_FT_ANY_ADDRESS)
+		return "lnetcap.nid";
+	return CONV_FILTER_INVALID;
+}
+
+static et_dissector_info_t endpoint_info = { &endpoint_filter_type };
+
+static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt,
+				     const void *vip, tap_flags_t flags)
+{
+	conv_hash_t *hash = (conv_hash_t *)pct;
+	const lnetcap_tap_info_t *ti = (const lnetcap_tap_info_t *)vip;
+	if (!ti->src_str || pinfo->src.type != at_lnetcap_nid)
+		return TAP_PACKET_DONT_REDRAW;
+	hash->flags = flags;
+	add_conversation_table_data(hash, &pinfo->src, &pinfo->dst, 0, 0, 1,
+				    pinfo->fd->pkt_len, &pinfo->rel_ts, &pinfo->abs_ts,
+				    &conv_info, CONVERSATION_NONE);
+	return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dissect_t *edt,
+					 const void *vip, tap_flags_t flags)
+{
+	conv_hash_t *hash = (conv_hash_t *)pit;
+	const lnetcap_tap_info_t *ti = (const lnetcap_tap_info_t *)vip;
+	if (!ti->src_str || pinfo->src.type != at_lnetcap_nid)
+		return TAP_PACKET_DONT_REDRAW;
+	hash->flags = flags;
+	add_endpoint_table_data(hash, &pinfo->src, 0, TRUE, 1, pinfo->fd->pkt_len,
+				&endpoint_info, ENDPOINT_NONE);
+	add_endpoint_table_data(hash, &pinfo->dst, 0, FALSE, 1, pinfo->fd->pkt_len,
+				&endpoint_info, ENDPOINT_NONE);
+	return TAP_PACKET_REDRAW;
+}
+
+/* --- Record ---------------------------------------------------------------- */
+static void add_rec_nid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, int off)
+{
+	guint8 raw[20];
+	lnetcap_nid_t nid;
+	char buf[LNETCAP_NID_STRLEN];
+
+	tvb_memcpy(tvb, raw, off, 20);
+	lnetcap_nid_from_raw(&nid, raw);
+	lnetcap_nid_to_str(&nid, buf, sizeof(buf));
+	proto_tree_add_string(tree, hf, tvb, off, 20, buf);
+}
+
+/* Sequence gap before this record on its pcapng interface, computed on the
+ * first pass in frame order and remembered for later passes. */
+static guint64 seq_gap(packet_info *pinfo, guint64 seq)
+{
+	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
+		wmem_file_scope(), pinfo, proto_lnetcap, 0);
+	if (!fr) {
+		guint32 ifid = 0;
+		guint64 *last;
+		fr = wmem_new0(wmem_file_scope(), lnetcap_frame_t);
+		if (pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+			ifid = pinfo->rec->rec_header.packet_header.interface_id;
+		last = (guint64 *)wmem_map_lookup(last_seq_by_if, GUINT_TO_POINTER(ifid + 1));
+		if (!last) {
+			last = wmem_new(wmem_file_scope(), guint64);
+			wmem_map_insert(last_seq_by_if, GUINT_TO_POINTER(ifid + 1), last);
+		} else if (seq > *last + 1) {
+			fr->seq_gap = seq - *last - 1;
+		}
+		/* Merged or reordered files may go backwards: no gap, resync. */
+		*last = seq;
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 0, fr);
+	}
+	return fr->seq_gap;
+}
+
+static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	proto_item *ti, *rec_item, *it;
+	proto_tree *lt, *rt;
+	guint32 version, hdr_len, lnet_hdr_len, flags, health, retries, direction;
+	gint32 status;
+	guint32 payload_len, payload_caplen;
+	guint64 seq, gap;
+	guint avail;
+	lnetcap_pkt_t *pkt;
+	lnetcap_tap_info_t *tap;
+
+	/* Not ours unless it starts with the record magic. */
+	if (tvb_captured_length(tvb) < 8 ||
+	    tvb_get_letohl(tvb, 0) != LNETCAP_REC_MAGIC)
+		return 0;
+
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "LNetCap");
+	col_clear(pinfo->cinfo, COL_INFO);
+
+	ti = proto_tree_add_item(tree, proto_lnetcap, tvb, 0, -1, ENC_NA);
+	lt = proto_item_add_subtree(ti, ett_lnetcap);
+	rec_item = proto_tree_add_item(lt, hf_rec, tvb, 0, -1, ENC_NA);
+	rt = proto_item_add_subtree(rec_item, ett_rec);
+
+	proto_tree_add_item(rt, hf_rec_magic, tvb, REC(magic), ENC_LITTLE_ENDIAN);
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_version, tvb, REC(version),
+					  ENC_LITTLE_ENDIAN, &version);
+	if (version != LNETCAP_REC_VERSION) {
+		expert_add_info_format(pinfo, it, &ei_rec_version,
+			"Record version %u; this plugin decodes version %u only "
+			"(a newer lnetcap wrote this file: update the plugin)",
+			version, LNETCAP_REC_VERSION);
+		col_set_str(pinfo->cinfo, COL_INFO, "lnetcap record of an unknown version");
+		return tvb_captured_length(tvb);
+	}
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_hdr_len, tvb, REC(rec_hdr_len),
+					  ENC_LITTLE_ENDIAN, &hdr_len);
+	if (hdr_len < LNETCAP_REC_HDR_V1_LEN || tvb_captured_length(tvb) < hdr_len) {
+		expert_add_info_format(pinfo, it, &ei_rec_short,
+			"Record header length %u: needs >= %u and at most the %u captured bytes",
+			hdr_len, LNETCAP_REC_HDR_V1_LEN, tvb_captured_length(tvb));
+		col_set_str(pinfo->cinfo, COL_INFO, "Malformed lnetcap record");
+		return tvb_captured_length(tvb);
+	}
+	proto_item_set_len(rec_item, (gint)hdr_len);
+
+	pkt = wmem_new0(pinfo->pool, lnetcap_pkt_t);
+	proto_tree_add_item_ret_uint(rt, hf_rec_direction, tvb, REC(direction), ENC_NA, &direction);
+	proto_tree_add_item(rt, hf_rec_hook, tvb, REC(hook), ENC_NA);
+	proto_tree_add_item(rt, hf_rec_lnd, tvb, REC(lnd_type), ENC_NA);
+	proto_tree_add_item_ret_uint(rt, hf_rec_lnet_hdr_len, tvb, REC(lnet_hdr_len), ENC_NA,
+				     &lnet_hdr_len);
+	flags = tvb_get_letohs(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags));
+	it = lnetcap_flagset_add(rt, tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags),
+				 ENC_LITTLE_ENDIAN, &fs_rec_flags);
+	if (flags & LNETCAP_REC_F_GAP_BEFORE)
+		expert_add_info(pinfo, it, &ei_rec_gap_flag);
+	if (flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
+		expert_add_info(pinfo, it, &ei_rec_unreadable);
+
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_health, tvb, REC(health_status), ENC_NA,
+					  &health);
+	if ((flags & LNETCAP_REC_F_HEALTH_VALID) && health != LNETCAP_HEALTH_OK)
+		expert_add_info_format(pinfo, it, &ei_rec_health, "LNet health: %s",
+				       val_to_str_const(health, lnetcap_health_vals, "unknown"));
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_retries, tvb, REC(retry_count), ENC_NA,
+					  &retries);
+	if ((flags & LNETCAP_REC_F_HEALTH_VALID) && retries > 0)
+		expert_add_info_format(pinfo, it, &ei_rec_retries,
+				       "LNet resent this message %u time(s)", retries);
+	proto_tree_add_item(rt, hf_rec_cpu, tvb, REC(cpu), ENC_LITTLE_ENDIAN);
+	if (flags & LNETCAP_REC_F_TASK_VALID) {
+		proto_tree_add_item(rt, hf_rec_pid, tvb, REC(pid), ENC_LITTLE_ENDIAN);
+		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
+	}
+	it = proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
+	gap = seq_gap(pinfo, seq);
+	if (gap) {
+		it = proto_tree_add_uint64(rt, hf_rec_seq_gap, tvb, REC(seq), gap);
+		proto_item_set_generated(it);
+		expert_add_info_format(pinfo, it, &ei_rec_seq_gap,
+			"%" G_GUINT64_FORMAT " record(s) missing before this one on this "
+			"interface (sequence jumped)", gap);
+	}
+	proto_tree_add_item_ret_uint(rt, hf_rec_payload_len, tvb, REC(payload_len),
+				     ENC_LITTLE_ENDIAN, &payload_len);
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_payload_caplen, tvb, REC(payload_caplen),
+					  ENC_LITTLE_ENDIAN, &payload_caplen);
+	if (payload_caplen < payload_len) {
+		proto_item *t = proto_tree_add_boolean(rt, hf_rec_truncated, tvb,
+			REC(payload_caplen), TRUE);
+		proto_item_set_generated(t);
+		expert_add_info_format(pinfo, t, &ei_rec_truncated,
+			"Only %u of %u payload bytes were captured (snap length)",
+			payload_caplen, payload_len);
+	}
+	add_rec_nid(rt, tvb, pinfo, hf_rec_local_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid));
+	add_rec_nid(rt, tvb, pinfo, hf_rec_peer_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid));
+	if (flags & LNETCAP_REC_F_STATUS_VALID) {
+		it = proto_tree_add_item_ret_int(rt, hf_rec_status, tvb, REC(status),
+						 ENC_LITTLE_ENDIAN, &status);
+		if (status != 0)
+			expert_add_info_format(pinfo, it, &ei_rec_status,
+				"LNet completion status %s",
+				val_to_str((guint32)status, lnetcap_status_vals, "%d"));
+	}
+	proto_tree_add_item(rt, hf_rec_ni_id, tvb, REC(ni_id), ENC_LITTLE_ENDIAN);
+
+	pkt->direction = direction;
+	pkt->health = (flags & LNETCAP_REC_F_HEALTH_VALID) ? health : 0;
+	pkt->retries = retries;
+	pkt->payload_len = payload_len;
+	pkt->payload_caplen = payload_caplen;
+
+	tap = wmem_new0(pinfo->pool, lnetcap_tap_info_t);
+	tap->health = pkt->health;
+
+	if (lnet_hdr_len != 0) {
+		tvbuff_t *payload;
+		if (dissect_lnetcap_lnet(tvb, pinfo, lt, hdr_len, pkt) <= 0)
+			goto done;
+		/* The payload prefix: reported length is the original payload
+		 * length, so anything cut by the snap length is known as such. */
+		avail = tvb_captured_length_remaining(tvb, (gint)(hdr_len + lnet_hdr_len));
+		if (avail > payload_caplen)
+			avail = payload_caplen;
+		if (payload_len > 0 && avail > 0) {
+			payload = tvb_new_subset_length_caplen(tvb, (gint)(hdr_len + lnet_hdr_len),
+				(gint)avail, (gint)MAX(payload_len, avail));
+			dissect_lnetcap_lnet_payload(payload, pinfo, lt, pkt);
+		}
+	}
+done:
+	if (pkt->have_lnet) {
+		tap->msg_type = pkt->msg_type;
+		tap->portal = pkt->portal;
+		tap->have_portal = pkt->have_portal;
+		tap->src_str = pkt->src_str;
+		tap->dst_str = pkt->dst_str;
+	}
+	if (pkt->is_rpc && pkt->rpc.have_body) {
+		tap->is_rpc = TRUE;
+		tap->pb_type = pkt->rpc.pb_type;
+		tap->opc = pkt->rpc.opc;
+		tap->status = pkt->rpc.status;
+		tap->early_reply = pkt->rpc.early_reply;
+		tap->jobid = pkt->rpc.jobid;
+		if (pkt->trans && pkt->trans->rep_frame == pinfo->num && !pkt->rpc.early_reply) {
+			tap->matched_reply = TRUE;
+			tap->req_time = pkt->trans->req_time;
+		}
+	}
+	tap_queue_packet(lnetcap_tap, pinfo, tap);
+	return tvb_captured_length(tvb);
+}
+
+static void lnetcap_init(void)
+{
+	lnetcap_init_ptlrpc();
+}
+
+void proto_register_lnetcap(void)
+{
+	static hf_register_info hf[] = {
+		{ &hf_rec, { "Capture record", "lnetcap.rec", FT_NONE, BASE_NONE,
+		  NULL, 0, "lnetcap record pseudo-header", HFILL } },
+		{ &hf_rec_magic, { "Magic", "lnetcap.rec.magic", FT_UINT32, BASE_HEX,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_rec_version, { "Version", "lnetcap.rec.version", FT_UINT16, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_rec_hdr_len, { "Header length", "lnetcap.rec.hdr_len", FT_UINT16, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_rec_direction, { "Direction", "lnetcap.rec.direction", FT_UINT8, BASE_DEC,
+		  VALS(lnetcap_direction_vals), 0, NULL, HFILL } },
+		{ &hf_rec_hook, { "Hook", "lnetcap.rec.hook", FT_UINT8, BASE_DEC,
+		  VALS(lnetcap_hook_vals), 0, "Observation point that produced the record", HFILL } },
+		{ &hf_rec_lnd, { "LND", "lnetcap.rec.lnd", FT_UINT8, BASE_DEC,
+		  VALS(lnetcap_lnd_vals), 0, "LND type of the local NI", HFILL } },
+		{ &hf_rec_lnet_hdr_len, { "LNet header length", "lnetcap.rec.lnet_hdr_len",
+		  FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_rec_health, { "Health status", "lnetcap.rec.health", FT_UINT8, BASE_DEC,
+		  VALS(lnetcap_health_vals), 0, NULL, HFILL } },
+		{ &hf_rec_retries, { "Retries", "lnetcap.rec.retries", FT_UINT8, BASE_DEC,
+		  NULL, 0, "LNet resends of this message", HFILL } },
+		{ &hf_rec_cpu, { "CPU", "lnetcap.rec.cpu", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_rec_pid, { "PID", "lnetcap.rec.pid", FT_UINT32, BASE_DEC,
+		  NULL, 0, "Initiating task", HFILL } },
+		{ &hf_rec_comm, { "Command", "lnetcap.rec.comm", FT_STRINGZPAD, BASE_NONE,
+		  NULL, 0, "Initiating task name", HFILL } },
+		{ &hf_rec_seq, { "Sequence", "lnetcap.rec.seq", FT_UINT64, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_rec_seq_gap, { "Records missing before", "lnetcap.rec.seq_gap", FT_UINT64,
+		  BASE_DEC, NULL, 0, "Sequence numbers skipped on this interface", HFILL } },
+		{ &hf_rec_payload_len, { "Payload length", "lnetcap.rec.payload_len", FT_UINT32,
+		  BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_rec_payload_caplen, { "Captured payload length", "lnetcap.rec.payload_caplen",
+		  FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_rec_truncated, { "Payload truncated", "lnetcap.rec.truncated", FT_BOOLEAN,
+		  BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_rec_local_nid, { "Local NID", "lnetcap.rec.local_nid", FT_STRING, BASE_NONE,
+		  NULL, 0, "NI that sent or received the message", HFILL } },
+		{ &hf_rec_peer_nid, { "Peer NID", "lnetcap.rec.peer_nid", FT_STRING, BASE_NONE,
+		  NULL, 0, "Next or previous hop", HFILL } },
+		{ &hf_rec_status, { "Completion status", "lnetcap.rec.status", FT_INT32, BASE_DEC,
+		  VALS(lnetcap_status_vals), 0, NULL, HFILL } },
+		{ &hf_rec_ni_id, { "NI index", "lnetcap.rec.ni_id", FT_UINT32, BASE_DEC,
+		  NULL, 0, NULL, HFILL } },
+	};
+	static gint *ett[] = { &ett_lnetcap, &ett_rec };
+	static ei_register_info ei[] = {
+		{ &ei_rec_version, { "lnetcap.rec.version.unknown", PI_UNDECODED, PI_WARN,
+		  "Unknown record version", EXPFILL } },
+		{ &ei_rec_short, { "lnetcap.rec.hdr_len.bad", PI_MALFORMED, PI_ERROR,
+		  "Bad record header length", EXPFILL } },
+		{ &ei_rec_truncated, { "lnetcap.rec.truncated", PI_UNDECODED, PI_NOTE,
+		  "Payload truncated by the snap length", EXPFILL } },
+		{ &ei_rec_seq_gap, { "lnetcap.rec.seq_gap", PI_SEQUENCE, PI_WARN,
+		  "Records were lost before this one", EXPFILL } },
+		{ &ei_rec_gap_flag, { "lnetcap.rec.flags.gap", PI_SEQUENCE, PI_WARN,
+		  "The capture source lost data before this record", EXPFILL } },
+		{ &ei_rec_unreadable, { "lnetcap.rec.flags.unreadable", PI_UNDECODED, PI_WARN,
+		  "The payload bytes could not be read by the capture", EXPFILL } },
+		{ &ei_rec_health, { "lnetcap.rec.health.failed", PI_RESPONSE_CODE, PI_WARN,
+		  "LNet health failure", EXPFILL } },
+		{ &ei_rec_retries, { "lnetcap.rec.retries", PI_SEQUENCE, PI_NOTE,
+		  "LNet retried this message", EXPFILL } },
+		{ &ei_rec_status, { "lnetcap.rec.status.error", PI_RESPONSE_CODE, PI_WARN,
+		  "LNet completion error", EXPFILL } },
+	};
+	module_t *mod;
+	expert_module_t *em;
+
+	proto_lnetcap = proto_register_protocol("LNet capture (lnetcap)", "LNetCap", "lnetcap");
+	proto_register_field_array(proto_lnetcap, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	em = expert_register_protocol(proto_lnetcap);
+	expert_register_field_array(em, ei, array_length(ei));
+	lnetcap_flagset_register(proto_lnetcap, &fs_rec_flags);
+
+	lnetcap_register_lnet(proto_lnetcap);
+	lnetcap_register_ptlrpc(proto_lnetcap);
+	lnetcap_register_ldlm(proto_lnetcap);
+	lnetcap_register_mdt(proto_lnetcap);
+	lnetcap_register_ost(proto_lnetcap);
+	lnetcap_register_obd(proto_lnetcap);
+	lnetcap_register_stats(proto_lnetcap);
+
+	lnetcap_handle = register_dissector("lnetcap", dissect_lnetcap, proto_lnetcap);
+	lnetcap_tap = register_tap("lnetcap");
+	at_lnetcap_nid = address_type_dissector_register("AT_LNETCAP_NID", "LNet NID",
+		nid_addr_to_str, nid_addr_str_len, NULL, nid_col_filter, nid_addr_len, NULL, NULL);
+	register_conversation_table(proto_lnetcap, TRUE, conv_packet, endpoint_packet);
+
+	last_seq_by_if = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+						g_direct_hash, g_direct_equal);
+	register_init_routine(lnetcap_init);
+
+	mod = prefs_register_protocol(proto_lnetcap, proto_reg_handoff_lnetcap);
+	prefs_register_uint_preference(mod, "user_dlt", "LINKTYPE_USER slot",
+		"Which LINKTYPE_USERn (0-15, DLT 147-162) carries lnetcap records. "
+		"lnetcap writes USER7 (154) by default.", 10, &pref_user_slot);
+	prefs_register_bool_preference(mod, "decode_rpc", "Decode PtlRPC messages",
+		"Decode lustre_msg/ptlrpc_body and the bodies this plugin knows", &lnetcap_pref_decode_rpc);
+	prefs_register_bool_preference(mod, "delegate_lustre",
+		"Hand undecoded PUT payloads to Wireshark's Lustre dissector",
+		"For PtlRPC bodies this plugin does not decode, call the built-in "
+		"'lustre' dissector through the lnet.ptl_index table", &lnetcap_pref_delegate_lustre);
+}
+
+void proto_reg_handoff_lnetcap(void)
+{
+	static gboolean initialised = FALSE;
+	guint encap;
+
+	if (pref_user_slot > 15)
+		pref_user_slot = LNETCAP_LINKTYPE_USER_SLOT;
+	encap = (guint)(WTAP_ENCAP_USER0 + (int)pref_user_slot);
+	if (!initialised) {
+		lnetcap_handoff_lnet();
+		initialised = TRUE;
+	} else if (claimed_encap != encap) {
+		/* Give the old slot back to the DLT_USER (user_dlt) dissector. */
+		dissector_handle_t user = find_dissector("user_dlt");
+		if (user)
+			dissector_change_uint("wtap_encap", claimed_encap, user);
+		else
+			dissector_delete_uint("wtap_encap", claimed_encap, lnetcap_handle);
+	}
+	dissector_add_uint("wtap_encap", encap, lnetcap_handle);
+	claimed_encap = encap;
+}

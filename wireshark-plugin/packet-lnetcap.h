@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packet-lnetcap.h - what the files of the lnetcap plugin share: the
+ * per-packet state passed down the layers (record -> LNet -> PtlRPC ->
+ * bodies), the tap record and the registration hooks of each layer.
+ *
+ * The plugin is written against the Wireshark 4.0 API; every difference
+ * between Wireshark versions lives in plugin.c.
+ */
+#ifndef PACKET_LNETCAP_H
+#define PACKET_LNETCAP_H
+
+#include <epan/packet.h>
+#include <epan/expert.h>
+
+#include "lnetcap-nid.h"
+
+extern int proto_lnetcap;
+
+/* PtlRPC facts of one message, filled by packet-lnetcap-ptlrpc.c. */
+typedef struct lnetcap_rpc {
+	guint encoding;         /* ENC_LITTLE_ENDIAN or ENC_BIG_ENDIAN */
+	guint32 bufcount;
+	guint32 buf_off[32];    /* offsets of the buffers in the message tvb */
+	guint32 buf_len[32];
+	guint32 lm_flags;
+	guint32 lm_cksum;
+	guint32 pb_type;        /* LNETCAP_PTL_RPC_MSG_* */
+	guint32 opc;
+	gint32 status;          /* replies only */
+	guint32 pb_flags;
+	guint64 pb_mbits;
+	gboolean have_body;
+	gboolean early_reply;
+	gboolean body_known;    /* a body dissector of ours handled the opcode */
+	const char *jobid;      /* NULL when empty or absent */
+} lnetcap_rpc_t;
+
+/* One request/reply transaction, kept for the whole capture file. */
+typedef struct lnetcap_trans {
+	guint32 req_frame;
+	guint32 rep_frame;
+	nstime_t req_time;
+	guint32 opc;
+	guint64 xid;
+	guint32 req_flags;       /* lustre_msg lm_flags of the request */
+	guint32 resends;         /* requests seen again with the same XID */
+} lnetcap_trans_t;
+
+/* What the layers learn about one record. */
+typedef struct lnetcap_pkt {
+	/* record */
+	guint32 direction;
+	guint32 health;
+	guint32 retries;
+	guint32 payload_len;
+	guint32 payload_caplen;
+	/* LNet header */
+	gboolean have_lnet;
+	guint32 msg_type;
+	guint32 portal;          /* PUT and GET only */
+	gboolean have_portal;
+	guint64 match_bits;
+	guint32 put_offset;
+	lnetcap_nid_t src;
+	lnetcap_nid_t dst;
+	char src_str[LNETCAP_NID_STRLEN];
+	char dst_str[LNETCAP_NID_STRLEN];
+	/* PtlRPC */
+	gboolean is_rpc;
+	lnetcap_rpc_t rpc;
+	lnetcap_trans_t *trans;
+} lnetcap_pkt_t;
+
+/* What the tap listeners (SRT, stats_tree, conversations) receive. */
+typedef struct lnetcap_tap_info {
+	guint32 msg_type;
+	guint32 portal;
+	gboolean have_portal;
+	const char *src_str;
+	const char *dst_str;
+	gboolean is_rpc;
+	guint32 pb_type;
+	guint32 opc;
+	gint32 status;
+	gboolean early_reply;
+	gboolean matched_reply;  /* a final reply whose request was seen */
+	nstime_t req_time;
+	guint32 health;
+	const char *jobid;
+} lnetcap_tap_info_t;
+
+extern int lnetcap_tap;
+
+/* Preferences read by several layers. */
+extern gboolean lnetcap_pref_delegate_lustre;
+extern gboolean lnetcap_pref_decode_rpc;
+
+/* Layer entry points. */
+void lnetcap_register_lnet(int proto);
+int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			 guint hdr_len, lnetcap_pkt_t *pkt);
+void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo,
+				  proto_tree *tree, lnetcap_pkt_t *pkt);
+
+void lnetcap_register_ptlrpc(int proto);
+void lnetcap_init_ptlrpc(void);
+gboolean lnetcap_looks_like_lustre_msg(tvbuff_t *tvb);
+void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    lnetcap_pkt_t *pkt);
+
+/* Body dissectors: tvb is the whole lustre_msg; they read the buffers
+ * rpc->buf_off[i]/buf_len[i] themselves. */
+typedef void (*lnetcap_body_fn)(tvbuff_t *tvb, packet_info *pinfo,
+				proto_tree *tree, lnetcap_pkt_t *pkt);
+void lnetcap_register_ldlm(int proto);
+void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			  lnetcap_pkt_t *pkt);
+void lnetcap_register_mdt(int proto);
+void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			 lnetcap_pkt_t *pkt);
+void lnetcap_register_ost(int proto);
+void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			 lnetcap_pkt_t *pkt);
+void lnetcap_register_obd(int proto);
+void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			 lnetcap_pkt_t *pkt);
+
+/* Shared body helpers (packet-lnetcap-ptlrpc.c). */
+/* Captured bytes of buffer i (0 if absent); the buffer's declared length
+ * is rpc->buf_len[i]. */
+gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint32 *len);
+/* Adds a subtree for buffer i, flags truncation; NULL when absent. */
+proto_tree *lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+				 const lnetcap_pkt_t *pkt, guint i, guint32 need,
+				 gint ett, const char *name, guint32 *off);
+/* Adds an lu_fid subtree; returns its "[0x..:0x..:0x..]" text. */
+const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
+			    guint off, guint enc, int hf_fid, const char *label);
+
+/* Stats (lnetcap-stats.c). */
+void lnetcap_register_stats(int proto);
+void lnetcap_register_stats_tree(void);
+
+/* Handoff helpers for the LNet layer. */
+void lnetcap_handoff_lnet(void);
+
+#endif /* PACKET_LNETCAP_H */
