@@ -1,0 +1,1430 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lnet_double.c - a test double of Lustre LNet for the lnetcap kernel rig.
+ *
+ * It is loaded as module "lnet" and exports the four functions lnetcap
+ * hooks (lnet_ni_send, lnet_parse, lnet_finalize, lnet_drop_message) with
+ * Lustre 2.15+'s signatures.  Writing a scenario name to
+ * /sys/kernel/debug/lnet/double_ctl makes it produce the traffic a Lustre
+ * client (and, for "forward", a router) would produce, calling those
+ * functions in the order LNet calls them:
+ *
+ *   TX:  lnet_ni_send -> lnd_send -> lnet_finalize
+ *   RX:  lnet_parse -> lnd_recv (payload lands in the MD) -> lnet_finalize
+ *        (+ the ACK or forwarded send LNet derives from the same lnet_msg)
+ *
+ * Every call is logged in /sys/kernel/debug/lnet/double_log with the exact
+ * 96-byte struct lnet_hdr and payload bytes involved, so the rig can compare
+ * lnetcap's capture with what was really produced, byte for byte.
+ * /sys/kernel/debug/lnet/nis lists the NIs in Lustre's format.
+ *
+ * Nothing here is Lustre code; the payloads are built from the shared
+ * protocol definition in include/lnetcap/.
+ */
+#define pr_fmt(fmt) "lnet(double): " fmt
+
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/highmem.h>
+#include <linux/mutex.h>
+#include <linux/uaccess.h>
+#include <linux/ktime.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+
+#include <lnet/lib-types.h>
+#include <lnetcap/lnet.h>
+#include <lnetcap/ptlrpc.h>
+#include <lnetcap/bodies.h>
+
+#define DBL_PID			LNETCAP_LNET_PID_LUSTRE
+#define DBL_LOG_SNAP		1024	/* payload bytes logged per event */
+#define DBL_LOG_SIZE		(8U << 20)
+#define DBL_BULK_PAGES		2
+#define DBL_BULK_LEN		(DBL_BULK_PAGES * PAGE_SIZE)
+#define DBL_RETRY_LIMIT		1
+#define DBL_WIRE_COOKIE_NONE	LNETCAP_LNET_WIRE_COOKIE_NONE
+
+/* ---- NIs, nets, LNDs, peers ----------------------------------------------- */
+
+static int dbl_lnd_send(struct lnet_ni *ni, void *private,
+			struct lnet_msg *msg);
+static int dbl_lnd_recv(struct lnet_ni *ni, void *private,
+			struct lnet_msg *msg, int delayed, unsigned int niov,
+			struct bio_vec *kiov, unsigned int offset,
+			unsigned int mlen, unsigned int rlen);
+
+static const struct lnet_lnd dbl_lolnd = {
+	.lnd_type = LNETCAP_LND_LOLND,
+	.lnd_send = dbl_lnd_send,
+	.lnd_recv = dbl_lnd_recv,
+};
+static const struct lnet_lnd dbl_socklnd = {
+	.lnd_type = LNETCAP_LND_SOCKLND,
+	.lnd_send = dbl_lnd_send,
+	.lnd_recv = dbl_lnd_recv,
+};
+static const struct lnet_lnd dbl_o2iblnd = {
+	.lnd_type = LNETCAP_LND_O2IBLND,
+	.lnd_send = dbl_lnd_send,
+	.lnd_recv = dbl_lnd_recv,
+};
+
+/*
+ * Three NIs: the loopback NI every LNet node has, a TCP NI (this node's
+ * address) and an o2ib NI, so that "forward" can route between two nets
+ * as an LNet router does.
+ */
+enum { DBL_NI_LO, DBL_NI_TCP, DBL_NI_O2IB, DBL_NR_NI };
+
+static struct lnet_net dbl_nets[DBL_NR_NI];
+static struct lnet_ni dbl_nis[DBL_NR_NI];
+
+/* Remote peers: the OSS this client talks to, a client behind the router
+ * on o2ib, and the server the router forwards to. */
+enum { DBL_PEER_OSS, DBL_PEER_IBCLIENT, DBL_PEER_FWDSERVER, DBL_NR_PEER };
+static struct lnet_peer_ni dbl_peers[DBL_NR_PEER];
+
+static void dbl_mknid(struct lnet_nid *nid, u32 lnd, u16 netnum, u32 ipv4)
+{
+	memset(nid, 0, sizeof(*nid));
+	nid->nid_size = 0;	/* 4-byte address */
+	nid->nid_type = lnd;
+	nid->nid_num = cpu_to_be16(netnum);
+	nid->nid_addr[0] = cpu_to_be32(ipv4);
+}
+
+static bool dbl_nid_eq(const struct lnet_nid *a, const struct lnet_nid *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/* "192.168.1.10@tcp", "0@lo": Lustre's libcfs_nidstr() for 4-byte NIDs. */
+static int dbl_nidstr(const struct lnet_nid *nid, char *buf, size_t len)
+{
+	u32 addr = be32_to_cpu(nid->nid_addr[0]);
+	u16 num = be16_to_cpu(nid->nid_num);
+	const char *net;
+
+	switch (nid->nid_type) {
+	case LNETCAP_LND_LOLND:
+		return scnprintf(buf, len, "%u@lo", addr);
+	case LNETCAP_LND_SOCKLND:
+		net = "tcp";
+		break;
+	case LNETCAP_LND_O2IBLND:
+		net = "o2ib";
+		break;
+	default:
+		return scnprintf(buf, len, "<%u:%u>@?", nid->nid_type, addr);
+	}
+	if (num)
+		return scnprintf(buf, len, "%pI4h@%s%u", &addr, net, num);
+	return scnprintf(buf, len, "%pI4h@%s", &addr, net);
+}
+
+static void dbl_setup_nis(void)
+{
+	static const struct lnet_lnd *lnds[DBL_NR_NI] = {
+		&dbl_lolnd, &dbl_socklnd, &dbl_o2iblnd
+	};
+	static const u32 addrs[DBL_NR_NI] = {
+		0, 0xc0a8010a /* 192.168.1.10 */, 0x0a00000a /* 10.0.0.10 */
+	};
+	int i;
+
+	for (i = 0; i < DBL_NR_NI; i++) {
+		struct lnet_net *net = &dbl_nets[i];
+		struct lnet_ni *ni = &dbl_nis[i];
+
+		INIT_LIST_HEAD(&net->net_list);
+		INIT_LIST_HEAD(&net->net_ni_list);
+		net->net_lnd = lnds[i];
+		net->net_id = LNETCAP_MKNET(lnds[i]->lnd_type, 0);
+		INIT_LIST_HEAD(&ni->ni_netlist);
+		INIT_LIST_HEAD(&ni->ni_cptlist);
+		spin_lock_init(&ni->ni_lock);
+		ni->ni_state = 1;	/* LNET_NI_STATE_ACTIVE */
+		ni->ni_net = net;
+		atomic_set(&ni->ni_healthv, 1000);
+		dbl_mknid(&ni->ni_nid, lnds[i]->lnd_type, 0, addrs[i]);
+		list_add_tail(&ni->ni_netlist, &net->net_ni_list);
+	}
+	dbl_mknid(&dbl_peers[DBL_PEER_OSS].lpni_nid, LNETCAP_LND_SOCKLND, 0,
+		  0xc0a80114 /* 192.168.1.20 */);
+	dbl_mknid(&dbl_peers[DBL_PEER_IBCLIENT].lpni_nid, LNETCAP_LND_O2IBLND,
+		  0, 0x0a000014 /* 10.0.0.20 */);
+	dbl_mknid(&dbl_peers[DBL_PEER_FWDSERVER].lpni_nid, LNETCAP_LND_SOCKLND,
+		  0, 0xc0a8011e /* 192.168.1.30 */);
+	for (i = 0; i < DBL_NR_PEER; i++) {
+		INIT_LIST_HEAD(&dbl_peers[i].lpni_peer_nis);
+		INIT_LIST_HEAD(&dbl_peers[i].lpni_hashlist);
+		dbl_peers[i].lpni_txcredits = 8;
+		dbl_peers[i].lpni_rtrcredits = 8;
+	}
+}
+
+static struct lnet_ni *dbl_local_ni(const struct lnet_nid *nid)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_NI; i++)
+		if (dbl_nid_eq(&dbl_nis[i].ni_nid, nid))
+			return &dbl_nis[i];
+	return NULL;
+}
+
+static struct lnet_peer_ni *dbl_peer(const struct lnet_nid *nid)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_PEER; i++)
+		if (dbl_nid_eq(&dbl_peers[i].lpni_nid, nid))
+			return &dbl_peers[i];
+	return NULL;
+}
+
+/* The NI a message to @nid leaves by: same net type, or tcp by default. */
+static struct lnet_ni *dbl_route(const struct lnet_nid *nid)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_NI; i++)
+		if (dbl_nis[i].ni_nid.nid_type == nid->nid_type &&
+		    dbl_nis[i].ni_nid.nid_num == nid->nid_num)
+			return &dbl_nis[i];
+	return &dbl_nis[DBL_NI_TCP];
+}
+
+/* ---- the event log ---------------------------------------------------------- */
+
+static DEFINE_MUTEX(dbl_mutex);	/* one generator at a time, and the log */
+static char *dbl_log;
+static size_t dbl_log_len;
+static bool dbl_log_on = true;
+static bool dbl_log_full;
+static u64 dbl_event_seq;
+static u32 dbl_msg_ids;
+
+static __printf(1, 2) void dbl_logf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!dbl_log_on || dbl_log_full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(dbl_log + dbl_log_len, DBL_LOG_SIZE - dbl_log_len, fmt,
+		      ap);
+	va_end(ap);
+	if (dbl_log_len + n >= DBL_LOG_SIZE - 1) {
+		/* Say so instead of silently truncating: tests must fail. */
+		dbl_log_full = true;
+		dbl_log_len = strlen(dbl_log);
+		return;
+	}
+	dbl_log_len += n;
+}
+
+static void dbl_loghex(const void *p, size_t n)
+{
+	if (!dbl_log_on || dbl_log_full)
+		return;
+	if (dbl_log_len + 2 * n + 2 >= DBL_LOG_SIZE) {
+		dbl_log_full = true;
+		return;
+	}
+	bin2hex(dbl_log + dbl_log_len, p, n);
+	dbl_log_len += 2 * n;
+	dbl_log[dbl_log_len] = '\0';
+}
+
+/* Copy up to @len payload bytes starting at @offset of a kiov list. */
+static size_t dbl_kiov_read(const struct bio_vec *kiov, unsigned int niov,
+			    unsigned int offset, void *dst, size_t len)
+{
+	size_t done = 0;
+	unsigned int i;
+
+	for (i = 0; i < niov && done < len; i++) {
+		unsigned int bl = kiov[i].bv_len;
+		size_t n;
+		char *va;
+
+		if (offset >= bl) {
+			offset -= bl;
+			continue;
+		}
+		n = min_t(size_t, bl - offset, len - done);
+		va = kmap_local_page(kiov[i].bv_page);
+		memcpy((char *)dst + done, va + kiov[i].bv_offset + offset, n);
+		kunmap_local(va);
+		done += n;
+		offset = 0;
+	}
+	return done;
+}
+
+static u8 dbl_snap[DBL_LOG_SNAP];
+
+struct dbl_msg {
+	struct lnet_msg	msg;
+	u32		id;
+	int		inject_rc;	/* lnd_send fails with this once */
+	int		inject_hs;	/* ... setting this health status */
+	const void	*wire;		/* RX: payload "on the wire" */
+	struct page	*rtr_pages[DBL_BULK_PAGES];	/* router buffer */
+	struct bio_vec	rtr_kiov[DBL_BULK_PAGES];
+};
+
+static const char *dbl_dir(const struct lnet_msg *msg, bool rx)
+{
+	if (msg->msg_routing)
+		return "forward";
+	return rx ? "recv" : "send";
+}
+
+/*
+ * One line per event:
+ *   <hook> ev=N msg=ID dir=D type=T ni=NID peer=NID rc=R hs=H retry=N
+ *   routing=0|1 plen=PAYLOAD_LENGTH hdr=<96 bytes hex> payload=<hex>
+ * where payload is the first DBL_LOG_SNAP bytes the event carries.
+ */
+static void dbl_log_event(const char *hook, struct lnet_msg *msg,
+			  struct lnet_ni *ni, const struct lnet_hdr *hdr,
+			  bool rx, int rc, const void *payload,
+			  size_t paylen, size_t plen)
+{
+	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
+	struct lnet_peer_ni *peer = rx ? msg->msg_rxpeer : msg->msg_txpeer;
+	char nistr[48] = "-", peerstr[48] = "-";
+
+	if (!dbl_log_on)
+		return;
+	if (ni)
+		dbl_nidstr(&ni->ni_nid, nistr, sizeof(nistr));
+	if (peer)
+		dbl_nidstr(&peer->lpni_nid, peerstr, sizeof(peerstr));
+	dbl_logf("%s ev=%llu msg=%u dir=%s type=%u ni=%s peer=%s rc=%d hs=%d retry=%d routing=%u plen=%zu hdr=",
+		 hook, ++dbl_event_seq, dm->id, dbl_dir(msg, rx), hdr->type,
+		 nistr, peerstr, rc, msg->msg_health_status,
+		 msg->msg_retry_count, msg->msg_routing, plen);
+	dbl_loghex(hdr, sizeof(*hdr));
+	dbl_logf(" payload=");
+	dbl_loghex(payload, min_t(size_t, paylen, DBL_LOG_SNAP));
+	dbl_logf("\n");
+}
+
+/* ---- message allocation -------------------------------------------------- */
+
+static struct dbl_msg *dbl_msg_alloc(void)
+{
+	struct dbl_msg *dm = kzalloc(sizeof(*dm), GFP_KERNEL);
+
+	if (!dm)
+		return NULL;
+	dm->id = ++dbl_msg_ids;
+	INIT_LIST_HEAD(&dm->msg.msg_activelist);
+	INIT_LIST_HEAD(&dm->msg.msg_list);
+	dm->msg.msg_t_start = ktime_get();
+	dm->msg.msg_deadline = ktime_add_ms(dm->msg.msg_t_start, 50000);
+	return dm;
+}
+
+static void dbl_msg_free(struct dbl_msg *dm)
+{
+	int i;
+
+	for (i = 0; i < DBL_BULK_PAGES; i++)
+		if (dm->rtr_pages[i])
+			__free_page(dm->rtr_pages[i]);
+	kfree(dm);
+}
+
+/* ---- memory descriptors ---------------------------------------------------- */
+
+/*
+ * A contiguous MD (ptlrpc request and reply buffers): like lnet_md_build(),
+ * keep md_start and also describe the buffer as page fragments in md_kiov.
+ * @buf must be kmalloc()ed (physically contiguous).
+ */
+static struct lnet_libmd *dbl_md_contig(void *buf, unsigned int len,
+					unsigned int options)
+{
+	unsigned int niov = DIV_ROUND_UP(offset_in_page(buf) + len, PAGE_SIZE);
+	struct lnet_libmd *md;
+	unsigned int i, done = 0;
+
+	md = kzalloc(struct_size(md, md_kiov, niov), GFP_KERNEL);
+	if (!md)
+		return NULL;
+	INIT_LIST_HEAD(&md->md_list);
+	INIT_LIST_HEAD(&md->md_lh.lh_hash_chain);
+	md->md_lh.lh_cookie = 0x10000ULL + (dbl_msg_ids << 2) + 1;
+	md->md_start = buf;
+	md->md_length = len;
+	md->md_max_size = len;
+	md->md_threshold = 1;
+	md->md_refcount = 1;
+	md->md_options = options;
+	md->md_niov = niov;
+	for (i = 0; i < niov; i++) {
+		char *p = (char *)buf + done;
+		unsigned int n = min_t(unsigned int, len - done,
+				       PAGE_SIZE - offset_in_page(p));
+
+		md->md_kiov[i].bv_page = virt_to_page(p);
+		md->md_kiov[i].bv_offset = offset_in_page(p);
+		md->md_kiov[i].bv_len = n;
+		done += n;
+	}
+	return md;
+}
+
+/* A KIOV MD over whole pages (bulk buffers). */
+static struct lnet_libmd *dbl_md_kiov(struct page **pages, unsigned int npages,
+				      unsigned int options)
+{
+	struct lnet_libmd *md;
+	unsigned int i;
+
+	md = kzalloc(struct_size(md, md_kiov, npages), GFP_KERNEL);
+	if (!md)
+		return NULL;
+	INIT_LIST_HEAD(&md->md_list);
+	INIT_LIST_HEAD(&md->md_lh.lh_hash_chain);
+	md->md_lh.lh_cookie = 0x20000ULL + (dbl_msg_ids << 2) + 1;
+	md->md_start = (char *)md->md_kiov;	/* as LNet: the kiov array */
+	md->md_length = npages * PAGE_SIZE;
+	md->md_max_size = md->md_length;
+	md->md_threshold = 1;
+	md->md_refcount = 1;
+	md->md_options = options | LNET_MD_KIOV;
+	md->md_niov = npages;
+	for (i = 0; i < npages; i++) {
+		md->md_kiov[i].bv_page = pages[i];
+		md->md_kiov[i].bv_offset = 0;
+		md->md_kiov[i].bv_len = PAGE_SIZE;
+	}
+	return md;
+}
+
+/* The MDs "attached" to portals, i.e. what lnet_parse() can match. */
+struct dbl_me {
+	u32			portal;
+	u64			match_bits;
+	struct lnet_libmd	*md;
+};
+
+#define DBL_NR_ME 4
+static struct dbl_me dbl_mes[DBL_NR_ME];
+
+static void dbl_me_attach(u32 portal, u64 mbits, struct lnet_libmd *md)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_ME; i++) {
+		if (!dbl_mes[i].md) {
+			dbl_mes[i].portal = portal;
+			dbl_mes[i].match_bits = mbits;
+			dbl_mes[i].md = md;
+			return;
+		}
+	}
+	WARN_ON_ONCE(1);
+}
+
+static struct lnet_libmd *dbl_me_match(u32 portal, u64 mbits)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_ME; i++)
+		if (dbl_mes[i].md && dbl_mes[i].portal == portal &&
+		    dbl_mes[i].match_bits == mbits)
+			return dbl_mes[i].md;
+	return NULL;
+}
+
+/* Threshold reached: the MD no longer matches (auto-unlink). */
+static void dbl_me_unlink(struct lnet_libmd *md)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_ME; i++)
+		if (dbl_mes[i].md == md)
+			dbl_mes[i].md = NULL;
+}
+
+/* ---- the hooked functions ------------------------------------------------- */
+
+/*
+ * Hand a committed message to the NI's LND, exactly as LNet's
+ * lnet_ni_send() does; an immediate failure finalizes the message.
+ */
+noinline void lnet_ni_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	size_t n = 0;
+	int rc;
+
+	if (msg->msg_len && dbl_log_on)
+		n = dbl_kiov_read(msg->msg_kiov, msg->msg_niov,
+				  msg->msg_offset, dbl_snap,
+				  min_t(size_t, msg->msg_len, DBL_LOG_SNAP));
+	dbl_log_event("lnet_ni_send", msg, ni, &msg->msg_hdr, false, 0,
+		      dbl_snap, n, msg->msg_len);
+
+	rc = ni->ni_net->net_lnd->lnd_send(ni, msg->msg_private, msg);
+	if (rc < 0) {
+		msg->msg_no_resend = true;
+		lnet_finalize(msg, rc);
+	}
+}
+EXPORT_SYMBOL(lnet_ni_send);
+
+noinline void lnet_drop_message(struct lnet_ni *ni, int cpt, void *private,
+				unsigned int nob, __u32 msg_type)
+{
+	char nistr[48] = "-";
+
+	if (!dbl_log_on)
+		return;
+	if (ni)
+		dbl_nidstr(&ni->ni_nid, nistr, sizeof(nistr));
+	dbl_logf("lnet_drop_message ev=%llu dir=drop type=%u ni=%s cpt=%d nob=%u\n",
+		 ++dbl_event_seq, msg_type, nistr, cpt, nob);
+}
+EXPORT_SYMBOL(lnet_drop_message);
+
+/* Send a REPLY or ACK built in the same lnet_msg, as lnet_parse_get()
+ * and lnet_complete_msg_locked() do. */
+static void dbl_send_response(struct lnet_msg *msg, struct lnet_ni *ni)
+{
+	msg->msg_receiving = 0;
+	msg->msg_sending = 1;
+	msg->msg_tx_committed = 1;
+	msg->msg_txni = ni;
+	msg->msg_txpeer = msg->msg_rxpeer;
+	msg->msg_hdr.src_nid = ni->ni_nid;
+	msg->msg_hdr.src_pid = DBL_PID;
+	lnet_ni_send(ni, msg);
+}
+
+/*
+ * Completion.  Mirrors what LNet decides in lnet_finalize() and
+ * lnet_complete_msg_locked(): resend on a health failure, send the ACK a
+ * received PUT asked for, forward a routed message once it is received.
+ */
+noinline void lnet_finalize(struct lnet_msg *msg, int rc)
+{
+	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
+	bool rx = msg->msg_receiving;
+	size_t n = 0;
+
+	msg->msg_t_end = ktime_get();
+	if (rx && rc == 0 && dbl_log_on)
+		n = dbl_kiov_read(msg->msg_kiov, msg->msg_niov,
+				  msg->msg_offset, dbl_snap,
+				  min_t(size_t, msg->msg_wanted, DBL_LOG_SNAP));
+	dbl_log_event("lnet_finalize", msg,
+		      rx ? msg->msg_rxni : msg->msg_txni, &msg->msg_hdr, rx,
+		      rc, dbl_snap, n, rx ? msg->msg_wanted : msg->msg_len);
+
+	if (msg->msg_sending) {
+		if (rc && msg->msg_health_status != LNET_MSG_STATUS_OK &&
+		    !msg->msg_no_resend &&
+		    msg->msg_retry_count < DBL_RETRY_LIMIT) {
+			/* lnet_health_check() queues it for resend */
+			msg->msg_retry_count++;
+			msg->msg_health_status = LNET_MSG_STATUS_OK;
+			lnet_ni_send(msg->msg_txni, msg);
+			return;
+		}
+		goto out;
+	}
+	if (rx) {
+		if (rc == 0 && msg->msg_routing) {
+			struct lnet_ni *tx = dbl_route(&msg->msg_hdr.dest_nid);
+
+			msg->msg_receiving = 0;
+			msg->msg_sending = 1;
+			msg->msg_tx_committed = 1;
+			msg->msg_txni = tx;
+			msg->msg_txpeer = dbl_peer(&msg->msg_hdr.dest_nid);
+			lnet_ni_send(tx, msg);
+			return;
+		}
+		if (rc == 0 && msg->msg_ack) {
+			struct lnet_hdr *h = &msg->msg_hdr;
+			struct lnet_handle_wire wmd = h->msg.put.ack_wmd;
+			u64 mbits = h->msg.put.match_bits;
+			struct lnet_nid peer = h->src_nid;
+			u32 pid = h->src_pid;
+
+			msg->msg_ack = 0;
+			memset(&h->msg, 0, sizeof(h->msg));
+			h->dest_nid = peer;
+			h->dest_pid = pid;
+			h->type = LNET_MSG_ACK;
+			h->payload_length = 0;
+			h->msg.ack.dst_wmd = wmd;
+			h->msg.ack.match_bits = mbits;
+			h->msg.ack.mlength = msg->msg_wanted;
+			msg->msg_type = LNET_MSG_ACK;
+			msg->msg_len = 0;
+			msg->msg_niov = 0;
+			msg->msg_kiov = NULL;
+			msg->msg_md = NULL;
+			dbl_send_response(msg, msg->msg_rxni);
+			return;
+		}
+	}
+out:
+	dbl_msg_free(dm);
+}
+EXPORT_SYMBOL(lnet_finalize);
+
+/*
+ * A header arrived: match it, and let the LND receive the payload into
+ * the matched MD (or a router buffer).  Payload is not there yet when this
+ * is called, as in LNet.
+ */
+noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
+			struct lnet_nid *from_nid, void *private, int rdma_req)
+{
+	struct dbl_msg *dm;
+	struct lnet_msg *msg;
+	struct lnet_libmd *md = NULL;
+	u32 type = hdr->type;
+	u32 plen = hdr->payload_length;
+	unsigned int offset = 0;
+	int i;
+
+	dm = dbl_msg_alloc();
+	if (!dm)
+		goto drop;
+	msg = &dm->msg;
+	msg->msg_hdr = *hdr;
+	msg->msg_type = type;
+	msg->msg_from = *from_nid;
+	msg->msg_initiator = hdr->src_nid;
+	msg->msg_target.nid = hdr->dest_nid;
+	msg->msg_target.pid = hdr->dest_pid;
+	msg->msg_rxni = ni;
+	msg->msg_rxpeer = dbl_peer(from_nid);
+	msg->msg_private = private;
+	msg->msg_rx_committed = 1;
+	msg->msg_receiving = 1;
+	msg->msg_len = plen;
+	msg->msg_wanted = plen;
+	dm->wire = private;
+
+	if (!dbl_local_ni(&hdr->dest_nid)) {
+		/* Not for us: a router receives it into a router buffer. */
+		msg->msg_routing = 1;
+		msg->msg_rtrcredit = 1;
+		for (i = 0; i < DBL_BULK_PAGES; i++) {
+			dm->rtr_pages[i] = alloc_page(GFP_KERNEL);
+			if (!dm->rtr_pages[i])
+				goto free_drop;
+			dm->rtr_kiov[i].bv_page = dm->rtr_pages[i];
+			dm->rtr_kiov[i].bv_len = PAGE_SIZE;
+		}
+		msg->msg_kiov = dm->rtr_kiov;
+		msg->msg_niov = DIV_ROUND_UP(plen, PAGE_SIZE);
+		if (plen > DBL_BULK_LEN)
+			goto free_drop;
+		dbl_log_event("lnet_parse", msg, ni, hdr, true, 0, private,
+			      plen, plen);
+		ni->ni_net->net_lnd->lnd_recv(ni, private, msg, 0,
+					      msg->msg_niov, msg->msg_kiov, 0,
+					      plen, plen);
+		return 0;
+	}
+
+	dbl_log_event("lnet_parse", msg, ni, hdr, true, 0, private, plen,
+		      plen);
+
+	switch (type) {
+	case LNET_MSG_PUT:
+		md = dbl_me_match(hdr->msg.put.ptl_index,
+				  hdr->msg.put.match_bits);
+		if (!md)
+			break;
+		offset = (md->md_options & LNET_MD_MANAGE_REMOTE) ?
+			 hdr->msg.put.offset : md->md_offset;
+		msg->msg_ack = hdr->msg.put.ack_wmd.wh_object_cookie !=
+			       DBL_WIRE_COOKIE_NONE &&
+			       !(md->md_options & LNET_MD_ACK_DISABLE);
+		break;
+	case LNET_MSG_GET:
+		md = dbl_me_match(hdr->msg.get.ptl_index,
+				  hdr->msg.get.match_bits);
+		if (md)
+			offset = hdr->msg.get.src_offset;
+		break;
+	case LNET_MSG_REPLY:
+	case LNET_MSG_ACK:
+		/* matched by wire handle: the one MD the scenario posted */
+		md = dbl_me_match(0, hdr->msg.reply.dst_wmd.wh_object_cookie);
+		break;
+	}
+	if (!md && type != LNET_MSG_ACK)
+		goto free_drop;
+
+	if (md) {
+		unsigned int room = md->md_length - offset;
+
+		msg->msg_md = md;
+		msg->msg_offset = offset;
+		msg->msg_kiov = md->md_kiov;
+		msg->msg_niov = md->md_niov;
+		msg->msg_ev.md_start = md->md_start;
+		msg->msg_ev.offset = offset;
+		msg->msg_ev.type = type == LNET_MSG_PUT ? LNET_EVENT_PUT :
+				   type == LNET_MSG_GET ? LNET_EVENT_GET :
+				   LNET_EVENT_REPLY;
+		if (type == LNET_MSG_GET) {
+			u32 want = min(hdr->msg.get.sink_length, room);
+			struct lnet_handle_wire ret = hdr->msg.get.return_wmd;
+			u64 mbits = hdr->msg.get.match_bits;
+			struct lnet_hdr *h = &msg->msg_hdr;
+
+			/* lnet_parse_get(): no payload to receive; the
+			 * same message becomes the REPLY. */
+			dbl_me_unlink(md);
+			ni->ni_net->net_lnd->lnd_recv(ni, private, NULL, 0, 0,
+						      NULL, 0, 0, 0);
+			memset(&h->msg, 0, sizeof(h->msg));
+			h->dest_nid = hdr->src_nid;
+			h->dest_pid = hdr->src_pid;
+			h->type = LNET_MSG_REPLY;
+			h->payload_length = want;
+			h->msg.reply.dst_wmd = ret;
+			msg->msg_type = LNET_MSG_REPLY;
+			msg->msg_len = want;
+			msg->msg_wanted = want;
+			msg->msg_ev.match_bits = mbits;
+			dbl_send_response(msg, ni);
+			return 0;
+		}
+		msg->msg_wanted = min(plen, room);
+		msg->msg_ev.mlength = msg->msg_wanted;
+		msg->msg_ev.rlength = plen;
+		dbl_me_unlink(md);
+	}
+	ni->ni_net->net_lnd->lnd_recv(ni, private, msg, 0, msg->msg_niov,
+				      msg->msg_kiov, msg->msg_offset,
+				      msg->msg_wanted, plen);
+	return 0;
+
+free_drop:
+	lnet_finalize(&dm->msg, -ENOENT);
+drop:
+	lnet_drop_message(ni, 0, private, plen, type);
+	return 0;
+}
+EXPORT_SYMBOL(lnet_parse);
+
+/* ---- the LND of the double -------------------------------------------------- */
+
+/* "Transmit": completes at once, or fails once if the scenario says so. */
+static int dbl_lnd_send(struct lnet_ni *ni, void *private,
+			struct lnet_msg *msg)
+{
+	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
+
+	if (dm->inject_rc) {
+		int rc = dm->inject_rc;
+
+		dm->inject_rc = 0;
+		msg->msg_health_status = dm->inject_hs;
+		lnet_finalize(msg, rc);
+		return 0;
+	}
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+/* "Receive": copy the payload from the wire buffer into the MD pages. */
+static int dbl_lnd_recv(struct lnet_ni *ni, void *private,
+			struct lnet_msg *msg, int delayed, unsigned int niov,
+			struct bio_vec *kiov, unsigned int offset,
+			unsigned int mlen, unsigned int rlen)
+{
+	const char *src = private;
+	unsigned int i, done = 0;
+
+	if (!msg)
+		return 0;	/* GET: nothing follows the header */
+	for (i = 0; i < niov && done < mlen; i++) {
+		unsigned int bl = kiov[i].bv_len, n;
+		char *va;
+
+		if (offset >= bl) {
+			offset -= bl;
+			continue;
+		}
+		n = min(bl - offset, mlen - done);
+		va = kmap_local_page(kiov[i].bv_page);
+		memcpy(va + kiov[i].bv_offset + offset, src + done, n);
+		kunmap_local(va);
+		done += n;
+		offset = 0;
+	}
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+/* ---- scenario builders ------------------------------------------------------ */
+
+static u64 dbl_xid = 0x65f1a0c000000ULL;
+static u64 dbl_cookie = 0x3b7d5c9e11000ULL;
+
+static void dbl_hdr(struct lnet_hdr *h, const struct lnet_nid *dst,
+		    const struct lnet_nid *src, u32 type, u32 plen)
+{
+	memset(h, 0, sizeof(*h));
+	h->dest_nid = *dst;
+	h->src_nid = *src;
+	h->dest_pid = DBL_PID;
+	h->src_pid = DBL_PID;
+	h->type = type;
+	h->payload_length = plen;
+}
+
+/*
+ * A lustre_msg_v2 with a ptlrpc_body v3 and optionally one more buffer.
+ * Returns its length; @buf must hold it.
+ */
+static unsigned int dbl_lustre_msg(void *buf, u32 type, u32 opc, u32 version,
+				   u64 xid, const void *buf2, u32 len2)
+{
+	struct lnetcap_lustre_msg_v2 *lm = buf;
+	u32 bufcount = len2 ? 2 : 1;
+	u32 *buflens = (u32 *)(lm + 1);
+	unsigned int off = LNETCAP_LUSTRE_MSG_HDR_SIZE(bufcount);
+	struct lnetcap_ptlrpc_body *pb = (void *)((char *)buf + off);
+	unsigned int total = off + LNETCAP_PTLRPC_BODY_V3_LEN +
+			     (len2 ? LNETCAP_LUSTRE_MSG_ROUND8(len2) : 0);
+
+	memset(buf, 0, total);
+	lm->lm_bufcount = bufcount;
+	lm->lm_secflvr = 0;		/* SPTLRPC_FLVR_NULL */
+	lm->lm_magic = LNETCAP_LUSTRE_MSG_MAGIC_V2;
+	lm->lm_repsize = type == LNETCAP_PTL_RPC_MSG_REQUEST ? 1024 : 0;
+	lm->lm_flags = LNETCAP_MSGHDR_AT_SUPPORT;
+	buflens[0] = LNETCAP_PTLRPC_BODY_V3_LEN;
+	if (len2)
+		buflens[1] = len2;
+
+	pb->pb_handle = 0x9a5c2e4f1d3b7a01ULL;	/* import connection cookie */
+	pb->pb_type = type;
+	pb->pb_version = version | LNETCAP_PTLRPC_MSG_VERSION;
+	pb->pb_opc = opc;
+	pb->pb_last_xid = xid - 1;
+	pb->pb_last_committed = 0x100000a2cULL;
+	pb->pb_conn_cnt = 1;
+	pb->pb_timeout = type == LNETCAP_PTL_RPC_MSG_REQUEST ? 5 : 0;
+	pb->pb_service_time = type == LNETCAP_PTL_RPC_MSG_REPLY ? 1 : 0;
+	pb->pb_mbits = xid;
+	pb->pb_uid = 0;
+	pb->pb_gid = 0;
+	strscpy(pb->pb_jobid, "dd.0", sizeof(pb->pb_jobid));
+	if (len2)
+		memcpy((char *)pb + LNETCAP_PTLRPC_BODY_V3_LEN, buf2, len2);
+	return total;
+}
+
+static struct dbl_msg *dbl_tx_msg(struct lnet_ni *ni, struct lnet_peer_ni *peer,
+				  u32 type, struct lnet_libmd *md,
+				  unsigned int offset, unsigned int len)
+{
+	struct dbl_msg *dm = dbl_msg_alloc();
+	struct lnet_msg *msg;
+
+	if (!dm)
+		return NULL;
+	msg = &dm->msg;
+	msg->msg_type = type;
+	msg->msg_target.nid = peer->lpni_nid;
+	msg->msg_target.pid = DBL_PID;
+	msg->msg_initiator = ni->ni_nid;
+	msg->msg_txni = ni;
+	msg->msg_txpeer = peer;
+	msg->msg_md = md;
+	msg->msg_len = len;
+	msg->msg_offset = offset;
+	if (md && len) {
+		msg->msg_kiov = md->md_kiov;
+		msg->msg_niov = md->md_niov;
+	}
+	msg->msg_sending = 1;
+	msg->msg_tx_committed = 1;
+	msg->msg_txcredit = 1;
+	msg->msg_peertxcredit = 1;
+	dbl_hdr(&msg->msg_hdr, &peer->lpni_nid, &ni->ni_nid, type, len);
+	return dm;
+}
+
+/* A ptlrpc request: LNetPut(NOACK) of a contiguous buffer, offset 0. */
+static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
+			    const void *body2, u32 len2, int inject_rc,
+			    int inject_hs, bool no_resend)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_libmd *md;
+	struct dbl_msg *dm;
+	unsigned int len;
+	void *buf;
+
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	len = dbl_lustre_msg(buf, LNETCAP_PTL_RPC_MSG_REQUEST, opc, version,
+			     xid, body2, len2);
+	md = dbl_md_contig(buf, len, 0);
+	dm = md ? dbl_tx_msg(ni, peer, LNET_MSG_PUT, md, 0, len) : NULL;
+	if (!dm) {
+		kfree(md);
+		kfree(buf);
+		return -ENOMEM;
+	}
+	dm->msg.msg_hdr.msg.put.ack_wmd.wh_interface_cookie =
+		DBL_WIRE_COOKIE_NONE;
+	dm->msg.msg_hdr.msg.put.ack_wmd.wh_object_cookie =
+		DBL_WIRE_COOKIE_NONE;
+	dm->msg.msg_hdr.msg.put.match_bits = xid;
+	dm->msg.msg_hdr.msg.put.hdr_data = 0;
+	dm->msg.msg_hdr.msg.put.ptl_index = portal;
+	dm->msg.msg_hdr.msg.put.offset = 0;
+	dm->inject_rc = inject_rc;
+	dm->inject_hs = inject_hs;
+	dm->msg.msg_no_resend = no_resend;
+	lnet_ni_send(ni, &dm->msg);	/* finalized (and freed) inside */
+	kfree(md);
+	kfree(buf);
+	return 0;
+}
+
+/*
+ * The reply to a request: the server PUTs it into the client's reply
+ * buffer at offset 224 (after room for an early reply), on the reply
+ * portal, matched by the xid.
+ */
+static int dbl_recv_reply(u32 portal, u32 opc, u32 version, u64 xid,
+			  const void *body2, u32 len2)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_libmd *md;
+	struct lnet_hdr hdr;
+	void *repbuf, *wire;
+	unsigned int len;
+
+	repbuf = kzalloc(2048, GFP_KERNEL);
+	wire = kmalloc(1024, GFP_KERNEL);
+	md = repbuf ? dbl_md_contig(repbuf, 2048,
+				    LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE |
+				    LNET_MD_TRUNCATE) : NULL;
+	if (!md || !wire) {
+		kfree(md);
+		kfree(repbuf);
+		kfree(wire);
+		return -ENOMEM;
+	}
+	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REPLY, opc, version,
+			     xid, body2, len2);
+	dbl_me_attach(portal, xid, md);
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_PUT, len);
+	hdr.msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
+	hdr.msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
+	hdr.msg.put.match_bits = xid;
+	hdr.msg.put.ptl_index = portal;
+	hdr.msg.put.offset = LNETCAP_LUSTRE_MSG_EARLY_SIZE;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
+	dbl_me_unlink(md);
+	kfree(md);
+	kfree(repbuf);
+	kfree(wire);
+	return 0;
+}
+
+static int dbl_sc_ping_rpc(void)
+{
+	u64 xid = dbl_xid++;
+	int rc;
+
+	rc = dbl_send_request(LNETCAP_PORTAL_OST_REQUEST, LNETCAP_OPC_OBD_PING,
+			      0x00010000 /* LUSTRE_OBD_VERSION */, xid, NULL,
+			      0, 0, 0, false);
+	if (!rc)
+		rc = dbl_recv_reply(LNETCAP_PORTAL_OSC_REPLY,
+				    LNETCAP_OPC_OBD_PING, 0x00010000, xid,
+				    NULL, 0);
+	return rc;
+}
+
+static int dbl_sc_enqueue(void)
+{
+	struct {
+		struct lnetcap_ldlm_request req;
+		u64 handles[LNETCAP_LDLM_LOCKREQ_HANDLES];
+	} __packed rq = {};
+	struct lnetcap_ldlm_reply rp = {};
+	u64 xid = dbl_xid++;
+	int rc;
+
+	/* PW extent lock on object 0x2:0x100000400, whole file */
+	rq.req.lock_flags = 0;
+	rq.req.lock_count = 1;
+	rq.req.lock_desc.l_resource.lr_type = 11;	/* LDLM_EXTENT */
+	rq.req.lock_desc.l_resource.lr_name.name[0] = 0x2;
+	rq.req.lock_desc.l_resource.lr_name.name[1] = 0x100000400ULL;
+	rq.req.lock_desc.l_req_mode = 2;		/* LCK_PW */
+	rq.req.lock_desc.l_policy_data.l_extent.start = 0;
+	rq.req.lock_desc.l_policy_data.l_extent.end = ~0ULL;
+	rq.handles[0] = 0x6c0ffee000000001ULL;		/* client lock handle */
+	rc = dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+			      LNETCAP_OPC_LDLM_ENQUEUE,
+			      0x00040000 /* LUSTRE_DLM_VERSION */, xid, &rq,
+			      sizeof(rq), 0, 0, false);
+	if (rc)
+		return rc;
+	rp.lock_flags = 0;
+	rp.lock_desc = rq.req.lock_desc;
+	rp.lock_desc.l_granted_mode = 2;
+	rp.lock_handle = 0x2b8e11d000000007ULL;	/* server lock handle */
+	return dbl_recv_reply(LNETCAP_PORTAL_OSC_REPLY,
+			      LNETCAP_OPC_LDLM_ENQUEUE, 0x00040000, xid, &rp,
+			      sizeof(rp));
+}
+
+static struct page *dbl_bulk_pages[DBL_BULK_PAGES];
+
+static void dbl_fill_bulk(void *wire, u64 seed)
+{
+	u64 *p = wire;
+	unsigned int i;
+
+	for (i = 0; i < DBL_BULK_LEN / sizeof(u64); i++)
+		p[i] = seed + i * 0x0101010101010101ULL;
+}
+
+/*
+ * OST_WRITE bulk as seen from the client: the OSS GETs the data from the
+ * client's KIOV MD on OST_BULK; the client LNet answers with a REPLY
+ * carrying the pages.
+ */
+static int dbl_sc_bulk_get(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	u64 mbits = dbl_xid++;
+	struct lnet_libmd *md;
+	struct lnet_hdr hdr;
+	int i;
+
+	for (i = 0; i < DBL_BULK_PAGES; i++) {
+		void *va = kmap_local_page(dbl_bulk_pages[i]);
+
+		memset(va, 0xa0 + i, PAGE_SIZE);
+		*(u64 *)va = mbits + i;	/* makes every run's data unique */
+		kunmap_local(va);
+	}
+	md = dbl_md_kiov(dbl_bulk_pages, DBL_BULK_PAGES, LNET_MD_OP_GET);
+	if (!md)
+		return -ENOMEM;
+	dbl_me_attach(LNETCAP_PORTAL_OST_BULK, mbits, md);
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_GET, 0);
+	hdr.msg.get.return_wmd.wh_interface_cookie = dbl_cookie++;
+	hdr.msg.get.return_wmd.wh_object_cookie = dbl_cookie++;
+	hdr.msg.get.match_bits = mbits;
+	hdr.msg.get.ptl_index = LNETCAP_PORTAL_OST_BULK;
+	hdr.msg.get.src_offset = 0;
+	hdr.msg.get.sink_length = DBL_BULK_LEN;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 0);
+	dbl_me_unlink(md);
+	kfree(md);
+	return 0;
+}
+
+/*
+ * OST_READ bulk: the OSS PUTs the data into the client's KIOV MD on
+ * OST_BULK and asks for an ACK, which the client LNet sends.
+ */
+static int dbl_sc_bulk_put(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	u64 mbits = dbl_xid++;
+	struct lnet_libmd *md;
+	struct lnet_hdr hdr;
+	void *wire;
+
+	wire = kmalloc(DBL_BULK_LEN, GFP_KERNEL);
+	md = dbl_md_kiov(dbl_bulk_pages, DBL_BULK_PAGES, LNET_MD_OP_PUT);
+	if (!wire || !md) {
+		kfree(wire);
+		kfree(md);
+		return -ENOMEM;
+	}
+	dbl_fill_bulk(wire, mbits);
+	dbl_me_attach(LNETCAP_PORTAL_OST_BULK, mbits, md);
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_PUT,
+		DBL_BULK_LEN);
+	hdr.msg.put.ack_wmd.wh_interface_cookie = dbl_cookie++;
+	hdr.msg.put.ack_wmd.wh_object_cookie = dbl_cookie++;
+	hdr.msg.put.match_bits = mbits;
+	hdr.msg.put.hdr_data = 0;
+	hdr.msg.put.ptl_index = LNETCAP_PORTAL_OST_BULK;
+	hdr.msg.put.offset = 0;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
+	dbl_me_unlink(md);
+	kfree(md);
+	kfree(wire);
+	return 0;
+}
+
+/*
+ * "lnetctl ping 192.168.1.20@tcp": GET on portal 0 with the reserved
+ * match bits, answered by a REPLY carrying the peer's lnet_ping_info.
+ */
+static int dbl_sc_lnet_ping(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct {
+		struct lnetcap_ping_info pi;
+		struct lnetcap_ni_status ns[2];
+	} __packed *ping;
+	struct lnet_libmd *md;
+	struct dbl_msg *dm;
+	struct lnet_hdr hdr;
+	void *sink;
+	u64 cookie = dbl_cookie++;
+
+	sink = kzalloc(256, GFP_KERNEL);
+	ping = kzalloc(sizeof(*ping), GFP_KERNEL);
+	md = sink ? dbl_md_contig(sink, 256, LNET_MD_TRUNCATE) : NULL;
+	dm = md ? dbl_tx_msg(ni, peer, LNET_MSG_GET, md, 0, 0) : NULL;
+	if (!dm || !ping) {
+		kfree(ping);
+		kfree(md);
+		kfree(sink);
+		return -ENOMEM;
+	}
+	dm->msg.msg_hdr.msg.get.return_wmd.wh_interface_cookie = 0x1;
+	dm->msg.msg_hdr.msg.get.return_wmd.wh_object_cookie = cookie;
+	dm->msg.msg_hdr.msg.get.match_bits = LNETCAP_LNET_PING_MATCHBITS;
+	dm->msg.msg_hdr.msg.get.ptl_index = LNETCAP_PORTAL_LNET_RESERVED;
+	dm->msg.msg_hdr.msg.get.src_offset = 0;
+	dm->msg.msg_hdr.msg.get.sink_length = 256;
+	dbl_me_attach(0, cookie, md);	/* the REPLY matches by wire handle */
+	lnet_ni_send(ni, &dm->msg);
+
+	ping->pi.pi_magic = LNETCAP_LNET_PROTO_PING_MAGIC;
+	ping->pi.pi_features = 0x1 | 0x2 | 0x8 | 0x10;	/* BASE NI_STATUS MR DISC */
+	ping->pi.pi_pid = DBL_PID;
+	ping->pi.pi_nnis = 2;
+	ping->ns[0].ns_nid = LNETCAP_MKNID4(LNETCAP_MKNET(LNETCAP_LND_LOLND, 0), 0);
+	ping->ns[0].ns_status = LNETCAP_LNET_NI_STATUS_UP;
+	ping->ns[1].ns_nid = LNETCAP_MKNID4(LNETCAP_MKNET(LNETCAP_LND_SOCKLND, 0),
+					    0xc0a80114);
+	ping->ns[1].ns_status = LNETCAP_LNET_NI_STATUS_UP;
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_REPLY,
+		sizeof(*ping));
+	hdr.msg.reply.dst_wmd.wh_interface_cookie = 0x1;
+	hdr.msg.reply.dst_wmd.wh_object_cookie = cookie;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, ping, 0);
+	dbl_me_unlink(md);
+	kfree(ping);
+	kfree(md);
+	kfree(sink);
+	return 0;
+}
+
+/*
+ * This node as an LNet router: a client on o2ib sends an OBD_PING request
+ * to a server on tcp; it is received into a router buffer and forwarded
+ * with msg_routing set, header unchanged.
+ */
+static int dbl_sc_forward(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_O2IB];
+	struct lnet_peer_ni *src = &dbl_peers[DBL_PEER_IBCLIENT];
+	struct lnet_peer_ni *dst = &dbl_peers[DBL_PEER_FWDSERVER];
+	u64 xid = dbl_xid++;
+	struct lnet_hdr hdr;
+	unsigned int len;
+	void *wire;
+
+	wire = kmalloc(1024, GFP_KERNEL);
+	if (!wire)
+		return -ENOMEM;
+	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST,
+			     LNETCAP_OPC_OBD_PING, 0x00010000, xid, NULL, 0);
+	dbl_hdr(&hdr, &dst->lpni_nid, &src->lpni_nid, LNET_MSG_PUT, len);
+	hdr.msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
+	hdr.msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
+	hdr.msg.put.match_bits = xid;
+	hdr.msg.put.ptl_index = LNETCAP_PORTAL_OST_REQUEST;
+	lnet_parse(ni, &hdr, &src->lpni_nid, wire, 0);
+	kfree(wire);
+	return 0;
+}
+
+/* A request whose first transmission times out (health failure at
+ * lnet_finalize) and which LNet resends (msg_retry_count 1). */
+static int dbl_sc_resend(void)
+{
+	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+				LNETCAP_OPC_OBD_PING, 0x00010000, dbl_xid++,
+				NULL, 0, -ETIMEDOUT,
+				LNET_MSG_STATUS_REMOTE_TIMEOUT, false);
+}
+
+/* A request that fails for good: no resend allowed, health status set. */
+static int dbl_sc_health(void)
+{
+	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+				LNETCAP_OPC_OBD_PING, 0x00010000, dbl_xid++,
+				NULL, 0, -EHOSTUNREACH,
+				LNET_MSG_STATUS_LOCAL_DROPPED, true);
+}
+
+/* A PUT nobody posted a buffer for: lnet_parse drops it. */
+static int dbl_sc_drop(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	u64 xid = dbl_xid++;
+	struct lnet_hdr hdr;
+	unsigned int len;
+	void *wire;
+
+	wire = kmalloc(1024, GFP_KERNEL);
+	if (!wire)
+		return -ENOMEM;
+	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST,
+			     LNETCAP_OPC_LDLM_CANCEL, 0x00040000, xid, NULL, 0);
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_PUT, len);
+	hdr.msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
+	hdr.msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
+	hdr.msg.put.match_bits = xid;
+	hdr.msg.put.ptl_index = LNETCAP_PORTAL_LDLM_CANCEL_REQUEST;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
+	kfree(wire);
+	return 0;
+}
+
+struct dbl_scenario {
+	const char	*name;
+	int		(*fn)(void);
+	unsigned int	events;		/* messages it produces */
+};
+
+static const struct dbl_scenario dbl_scenarios[] = {
+	{ "ping_rpc", dbl_sc_ping_rpc, 2 },	/* request PUT + reply PUT */
+	{ "enqueue", dbl_sc_enqueue, 2 },	/* LDLM_ENQUEUE + reply */
+	{ "bulk_get", dbl_sc_bulk_get, 2 },	/* GET in + REPLY out */
+	{ "bulk_put", dbl_sc_bulk_put, 2 },	/* PUT in + ACK out */
+	{ "lnet_ping", dbl_sc_lnet_ping, 2 },	/* GET out + REPLY in */
+	{ "forward", dbl_sc_forward, 2 },	/* PUT in + forwarded out */
+	{ "resend", dbl_sc_resend, 2 },		/* 2 transmissions */
+	{ "health", dbl_sc_health, 1 },
+	{ "drop", dbl_sc_drop, 1 },
+};
+
+/* ---- debugfs ---------------------------------------------------------------- */
+
+static struct dentry *dbl_dir_dentry;
+static u64 dbl_bench_msgs, dbl_bench_ns;
+
+static int dbl_run(const char *name, unsigned long count)
+{
+	unsigned long n;
+	size_t i;
+	int rc = 0;
+
+	for (n = 0; n < count && !rc; n++) {
+		bool found = false;
+
+		for (i = 0; i < ARRAY_SIZE(dbl_scenarios) && !rc; i++) {
+			if (strcmp(name, "all") &&
+			    strcmp(name, dbl_scenarios[i].name))
+				continue;
+			found = true;
+			rc = dbl_scenarios[i].fn();
+		}
+		if (!found)
+			return -EINVAL;
+		if (n % 64 == 63)
+			cond_resched();
+	}
+	return rc;
+}
+
+/*
+ * Commands, one per write:
+ *   <scenario>|all [count]   generate traffic (see dbl_scenarios)
+ *   bench <count>            count x ping_rpc with the log off, timed
+ *   log on|off, clear        control the event log
+ */
+static ssize_t dbl_ctl_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	char cmd[64], *arg, *p;
+	unsigned long count = 1;
+	int rc;
+
+	if (len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = '\0';
+	p = strim(cmd);
+	arg = strchr(p, ' ');
+	if (arg) {
+		*arg++ = '\0';
+		arg = strim(arg);
+	}
+
+	mutex_lock(&dbl_mutex);
+	if (!strcmp(p, "clear")) {
+		dbl_log_len = 0;
+		dbl_log[0] = '\0';
+		dbl_log_full = false;
+		rc = 0;
+	} else if (!strcmp(p, "log")) {
+		rc = arg && (!strcmp(arg, "on") || !strcmp(arg, "off")) ?
+		     0 : -EINVAL;
+		if (!rc)
+			dbl_log_on = !strcmp(arg, "on");
+	} else if (!strcmp(p, "bench")) {
+		bool was_on = dbl_log_on;
+		u64 t0;
+
+		rc = arg ? kstrtoul(arg, 0, &count) : -EINVAL;
+		if (!rc) {
+			dbl_log_on = false;
+			t0 = ktime_get_ns();
+			rc = dbl_run("ping_rpc", count);
+			dbl_bench_ns = ktime_get_ns() - t0;
+			dbl_bench_msgs = 2ULL * count;
+			dbl_log_on = was_on;
+		}
+	} else {
+		rc = arg ? kstrtoul(arg, 0, &count) : 0;
+		if (!rc)
+			rc = dbl_run(p, count);
+	}
+	mutex_unlock(&dbl_mutex);
+	return rc ? rc : len;
+}
+
+static const struct file_operations dbl_ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = dbl_ctl_write,
+};
+
+static ssize_t dbl_log_read(struct file *file, char __user *ubuf, size_t len,
+			    loff_t *ppos)
+{
+	ssize_t rc;
+
+	mutex_lock(&dbl_mutex);
+	rc = simple_read_from_buffer(ubuf, len, ppos, dbl_log, dbl_log_len);
+	mutex_unlock(&dbl_mutex);
+	return rc;
+}
+
+static const struct file_operations dbl_log_fops = {
+	.owner = THIS_MODULE,
+	.read = dbl_log_read,
+	.llseek = default_llseek,
+};
+
+static int dbl_stats_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&dbl_mutex);
+	seq_printf(m, "events %llu\nmessages_generated %u\nlog_bytes %zu\nlog_full %d\nbench_msgs %llu\nbench_ns %llu\n",
+		   dbl_event_seq, dbl_msg_ids, dbl_log_len, dbl_log_full,
+		   dbl_bench_msgs, dbl_bench_ns);
+	mutex_unlock(&dbl_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dbl_stats);
+
+/* Lustre's /sys/kernel/debug/lnet/nis (proc_lnet_nis) layout. */
+static int dbl_nis_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	seq_printf(m, "%-24s %6s %5s %4s %4s %4s %5s %5s %5s\n",
+		   "nid", "status", "alive", "refs", "peer", "rtr", "max",
+		   "tx", "min");
+	for (i = 0; i < DBL_NR_NI; i++) {
+		bool lo = i == DBL_NI_LO;
+		char nid[48];
+
+		dbl_nidstr(&dbl_nis[i].ni_nid, nid, sizeof(nid));
+		seq_printf(m, "%-24s %6s %5lld %4d %4d %4d %5d %5d %5d\n",
+			   nid, "up", lo ? 0LL : 0LL, lo ? 2 : 1,
+			   lo ? 0 : 8, lo ? 0 : 0, lo ? 0 : 256,
+			   lo ? 0 : 256, lo ? 0 : 256);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dbl_nis);
+
+static int __init lnet_double_init(void)
+{
+	int i;
+
+	dbl_log = vzalloc(DBL_LOG_SIZE);
+	if (!dbl_log)
+		return -ENOMEM;
+	for (i = 0; i < DBL_BULK_PAGES; i++) {
+		dbl_bulk_pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!dbl_bulk_pages[i])
+			goto fail;
+	}
+	dbl_setup_nis();
+	dbl_dir_dentry = debugfs_create_dir("lnet", NULL);
+	debugfs_create_file("nis", 0444, dbl_dir_dentry, NULL, &dbl_nis_fops);
+	debugfs_create_file("double_ctl", 0200, dbl_dir_dentry, NULL,
+			    &dbl_ctl_fops);
+	debugfs_create_file("double_log", 0400, dbl_dir_dentry, NULL,
+			    &dbl_log_fops);
+	debugfs_create_file("double_stats", 0444, dbl_dir_dentry, NULL,
+			    &dbl_stats_fops);
+	pr_info("LNet test double loaded (not Lustre): %d NIs\n", DBL_NR_NI);
+	return 0;
+fail:
+	for (i = 0; i < DBL_BULK_PAGES; i++)
+		if (dbl_bulk_pages[i])
+			__free_page(dbl_bulk_pages[i]);
+	vfree(dbl_log);
+	return -ENOMEM;
+}
+
+static void __exit lnet_double_exit(void)
+{
+	int i;
+
+	debugfs_remove_recursive(dbl_dir_dentry);
+	for (i = 0; i < DBL_BULK_PAGES; i++)
+		__free_page(dbl_bulk_pages[i]);
+	vfree(dbl_log);
+}
+
+module_init(lnet_double_init);
+module_exit(lnet_double_exit);
+
+MODULE_AUTHOR("lnetcap developers");
+MODULE_DESCRIPTION("LNet test double for the lnetcap kernel rig (not Lustre)");
+MODULE_VERSION("2.16.1_lnetcap_double");
+MODULE_LICENSE("GPL");
