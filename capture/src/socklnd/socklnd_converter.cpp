@@ -314,6 +314,7 @@ std::vector<std::pair<std::string, std::uint64_t>> SocklndConverter::details() c
       {"socklnd resynchronisations", s.desyncs},
       {"socklnd messages lost in gaps", s.lost_messages},
       {"socklnd bytes skipped while resynchronising", s.garbage_bytes},
+      {"socklnd streams ending inside a message", s.unfinished},
   };
 }
 

@@ -420,10 +420,23 @@ void SocklndParser::on_gap(std::uint64_t /*ts_ns*/, std::uint64_t bytes) {
 }
 
 void SocklndParser::finish() {
-  if (state_ == State::kPrefix) {
-    emit_message(true);
-    buf_.clear();
+  switch (state_) {
+    case State::kPrefix:
+      emit_message(true);
+      ++counters_.unfinished;
+      break;
+    case State::kSkip:
+      ++counters_.unfinished;
+      break;
+    case State::kHunt:
+      counters_.garbage_bytes += buf_.size();
+      break;
+    default:
+      if (!buf_.empty()) ++counters_.unfinished;
+      break;
   }
+  buf_.clear();
+  skip_ = 0;
   state_ = State::kIdle;
 }
 

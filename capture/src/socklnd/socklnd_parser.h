@@ -58,6 +58,7 @@ struct ParserCounters {
   std::uint64_t lost_messages = 0;  // messages known to be lost (a header was hit by a gap)
   std::uint64_t garbage_bytes = 0;  // bytes skipped while hunting for a header
   std::uint64_t bad_headers = 0;    // framed headers that failed the checks
+  std::uint64_t unfinished = 0;     // streams that ended inside a message or HELLO
 };
 
 /// Checks used to trust a header: a 72-byte nid4 header or a 96-byte nid16
