@@ -26,6 +26,8 @@ enum LongOnly {
   kOptChart,
   kOptChartOutput,
   kOptAssert,
+  kOptAnonymize,
+  kOptAnonKey,
 };
 
 // '+': stop at the first non-option, so filter terms such as "status == -2"
@@ -66,6 +68,8 @@ const option kLongOptions[] = {
     {"chart", required_argument, nullptr, kOptChart},
     {"chart-output", required_argument, nullptr, kOptChartOutput},
     {"assert", required_argument, nullptr, kOptAssert},
+    {"anonymize", no_argument, nullptr, kOptAnonymize},
+    {"anon-key", required_argument, nullptr, kOptAnonKey},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -114,6 +118,7 @@ std::optional<std::uint64_t> parse_size(const std::string& text, std::uint64_t p
 
 Options parse_options(int argc, char** argv) {
   Options o;
+  for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
   optind = 0;  // full reset (glibc), so tests can parse repeatedly
   opterr = 0;
   int c;
@@ -177,6 +182,8 @@ Options parse_options(int argc, char** argv) {
         break;
       case kOptChartOutput: o.chart_output = arg; break;
       case kOptAssert: o.assertions.push_back(arg); break;
+      case kOptAnonymize: o.anonymize = true; break;
+      case kOptAnonKey: o.anon_key = arg; o.anonymize = true; break;
       case '?':
       default: {
         std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
@@ -252,6 +259,11 @@ Output:
       --chart-output FILE  where to write the chart (default stdout)
       --assert EXPR        check what a command caused, e.g.
                            'count(opcode LDLM_ENQUEUE) <= 2'
+      --anonymize          make the output safe to share: NIDs, jobids,
+                           uids/gids/projids and names replaced, bulk
+                           data dropped (docs/ANONYMIZE.md)
+      --anon-key FILE      key for consistent pseudonyms across files
+                           (created with a random key when missing)
   -F, --filter-file FILE   read the filter expression from FILE
   -h, --help               this text
       --version            print the version
@@ -279,6 +291,7 @@ Examples:
   lnetcap -r trace.pcapng 'status < 0'         failed RPCs
   lnetcap -r trace.pcapng -p '%-5c %Lm %-5Ls %-5Lt %-20LP [%-16Pj] %-30Po'
   lnetcap -r trace.pcapng --summary=json
+  lnetcap -r trace.pcapng -w public.pcapng --anon-key site.key
   sudo lnetcap --assert 'count(type put and portal MDS_REQUEST) == 4' -- touch /mnt/lustre/f
 )";
 }

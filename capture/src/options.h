@@ -55,10 +55,15 @@ struct Options {
   std::vector<std::string> assertions;  // --assert EXPR (repeatable)
   std::vector<std::string> command;     // after "--" with --assert
 
+  // Sharing
+  bool anonymize = false;  // --anonymize
+  std::string anon_key;    // --anon-key FILE (created when missing)
+
   // Filter
   std::string filter;       // trailing expression, or -F FILE contents
   std::string filter_file;  // -F FILE
 
+  std::string command_line;  // argv joined, for the pcapng metadata comment
   bool show_help = false;
   bool show_version = false;
 };

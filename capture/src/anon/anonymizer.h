@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// anonymizer.h - makes a trace safe to attach to a public bug report.
+//
+// Policy (docs/ANONYMIZE.md):
+//  * NIDs are replaced consistently with a keyed hash (HMAC-SHA256): the
+//    same NID maps to the same pseudonym in every file anonymised with the
+//    same key, so captures from several nodes still line up.  LND type and
+//    net number are kept (o2ib1 stays o2ib1); 0@lo and LNET_NID_ANY stay.
+//  * jobids, uids, gids and projids (ptlrpc_body, mdt_body, obdo, reint
+//    records) are replaced the same way; 0 (root) is kept.
+//  * Of a PtlRPC message only the structured buffers lnetcap knows are kept
+//    (ptlrpc_body, LDLM request/reply/intent, obdo, obd_ioobj, niobuf,
+//    mdt_body, reint records, I/O epoch, connect data), with identities
+//    rewritten; every other buffer — file names, symlink targets, UUIDs,
+//    xattrs, layouts, ACLs, security contexts — is replaced: strings by a
+//    keyed token of the same length, binary data by zeros.  Buffer lengths
+//    never change, so the message still dissects.
+//  * LNet ping/push payloads keep their structure with NIDs rewritten; any
+//    other payload (bulk file data) is dropped.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../nid.h"
+#include "../source.h"
+
+namespace lnetcap::anon {
+
+struct Changes {
+  std::uint64_t records = 0;
+  std::uint64_t nids = 0;        // NID fields rewritten
+  std::uint64_t jobids = 0;
+  std::uint64_t ids = 0;         // uid/gid/projid fields rewritten
+  std::uint64_t buffers = 0;     // PtlRPC buffers replaced (names, UUIDs, EAs…)
+  std::uint64_t payload_bytes_dropped = 0;
+  std::string summary() const;  // one line for stderr and the pcapng comment
+};
+
+class Anonymizer {
+ public:
+  explicit Anonymizer(std::vector<std::uint8_t> key);
+  /// Reads the key from path, creating it (32 random bytes, mode 0600) when
+  /// it does not exist, so the same file can be used on other nodes.
+  static std::vector<std::uint8_t> load_or_create_key(const std::string& path);
+  static std::vector<std::uint8_t> random_key();
+
+  /// Rewrites one valid lnetcap record (see the policy above).
+  std::vector<std::uint8_t> rewrite_record(ByteSpan record);
+  /// Interface names are net names (kept); descriptions are replaced by the
+  /// pseudonyms of the NIDs they mention.
+  CaptureInterface rewrite_interface(const CaptureInterface& in);
+  /// Replaces every NID written in text ("... 10.0.0.1@tcp ...").
+  std::string rewrite_text(std::string_view text);
+
+  Nid map_nid(const Nid& nid);
+  std::uint32_t map_id(std::uint32_t id);
+  std::string map_string(std::string_view s, const char* domain);
+  const Changes& changes() const { return changes_; }
+
+ private:
+  std::vector<std::uint8_t> digest(const char* domain, const void* data, std::size_t len) const;
+  void rewrite_ptlrpc(std::vector<std::uint8_t>& payload, std::uint32_t opc_hint);
+  void rewrite_ping_info(std::vector<std::uint8_t>& payload);
+
+  std::vector<std::uint8_t> key_;
+  std::map<Nid, Nid> nid_cache_;
+  Changes changes_;
+};
+
+}  // namespace lnetcap::anon
