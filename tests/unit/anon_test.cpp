@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "anon/anonymizer.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "error.h"
+#include "message_fixtures.h"
+
+using namespace lnetcap;
+using anon::Anonymizer;
+
+namespace {
+
+std::vector<std::uint8_t> key(std::uint8_t fill) { return std::vector<std::uint8_t>(32, fill); }
+
+bool contains(const std::vector<std::uint8_t>& hay, const void* needle, std::size_t n) {
+  const auto* b = static_cast<const std::uint8_t*>(needle);
+  return std::search(hay.begin(), hay.end(), b, b + n) != hay.end();
+}
+bool contains(const std::vector<std::uint8_t>& hay, const std::string& s) {
+  return contains(hay, s.data(), s.size());
+}
+
+// Every encoding of a NID that can appear in a record.
+void expect_nid_absent(const std::vector<std::uint8_t>& out, const char* text) {
+  const Nid n = *Nid::parse(text);
+  std::uint8_t nid4[8], raw[20];
+  store_le64(nid4, n.to_nid4());
+  n.to_lnet_nid(raw);
+  EXPECT_FALSE(contains(out, nid4, 8)) << text << " as nid4";
+  EXPECT_FALSE(contains(out, raw + 4, 4)) << text << " address bytes";
+  EXPECT_FALSE(contains(out, std::string(text))) << text << " as text";
+}
+
+// An MDS_REINT create of "secret-report.txt" under a user's directory.
+test::OwnedMessage reint_create() {
+  test::RpcSpec rpc;
+  rpc.opc = LNETCAP_OPC_MDS_REINT;
+  rpc.version = 0x00020003;
+  rpc.uid = 1234;
+  rpc.gid = 5678;
+  rpc.jobid = "simulate.1234";
+  std::vector<std::uint8_t> rec(136, 0);
+  store_le32(&rec[0], LNETCAP_REINT_CREATE);
+  store_le32(&rec[8], 1234);   // rr_fsuid
+  store_le32(&rec[16], 5678);  // rr_fsgid
+  store_le64(&rec[40], 0x200000401ULL);
+  rpc.buffers.push_back(rec);
+  rpc.buffers.push_back({});  // CAPA1
+  const std::string name = "secret-report.txt";
+  rpc.buffers.emplace_back(name.begin(), name.end());
+  rpc.buffers.back().push_back(0);
+  auto payload = test::lustre_msg(rpc);
+  test::LnetHeaderSpec h;
+  h.src = test::nid("192.168.5.17@o2ib3");
+  h.dst = test::nid("192.168.5.1@o2ib3");
+  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
+  h.match_bits = 0x1000;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  test::RecordSpec r;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.flags = 1;
+  r.comm = "simulate";
+  return test::make_message(r, h, payload);
+}
+
+}  // namespace
+
+TEST(Anonymizer, NothingIdentifyingSurvivesAPtlrpcRequest) {
+  auto in = reint_create();
+  Anonymizer a(key(1));
+  const auto out = a.rewrite_record(in.bytes);
+  expect_nid_absent(out, "192.168.5.17@o2ib3");
+  expect_nid_absent(out, "192.168.5.1@o2ib3");
+  EXPECT_FALSE(contains(out, std::string("secret-report")));
+  EXPECT_FALSE(contains(out, std::string("simulate")));  // jobid and task name
+  const std::uint8_t uid[4] = {0xd2, 0x04, 0, 0}, gid[4] = {0x2e, 0x16, 0, 0};
+  EXPECT_FALSE(contains(out, uid, 4));
+  EXPECT_FALSE(contains(out, gid, 4));
+  EXPECT_EQ(a.changes().jobids, 1u);
+  EXPECT_GE(a.changes().ids, 4u);
+  EXPECT_EQ(a.changes().buffers, 1u);  // the name
+}
+
+TEST(Anonymizer, TheResultStillDecodesTheSame) {
+  auto in = reint_create();
+  Anonymizer a(key(1));
+  const auto out = a.rewrite_record(in.bytes);
+  std::string why;
+  auto v = parse_record(out, &why);
+  ASSERT_TRUE(v) << why;
+  const Message m = decode_message(*v, 0, 0);
+  EXPECT_EQ(m.lnet.type, in.msg.lnet.type);
+  EXPECT_EQ(m.lnet.portal, in.msg.lnet.portal);
+  EXPECT_EQ(m.xid(), in.msg.xid());
+  EXPECT_EQ(m.rpc.opc, LNETCAP_OPC_MDS_REINT);
+  EXPECT_EQ(m.rpc.jobid.size(), std::string("simulate.1234").size());
+  EXPECT_EQ(m.lnet.src_nid.net().to_string(), "o2ib3");  // LND and net are kept
+  EXPECT_EQ(m.lnet.src_nid, a.map_nid(in.msg.lnet.src_nid));
+  EXPECT_EQ(m.rec.hdr.local_nid, m.lnet.src_nid);  // the same NID everywhere
+  EXPECT_EQ(v->payload.size(), in.msg.rec.payload.size());  // layout kept
+}
+
+TEST(Anonymizer, SameKeySamePseudonymsAcrossFilesAndNodes) {
+  Anonymizer a(key(7)), b(key(7)), c(key(8));
+  const Nid n = test::nid("10.0.3.2@tcp");
+  EXPECT_EQ(a.map_nid(n), b.map_nid(n));
+  EXPECT_NE(a.map_nid(n), c.map_nid(n));
+  EXPECT_NE(a.map_nid(n), n);
+  EXPECT_EQ(a.map_nid(n).to_string().substr(0, 3), "10.");
+  EXPECT_EQ(a.map_id(500), b.map_id(500));
+  EXPECT_EQ(a.map_id(0), 0u);  // root stays root
+  EXPECT_EQ(a.map_nid(test::nid("0@lo")), test::nid("0@lo"));
+  EXPECT_EQ(a.map_nid(test::nid("fe80::1@tcp")).to_string().substr(0, 2), "fd");
+  EXPECT_EQ(a.map_nid(test::nid("16@kfi")).net().to_string(), "kfi");
+  EXPECT_EQ(a.rewrite_text("filter: nid 10.0.3.2@tcp and net tcp"),
+            "filter: nid " + a.map_nid(n).to_string() + " and net tcp");
+}
+
+TEST(Anonymizer, BulkPayloadIsDroppedAndPingNidsRewritten) {
+  Anonymizer a(key(3));
+  test::LnetHeaderSpec h;
+  h.type = LNETCAP_MSG_PUT;
+  h.src = test::nid("10.0.3.1@tcp");
+  h.dst = test::nid("10.0.3.2@tcp");
+  h.portal = LNETCAP_PORTAL_OST_BULK;
+  std::vector<std::uint8_t> data(512, 'D');
+  h.payload_length = 512;
+  test::RecordSpec r;
+  r.local = h.dst;
+  r.peer = h.src;
+  auto bulk = test::record(r, test::lnet_header(h), data);
+  auto out = a.rewrite_record(bulk);
+  std::string why;
+  auto v = parse_record(out, &why);
+  ASSERT_TRUE(v) << why;
+  EXPECT_EQ(v->payload.size(), 0u);
+  EXPECT_EQ(v->hdr.payload_len, 512u);  // the original length is still known
+  EXPECT_EQ(a.changes().payload_bytes_dropped, 512u);
+
+  std::vector<std::uint8_t> info(16 + 32, 0);
+  store_le32(&info[0], LNETCAP_LNET_PROTO_PING_MAGIC);
+  store_le32(&info[12], 2);
+  store_le64(&info[16], test::nid("0@lo").to_nid4());
+  store_le64(&info[32], test::nid("10.0.3.1@tcp").to_nid4());
+  h.type = LNETCAP_MSG_REPLY;
+  h.payload_length = static_cast<std::uint32_t>(info.size());
+  auto ping = a.rewrite_record(test::record(r, test::lnet_header(h), info));
+  expect_nid_absent(ping, "10.0.3.1@tcp");
+  v = parse_record(ping, &why);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(load_le64(v->payload.data() + 32), a.map_nid(test::nid("10.0.3.1@tcp")).to_nid4());
+  EXPECT_EQ(load_le64(v->payload.data() + 16), test::nid("0@lo").to_nid4());
+}
+
+TEST(Anonymizer, InterfacesKeepOnlyMappedNids) {
+  Anonymizer a(key(5));
+  CaptureInterface in{"o2ib1", "node17.example.org 192.168.5.17@o2ib1", "Linux", "mlx5_0", "", 0};
+  auto out = a.rewrite_interface(in);
+  EXPECT_EQ(out.name, "o2ib1");
+  EXPECT_EQ(out.description.find("node17"), std::string::npos) << out.description;
+  EXPECT_NE(out.description.find(a.map_nid(test::nid("192.168.5.17@o2ib1")).to_string()),
+            std::string::npos)
+      << out.description;
+  EXPECT_TRUE(out.hardware.empty());
+}
+
+TEST(Anonymizer, KeyFileIsCreatedOnceAndReused) {
+  const std::string path = ::testing::TempDir() + "/anon-key-" + std::to_string(getpid());
+  std::remove(path.c_str());
+  auto k1 = Anonymizer::load_or_create_key(path);
+  auto k2 = Anonymizer::load_or_create_key(path);
+  EXPECT_EQ(k1, k2);
+  EXPECT_EQ(k1.size(), 32u);
+  std::remove(path.c_str());
+  EXPECT_THROW(Anonymizer(std::vector<std::uint8_t>(4, 1)), Error);
+}
