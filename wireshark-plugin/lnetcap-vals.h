@@ -50,4 +50,9 @@ extern const guint lnetcap_inodelock_count;
 extern const lnetcap_flag_def_t lnetcap_intent_defs[];
 extern const guint lnetcap_intent_count;
 
+extern const lnetcap_flag_def_t lnetcap_connect_flag_defs[];
+extern const guint lnetcap_connect_flag_count;
+extern const lnetcap_flag_def_t lnetcap_connect2_flag_defs[];
+extern const guint lnetcap_connect2_flag_count;
+
 #endif /* LNETCAP_VALS_H */

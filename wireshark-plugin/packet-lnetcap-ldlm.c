@@ -1,12 +1,291 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packet-lnetcap-ldlm.c - LDLM bodies (PROTOCOL.md 4.2/4.3): ldlm_request
+ * and ldlm_reply with their lock descriptor (resource id and its FID,
+ * modes, extent/inodebits/flock policy, flags, handles), the enqueue
+ * intent and what follows it (mdt_body, reint record, name), and the
+ * ost_lvb of enqueue replies and completion callbacks.
+ */
 #include <epan/packet.h>
+#include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-vals.h"
+#include "lnetcap/bodies.h"
+#include "lnetcap/ptlrpc.h"
+
+#define LD(f) LNETCAP_OFF(struct lnetcap_ldlm_lock_desc, f)
+
+static int hf_lock_count = -1;
+static int hf_lock = -1;
+static int hf_res_type = -1;
+static int hf_res_name = -1;
+static int hf_res_fid = -1;
+static int hf_req_mode = -1;
+static int hf_granted_mode = -1;
+static int hf_ext_start = -1;
+static int hf_ext_end = -1;
+static int hf_ext_gid = -1;
+static int hf_ib_try_bits = -1;
+static int hf_ib_gid = -1;
+static int hf_ib_initiator = -1;
+static int hf_fl_start = -1;
+static int hf_fl_end = -1;
+static int hf_fl_owner = -1;
+static int hf_fl_pid = -1;
+static int hf_handle = -1;
+static int hf_rep_handle = -1;
+static int hf_policy_res1 = -1;
+static int hf_policy_res2 = -1;
+static int hf_lvb_size = -1;
+static int hf_lvb_mtime = -1;
+static int hf_lvb_atime = -1;
+static int hf_lvb_ctime = -1;
+static int hf_lvb_blocks = -1;
+
+static gint ett_req = -1;
+static gint ett_lock = -1;
+static gint ett_intent = -1;
+static gint ett_lvb = -1;
+
+static lnetcap_flagset_t fs_lock_flags = LNETCAP_FLAGSET(
+	"lnetcap.ldlm.flags", "Lock flags", 32, lnetcap_ldlm_flag_defs, lnetcap_ldlm_flag_count);
+static lnetcap_flagset_t fs_ibits = LNETCAP_FLAGSET(
+	"lnetcap.ldlm.inodebits", "Inode bits", 64, lnetcap_inodelock_defs, lnetcap_inodelock_count);
+static lnetcap_flagset_t fs_intent = LNETCAP_FLAGSET(
+	"lnetcap.ldlm.intent", "Intent", 64, lnetcap_intent_defs, lnetcap_intent_count);
+
+/* FID_SEQ_START..: resources named after a FID are [f_seq, ver<<32|oid]. */
+#define FID_SEQ_START 0x200000000ULL
+
+static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off,
+			      guint enc, gboolean append_info)
+{
+	proto_item *ti = proto_tree_add_item(tree, hf_lock, tvb, (gint)off,
+					     sizeof(struct lnetcap_ldlm_lock_desc), ENC_NA);
+	proto_tree *t = proto_item_add_subtree(ti, ett_lock);
+	guint32 type, req_mode;
+	guint64 name[4];
+	guint pol = off + LD(l_policy_data);
+
+	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, (gint)off, 4, enc, &type);
+	for (int k = 0; k < 4; k++) {
+		name[k] = tvb_get_guint64(tvb, off + 8 + 8 * k, enc);
+		proto_tree_add_item(t, hf_res_name, tvb, (gint)off + 8 + 8 * k, 8, enc);
+	}
+	if (name[0] >= FID_SEQ_START) {
+		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16,
+			wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]", name[0],
+					   (guint32)name[1], (guint32)(name[1] >> 32)));
+		proto_item_set_generated(it);
+	}
+	proto_tree_add_item_ret_uint(t, hf_req_mode, tvb, (gint)off + LD(l_req_mode), 4, enc, &req_mode);
+	proto_tree_add_item(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc);
+	switch (type) {
+	case LNETCAP_LDLM_EXTENT:
+		proto_tree_add_item(t, hf_ext_start, tvb, (gint)pol, 8, enc);
+		proto_tree_add_item(t, hf_ext_end, tvb, (gint)pol + 8, 8, enc);
+		proto_tree_add_item(t, hf_ext_gid, tvb, (gint)pol + 16, 8, enc);
+		break;
+	case LNETCAP_LDLM_IBITS:
+		lnetcap_flagset_add(t, tvb, (gint)pol, enc, &fs_ibits);
+		proto_tree_add_item(t, hf_ib_try_bits, tvb, (gint)pol + 8, 8, enc);
+		proto_tree_add_item(t, hf_ib_gid, tvb, (gint)pol + 16, 8, enc);
+		proto_tree_add_item(t, hf_ib_initiator, tvb, (gint)pol + 28, 4, enc);
+		break;
+	case LNETCAP_LDLM_FLOCK:
+		proto_tree_add_item(t, hf_fl_start, tvb, (gint)pol, 8, enc);
+		proto_tree_add_item(t, hf_fl_end, tvb, (gint)pol + 8, 8, enc);
+		proto_tree_add_item(t, hf_fl_owner, tvb, (gint)pol + 16, 8, enc);
+		proto_tree_add_item(t, hf_fl_pid, tvb, (gint)pol + 28, 4, enc);
+		break;
+	default:
+		break;
+	}
+	proto_item_append_text(ti, ": %s %s", val_to_str(type, lnetcap_ldlm_type_vals, "type %u"),
+			       val_to_str(req_mode, lnetcap_ldlm_mode_vals, "mode %u"));
+	if (append_info && req_mode)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " %s %s",
+				val_to_str(req_mode, lnetcap_ldlm_mode_vals, "mode %u"),
+				val_to_str(type, lnetcap_ldlm_type_vals, "type %u"));
+}
+
+/* ldlm_request in buffer 1; returns its lock_flags. */
+static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			       lnetcap_pkt_t *pkt)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, flags, count, len, nh;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+					     sizeof(struct lnetcap_ldlm_request), ett_req,
+					     "ldlm_request", &t, &off))
+		return 0;
+	len = pkt->rpc.buf_len[1];
+	flags = tvb_get_guint32(tvb, off, enc);
+	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
+	proto_tree_add_item_ret_uint(t, hf_lock_count, tvb, (gint)off + 4, 4, enc, &count);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE);
+	/* Handles: lock_count of them, within the buffer and the capture. */
+	nh = (len - sizeof(struct lnetcap_ldlm_request)) / 8;
+	if (count < nh)
+		nh = count;
+	for (guint32 k = 0; k < nh; k++) {
+		guint ho = off + sizeof(struct lnetcap_ldlm_request) + 8 * k;
+		if (ho + 8 > tvb_captured_length(tvb))
+			break;
+		proto_tree_add_item(t, hf_handle, tvb, (gint)ho, 8, enc);
+	}
+	return flags;
+}
+
+static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+					     sizeof(struct lnetcap_ldlm_reply), ett_req,
+					     "ldlm_reply", &t, &off))
+		return;
+	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE);
+	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
+	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
+	proto_tree_add_item(t, hf_policy_res2, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res2), 8, enc);
+}
+
+/* An LVB buffer: ost_lvb when it has that size (OST locks). */
+static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, len;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len != sizeof(struct lnetcap_ost_lvb))
+		return;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "ost_lvb", &t, &off))
+		return;
+	proto_tree_add_item(t, hf_lvb_size, tvb, (gint)off, 8, enc);
+	proto_tree_add_item(t, hf_lvb_mtime, tvb, (gint)off + 8, 8, enc);
+	proto_tree_add_item(t, hf_lvb_atime, tvb, (gint)off + 16, 8, enc);
+	proto_tree_add_item(t, hf_lvb_ctime, tvb, (gint)off + 24, 8, enc);
+	proto_tree_add_item(t, hf_lvb_blocks, tvb, (gint)off + 32, 8, enc);
+}
+
+/* Intent enqueue (RQF_LDLM_INTENT_*): ldlm_intent in buffer 2 selects what
+ * follows. */
+static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+{
+	guint32 off;
+	guint64 it;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 2, 8, ett_intent, "ldlm_intent", &t, &off))
+		return;
+	it = tvb_get_guint64(tvb, off, pkt->rpc.encoding);
+	lnetcap_flagset_add(t, tvb, (gint)off, pkt->rpc.encoding, &fs_intent);
+	if (it & (0x1 | 0x2)) { /* IT_OPEN | IT_CREAT: REC_REINT, CAPA1, CAPA2, NAME, EADATA */
+		guint32 op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 3);
+		col_append_str(pinfo->cinfo, COL_INFO, " intent open");
+		lnetcap_mdt_reint_names(tvb, pinfo, tree, pkt, op ? op : LNETCAP_REINT_OPEN, 2);
+	} else if (it & (0x8 | 0x10)) { /* IT_GETATTR | IT_LOOKUP: MDT_BODY, CAPA1, NAME */
+		const char *name;
+		col_append_str(pinfo->cinfo, COL_INFO, it & 0x8 ? " intent getattr" : " intent lookup");
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
+		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 5, 0);
+		if (name)
+			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+	} else if (it & 0x80) { /* IT_GETXATTR */
+		col_append_str(pinfo->cinfo, COL_INFO, " intent getxattr");
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
+	}
+}
 
 void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
+	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
+	guint32 flags;
+
+	switch (pkt->rpc.opc) {
+	case LNETCAP_OPC_LDLM_ENQUEUE:
+		if (request) {
+			flags = dissect_request(tvb, pinfo, tree, pkt);
+			if (pkt->rpc.bufcount >= 3 && (flags & LNETCAP_LDLM_FL_HAS_INTENT))
+				dissect_intent(tvb, pinfo, tree, pkt);
+		} else {
+			guint32 off, len;
+			dissect_reply(tvb, pinfo, tree, pkt);
+			/* Intent replies carry an mdt_body next, others an LVB. */
+			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len == sizeof(struct lnetcap_mdt_body))
+				lnetcap_mdt_body(tvb, pinfo, tree, pkt, 2);
+			else
+				dissect_lvb(tvb, pinfo, tree, pkt, 2);
+		}
+		break;
+	case LNETCAP_OPC_LDLM_CONVERT:
+		if (request)
+			dissect_request(tvb, pinfo, tree, pkt);
+		else
+			dissect_reply(tvb, pinfo, tree, pkt);
+		break;
+	case LNETCAP_OPC_LDLM_CANCEL:
+	case LNETCAP_OPC_LDLM_BL_CALLBACK:
+		if (request)
+			dissect_request(tvb, pinfo, tree, pkt);
+		break;
+	case LNETCAP_OPC_LDLM_CP_CALLBACK:
+		if (request) {
+			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_lvb(tvb, pinfo, tree, pkt, 2);
+		}
+		break;
+	case LNETCAP_OPC_LDLM_GL_CALLBACK:
+		if (request)
+			dissect_request(tvb, pinfo, tree, pkt);
+		else
+			dissect_lvb(tvb, pinfo, tree, pkt, 1);
+		break;
+	default:
+		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
+		break;
+	}
 }
 
 void lnetcap_register_ldlm(int proto)
 {
+	static hf_register_info hf[] = {
+		{ &hf_lock_count, { "Lock count", "lnetcap.ldlm.lock_count", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lock, { "Lock descriptor", "lnetcap.ldlm.lock", FT_NONE, BASE_NONE, NULL, 0, "ldlm_lock_desc", HFILL } },
+		{ &hf_res_type, { "Resource type", "lnetcap.ldlm.res.type", FT_UINT32, BASE_DEC, VALS(lnetcap_ldlm_type_vals), 0, NULL, HFILL } },
+		{ &hf_res_name, { "Resource name", "lnetcap.ldlm.res.name", FT_UINT64, BASE_HEX, NULL, 0, "ldlm_res_id.name[]", HFILL } },
+		{ &hf_res_fid, { "Resource FID", "lnetcap.ldlm.res.fid", FT_STRING, BASE_NONE, NULL, 0, "FID the resource is named after", HFILL } },
+		{ &hf_req_mode, { "Requested mode", "lnetcap.ldlm.lock.req_mode", FT_UINT32, BASE_DEC, VALS(lnetcap_ldlm_mode_vals), 0, NULL, HFILL } },
+		{ &hf_granted_mode, { "Granted mode", "lnetcap.ldlm.lock.granted_mode", FT_UINT32, BASE_DEC, VALS(lnetcap_ldlm_mode_vals), 0, NULL, HFILL } },
+		{ &hf_ext_start, { "Extent start", "lnetcap.ldlm.extent.start", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ext_end, { "Extent end", "lnetcap.ldlm.extent.end", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ext_gid, { "Extent group", "lnetcap.ldlm.extent.gid", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ib_try_bits, { "Try/cancel bits", "lnetcap.ldlm.inodebits.try_bits", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_ib_gid, { "Group", "lnetcap.ldlm.inodebits.gid", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ib_initiator, { "Initiator", "lnetcap.ldlm.inodebits.initiator_id", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_fl_start, { "Flock start", "lnetcap.ldlm.flock.start", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_fl_end, { "Flock end", "lnetcap.ldlm.flock.end", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_fl_owner, { "Flock owner", "lnetcap.ldlm.flock.owner", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_fl_pid, { "Flock pid", "lnetcap.ldlm.flock.pid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_handle, { "Lock handle", "lnetcap.ldlm.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_rep_handle, { "Lock handle", "lnetcap.ldlm.reply.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_policy_res1, { "Policy result 1", "lnetcap.ldlm.reply.policy_res1", FT_UINT64, BASE_HEX, NULL, 0, "Intent disposition (DISP_*)", HFILL } },
+		{ &hf_policy_res2, { "Policy result 2", "lnetcap.ldlm.reply.policy_res2", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_size, { "LVB size", "lnetcap.ldlm.lvb.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_mtime, { "LVB mtime", "lnetcap.ldlm.lvb.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_atime, { "LVB atime", "lnetcap.ldlm.lvb.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_ctime, { "LVB ctime", "lnetcap.ldlm.lvb.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_blocks, { "LVB blocks", "lnetcap.ldlm.lvb.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+	};
+	static gint *ett[] = { &ett_req, &ett_lock, &ett_intent, &ett_lvb };
+
+	proto_register_field_array(proto, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	lnetcap_flagset_register(proto, &fs_lock_flags);
+	lnetcap_flagset_register(proto, &fs_ibits);
+	lnetcap_flagset_register(proto, &fs_intent);
 }

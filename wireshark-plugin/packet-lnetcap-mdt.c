@@ -1,12 +1,413 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packet-lnetcap-mdt.c - MDS bodies (PROTOCOL.md 4.2/4.3): mdt_body for
+ * getattr-style RPCs and every MDS reply, mdt_ioepoch for close, and the
+ * MDS_REINT record in its variants (setattr, create, link, unlink, rename,
+ * open, setxattr, ...) with the names that follow it.  The intent part of
+ * LDLM enqueues reuses these through the lnetcap_mdt_* helpers.
+ */
 #include <epan/packet.h>
+#include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-vals.h"
+#include "lnetcap/bodies.h"
+#include "lnetcap/ptlrpc.h"
+
+#define MB(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_body, f), LNETCAP_LEN(struct lnetcap_mdt_body, f)
+#define RR(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_rec_reint, f), LNETCAP_LEN(struct lnetcap_mdt_rec_reint, f)
+
+static int hf_fid1 = -1;
+static int hf_fid2 = -1;
+static int hf_open_handle = -1;
+static int hf_valid = -1;
+static int hf_size = -1;
+static int hf_mtime = -1;
+static int hf_atime = -1;
+static int hf_ctime = -1;
+static int hf_blocks = -1;
+static int hf_version = -1;
+static int hf_t_state = -1;
+static int hf_fsuid = -1;
+static int hf_fsgid = -1;
+static int hf_capability = -1;
+static int hf_mode = -1;
+static int hf_uid = -1;
+static int hf_gid = -1;
+static int hf_flags = -1;
+static int hf_rdev = -1;
+static int hf_nlink = -1;
+static int hf_layout_gen = -1;
+static int hf_suppgid = -1;
+static int hf_eadatasize = -1;
+static int hf_aclsize = -1;
+static int hf_max_mdsize = -1;
+static int hf_uid_h = -1;
+static int hf_gid_h = -1;
+static int hf_projid = -1;
+static int hf_dom_size = -1;
+static int hf_dom_blocks = -1;
+static int hf_btime = -1;
+static int hf_xattr_absent = -1;
+static int hf_epoch_handle = -1;
+static int hf_r_opcode = -1;
+static int hf_r_cap = -1;
+static int hf_r_fsuid = -1;
+static int hf_r_fsgid = -1;
+static int hf_r_suppgid1 = -1;
+static int hf_r_suppgid2 = -1;
+static int hf_r_fid1 = -1;
+static int hf_r_fid2 = -1;
+static int hf_r_time = -1;
+static int hf_r_mtime = -1;
+static int hf_r_atime = -1;
+static int hf_r_ctime = -1;
+static int hf_r_size = -1;
+static int hf_r_blocks = -1;
+static int hf_r_bias = -1;
+static int hf_r_mode = -1;
+static int hf_r_flags = -1;
+static int hf_r_flags_h = -1;
+static int hf_r_umask = -1;
+static int hf_r_rdev = -1;
+static int hf_r_valid = -1;
+static int hf_r_uid = -1;
+static int hf_r_gid = -1;
+static int hf_r_attr_flags = -1;
+static int hf_r_projid = -1;
+static int hf_name = -1;
+static int hf_new_name = -1;
+static int hf_eadata = -1;
+
+static gint ett_mdt_body = -1;
+static gint ett_epoch = -1;
+static gint ett_reint = -1;
+
+static expert_field ei_name = EI_INIT;
+
+/* Named buffers of the reint formats (lustre/ptlrpc/layout.c). */
+typedef struct {
+	guint32 op;
+	guint name;      /* buffer index of RMF_NAME, 0 = none */
+	guint name2;     /* RMF_SYMTGT (new name of a rename), 0 = none */
+	guint eadata;    /* RMF_EADATA, 0 = none */
+} reint_layout_t;
+
+static const reint_layout_t reint_layouts[] = {
+	{ LNETCAP_REINT_SETATTR, 0, 0, 0 },
+	{ LNETCAP_REINT_CREATE, 3, 0, 0 },
+	{ LNETCAP_REINT_LINK, 4, 0, 0 },
+	{ LNETCAP_REINT_UNLINK, 3, 0, 0 },
+	{ LNETCAP_REINT_RMENTRY, 3, 0, 0 },
+	{ LNETCAP_REINT_RENAME, 4, 5, 0 },
+	{ LNETCAP_REINT_MIGRATE, 4, 5, 0 },
+	{ LNETCAP_REINT_OPEN, 4, 0, 5 },
+	{ LNETCAP_REINT_SETXATTR, 3, 0, 4 },
+	{ LNETCAP_REINT_RESYNC, 0, 0, 0 },
+};
+
+void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+		      guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_mdt_body),
+					     ett_mdt_body, "mdt_body", &t, &off))
+		return;
+	lnetcap_add_fid(t, tvb, pinfo, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_fid1), enc,
+			hf_fid1, NULL);
+	lnetcap_add_fid(t, tvb, pinfo, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_fid2), enc,
+			hf_fid2, NULL);
+	proto_tree_add_item(t, hf_open_handle, tvb, MB(mbo_open_handle), enc);
+	proto_tree_add_item(t, hf_valid, tvb, MB(mbo_valid), enc);
+	proto_tree_add_item(t, hf_size, tvb, MB(mbo_size), enc);
+	proto_tree_add_item(t, hf_mtime, tvb, MB(mbo_mtime), enc);
+	proto_tree_add_item(t, hf_atime, tvb, MB(mbo_atime), enc);
+	proto_tree_add_item(t, hf_ctime, tvb, MB(mbo_ctime), enc);
+	proto_tree_add_item(t, hf_blocks, tvb, MB(mbo_blocks), enc);
+	proto_tree_add_item(t, hf_version, tvb, MB(mbo_version), enc);
+	proto_tree_add_item(t, hf_t_state, tvb, MB(mbo_t_state), enc);
+	proto_tree_add_item(t, hf_fsuid, tvb, MB(mbo_fsuid), enc);
+	proto_tree_add_item(t, hf_fsgid, tvb, MB(mbo_fsgid), enc);
+	proto_tree_add_item(t, hf_capability, tvb, MB(mbo_capability), enc);
+	proto_tree_add_item(t, hf_mode, tvb, MB(mbo_mode), enc);
+	proto_tree_add_item(t, hf_uid, tvb, MB(mbo_uid), enc);
+	proto_tree_add_item(t, hf_gid, tvb, MB(mbo_gid), enc);
+	proto_tree_add_item(t, hf_flags, tvb, MB(mbo_flags), enc);
+	proto_tree_add_item(t, hf_rdev, tvb, MB(mbo_rdev), enc);
+	proto_tree_add_item(t, hf_nlink, tvb, MB(mbo_nlink), enc);
+	proto_tree_add_item(t, hf_layout_gen, tvb, MB(mbo_layout_gen), enc);
+	proto_tree_add_item(t, hf_suppgid, tvb, MB(mbo_suppgid), enc);
+	proto_tree_add_item(t, hf_eadatasize, tvb, MB(mbo_eadatasize), enc);
+	proto_tree_add_item(t, hf_aclsize, tvb, MB(mbo_aclsize), enc);
+	proto_tree_add_item(t, hf_max_mdsize, tvb, MB(mbo_max_mdsize), enc);
+	proto_tree_add_item(t, hf_uid_h, tvb, MB(mbo_uid_h), enc);
+	proto_tree_add_item(t, hf_gid_h, tvb, MB(mbo_gid_h), enc);
+	proto_tree_add_item(t, hf_projid, tvb, MB(mbo_projid), enc);
+	proto_tree_add_item(t, hf_dom_size, tvb, MB(mbo_dom_size), enc);
+	proto_tree_add_item(t, hf_dom_blocks, tvb, MB(mbo_dom_blocks), enc);
+	proto_tree_add_item(t, hf_btime, tvb, MB(mbo_btime), enc);
+	proto_tree_add_item(t, hf_xattr_absent, tvb, MB(mbo_xattr_absent), enc);
+}
+
+/* A NUL-terminated string buffer (RMF_NAME, RMF_SYMTGT); returns it. */
+const char *lnetcap_mdt_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			     lnetcap_pkt_t *pkt, guint i, int hf)
+{
+	guint32 off, len;
+	const guint8 *s = NULL;
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
+		return NULL;
+	if ((guint64)off + len > tvb_captured_length(tvb)) {
+		proto_tree_add_expert_format(tree, pinfo, &ei_name, tvb, (gint)off, 0,
+			"Name in buffer %u was not captured (snap length)", i);
+		return NULL;
+	}
+	proto_tree_add_item_ret_string(tree, hf ? hf : hf_name, tvb, (gint)off, (gint)len,
+				       ENC_UTF_8 | ENC_NA, pinfo->pool, &s);
+	return (const char *)s;
+}
+
+static void add_time(proto_tree *t, int hf, tvbuff_t *tvb, guint32 off, guint enc)
+{
+	proto_tree_add_item(t, hf, tvb, (gint)off, 8, enc);
+}
+
+/* The reint record of buffer i; returns rr_opcode (0 when absent). */
+guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			  guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, op;
+	proto_item *ti;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i,
+					     sizeof(struct lnetcap_mdt_rec_reint), ett_reint,
+					     "mdt_rec_reint", &t, &off))
+		return 0;
+	ti = proto_tree_get_parent(t);
+	proto_tree_add_item_ret_uint(t, hf_r_opcode, tvb, RR(rr_opcode), enc, &op);
+	proto_item_append_text(ti, ": %s", val_to_str(op, lnetcap_reint_vals, "op %u"));
+	proto_tree_add_item(t, hf_r_cap, tvb, RR(rr_cap), enc);
+	proto_tree_add_item(t, hf_r_fsuid, tvb, RR(rr_fsuid), enc);
+	proto_tree_add_item(t, hf_r_fsgid, tvb, RR(rr_fsgid), enc);
+	proto_tree_add_item(t, hf_r_suppgid1, tvb, RR(rr_suppgid1), enc);
+	proto_tree_add_item(t, hf_r_suppgid2, tvb, RR(rr_suppgid2), enc);
+	lnetcap_add_fid(t, tvb, pinfo, off + 40, enc, hf_r_fid1, NULL);
+	/* Variant fields after byte 40 (PROTOCOL.md 4.3, mdt_rec_*). */
+	switch (op) {
+	case LNETCAP_REINT_SETATTR:
+		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETATTR_OFF_VALID, 8, enc);
+		proto_tree_add_item(t, hf_r_uid, tvb, (gint)off + LNETCAP_SETATTR_OFF_UID, 4, enc);
+		proto_tree_add_item(t, hf_r_gid, tvb, (gint)off + LNETCAP_SETATTR_OFF_GID, 4, enc);
+		proto_tree_add_item(t, hf_r_size, tvb, (gint)off + LNETCAP_SETATTR_OFF_SIZE, 8, enc);
+		proto_tree_add_item(t, hf_r_blocks, tvb, (gint)off + 80, 8, enc);
+		add_time(t, hf_r_mtime, tvb, off + 88, enc);
+		add_time(t, hf_r_atime, tvb, off + 96, enc);
+		add_time(t, hf_r_ctime, tvb, off + 104, enc);
+		proto_tree_add_item(t, hf_r_attr_flags, tvb, (gint)off + 112, 4, enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + LNETCAP_SETATTR_OFF_MODE, 4, enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 120, 4, enc);
+		proto_tree_add_item(t, hf_r_projid, tvb, (gint)off + 124, 4, enc);
+		break;
+	case LNETCAP_REINT_CREATE:
+	case LNETCAP_REINT_OPEN:
+		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_time, tvb, off + 80, enc);
+		proto_tree_add_item(t, hf_r_rdev, tvb, (gint)off + 88, 8, enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + 112, 4, enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 116, 4, enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, (gint)off + 120, 4, enc);
+		proto_tree_add_item(t, hf_r_flags_h, tvb, (gint)off + 124, 4, enc);
+		proto_tree_add_item(t, hf_r_umask, tvb, (gint)off + 128, 4, enc);
+		break;
+	case LNETCAP_REINT_LINK:
+	case LNETCAP_REINT_UNLINK:
+	case LNETCAP_REINT_RMENTRY:
+	case LNETCAP_REINT_RENAME:
+	case LNETCAP_REINT_MIGRATE:
+		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_time, tvb, off + 72, enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 112, 4, enc);
+		if (op != LNETCAP_REINT_LINK)
+			proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + 116, 4, enc);
+		break;
+	case LNETCAP_REINT_SETXATTR:
+		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETXATTR_OFF_VALID, 8, enc);
+		add_time(t, hf_r_time, tvb, off + 80, enc);
+		proto_tree_add_item(t, hf_r_size, tvb, (gint)off + LNETCAP_SETXATTR_OFF_SIZE, 4, enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, (gint)off + LNETCAP_SETXATTR_OFF_FLAGS, 4, enc);
+		break;
+	default:
+		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_mtime, tvb, off + 72, enc);
+		add_time(t, hf_r_atime, tvb, off + 80, enc);
+		add_time(t, hf_r_ctime, tvb, off + 88, enc);
+		proto_tree_add_item(t, hf_r_size, tvb, RR(rr_size), enc);
+		proto_tree_add_item(t, hf_r_blocks, tvb, RR(rr_blocks), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, RR(rr_bias), enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, RR(rr_mode), enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, RR(rr_flags), enc);
+		proto_tree_add_item(t, hf_r_flags_h, tvb, RR(rr_flags_h), enc);
+		proto_tree_add_item(t, hf_r_umask, tvb, RR(rr_umask), enc);
+		break;
+	}
+	return op;
+}
+
+/* The named buffers that follow a reint record (or an open intent). */
+void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			     lnetcap_pkt_t *pkt, guint32 op, guint shift)
+{
+	for (size_t k = 0; k < G_N_ELEMENTS(reint_layouts); k++) {
+		const reint_layout_t *l = &reint_layouts[k];
+		const char *name = NULL, *name2 = NULL;
+		if (l->op != op)
+			continue;
+		if (l->name)
+			name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, l->name + shift, hf_name);
+		if (l->name2)
+			name2 = lnetcap_mdt_name(tvb, pinfo, tree, pkt, l->name2 + shift, hf_new_name);
+		if (l->eadata) {
+			guint32 off, len;
+			if (lnetcap_rpc_buf(pkt, l->eadata + shift, &off, &len) && len &&
+			    (guint64)off + len <= tvb_captured_length(tvb))
+				proto_tree_add_item(tree, hf_eadata, tvb, (gint)off, (gint)len, ENC_NA);
+		}
+		if (name)
+			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+		if (name2)
+			col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
+		return;
+	}
+}
 
 void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
+	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
+	guint32 op;
+
+	switch (pkt->rpc.opc) {
+	case LNETCAP_OPC_MDS_REINT:
+		if (!request) {
+			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+			break;
+		}
+		op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 1);
+		if (op)
+			col_append_fstr(pinfo->cinfo, COL_INFO, " %s",
+					val_to_str(op, lnetcap_reint_vals, "op %u"));
+		lnetcap_mdt_reint_names(tvb, pinfo, tree, pkt, op, 0);
+		break;
+	case LNETCAP_OPC_MDS_CLOSE:
+		if (request) {
+			guint32 off;
+			proto_tree *t;
+			if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+				sizeof(struct lnetcap_mdt_ioepoch), ett_epoch, "mdt_ioepoch", &t, &off))
+				proto_tree_add_item(t, hf_epoch_handle, tvb, (gint)off, 8,
+						    pkt->rpc.encoding);
+			lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 2);
+		} else {
+			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		}
+		break;
+	case LNETCAP_OPC_MDS_GETATTR_NAME:
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		if (request) {
+			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 3, hf_name);
+			if (name)
+				col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+		}
+		break;
+	case LNETCAP_OPC_MDS_GETATTR:
+	case LNETCAP_OPC_MDS_READPAGE:
+	case LNETCAP_OPC_MDS_SYNC:
+	case LNETCAP_OPC_MDS_GETXATTR:
+	case LNETCAP_OPC_MDS_GET_ROOT:
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		break;
+	default:
+		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
+		break;
+	}
 }
 
 void lnetcap_register_mdt(int proto)
 {
+	static hf_register_info hf[] = {
+		{ &hf_fid1, { "FID 1", "lnetcap.mdt.fid1", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_fid2, { "FID 2", "lnetcap.mdt.fid2", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_open_handle, { "Open handle", "lnetcap.mdt.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_valid, { "Valid", "lnetcap.mdt.valid", FT_UINT64, BASE_HEX, NULL, 0, "OBD_MD_* bits", HFILL } },
+		{ &hf_size, { "Size", "lnetcap.mdt.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_mtime, { "Mtime", "lnetcap.mdt.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_atime, { "Atime", "lnetcap.mdt.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ctime, { "Ctime", "lnetcap.mdt.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_blocks, { "Blocks", "lnetcap.mdt.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_version, { "Version", "lnetcap.mdt.version", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_t_state, { "T state", "lnetcap.mdt.t_state", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_fsuid, { "FS UID", "lnetcap.mdt.fsuid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_fsgid, { "FS GID", "lnetcap.mdt.fsgid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_capability, { "Capability", "lnetcap.mdt.capability", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_mode, { "Mode", "lnetcap.mdt.mode", FT_UINT32, BASE_OCT, NULL, 0, NULL, HFILL } },
+		{ &hf_uid, { "UID", "lnetcap.mdt.uid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_gid, { "GID", "lnetcap.mdt.gid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_flags, { "Flags", "lnetcap.mdt.flags", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_rdev, { "Rdev", "lnetcap.mdt.rdev", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_nlink, { "Links", "lnetcap.mdt.nlink", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_layout_gen, { "Layout generation", "lnetcap.mdt.layout_gen", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_suppgid, { "Supplementary GID", "lnetcap.mdt.suppgid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_eadatasize, { "EA data size", "lnetcap.mdt.eadatasize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_aclsize, { "ACL size", "lnetcap.mdt.aclsize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_max_mdsize, { "Max MD size", "lnetcap.mdt.max_mdsize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_uid_h, { "UID high", "lnetcap.mdt.uid_h", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_gid_h, { "GID high", "lnetcap.mdt.gid_h", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_projid, { "Project id", "lnetcap.mdt.projid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_dom_size, { "DoM size", "lnetcap.mdt.dom_size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_dom_blocks, { "DoM blocks", "lnetcap.mdt.dom_blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_btime, { "Btime", "lnetcap.mdt.btime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_xattr_absent, { "Xattr absent", "lnetcap.mdt.xattr_absent", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_epoch_handle, { "Open handle", "lnetcap.mdt.ioepoch.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_r_opcode, { "Reint opcode", "lnetcap.mdt.reint.opcode", FT_UINT32, BASE_DEC, VALS(lnetcap_reint_vals), 0, NULL, HFILL } },
+		{ &hf_r_cap, { "Capabilities", "lnetcap.mdt.reint.cap", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_r_fsuid, { "FS UID", "lnetcap.mdt.reint.fsuid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_fsgid, { "FS GID", "lnetcap.mdt.reint.fsgid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_suppgid1, { "Supplementary GID 1", "lnetcap.mdt.reint.suppgid1", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_suppgid2, { "Supplementary GID 2", "lnetcap.mdt.reint.suppgid2", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_fid1, { "FID 1", "lnetcap.mdt.reint.fid1", FT_STRING, BASE_NONE, NULL, 0, "Object, or parent directory", HFILL } },
+		{ &hf_r_fid2, { "FID 2", "lnetcap.mdt.reint.fid2", FT_STRING, BASE_NONE, NULL, 0, "Child, or target directory", HFILL } },
+		{ &hf_r_time, { "Time", "lnetcap.mdt.reint.time", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_mtime, { "Mtime", "lnetcap.mdt.reint.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_atime, { "Atime", "lnetcap.mdt.reint.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_ctime, { "Ctime", "lnetcap.mdt.reint.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_size, { "Size", "lnetcap.mdt.reint.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_blocks, { "Blocks", "lnetcap.mdt.reint.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_bias, { "Bias", "lnetcap.mdt.reint.bias", FT_UINT32, BASE_HEX, NULL, 0, "mds_op_bias", HFILL } },
+		{ &hf_r_mode, { "Mode", "lnetcap.mdt.reint.mode", FT_UINT32, BASE_OCT, NULL, 0, NULL, HFILL } },
+		{ &hf_r_flags, { "Flags", "lnetcap.mdt.reint.flags", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_r_flags_h, { "Flags high", "lnetcap.mdt.reint.flags_h", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_r_umask, { "Umask", "lnetcap.mdt.reint.umask", FT_UINT32, BASE_OCT, NULL, 0, NULL, HFILL } },
+		{ &hf_r_rdev, { "Rdev", "lnetcap.mdt.reint.rdev", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_r_valid, { "Valid", "lnetcap.mdt.reint.valid", FT_UINT64, BASE_HEX, NULL, 0, "MDS_ATTR_* (setattr) or OBD_MD_* (setxattr)", HFILL } },
+		{ &hf_r_uid, { "UID", "lnetcap.mdt.reint.uid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_gid, { "GID", "lnetcap.mdt.reint.gid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_attr_flags, { "Attr flags", "lnetcap.mdt.reint.attr_flags", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_r_projid, { "Project id", "lnetcap.mdt.reint.projid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_name, { "Name", "lnetcap.mdt.name", FT_STRINGZ, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_new_name, { "New name", "lnetcap.mdt.new_name", FT_STRINGZ, BASE_NONE, NULL, 0, "Target name of a rename", HFILL } },
+		{ &hf_eadata, { "EA data", "lnetcap.mdt.eadata", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL } },
+	};
+	static gint *ett[] = { &ett_mdt_body, &ett_epoch, &ett_reint };
+	static ei_register_info ei[] = {
+		{ &ei_name, { "lnetcap.mdt.name.truncated", PI_UNDECODED, PI_NOTE,
+		  "Name cut by the snap length", EXPFILL } },
+	};
+	expert_module_t *em;
+
+	proto_register_field_array(proto, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	em = expert_register_protocol(proto);
+	expert_register_field_array(em, ei, array_length(ei));
 }

@@ -1,12 +1,296 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packet-lnetcap-ost.c - OST bodies (PROTOCOL.md 4.2/4.3): ost_body (= obdo)
+ * in every OST request and reply, and for OST_READ/OST_WRITE the obd_ioobj
+ * and niobuf_remote arrays of the request and the per-niobuf return codes
+ * of the write reply.
+ */
 #include <epan/packet.h>
+#include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-vals.h"
+#include "lnetcap/bodies.h"
+#include "lnetcap/ptlrpc.h"
+
+#define OA(f) (gint)off + LNETCAP_OFF(struct lnetcap_obdo, f), LNETCAP_LEN(struct lnetcap_obdo, f)
+
+static int hf_oa_valid = -1;
+static int hf_oa_oi = -1;
+static int hf_oa_oi_id = -1;
+static int hf_oa_oi_seq = -1;
+static int hf_oa_parent_seq = -1;
+static int hf_oa_size = -1;
+static int hf_oa_mtime = -1;
+static int hf_oa_atime = -1;
+static int hf_oa_ctime = -1;
+static int hf_oa_blocks = -1;
+static int hf_oa_grant = -1;
+static int hf_oa_blksize = -1;
+static int hf_oa_mode = -1;
+static int hf_oa_uid = -1;
+static int hf_oa_gid = -1;
+static int hf_oa_flags = -1;
+static int hf_oa_nlink = -1;
+static int hf_oa_parent_oid = -1;
+static int hf_oa_misc = -1;
+static int hf_oa_ioepoch = -1;
+static int hf_oa_stripe_idx = -1;
+static int hf_oa_parent_ver = -1;
+static int hf_oa_handle = -1;
+static int hf_oa_stripe_size = -1;
+static int hf_oa_stripe_count = -1;
+static int hf_oa_comp_start = -1;
+static int hf_oa_comp_end = -1;
+static int hf_oa_comp_id = -1;
+static int hf_oa_layout_version = -1;
+static int hf_oa_uid_h = -1;
+static int hf_oa_gid_h = -1;
+static int hf_oa_data_version = -1;
+static int hf_oa_projid = -1;
+static int hf_ioobj = -1;
+static int hf_ioobj_oi = -1;
+static int hf_ioobj_max_brw = -1;
+static int hf_ioobj_md_count = -1;
+static int hf_ioobj_bufcnt = -1;
+static int hf_niobuf = -1;
+static int hf_niobuf_offset = -1;
+static int hf_niobuf_len = -1;
+static int hf_rc = -1;
+static int hf_io_bytes = -1;
+
+static gint ett_oa = -1;
+static gint ett_oi = -1;
+static gint ett_ioobj = -1;
+static gint ett_niobuf = -1;
+static gint ett_rcs = -1;
+
+static expert_field ei_array = EI_INIT;
+static expert_field ei_rc = EI_INIT;
+
+static lnetcap_flagset_t fs_brw = LNETCAP_FLAGSET(
+	"lnetcap.ost.niobuf.flags", "Flags", 32, lnetcap_brw_flag_defs, lnetcap_brw_flag_count);
+
+/* struct ost_id printed as Lustre's DOSTID: seq:id. */
+static void add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
+		       guint enc)
+{
+	guint64 id = tvb_get_guint64(tvb, off, enc);
+	guint64 seq = tvb_get_guint64(tvb, off + 8, enc);
+	proto_item *it = proto_tree_add_string(tree, hf, tvb, off, 16,
+		wmem_strdup_printf(pinfo->pool, "0x%" G_GINT64_MODIFIER "x:%" G_GUINT64_FORMAT, seq, id));
+	proto_tree *t = proto_item_add_subtree(it, ett_oi);
+	proto_tree_add_item(t, hf_oa_oi_id, tvb, off, 8, enc);
+	proto_tree_add_item(t, hf_oa_oi_seq, tvb, off + 8, 8, enc);
+}
+
+static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			     lnetcap_pkt_t *pkt, guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off;
+	proto_tree *t;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_obdo),
+					     ett_oa, "ost_body (obdo)", &t, &off))
+		return;
+	proto_tree_add_item(t, hf_oa_valid, tvb, OA(o_valid), enc);
+	add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
+	proto_tree_add_item(t, hf_oa_parent_seq, tvb, OA(o_parent_seq), enc);
+	proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc);
+	proto_tree_add_item(t, hf_oa_mtime, tvb, OA(o_mtime), enc);
+	proto_tree_add_item(t, hf_oa_atime, tvb, OA(o_atime), enc);
+	proto_tree_add_item(t, hf_oa_ctime, tvb, OA(o_ctime), enc);
+	proto_tree_add_item(t, hf_oa_blocks, tvb, OA(o_blocks), enc);
+	proto_tree_add_item(t, hf_oa_grant, tvb, OA(o_grant), enc);
+	proto_tree_add_item(t, hf_oa_blksize, tvb, OA(o_blksize), enc);
+	proto_tree_add_item(t, hf_oa_mode, tvb, OA(o_mode), enc);
+	proto_tree_add_item(t, hf_oa_uid, tvb, OA(o_uid), enc);
+	proto_tree_add_item(t, hf_oa_gid, tvb, OA(o_gid), enc);
+	proto_tree_add_item(t, hf_oa_flags, tvb, OA(o_flags), enc);
+	proto_tree_add_item(t, hf_oa_nlink, tvb, OA(o_nlink), enc);
+	proto_tree_add_item(t, hf_oa_parent_oid, tvb, OA(o_parent_oid), enc);
+	proto_tree_add_item(t, hf_oa_misc, tvb, OA(o_misc), enc);
+	proto_tree_add_item(t, hf_oa_ioepoch, tvb, OA(o_ioepoch), enc);
+	proto_tree_add_item(t, hf_oa_stripe_idx, tvb, OA(o_stripe_idx), enc);
+	proto_tree_add_item(t, hf_oa_parent_ver, tvb, OA(o_parent_ver), enc);
+	proto_tree_add_item(t, hf_oa_handle, tvb, OA(o_handle), enc);
+	off += LNETCAP_OFF(struct lnetcap_obdo, o_layout);
+	proto_tree_add_item(t, hf_oa_stripe_size, tvb, (gint)off, 4, enc);
+	proto_tree_add_item(t, hf_oa_stripe_count, tvb, (gint)off + 4, 4, enc);
+	proto_tree_add_item(t, hf_oa_comp_start, tvb, (gint)off + 8, 8, enc);
+	proto_tree_add_item(t, hf_oa_comp_end, tvb, (gint)off + 16, 8, enc);
+	proto_tree_add_item(t, hf_oa_comp_id, tvb, (gint)off + 24, 4, enc);
+	off -= LNETCAP_OFF(struct lnetcap_obdo, o_layout);
+	proto_tree_add_item(t, hf_oa_layout_version, tvb, OA(o_layout_version), enc);
+	proto_tree_add_item(t, hf_oa_uid_h, tvb, OA(o_uid_h), enc);
+	proto_tree_add_item(t, hf_oa_gid_h, tvb, OA(o_gid_h), enc);
+	proto_tree_add_item(t, hf_oa_data_version, tvb, OA(o_data_version), enc);
+	proto_tree_add_item(t, hf_oa_projid, tvb, OA(o_projid), enc);
+}
+
+/* Number of whole elements of size esz in buffer i that were captured;
+ * flags a buffer that is not a whole number of elements. */
+static guint32 array_count(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			   lnetcap_pkt_t *pkt, guint i, guint32 esz, guint32 *off,
+			   const char *what)
+{
+	guint32 len, cap;
+	if (!lnetcap_rpc_buf(pkt, i, off, &len))
+		return 0;
+	if (len % esz)
+		proto_tree_add_expert_format(tree, pinfo, &ei_array, tvb, (gint)*off, 0,
+			"%s buffer is %u bytes, not a multiple of %u", what, len, esz);
+	cap = tvb_captured_length(tvb) > *off ? tvb_captured_length(tvb) - *off : 0;
+	if (cap < len)
+		len = cap - cap % esz;
+	return len / esz;
+}
+
+static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+				lnetcap_pkt_t *pkt)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, n;
+	guint64 bytes = 0;
+	proto_item *it;
+
+	n = array_count(tvb, pinfo, tree, pkt, 2, sizeof(struct lnetcap_obd_ioobj), &off, "obd_ioobj");
+	for (guint32 k = 0; k < n; k++, off += sizeof(struct lnetcap_obd_ioobj)) {
+		proto_tree *t;
+		guint32 max_brw;
+		it = proto_tree_add_item(tree, hf_ioobj, tvb, (gint)off, sizeof(struct lnetcap_obd_ioobj), ENC_NA);
+		t = proto_item_add_subtree(it, ett_ioobj);
+		add_ost_id(t, tvb, pinfo, hf_ioobj_oi, off, enc);
+		proto_tree_add_item_ret_uint(t, hf_ioobj_max_brw, tvb, (gint)off + 16, 4, enc, &max_brw);
+		/* IOOBJ_MAX_BRW_BITS = 16: the number of bulk MDs. */
+		it = proto_tree_add_uint(t, hf_ioobj_md_count, tvb, (gint)off + 16, 4, (max_brw >> 16) + 1);
+		proto_item_set_generated(it);
+		proto_tree_add_item(t, hf_ioobj_bufcnt, tvb, (gint)off + 20, 4, enc);
+	}
+	n = array_count(tvb, pinfo, tree, pkt, 3, sizeof(struct lnetcap_niobuf_remote), &off,
+			"niobuf_remote");
+	for (guint32 k = 0; k < n; k++, off += sizeof(struct lnetcap_niobuf_remote)) {
+		proto_tree *t;
+		guint64 o;
+		guint32 len;
+		it = proto_tree_add_item(tree, hf_niobuf, tvb, (gint)off,
+					 sizeof(struct lnetcap_niobuf_remote), ENC_NA);
+		t = proto_item_add_subtree(it, ett_niobuf);
+		proto_tree_add_item_ret_uint64(t, hf_niobuf_offset, tvb, (gint)off, 8, enc, &o);
+		proto_tree_add_item_ret_uint(t, hf_niobuf_len, tvb, (gint)off + 8, 4, enc, &len);
+		lnetcap_flagset_add(t, tvb, (gint)off + 12, enc, &fs_brw);
+		proto_item_append_text(it, ": %" G_GUINT64_FORMAT "+%u", o, len);
+		bytes += len;
+	}
+	if (n) {
+		it = proto_tree_add_uint64(tree, hf_io_bytes, tvb, 0, 0, bytes);
+		proto_item_set_generated(it);
+		col_append_fstr(pinfo->cinfo, COL_INFO, " %u niobuf(s) %" G_GUINT64_FORMAT " bytes", n, bytes);
+	}
+}
+
+static void dissect_write_rcs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			      lnetcap_pkt_t *pkt)
+{
+	guint32 off, n = array_count(tvb, pinfo, tree, pkt, 2, 4, &off, "RCS");
+	for (guint32 k = 0; k < n; k++, off += 4) {
+		gint32 rc;
+		proto_item *it = proto_tree_add_item_ret_int(tree, hf_rc, tvb, (gint)off, 4,
+							     pkt->rpc.encoding, &rc);
+		if (rc < 0)
+			expert_add_info(pinfo, it, &ei_rc);
+	}
+}
 
 void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
+	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
+
+	switch (pkt->rpc.opc) {
+	case LNETCAP_OPC_OST_READ:
+	case LNETCAP_OPC_OST_WRITE:
+		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
+		if (request)
+			dissect_brw_request(tvb, pinfo, tree, pkt);
+		else if (pkt->rpc.opc == LNETCAP_OPC_OST_WRITE)
+			dissect_write_rcs(tvb, pinfo, tree, pkt);
+		break;
+	case LNETCAP_OPC_OST_GETATTR:
+	case LNETCAP_OPC_OST_SETATTR:
+	case LNETCAP_OPC_OST_CREATE:
+	case LNETCAP_OPC_OST_DESTROY:
+	case LNETCAP_OPC_OST_PUNCH:
+	case LNETCAP_OPC_OST_SYNC:
+	case LNETCAP_OPC_OST_LADVISE:
+	case LNETCAP_OPC_OST_FALLOCATE:
+	case LNETCAP_OPC_OST_SEEK:
+		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
+		break;
+	default:
+		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
+		break;
+	}
 }
 
 void lnetcap_register_ost(int proto)
 {
+	static hf_register_info hf[] = {
+		{ &hf_oa_valid, { "Valid", "lnetcap.ost.oa.valid", FT_UINT64, BASE_HEX, NULL, 0, "OBD_MD_* bits", HFILL } },
+		{ &hf_oa_oi, { "Object", "lnetcap.ost.oa.oi", FT_STRING, BASE_NONE, NULL, 0, "ost_id as seq:id", HFILL } },
+		{ &hf_oa_oi_id, { "Id", "lnetcap.ost.oi.id", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_oi_seq, { "Sequence", "lnetcap.ost.oi.seq", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_parent_seq, { "Parent sequence", "lnetcap.ost.oa.parent_seq", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_size, { "Size", "lnetcap.ost.oa.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_mtime, { "Mtime", "lnetcap.ost.oa.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_atime, { "Atime", "lnetcap.ost.oa.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_ctime, { "Ctime", "lnetcap.ost.oa.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_blocks, { "Blocks", "lnetcap.ost.oa.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_grant, { "Grant", "lnetcap.ost.oa.grant", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_blksize, { "Block size", "lnetcap.ost.oa.blksize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_mode, { "Mode", "lnetcap.ost.oa.mode", FT_UINT32, BASE_OCT, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_uid, { "UID", "lnetcap.ost.oa.uid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_gid, { "GID", "lnetcap.ost.oa.gid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_flags, { "Flags", "lnetcap.ost.oa.flags", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_nlink, { "Links", "lnetcap.ost.oa.nlink", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_parent_oid, { "Parent oid", "lnetcap.ost.oa.parent_oid", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_misc, { "Misc", "lnetcap.ost.oa.misc", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_ioepoch, { "IO epoch", "lnetcap.ost.oa.ioepoch", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_stripe_idx, { "Stripe index", "lnetcap.ost.oa.stripe_idx", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_parent_ver, { "Parent version", "lnetcap.ost.oa.parent_ver", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_handle, { "Handle", "lnetcap.ost.oa.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_stripe_size, { "Stripe size", "lnetcap.ost.oa.layout.stripe_size", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_stripe_count, { "Stripe count", "lnetcap.ost.oa.layout.stripe_count", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_comp_start, { "Component start", "lnetcap.ost.oa.layout.comp_start", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_comp_end, { "Component end", "lnetcap.ost.oa.layout.comp_end", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_comp_id, { "Component id", "lnetcap.ost.oa.layout.comp_id", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_layout_version, { "Layout version", "lnetcap.ost.oa.layout_version", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_uid_h, { "UID high", "lnetcap.ost.oa.uid_h", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_gid_h, { "GID high", "lnetcap.ost.oa.gid_h", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_data_version, { "Data version", "lnetcap.ost.oa.data_version", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_projid, { "Project id", "lnetcap.ost.oa.projid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ioobj, { "obd_ioobj", "lnetcap.ost.ioobj", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_ioobj_oi, { "Object", "lnetcap.ost.ioobj.oi", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_ioobj_max_brw, { "Max BRW", "lnetcap.ost.ioobj.max_brw", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_ioobj_md_count, { "Bulk MDs", "lnetcap.ost.ioobj.md_count", FT_UINT32, BASE_DEC, NULL, 0, "(max_brw >> 16) + 1", HFILL } },
+		{ &hf_ioobj_bufcnt, { "Buffers", "lnetcap.ost.ioobj.bufcnt", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_niobuf, { "niobuf_remote", "lnetcap.ost.niobuf", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_niobuf_offset, { "Offset", "lnetcap.ost.niobuf.offset", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_niobuf_len, { "Length", "lnetcap.ost.niobuf.len", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_rc, { "Return code", "lnetcap.ost.rc", FT_INT32, BASE_DEC, VALS(lnetcap_status_vals), 0, NULL, HFILL } },
+		{ &hf_io_bytes, { "I/O bytes", "lnetcap.ost.io_bytes", FT_UINT64, BASE_DEC, NULL, 0, "Sum of the niobuf lengths", HFILL } },
+	};
+	static gint *ett[] = { &ett_oa, &ett_oi, &ett_ioobj, &ett_niobuf, &ett_rcs };
+	static ei_register_info ei[] = {
+		{ &ei_array, { "lnetcap.ost.array.bad", PI_MALFORMED, PI_WARN,
+		  "Array buffer length is not a whole number of elements", EXPFILL } },
+		{ &ei_rc, { "lnetcap.ost.rc.error", PI_RESPONSE_CODE, PI_WARN,
+		  "Write of this niobuf failed", EXPFILL } },
+	};
+	expert_module_t *em;
+
+	proto_register_field_array(proto, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	em = expert_register_protocol(proto);
+	expert_register_field_array(em, ei, array_length(ei));
+	lnetcap_flagset_register(proto, &fs_brw);
 }

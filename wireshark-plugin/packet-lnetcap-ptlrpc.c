@@ -216,29 +216,31 @@ gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint3
 	return TRUE;
 }
 
-proto_tree *lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-				 const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
-				 const char *name, guint32 *offp)
+gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
+			      const char *name, proto_tree **out, guint32 *offp)
 {
 	guint32 off, len;
 	proto_item *it;
 
+	*out = NULL;
 	if (!lnetcap_rpc_buf(pkt, i, &off, &len))
-		return NULL;
+		return FALSE;
 	if (len < need) {
 		proto_tree_add_expert_format(tree, pinfo, &ei_buf_short, tvb, 0, 0,
 			"Buffer %u is %u bytes; %s needs %u", i, len, name, need);
-		return NULL;
+		return FALSE;
 	}
 	if ((guint64)off + need > tvb_captured_length(tvb)) {
 		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, 0, 0,
 			"%s (buffer %u) was not captured: snap length too small", name, i);
-		return NULL;
+		return FALSE;
 	}
 	it = proto_tree_add_none_format(tree, hf_buf_data, tvb, (gint)off,
 		(gint)MIN(len, tvb_captured_length(tvb) - off), "%s", name);
 	*offp = off;
-	return proto_item_add_subtree(it, ett);
+	*out = proto_item_add_subtree(it, ett);
+	return TRUE;
 }
 
 const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, guint off,
@@ -295,7 +297,9 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			LNETCAP_PTLRPC_BODY_V2_LEN);
 		return FALSE;
 	}
-	if (cap < LNETCAP_PTLRPC_BODY_V2_LEN) {
+	/* A snapped body still names its type and opcode when the first
+	 * 24 bytes are there; decode those and stop. */
+	if (cap < LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_last_xid)) {
 		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, (gint)off, 0,
 			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
 		return FALSE;
@@ -328,6 +332,13 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 					       &ei_err_msg : &ei_status,
 				"%s failed: %s (%d)", lnetcap_opcode_name(pinfo->pool, rpc->opc),
 				val_to_str_const(status_u, lnetcap_status_vals, "error"), rpc->status);
+	}
+	if (cap < LNETCAP_PTLRPC_BODY_V2_LEN) {
+		proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, (gint)off, 0,
+			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
+		rpc->have_body = TRUE;
+		rpc->partial = TRUE;
+		return TRUE;
 	}
 	proto_tree_add_item(bt, hf_pb_last_xid, tvb, B(pb_last_xid), enc);
 	proto_tree_add_item(bt, hf_pb_tag, tvb, B(pb_tag), enc);
@@ -507,7 +518,7 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				val_to_str((guint32)rpc->status, lnetcap_status_vals, "%d"));
 	if (rpc->jobid)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " jobid=%s", rpc->jobid);
-	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR)
+	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR || rpc->partial)
 		return;
 
 	/* Bodies. */
@@ -650,7 +661,7 @@ void lnetcap_register_ptlrpc(int proto)
 		  "No reply to this request in the capture", EXPFILL } },
 		{ &ei_no_request, { "lnetcap.ptlrpc.no_request", PI_SEQUENCE, PI_CHAT,
 		  "Request of this reply not in the capture", EXPFILL } },
-		{ &ei_early, { "lnetcap.ptlrpc.early_reply", PI_SEQUENCE, PI_CHAT,
+		{ &ei_early, { "lnetcap.ptlrpc.early_reply.more_time", PI_SEQUENCE, PI_CHAT,
 		  "Early reply: the server asks for more time", EXPFILL } },
 		{ &ei_secflvr, { "lnetcap.ptlrpc.secflvr", PI_UNDECODED, PI_NOTE,
 		  "Security flavour not decoded", EXPFILL } },

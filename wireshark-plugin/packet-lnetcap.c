@@ -77,8 +77,8 @@ gboolean lnetcap_pref_decode_rpc = TRUE;
 static dissector_handle_t lnetcap_handle;
 static int at_lnetcap_nid = -1;
 
-/* Per-interface last sequence number, first pass only. */
-static wmem_map_t *last_seq_by_if;
+/* Last sequence number per sequence domain (cpu), first pass only. */
+static wmem_map_t *last_seq_by_cpu;
 
 typedef struct {
 	guint64 seq_gap;   /* records missing just before this one */
@@ -183,22 +183,24 @@ static void add_rec_nid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
 	proto_tree_add_string(tree, hf, tvb, off, 20, buf);
 }
 
-/* Sequence gap before this record on its pcapng interface, computed on the
- * first pass in frame order and remembered for later passes. */
-static guint64 seq_gap(packet_info *pinfo, guint64 seq)
+/* Sequence gap before this record, computed on the first pass in frame
+ * order and remembered for later passes.  The sequence is kept per
+ * sequence domain, which is the record's cpu field: live capture numbers
+ * records per CPU (the BPF ring's per-CPU counters), while converters and
+ * other sources that know no CPU (cpu = ~0) number all records of the
+ * source in one sequence across all of its interfaces.  A per-interface
+ * check would report false gaps for both. */
+static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 {
 	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
 		wmem_file_scope(), pinfo, proto_lnetcap, 0);
 	if (!fr) {
-		guint32 ifid = 0;
 		guint64 *last;
 		fr = wmem_new0(wmem_file_scope(), lnetcap_frame_t);
-		if (pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
-			ifid = pinfo->rec->rec_header.packet_header.interface_id;
-		last = (guint64 *)wmem_map_lookup(last_seq_by_if, GUINT_TO_POINTER(ifid + 1));
+		last = (guint64 *)wmem_map_lookup(last_seq_by_cpu, GUINT_TO_POINTER(cpu));
 		if (!last) {
 			last = wmem_new(wmem_file_scope(), guint64);
-			wmem_map_insert(last_seq_by_if, GUINT_TO_POINTER(ifid + 1), last);
+			wmem_map_insert(last_seq_by_cpu, GUINT_TO_POINTER(cpu), last);
 		} else if (seq > *last + 1) {
 			fr->seq_gap = seq - *last - 1;
 		}
@@ -215,7 +217,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	proto_tree *lt, *rt;
 	guint32 version, hdr_len, lnet_hdr_len, flags, health, retries, direction;
 	gint32 status;
-	guint32 payload_len, payload_caplen;
+	guint32 payload_len, payload_caplen, cpu;
 	guint64 seq, gap;
 	guint avail;
 	lnetcap_pkt_t *pkt;
@@ -280,19 +282,19 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	if ((flags & LNETCAP_REC_F_HEALTH_VALID) && retries > 0)
 		expert_add_info_format(pinfo, it, &ei_rec_retries,
 				       "LNet resent this message %u time(s)", retries);
-	proto_tree_add_item(rt, hf_rec_cpu, tvb, REC(cpu), ENC_LITTLE_ENDIAN);
+	proto_tree_add_item_ret_uint(rt, hf_rec_cpu, tvb, REC(cpu), ENC_LITTLE_ENDIAN, &cpu);
 	if (flags & LNETCAP_REC_F_TASK_VALID) {
 		proto_tree_add_item(rt, hf_rec_pid, tvb, REC(pid), ENC_LITTLE_ENDIAN);
 		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
 	}
 	it = proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
-	gap = seq_gap(pinfo, seq);
+	gap = seq_gap(pinfo, cpu, seq);
 	if (gap) {
 		it = proto_tree_add_uint64(rt, hf_rec_seq_gap, tvb, REC(seq), gap);
 		proto_item_set_generated(it);
 		expert_add_info_format(pinfo, it, &ei_rec_seq_gap,
-			"%" G_GUINT64_FORMAT " record(s) missing before this one on this "
-			"interface (sequence jumped)", gap);
+			"%" G_GUINT64_FORMAT " record(s) missing before this one "
+			"(sequence jumped)", gap);
 	}
 	proto_tree_add_item_ret_uint(rt, hf_rec_payload_len, tvb, REC(payload_len),
 				     ENC_LITTLE_ENDIAN, &payload_len);
@@ -403,7 +405,7 @@ void proto_register_lnetcap(void)
 		{ &hf_rec_seq, { "Sequence", "lnetcap.rec.seq", FT_UINT64, BASE_DEC,
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_rec_seq_gap, { "Records missing before", "lnetcap.rec.seq_gap", FT_UINT64,
-		  BASE_DEC, NULL, 0, "Sequence numbers skipped on this interface", HFILL } },
+		  BASE_DEC, NULL, 0, "Sequence numbers skipped before this record (per CPU, or per source when the CPU is unknown)", HFILL } },
 		{ &hf_rec_payload_len, { "Payload length", "lnetcap.rec.payload_len", FT_UINT32,
 		  BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_rec_payload_caplen, { "Captured payload length", "lnetcap.rec.payload_caplen",
@@ -425,9 +427,9 @@ void proto_register_lnetcap(void)
 		  "Unknown record version", EXPFILL } },
 		{ &ei_rec_short, { "lnetcap.rec.hdr_len.bad", PI_MALFORMED, PI_ERROR,
 		  "Bad record header length", EXPFILL } },
-		{ &ei_rec_truncated, { "lnetcap.rec.truncated", PI_UNDECODED, PI_NOTE,
+		{ &ei_rec_truncated, { "lnetcap.rec.truncated.snaplen", PI_UNDECODED, PI_NOTE,
 		  "Payload truncated by the snap length", EXPFILL } },
-		{ &ei_rec_seq_gap, { "lnetcap.rec.seq_gap", PI_SEQUENCE, PI_WARN,
+		{ &ei_rec_seq_gap, { "lnetcap.rec.seq_gap.lost", PI_SEQUENCE, PI_WARN,
 		  "Records were lost before this one", EXPFILL } },
 		{ &ei_rec_gap_flag, { "lnetcap.rec.flags.gap", PI_SEQUENCE, PI_WARN,
 		  "The capture source lost data before this record", EXPFILL } },
@@ -435,7 +437,7 @@ void proto_register_lnetcap(void)
 		  "The payload bytes could not be read by the capture", EXPFILL } },
 		{ &ei_rec_health, { "lnetcap.rec.health.failed", PI_RESPONSE_CODE, PI_WARN,
 		  "LNet health failure", EXPFILL } },
-		{ &ei_rec_retries, { "lnetcap.rec.retries", PI_SEQUENCE, PI_NOTE,
+		{ &ei_rec_retries, { "lnetcap.rec.retries.resent", PI_SEQUENCE, PI_NOTE,
 		  "LNet retried this message", EXPFILL } },
 		{ &ei_rec_status, { "lnetcap.rec.status.error", PI_RESPONSE_CODE, PI_WARN,
 		  "LNet completion error", EXPFILL } },
@@ -464,7 +466,7 @@ void proto_register_lnetcap(void)
 		nid_addr_to_str, nid_addr_str_len, NULL, nid_col_filter, nid_addr_len, NULL, NULL);
 	register_conversation_table(proto_lnetcap, TRUE, conv_packet, endpoint_packet);
 
-	last_seq_by_if = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+	last_seq_by_cpu = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 						g_direct_hash, g_direct_equal);
 	register_init_routine(lnetcap_init);
 

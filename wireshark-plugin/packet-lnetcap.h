@@ -31,6 +31,7 @@ typedef struct lnetcap_rpc {
 	guint32 pb_flags;
 	guint64 pb_mbits;
 	gboolean have_body;
+	gboolean partial;       /* ptlrpc_body cut by the snap length */
 	gboolean early_reply;
 	gboolean body_known;    /* a body dissector of ours handled the opcode */
 	const char *jobid;      /* NULL when empty or absent */
@@ -130,13 +131,25 @@ void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 /* Captured bytes of buffer i (0 if absent); the buffer's declared length
  * is rpc->buf_len[i]. */
 gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint32 *len);
-/* Adds a subtree for buffer i, flags truncation; NULL when absent. */
-proto_tree *lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-				 const lnetcap_pkt_t *pkt, guint i, guint32 need,
-				 gint ett, const char *name, guint32 *off);
+/* Adds a subtree (*out) for buffer i holding at least need bytes; FALSE
+ * (with expert info) when the buffer is absent, too short or not captured.
+ * *out may be NULL with TRUE returned: tree is NULL in tshark's first pass. */
+gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
+			      const char *name, proto_tree **out, guint32 *off);
 /* Adds an lu_fid subtree; returns its "[0x..:0x..:0x..]" text. */
 const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 			    guint off, guint enc, int hf_fid, const char *label);
+
+/* MDT helpers shared with the LDLM intent decoder (packet-lnetcap-mdt.c). */
+void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+		      guint i);
+guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			  lnetcap_pkt_t *pkt, guint i);
+void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			     lnetcap_pkt_t *pkt, guint32 op, guint shift);
+const char *lnetcap_mdt_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			     lnetcap_pkt_t *pkt, guint i, int hf);
 
 /* Stats (lnetcap-stats.c). */
 void lnetcap_register_stats(int proto);

@@ -126,8 +126,8 @@ void fid(W& w, std::size_t off, std::uint64_t seq, std::uint32_t oid, std::uint3
 Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
   W w(sizeof(struct lnetcap_obdo), be);
   w.u64(OFF(lnetcap_obdo, o_valid), 0x1 | 0x10 | 0x2000000);  // FLID|FLSIZE|FLFID
-  w.u64(OFF(lnetcap_obdo, o_oi), 0x100000000ULL);             // IDIF-less FID seq
-  w.u64(OFF(lnetcap_obdo, o_oi) + 8, oid);
+  w.u64(OFF(lnetcap_obdo, o_oi), oid);                        // oi_id
+  w.u64(OFF(lnetcap_obdo, o_oi) + 8, 0x100000000ULL);          // oi_seq (IDIF)
   w.u64(OFF(lnetcap_obdo, o_size), size);
   w.u32(OFF(lnetcap_obdo, o_mode), 0100644);
   w.u32(OFF(lnetcap_obdo, o_uid), 1000);
@@ -141,8 +141,8 @@ Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
 
 Bytes ioobj(bool be, std::uint64_t oid, std::uint32_t bufcnt) {
   W w(sizeof(struct lnetcap_obd_ioobj), be);
-  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid), 0x100000000ULL);
-  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, oid);
+  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid), oid);
+  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, 0x100000000ULL);
   w.u32(OFF(lnetcap_obd_ioobj, ioo_max_brw), 0);
   w.u32(OFF(lnetcap_obd_ioobj, ioo_bufcnt), bufcnt);
   return w.b;
@@ -567,7 +567,7 @@ void vectors(Out& o) {
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
                           cstr("missing")}));
     o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1500),
-          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, -2))}), 500);
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_REINT, 0, -2))}), 500);
   }
   {
     W r = reint(le, LNETCAP_REINT_RENAME);
@@ -732,11 +732,16 @@ void vectors(Out& o) {
     e.v3 = false;
     o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x1d00), lustre_msg(le, {ptlrpc_body(le, e)}), 200);
   }
-  // 57 OUT_UPDATE: a body this plugin does not decode.
+  // 57 SEQ_QUERY (body, SEQ_OPC, SEQ_RANGE): a body this plugin does not
+  // decode, on a portal Wireshark's own Lustre dissector listens to.
   {
-    Bytes upd(64, 0xab);
-    o.msg(req("10.0.0.3@tcp", SV, LNETCAP_PORTAL_OUT, 0x1d80),
-          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00020003)), upd}));
+    W opc(4);
+    opc.u32(0, 1);  // SEQ_ALLOC_META
+    W range(24);
+    range.u64(0, 0x200000400ULL);
+    range.u64(8, 0x200000800ULL);
+    o.msg(req("10.0.0.3@tcp", SV, LNETCAP_PORTAL_SEQ_METADATA, 0x1d80),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_SEQ_QUERY, 0x00020003)), opc.b, range.b}));
   }
   // 58 a record of version 2 (from a newer lnetcap).
   {

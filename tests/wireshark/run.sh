@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh TEST.sh - runs one tshark test of the lnetcap plugin.
+#
+# Sets up what every test needs and then sources TEST.sh:
+#  - skips (exit 77, said loudly) without tshark or a built plugin;
+#  - tshark loads plugins from WIRESHARK_PLUGIN_DIR only when it is NOT
+#    privileged (root ignores it), so as root we run it as the system user
+#    lnetcap-test (created if missing);
+#  - a private work dir that user can read, a private config dir, TZ=UTC
+#    and WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 (a dissector bug aborts tshark).
+# Tests call `ts ARGS...` for tshark, `fail MSG` and `pass MSG`.
+set -u -o pipefail
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+test_script=$1
+name=$(basename "$test_script" .sh)
+
+command -v tshark >/dev/null 2>&1 || skip "tshark is not installed (apt-get install tshark)"
+plugin_so=$(ls "${LNETCAP_PLUGIN_DIR:-/nonexistent}"/*/epan/lnetcap.so 2>/dev/null | head -1)
+[ -n "$plugin_so" ] || skip "plugin not built (LNETCAP_PLUGIN_DIR=${LNETCAP_PLUGIN_DIR:-unset}); install wireshark-dev"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/lnetcap-ws-$name.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+chmod 755 "$WORK"
+mkdir -p "$WORK/plugins" "$WORK/config"
+cp -r "$(dirname "$(dirname "$(dirname "$plugin_so")")")"/. "$WORK/plugins/"
+
+RUNAS=()
+if [ "$(id -u)" = 0 ]; then
+	if ! id lnetcap-test >/dev/null 2>&1; then
+		useradd -r -M -d /nonexistent -s /usr/sbin/nologin lnetcap-test ||
+			skip "running as root and cannot create the unprivileged user lnetcap-test"
+	fi
+	command -v runuser >/dev/null 2>&1 || skip "running as root without runuser"
+	RUNAS=(runuser -u lnetcap-test --)
+	chown -R lnetcap-test "$WORK/config"
+fi
+chmod -R a+rX "$WORK"
+
+# Copy a file where the tshark user can read it; prints the new path.
+stage() {
+	local dest="$WORK/$(basename "$1")"
+	cp "$1" "$dest" && chmod a+r "$dest" && echo "$dest"
+}
+
+ts() {
+	(cd "$WORK" && "${RUNAS[@]}" env -i PATH="$PATH" HOME="$WORK" TZ=UTC LC_ALL=C.UTF-8 \
+		WIRESHARK_PLUGIN_DIR="$WORK/plugins" WIRESHARK_CONFIG_DIR="$WORK/config" \
+		WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 tshark "$@")
+}
+
+# Compares stdin with a golden file; LNETCAP_UPDATE_GOLDEN=1 rewrites it.
+golden() {
+	local file="$LNETCAP_TEST_DIR/golden/$1"
+	local got="$WORK/got-$1"
+	cat > "$got"
+	if [ "${LNETCAP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		{ sed -n '/^#/p' "$file" 2>/dev/null; grep -v '^#' "$got"; } > "$file.new"
+		mv "$file.new" "$file"
+		echo "updated $file"
+		return 0
+	fi
+	[ -f "$file" ] || fail "golden file $file is missing"
+	if ! diff -u <(grep -v '^#' "$file") "$got"; then
+		fail "output differs from golden/$1 (LNETCAP_UPDATE_GOLDEN=1 to accept)"
+	fi
+	pass "golden/$1"
+}
+
+# Number of frames matching a display filter in a file.
+count() {
+	ts -r "$1" -Y "$2" -T fields -e frame.number | wc -l
+}
+
+expect_count() {
+	local n
+	n=$(count "$1" "$2") || fail "tshark failed on filter '$2'"
+	[ "$n" = "$3" ] || fail "filter '$2' matched $n frame(s), expected $3"
+	pass "'$2' matches $3"
+}
+
+vectors() {
+	"$LNETCAP_VECTORS" "$WORK/vectors.pcapng" || fail "vector generator failed"
+	chmod a+r "$WORK/vectors.pcapng"
+	echo "$WORK/vectors.pcapng"
+}
+
+source "$test_script"
