@@ -1,16 +1,150 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Placeholder until the eBPF capture lands.
+// live_source.cpp - live capture from the kernel: detect LNet, pick an
+// attach mode, load and attach the BPF programs, hand the ring to the
+// pipeline; and -D.
 #include "live_source.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
 #include "../error.h"
+#include "attach_plan.h"
+#include "capture_config.h"
+#include "lustre_env.h"
+#include "privdrop.h"
+
+#ifdef LNETCAP_HAVE_BPF
+#include "lnetcap_fentry.skel.h"
+#include "lnetcap_fentry_kfunc.skel.h"
+#include "lnetcap_kprobe.skel.h"
+#include "ring_source.h"
+#endif
 
 namespace lnetcap {
+namespace {
 
-std::unique_ptr<RecordSource> open_live_capture(const Options&, const filter::Filter&) {
-  throw Error("live eBPF capture is not implemented yet");
+#ifdef LNETCAP_HAVE_BPF
+
+// CAP_SYS_ADMIN alone, or CAP_BPF with CAP_PERFMON (5.8+), can load tracing
+// programs that read kernel memory.
+void check_privileges() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  unsigned long long eff = 0;
+  bool found = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("CapEff:", 0) == 0) {
+      eff = std::stoull(line.substr(7), nullptr, 16);
+      found = true;
+    }
+  }
+  auto has = [eff](int cap) { return (eff >> cap) & 1ull; };
+  constexpr int kSysAdmin = 21, kPerfmon = 38, kBpf = 39;
+  if (found && !has(kSysAdmin) && !(has(kBpf) && has(kPerfmon)))
+    throw Error("not permitted to capture: lnetcap needs CAP_BPF and CAP_PERFMON (or root)",
+                "run it with sudo, or `setcap cap_bpf,cap_perfmon+ep lnetcap` (kernel >= 5.8)");
 }
-int list_live_interfaces(const Options&) {
-  throw Error("live eBPF capture is not implemented yet");
+
+std::unique_ptr<live::LoadedBpf> load(const live::AttachPlan& plan, const lnetcap_cfg& cfg,
+                                      std::uint32_t ring) {
+  if (plan.mode == live::AttachMode::kKprobe)
+    return live::load_skeleton<lnetcap_kprobe>(cfg, ring, true, "kprobe");
+  if (plan.kfunc)
+    return live::load_skeleton<lnetcap_fentry_kfunc>(cfg, ring, true, "fentry");
+  return live::load_skeleton<lnetcap_fentry>(cfg, ring, true, "fentry");
+}
+
+#endif
+
+}  // namespace
+
+std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filter::Filter& filter) {
+#ifndef LNETCAP_HAVE_BPF
+  (void)opts, (void)filter;
+  throw Error("live capture is not available: this lnetcap was built without eBPF support",
+              "install clang, bpftool and libbpf-dev and rebuild with LNETCAP_BUILD_BPF=ON; "
+              "-r reads saved captures");
+#else
+  live::set_libbpf_verbosity(opts.verbose);
+  live::LustreEnv env = live::detect_lustre();
+  live::AttachPlan plan = live::plan_attach(opts, env);
+  check_privileges();
+
+  std::uint32_t snaplen = live::effective_snaplen(opts);
+  auto page = static_cast<std::uint32_t>(sysconf(_SC_PAGESIZE));
+  std::uint32_t ring = live::ring_bytes(opts, snaplen, page);
+  auto terms = filter.kernel_terms();
+  lnetcap_cfg cfg = live::make_cfg(opts, terms, plan.layout.lo, snaplen);
+
+  std::unique_ptr<live::LoadedBpf> bpf;
+  try {
+    bpf = load(plan, cfg, ring);
+  } catch (const Error& e) {
+    // auto: a kernel that refuses fentry (no trampolines, lockdown, a kfunc
+    // the verifier rejects) can still take kprobes with the same offsets.
+    if (plan.mode != live::AttachMode::kFentry || opts.attach_mode != "auto") throw;
+    if (opts.verbose)
+      std::fprintf(stderr, "lnetcap: fentry failed (%s); trying kprobes\n", e.what());
+    plan = live::kprobe_fallback(plan, env);
+    bpf = load(plan, cfg, ring);
+  }
+  if (opts.verbose) {
+    std::fprintf(stderr, "lnetcap: attach mode: %s\n", plan.describe().c_str());
+    if (!env.version.empty())
+      std::fprintf(stderr, "lnetcap: Lustre %s (from %s)\n", env.version.c_str(),
+                   env.version_source.c_str());
+    std::fprintf(stderr, "lnetcap: ring %u KiB, snaplen %u, in-kernel filter: %s\n", ring / 1024,
+                 snaplen, terms ? "type/portal/nid/net/dir terms" : "none");
+    if (plan.kfunc && snaplen > LNETCAP_KFUNC_SCRATCH)
+      std::fprintf(stderr, "lnetcap: payload pages are copied up to %u bytes per record\n",
+                   LNETCAP_KFUNC_SCRATCH);
+  }
+
+  std::vector<std::string> names;
+  for (const auto& ni : live::list_local_nis()) names.push_back(ni.nid);
+  std::string desc = "lnetcap " + std::string(plan.mode == live::AttachMode::kFentry ? "fentry" : "kprobe");
+  if (!env.version.empty()) desc += ", Lustre " + env.version;
+  auto src = std::make_unique<live::RingSource>(std::move(bpf), names, snaplen, desc);
+  // -Z: the programs are attached and the ring and counters are mapped;
+  // nothing below needs privileges.  The caller opens outputs after this.
+  if (!opts.drop_user.empty()) live::drop_privileges(opts.drop_user);
+  return src;
+#endif
+}
+
+int list_live_interfaces(const Options& opts) {
+  live::LustreEnv env = live::detect_lustre();
+  if (!env.lnet_loaded)
+    throw Error("the lnet kernel module is not loaded",
+                "load LNet first (modprobe lnet; lnetctl lnet configure --all)");
+  auto nis = live::list_local_nis();
+  int i = 1;
+  for (const auto& ni : nis)
+    std::printf("%d.%s%s%s%s\n", i++, ni.nid.c_str(), ni.status.empty() ? "" : " [",
+                ni.status.c_str(), ni.status.empty() ? "" : "]");
+  if (nis.empty())
+    std::fprintf(stderr, "lnetcap: no local NIs found (/sys/kernel/debug/lnet/nis and lnetctl "
+                         "net show are empty or unreadable)\n");
+  std::printf("lustre: %s%s%s\n", env.version.empty() ? "unknown version" : env.version.c_str(),
+              env.version_source.empty() ? "" : " from ", env.version_source.c_str());
+#ifndef LNETCAP_HAVE_BPF
+  (void)opts;
+  std::printf("attach mode: none (built without eBPF support)\n");
+  return 1;
+#else
+  try {
+    live::AttachPlan plan = live::plan_attach(opts, env);
+    std::printf("attach mode: %s\n", plan.describe().c_str());
+  } catch (const Error& e) {
+    std::printf("attach mode: none: %s\n", e.what());
+    if (!e.hint().empty()) std::fprintf(stderr, "lnetcap: hint: %s\n", e.hint().c_str());
+    return 1;
+  }
+  return 0;
+#endif
 }
 
 }  // namespace lnetcap

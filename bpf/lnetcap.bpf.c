@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lnetcap.bpf.c - LNet capture programs.  Built once per attach flavour
+ * (bpf/CMakeLists.txt), each its own skeleton, because an object whose
+ * fentry targets or kfunc are missing fails to load as a whole:
+ *
+ *   LNETCAP_MODE_FENTRY (+ LNETCAP_WITH_KFUNC)  fentry, needs lnet module BTF
+ *   LNETCAP_MODE_KPROBE                         kprobe, offsets only
+ *   LNETCAP_MODE_UPROBE                         host tests: uprobes on
+ *                                               stand-ins in a test binary
+ *
+ * The hook bodies are shared (lnetcap_hooks.bpf.h); only the way arguments
+ * arrive differs.  Arguments are taken as plain integers: every access goes
+ * through cfg.lo offsets, never through kernel types.
+ */
+#if defined(LNETCAP_MODE_UPROBE)
+/* The test binary's fake Lustre structs live in user memory. */
+#define LNETCAP_READ bpf_probe_read_user
+#endif
+
+#include "lnetcap_hooks.bpf.h"
+
+#include <asm/ptrace.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#if defined(LNETCAP_MODE_FENTRY)
+
+SEC("fentry/lnet_ni_send")
+int lnetcap_fentry_lnet_ni_send(__u64 *ctx)
+{
+	return lnetcap_on_ni_send(ctx[0], ctx[1]);
+}
+
+SEC("fentry/lnet_parse")
+int lnetcap_fentry_lnet_parse(__u64 *ctx)
+{
+	return lnetcap_on_parse(ctx[0], ctx[1], ctx[2]);
+}
+
+SEC("fentry/lnet_finalize")
+int lnetcap_fentry_lnet_finalize(__u64 *ctx)
+{
+	return lnetcap_on_finalize(ctx[0], (int)ctx[1]);
+}
+
+#elif defined(LNETCAP_MODE_KPROBE) || defined(LNETCAP_MODE_UPROBE)
+
+#if defined(LNETCAP_MODE_KPROBE)
+#define LNETCAP_SEC(fn) SEC("kprobe/" #fn)
+#define LNETCAP_PROG(fn) lnetcap_kprobe_##fn
+#else
+/* Attached by the test to stand-in functions of the same names. */
+#define LNETCAP_SEC(fn) SEC("uprobe")
+#define LNETCAP_PROG(fn) lnetcap_uprobe_##fn
+#endif
+
+LNETCAP_SEC(lnet_ni_send)
+int LNETCAP_PROG(lnet_ni_send)(struct pt_regs *ctx)
+{
+	return lnetcap_on_ni_send(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+}
+
+LNETCAP_SEC(lnet_parse)
+int LNETCAP_PROG(lnet_parse)(struct pt_regs *ctx)
+{
+	return lnetcap_on_parse(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
+				PT_REGS_PARM3(ctx));
+}
+
+LNETCAP_SEC(lnet_finalize)
+int LNETCAP_PROG(lnet_finalize)(struct pt_regs *ctx)
+{
+	return lnetcap_on_finalize(PT_REGS_PARM1(ctx), (int)PT_REGS_PARM2(ctx));
+}
+
+#if defined(LNETCAP_MODE_UPROBE)
+/*
+ * Benchmark and test driver: BPF_PROG_TEST_RUN with args (ni, msg, n) runs
+ * the lnet_ni_send hook n times on fake structs in the caller's memory.
+ */
+struct lnetcap_bench_args {
+	__u64 ni;
+	__u64 msg;
+};
+
+static long lnetcap_bench_one(__u32 i, void *data)
+{
+	struct lnetcap_bench_args *a = data;
+
+	lnetcap_on_ni_send(a->ni, a->msg);
+	return 0;
+}
+
+SEC("raw_tp")
+int lnetcap_bench_ni_send(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct lnetcap_bench_args a = { ctx->args[0], ctx->args[1] };
+
+	bpf_loop(ctx->args[2], lnetcap_bench_one, &a, 0);
+	return 0;
+}
+#endif
+
+#else
+#error "define LNETCAP_MODE_FENTRY, LNETCAP_MODE_KPROBE or LNETCAP_MODE_UPROBE"
+#endif

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * lnetcap_abi.h - the contract between the BPF programs and the agent that
+ * loads them (capture/src/live/): the read-only configuration the agent
+ * writes before load, the struct offsets it fills in from BTF or from a
+ * built-in per-Lustre-version table, and the envelope around each record in
+ * the ring buffer.  The record itself is include/lnetcap/record.h format v1.
+ *
+ * Included by clang -target bpf and by C++; plain __uN types only.
+ */
+#ifndef LNETCAP_ABI_H
+#define LNETCAP_ABI_H
+
+#include <lnetcap/compat.h>
+#include <lnetcap/lnet.h>
+#include <lnetcap/record.h>
+
+/*
+ * Where the fields the programs read live, in bytes from the start of their
+ * struct.  Every read is bpf_probe_read_kernel(base + offset), so one record
+ * builder serves fentry and kprobe programs and any Lustre version whose
+ * layout is known.  Bit flags are given as the byte holding the bit and the
+ * bit's number in that byte (x86 is little-endian: bit n of the byte).
+ */
+struct lnetcap_layout {
+	/* struct lnet_msg */
+	__u16 msg_type;          /* __u32 */
+	__u16 msg_from;          /* struct lnet_nid: previous hop (RX) */
+	__u16 msg_health_status; /* enum lnet_msg_hstatus (int) */
+	__u16 msg_retry_count;   /* int */
+	__u16 msg_txpeer;        /* struct lnet_peer_ni * */
+	__u16 msg_md;            /* struct lnet_libmd * */
+	__u16 msg_txni;          /* struct lnet_ni * (unused: lnet_ni_send's arg) */
+	__u16 msg_rxni;          /* struct lnet_ni * */
+	__u16 msg_len;           /* unsigned int: payload length */
+	__u16 msg_wanted;        /* unsigned int: bytes received (RX) */
+	__u16 msg_offset;        /* unsigned int: offset in the MD */
+	__u16 msg_hdr;           /* struct lnet_hdr (96 bytes) */
+	__u16 msg_tx_committed_byte;
+	__u16 msg_rx_committed_byte;
+	__u16 msg_routing_byte;
+	__u8 msg_tx_committed_bit;
+	__u8 msg_rx_committed_bit;
+	__u8 msg_routing_bit;
+	__u8 pad0[3];
+	/* struct lnet_libmd */
+	__u16 md_start;          /* char * */
+	__u16 md_options;        /* unsigned int, LNET_MD_KIOV = 0x100 */
+	/* struct lnet_ni */
+	__u16 ni_nid;            /* struct lnet_nid */
+	/* struct lnet_peer_ni */
+	__u16 lpni_nid;          /* struct lnet_nid */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 44);
+
+/* struct lnet_libmd option bit: the MD is a bio_vec array, not a buffer. */
+#define LNETCAP_LNET_MD_KIOV 0x100U
+
+/* Bytes copied per record by the lnetcap_kfunc path (per-CPU scratch). */
+#define LNETCAP_KFUNC_SCRATCH 16384U
+/* Payload classes: records reserve LNETCAP_SMALL_PAYLOAD payload bytes when
+ * that is enough, else the full snap length, so small messages do not eat
+ * a whole snaplen of ring space each. */
+#define LNETCAP_SMALL_PAYLOAD 256U
+
+/*
+ * Read-only configuration (.rodata), set by the agent between open and load
+ * so the verifier sees constants: disabled filters are dead code and the
+ * ring reservation sizes are known.  targ_* are targets, filter_* switches
+ * (libbpf-tools naming).
+ */
+struct lnetcap_cfg {
+	struct lnetcap_layout lo;
+	__u32 snaplen;       /* payload bytes per record (0 = headers only) */
+	__u32 wakeup_batch;  /* power of two: force a consumer wakeup every N */
+	__u32 dir_mask;      /* 1 << LNETCAP_DIR_* of directions to keep */
+	__u8 filter_type;
+	__u8 filter_portal;
+	__u8 filter_src;
+	__u8 filter_dst;
+	__u8 filter_any;     /* src, dst, local or peer NID */
+	__u8 filter_net;     /* src, dst, local or peer NID in the net */
+	__u8 filter_ni;      /* -i: local NI NID */
+	__u8 filter_ni_net;  /* -i: local NI net */
+	__u32 targ_type;
+	__u32 targ_portal;
+	struct lnetcap_nid targ_src;
+	struct lnetcap_nid targ_dst;
+	struct lnetcap_nid targ_any;
+	struct lnetcap_nid targ_ni;
+	__u8 targ_net_type;
+	__u8 targ_ni_net_type;
+	__u16 targ_net_num;    /* big-endian, as nid_num */
+	__u16 targ_ni_net_num; /* big-endian, as nid_num */
+	__u16 pad1;
+} LNETCAP_PACKED;
+
+/* Every ring sample: this envelope, then the record (rec_hdr + LNet header +
+ * payload prefix).  The sample may be longer than the record: the agent
+ * uses rec_hdr_len + lnet_hdr_len + payload_caplen. */
+struct lnetcap_ring_env {
+	__u64 ktime_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ring_env, 8);
+
+/* Per-CPU state: map "pcpu" is a mmapable array with one 64-byte slot per
+ * possible CPU, so the agent can read the counters without a bpf() call
+ * (after -Z dropped CAP_BPF) and CPUs never share a cache line.  stat[] is
+ * indexed by enum lnetcap_stat.  A sequence number is taken for every
+ * message that passes the filter, so a record that could not be reserved
+ * leaves a gap the agent turns into epb_dropcount. */
+struct lnetcap_pcpu {
+	__u64 stat[LNETCAP_STAT_COUNT];
+	__u64 seq;
+	__u64 pad[8 - LNETCAP_STAT_COUNT - 1];
+};
+LNETCAP_ASSERT_SIZE(struct lnetcap_pcpu, 64);
+
+#define LNETCAP_RING_FIXED                                                    \
+	(sizeof(struct lnetcap_ring_env) + sizeof(struct lnetcap_rec_hdr) +   \
+	 sizeof(struct lnetcap_hdr_nid16))
+
+#endif /* LNETCAP_ABI_H */

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * lnetcap_rec.bpf.h - the one record builder shared by every lnetcap BPF
+ * program (fentry, kprobe, and the uprobe/raw_tp programs of the host tests
+ * and benchmark).
+ *
+ * A hook describes what it found (struct lnetcap_src: addresses of the LNet
+ * header, the local NI, the peer NID and the lnet_msg).  The builder reads
+ * everything through cfg.lo offsets with LNETCAP_READ (bpf_probe_read_kernel,
+ * or bpf_probe_read_user for the host tests, which lay out fake Lustre
+ * structs in user memory), applies the in-kernel filter on a stack copy of
+ * the fixed part, and only then reserves ring space, so rejected messages
+ * never cross the ring.  Record format: include/lnetcap/record.h v1, behind
+ * struct lnetcap_ring_env.
+ */
+#ifndef LNETCAP_REC_BPF_H
+#define LNETCAP_REC_BPF_H
+
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "lnetcap_abi.h"
+
+#ifndef LNETCAP_READ
+#define LNETCAP_READ bpf_probe_read_kernel
+#endif
+
+const volatile struct lnetcap_cfg cfg = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* the agent sets -B before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* the agent sets the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, struct lnetcap_pcpu);
+} pcpu SEC(".maps");
+
+#ifdef LNETCAP_WITH_KFUNC
+/*
+ * Payload pages (bulk MDs, router buffers) need kmap: only the lnetcap_kfunc
+ * module can copy them (docs/kernel-contract.md).  The kfunc writes into a
+ * per-CPU map value, the one memory argument every kernel since 5.18 accepts
+ * for a kfunc (dst + dst__sz), and the builder copies that into the ring.
+ */
+struct lnetcap_scratch {
+	__u8 buf[LNETCAP_KFUNC_SCRATCH];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lnetcap_scratch);
+} scratch SEC(".maps");
+
+/* Only the name matters for the kfunc's BTF match; the layout is never used. */
+struct lnet_msg {
+	int lnetcap_opaque;
+};
+extern int bpf_lnetcap_msg_payload(struct lnet_msg *msg, __u32 offset,
+				   void *dst, __u32 dst__sz) __ksym;
+#endif
+
+/* What a hook knows about one message. */
+struct lnetcap_src {
+	__u64 hdr;      /* address of the 96-byte in-memory struct lnet_hdr */
+	__u64 ni;       /* struct lnet_ni *: the local NI */
+	__u64 peer_nid; /* address of a struct lnet_nid, 0 = unknown */
+	__u64 msg;      /* struct lnet_msg *, 0 at lnet_parse */
+	__u32 payload_len;  /* original payload length */
+	__u32 payload_have; /* bytes readable at payload (<= payload_len) */
+	__u64 payload;      /* contiguous payload address, 0 = none */
+	__s32 status;
+	__u16 flags;        /* LNETCAP_REC_F_* known up front */
+	__u8 dir;           /* enum lnetcap_direction */
+	__u8 hook;          /* enum lnetcap_hook */
+	__u8 use_kfunc;     /* payload only reachable through msg_kiov */
+};
+
+/* The fixed part of a sample, built on the stack before anything is
+ * reserved: 8 + 104 + 96 = 208 bytes. */
+struct lnetcap_fixed {
+	struct lnetcap_ring_env env;
+	struct lnetcap_rec_hdr rh;
+	struct lnetcap_hdr_nid16 lh;
+};
+
+static __always_inline struct lnetcap_pcpu *lnetcap_pcpu(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&pcpu, &cpu);
+}
+
+static __always_inline void lnetcap_count(struct lnetcap_pcpu *pc, int stat)
+{
+	if (pc && stat >= 0 && stat < LNETCAP_STAT_COUNT)
+		__sync_fetch_and_add(&pc->stat[stat], 1);
+}
+
+/*
+ * NIDs on the stack sit at 4-byte aligned offsets of struct lnetcap_fixed
+ * (checked below), and so do the targets in cfg, so they compare as five
+ * words rather than twenty packed bytes.
+ */
+LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, rh.local_nid) % 4 == 0,
+		      "local_nid must be word aligned on the stack");
+LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, rh.peer_nid) % 4 == 0,
+		      "peer_nid must be word aligned on the stack");
+LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, lh.src_nid) % 4 == 0,
+		      "src_nid must be word aligned on the stack");
+LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_cfg, targ_src) % 4 == 0,
+		      "targ_src must be word aligned");
+LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_cfg, targ_ni) % 4 == 0,
+		      "targ_ni must be word aligned");
+
+static __always_inline bool lnetcap_nid_eq(const void *a, const volatile void *b)
+{
+	const __u32 *x = a;
+	const volatile __u32 *y = b;
+
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] &&
+	       x[3] == y[3] && x[4] == y[4];
+}
+
+/* Same net: nid_type and nid_num, bytes 1..3 of the first word. */
+static __always_inline bool lnetcap_net_eq(const void *nid, __u8 type,
+					   __u16 num_be)
+{
+	const __u8 *n = nid;
+
+	return n[1] == type && *(const __u16 *)(n + 2) == num_be;
+}
+
+/*
+ * The in-kernel half of the filter: the cheap terms the agent pushed down
+ * (filter::KernelTerms, -i, -Q).  Keeps exactly the user-space semantics of
+ * those terms (capture/src/filter/filter.cpp): nid and net look at the LNet
+ * header's src and dst NIDs, -i at the local NI.
+ */
+static __always_inline bool lnetcap_keep(const struct lnetcap_fixed *f)
+{
+	__u32 type = f->lh.type;
+
+	if (!(cfg.dir_mask & (1U << f->rh.direction)))
+		return false;
+	if (cfg.filter_type && type != cfg.targ_type)
+		return false;
+	if (cfg.filter_portal) {
+		__u32 ptl;
+
+		if (type == LNETCAP_MSG_PUT)
+			ptl = f->lh.msg.put.ptl_index;
+		else if (type == LNETCAP_MSG_GET)
+			ptl = f->lh.msg.get.ptl_index;
+		else
+			return false;
+		if (ptl != cfg.targ_portal)
+			return false;
+	}
+	if (cfg.filter_src && !lnetcap_nid_eq(&f->lh.src_nid, &cfg.targ_src))
+		return false;
+	if (cfg.filter_dst && !lnetcap_nid_eq(&f->lh.dest_nid, &cfg.targ_dst))
+		return false;
+	if (cfg.filter_any && !lnetcap_nid_eq(&f->lh.src_nid, &cfg.targ_any) &&
+	    !lnetcap_nid_eq(&f->lh.dest_nid, &cfg.targ_any))
+		return false;
+	if (cfg.filter_net &&
+	    !lnetcap_net_eq(&f->lh.src_nid, cfg.targ_net_type, cfg.targ_net_num) &&
+	    !lnetcap_net_eq(&f->lh.dest_nid, cfg.targ_net_type, cfg.targ_net_num))
+		return false;
+	if (cfg.filter_ni && !lnetcap_nid_eq(&f->rh.local_nid, &cfg.targ_ni))
+		return false;
+	if (cfg.filter_ni_net &&
+	    !lnetcap_net_eq(&f->rh.local_nid, cfg.targ_ni_net_type,
+			    cfg.targ_ni_net_num))
+		return false;
+	return true;
+}
+
+/* Reads a bit flag of struct lnet_msg located by (byte, bit). */
+static __always_inline bool lnetcap_msg_flag(__u64 msg, __u16 byte, __u8 bit)
+{
+	__u8 v = 0;
+
+	LNETCAP_READ(&v, sizeof(v), (const void *)(msg + byte));
+	return (v >> (bit & 7)) & 1;
+}
+
+static __always_inline __u64 lnetcap_read_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	LNETCAP_READ(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
+static __always_inline __u32 lnetcap_read_u32(__u64 addr)
+{
+	__u32 v = 0;
+
+	LNETCAP_READ(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
+/*
+ * min(v, max) written so that the verifier sees the bound on the very
+ * register that is used afterwards: clang otherwise proves the clamp
+ * redundant (it knows the reservation class) and drops it, or clamps a
+ * copy of the register.
+ */
+static __always_inline __u64 lnetcap_clamp(__u64 v, __u64 max)
+{
+	asm volatile("if %[v] <= %[m] goto +1;"
+		     "%[v] = %[m];"
+		     : [v] "+r"(v)
+		     : [m] "r"(max));
+	return v;
+}
+
+/*
+ * Copies the payload prefix into the reserved sample.  room is a constant on
+ * every path (the reservation class), so the verifier sees the copy bounded.
+ */
+static __always_inline __u32 lnetcap_copy_payload(__u8 *dst, __u32 room,
+						  __u32 caplen,
+						  const struct lnetcap_src *s,
+						  struct lnetcap_pcpu *pc)
+{
+	__u64 len = lnetcap_clamp(caplen, room);
+
+	if (len == 0)
+		return 0;
+	if (!s->use_kfunc) {
+		if (LNETCAP_READ(dst, len, (const void *)s->payload) == 0)
+			return len;
+		lnetcap_count(pc, LNETCAP_STAT_PAYLOAD_READ_FAILED);
+		return 0;
+	}
+#ifdef LNETCAP_WITH_KFUNC
+	{
+		__u32 zero = 0;
+		struct lnetcap_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+		int got;
+
+		if (!sc)
+			return 0;
+		len = lnetcap_clamp(len, LNETCAP_KFUNC_SCRATCH);
+		got = bpf_lnetcap_msg_payload((struct lnet_msg *)s->msg, 0,
+					      sc->buf, len);
+		if (got <= 0) {
+			lnetcap_count(pc, LNETCAP_STAT_PAYLOAD_READ_FAILED);
+			return 0;
+		}
+		len = lnetcap_clamp(got, len);
+		len = lnetcap_clamp(len, room);
+		len = lnetcap_clamp(len, LNETCAP_KFUNC_SCRATCH);
+		bpf_probe_read_kernel(dst, len, sc->buf);
+		return len;
+	}
+#else
+	return 0;
+#endif
+}
+
+/* Fills the fixed part from what the hook found. */
+static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
+					 const struct lnetcap_src *s)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	f->rh.magic = LNETCAP_REC_MAGIC;
+	f->rh.version = LNETCAP_REC_VERSION;
+	f->rh.rec_hdr_len = sizeof(struct lnetcap_rec_hdr);
+	f->rh.direction = s->dir;
+	f->rh.hook = s->hook;
+	f->rh.lnet_hdr_len = LNETCAP_HDR_NID16_LEN;
+	f->rh.rec_flags = s->flags;
+	f->rh.cpu = bpf_get_smp_processor_id();
+	f->rh.status = s->status;
+	f->rh.ni_id = 0;
+	LNETCAP_READ(&f->lh, sizeof(f->lh), (const void *)s->hdr);
+	if (s->ni)
+		LNETCAP_READ(&f->rh.local_nid, sizeof(f->rh.local_nid),
+			     (const void *)(s->ni + cfg.lo.ni_nid));
+	/* The LND type of a NI is its NID's type (net = LND type + number). */
+	f->rh.lnd_type = f->rh.local_nid.nid_type;
+	if (s->peer_nid)
+		LNETCAP_READ(&f->rh.peer_nid, sizeof(f->rh.peer_nid),
+			     (const void *)s->peer_nid);
+	if (s->msg) {
+		int hs = 0, retries = 0;
+
+		LNETCAP_READ(&hs, sizeof(hs),
+			     (const void *)(s->msg + cfg.lo.msg_health_status));
+		LNETCAP_READ(&retries, sizeof(retries),
+			     (const void *)(s->msg + cfg.lo.msg_retry_count));
+		f->rh.health_status = hs < 0 ? 0 : hs > 255 ? 255 : hs;
+		f->rh.retry_count = retries < 0 ? 0 : retries > 255 ? 255 : retries;
+		f->rh.rec_flags |= LNETCAP_REC_F_HEALTH_VALID;
+	}
+	if (s->flags & LNETCAP_REC_F_TASK_VALID) {
+		f->rh.pid = (__u32)bpf_get_current_pid_tgid();
+		bpf_get_current_comm(f->rh.comm, sizeof(f->rh.comm));
+	}
+	f->rh.payload_len = s->payload_len;
+}
+
+/*
+ * Filters, numbers, reserves, copies and commits one record.  Returns 0 so
+ * hooks can tail-return it.
+ */
+static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
+{
+	struct lnetcap_pcpu *pc = lnetcap_pcpu();
+	struct lnetcap_fixed f;
+	__u32 want, caplen, size;
+	__u64 seq, flags;
+	__u8 *rec;
+
+	lnetcap_count(pc, LNETCAP_STAT_SEEN);
+	lnetcap_fill(&f, s);
+	if (!lnetcap_keep(&f)) {
+		lnetcap_count(pc, LNETCAP_STAT_FILTERED);
+		return 0;
+	}
+	seq = pc ? __sync_fetch_and_add(&pc->seq, 1) : 0;
+	f.rh.seq = seq;
+	f.env.ktime_ns = bpf_ktime_get_ns();
+
+	/* want: payload bytes this record should carry. */
+	want = s->payload_have;
+	if (want > cfg.snaplen)
+		want = cfg.snaplen;
+	caplen = want;
+	if (!s->payload && !s->use_kfunc)
+		caplen = 0;
+
+	/* Three reservation classes; each size is a load-time constant. */
+	if (caplen == 0) {
+		rec = bpf_ringbuf_reserve(&events, LNETCAP_RING_FIXED, 0);
+		size = 0;
+	} else if (cfg.snaplen > LNETCAP_SMALL_PAYLOAD &&
+		   caplen <= LNETCAP_SMALL_PAYLOAD) {
+		rec = bpf_ringbuf_reserve(&events,
+					  LNETCAP_RING_FIXED + LNETCAP_SMALL_PAYLOAD, 0);
+		size = LNETCAP_SMALL_PAYLOAD;
+	} else {
+		rec = bpf_ringbuf_reserve(&events, LNETCAP_RING_FIXED + cfg.snaplen, 0);
+		size = cfg.snaplen;
+	}
+	if (!rec) {
+		/* The consumed seq leaves the gap the agent reports. */
+		lnetcap_count(pc, LNETCAP_STAT_RING_FULL);
+		return 0;
+	}
+	if (size == LNETCAP_SMALL_PAYLOAD && cfg.snaplen > LNETCAP_SMALL_PAYLOAD)
+		caplen = lnetcap_copy_payload(rec + LNETCAP_RING_FIXED,
+					      LNETCAP_SMALL_PAYLOAD, caplen, s, pc);
+	else if (size)
+		caplen = lnetcap_copy_payload(rec + LNETCAP_RING_FIXED,
+					      cfg.snaplen, caplen, s, pc);
+	else
+		caplen = 0;
+	if (caplen < want)
+		f.rh.rec_flags |= LNETCAP_REC_F_PAYLOAD_UNREADABLE;
+	f.rh.payload_caplen = caplen;
+	__builtin_memcpy(rec, &f, sizeof(f));
+
+	/* Batched wake-ups: the consumer also polls with a timeout, so an
+	 * idle tail is flushed without a wake-up. */
+	flags = BPF_RB_NO_WAKEUP;
+	if ((seq & (cfg.wakeup_batch - 1)) == 0)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+	lnetcap_count(pc, LNETCAP_STAT_EMITTED);
+	return 0;
+}
+
+#endif /* LNETCAP_REC_BPF_H */

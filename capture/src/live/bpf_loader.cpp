@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#ifdef LNETCAP_HAVE_BPF
+
+#include "bpf_loader.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace lnetcap::live {
+namespace {
+
+int g_verbose = 0;
+
+int print_fn(enum libbpf_print_level level, const char* fmt, va_list args) {
+  if (level == LIBBPF_DEBUG && g_verbose < 2) return 0;
+  if (level == LIBBPF_INFO && g_verbose < 2) return 0;
+  if (level == LIBBPF_WARN && g_verbose < 1) return 0;
+  std::fputs("libbpf: ", stderr);
+  return std::vfprintf(stderr, fmt, args);
+}
+
+}  // namespace
+
+void set_libbpf_verbosity(int verbose) {
+  g_verbose = verbose;
+  libbpf_set_print(print_fn);
+}
+
+[[noreturn]] void throw_load_error(const char* step, int err, const std::string& what) {
+  if (err > 0) err = -err;
+  std::string msg = std::string("cannot ") + step + " the " + what + " eBPF programs: " +
+                    std::strerror(-err);
+  if (err == -EPERM || err == -EACCES)
+    throw Error(msg, "run as root, or give lnetcap CAP_BPF and CAP_PERFMON (kernel >= 5.8; "
+                     "CAP_SYS_ADMIN on older kernels); lockdown=confidentiality also forbids "
+                     "reading kernel memory");
+  if (err == -ESRCH || err == -ENOENT)
+    throw Error(msg, "an LNet function or type was not found: check that the lnet module is "
+                     "loaded; -v shows libbpf's details");
+  if (err == -EINVAL || err == -E2BIG)
+    throw Error(msg, "the kernel's verifier refused the programs; run with -vv for its log "
+                     "and report it with `uname -r` and the Lustre version");
+  throw Error(msg, "run with -vv for libbpf's details");
+}
+
+LoadedBpf::LoadedBpf(bpf_object* obj, std::function<void()> detach, std::function<void()> destroy,
+                     int ring_fd, std::uint32_t ring_bytes, int pcpu_fd, std::uint32_t ncpus)
+    : obj_(obj), detach_(std::move(detach)), destroy_(std::move(destroy)), ring_fd_(ring_fd),
+      ring_bytes_(ring_bytes), ncpus_(ncpus) {
+  std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  pcpu_len_ = (sizeof(lnetcap_pcpu) * ncpus + page - 1) / page * page;
+  void* p = mmap(nullptr, pcpu_len_, PROT_READ, MAP_SHARED, pcpu_fd, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    destroy_();
+    throw Error(std::string("cannot map the lnetcap counters: ") + std::strerror(e));
+  }
+  pcpu_ = static_cast<const lnetcap_pcpu*>(p);
+}
+
+LoadedBpf::~LoadedBpf() {
+  if (pcpu_) munmap(const_cast<lnetcap_pcpu*>(pcpu_), pcpu_len_);
+  destroy_();
+}
+
+std::array<std::uint64_t, LNETCAP_STAT_COUNT> LoadedBpf::stats() const {
+  std::array<std::uint64_t, LNETCAP_STAT_COUNT> sum{};
+  for (std::uint32_t c = 0; c < ncpus_; ++c)
+    for (int i = 0; i < LNETCAP_STAT_COUNT; ++i)
+      sum[i] += __atomic_load_n(&pcpu_[c].stat[i], __ATOMIC_RELAXED);
+  return sum;
+}
+
+void LoadedBpf::detach() {
+  if (!detached_) detach_();
+  detached_ = true;
+}
+
+}  // namespace lnetcap::live
+
+#endif  // LNETCAP_HAVE_BPF

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// lustre_env.h - what the running kernel offers lnetcap: is LNet loaded,
+// which Lustre version, does the lnet module have BTF, is the lnetcap_kfunc
+// payload module loaded, can kprobes be used, and the local NIs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lnetcap::live {
+
+struct LustreEnv {
+  bool lnet_loaded = false;       // /sys/module/lnet
+  std::string version;            // "2.16.1", empty when unknown
+  std::string version_source;     // where version came from
+  bool lnet_btf = false;          // /sys/kernel/btf/lnet
+  bool kfunc_module = false;      // /sys/kernel/btf/lnetcap_kfunc
+  bool kprobes = false;           // kprobe PMU or tracefs kprobe_events
+};
+
+/// Probes /sys, /proc and tracefs (root defaults to "/"; tests pass a fake tree).
+LustreEnv detect_lustre(const std::string& root = "/");
+
+struct LocalNi {
+  std::string nid;     // "10.0.0.1@tcp"
+  std::string status;  // "up", "down"
+};
+
+/// Parses Lustre's /sys/kernel/debug/lnet/nis table (one row per NI and
+/// CPT; rows of the same NID are merged, the header row is skipped).
+std::vector<LocalNi> parse_nis_table(std::string_view text);
+/// The local NIs from debugfs (root + sys/kernel/debug/lnet/nis), else
+/// from `lnetctl net show`; empty when neither is readable.
+std::vector<LocalNi> list_local_nis(const std::string& root = "/");
+
+}  // namespace lnetcap::live

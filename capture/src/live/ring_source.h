@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// ring_source.h - the RecordSource over loaded lnetcap BPF programs: pulls
+// records out of the ring in place, validates them, stamps UTC time, maps
+// the local NI to a pcapng interface and turns sequence gaps into
+// epb_dropcount.
+#pragma once
+
+#ifdef LNETCAP_HAVE_BPF
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../source.h"
+#include "bpf_loader.h"
+#include "ring_reader.h"
+#include "seq_tracker.h"
+
+namespace lnetcap::live {
+
+class RingSource : public RecordSource {
+ public:
+  /// nis: local NIDs known at start (one pcapng interface each, in order);
+  /// interfaces for other local NIDs are added as records show them.
+  RingSource(std::unique_ptr<LoadedBpf> bpf, const std::vector<std::string>& nis,
+             std::uint32_t snaplen, std::string description);
+
+  bool next(CapturedRecord& out) override;
+  const std::vector<CaptureInterface>& interfaces() const override { return ifaces_; }
+  SourceStats stats() const override;
+  void request_stop() override { stop_.store(true, std::memory_order_relaxed); }
+
+  /// Samples that failed validation (a bug if ever non-zero).
+  std::uint64_t invalid() const { return invalid_; }
+  LoadedBpf& bpf() { return *bpf_; }
+  /// Poll timeout: how long an idle tail may wait without a wake-up.
+  static constexpr int kPollMs = 100;
+
+ private:
+  std::uint32_t interface_for(const std::uint8_t* raw_nid);
+  std::uint32_t add_interface(const std::string& name, const std::string& key);
+
+  std::unique_ptr<LoadedBpf> bpf_;
+  RingReader ring_;
+  SeqTracker seqs_;
+  std::vector<CaptureInterface> ifaces_;
+  std::unordered_map<std::string, std::uint32_t> by_nid_;  // raw 20-byte NID -> interface
+  std::string last_key_;
+  std::uint32_t last_iface_ = 0;
+  std::uint32_t rec_snaplen_;
+  std::string description_;
+  std::int64_t mono_to_utc_ns_ = 0;
+  std::atomic<bool> stop_{false};
+  bool draining_ = false;
+  std::uint64_t received_ = 0;
+  std::uint64_t invalid_ = 0;
+};
+
+}  // namespace lnetcap::live
+
+#endif  // LNETCAP_HAVE_BPF

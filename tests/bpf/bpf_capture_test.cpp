@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// bpf_capture_test.cpp - the real lnetcap hook programs (uprobe flavour of
+// bpf/lnetcap.bpf.c) on fake LNet objects: records come out byte-exact and
+// parse_record accepts them; direction, hook, NIDs, health, task, payload
+// and status are right; PUT/REPLY are taken at lnet_finalize and GET/ACK at
+// lnet_parse, each exactly once; the pushed-down filter rejects in the
+// kernel and counts; a tiny ring produces counted drops that surface as
+// epb_dropcount.
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "fake_lnet.h"
+#include "live/ring_source.h"
+#include "record.h"
+
+namespace lnetcap::test {
+namespace {
+
+const Nid kLocal = *Nid::parse("10.0.0.1@tcp");
+const Nid kPeer = *Nid::parse("10.0.0.2@tcp");
+const Nid kRemote = *Nid::parse("192.168.5.9@o2ib3");
+const lnetcap_layout kLo = live::builtin_layout("2.16.1")->lo;
+
+struct Got {
+  std::vector<std::uint8_t> bytes;
+  RecordView view;
+  std::uint64_t drops_before;
+  std::uint32_t epb_flags;
+  std::uint32_t iface;
+};
+
+std::vector<Got> drain(live::RingSource& src) {
+  src.request_stop();
+  std::vector<Got> out;
+  CapturedRecord r;
+  while (src.next(r)) {
+    Got g;
+    g.bytes.assign(r.bytes.begin(), r.bytes.end());
+    std::string why;
+    auto v = parse_record(ByteSpan(g.bytes), &why);
+    EXPECT_TRUE(v) << why;
+    if (!v) continue;
+    g.view = *v;
+    g.drops_before = r.drops_before;
+    g.epb_flags = r.epb_flags;
+    g.iface = r.interface_id;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+class BpfCapture : public ::testing::Test {
+ protected:
+  void start(const lnetcap_cfg& cfg, std::uint32_t ring = 1u << 20) {
+    cap_ = std::make_unique<UprobeCapture>(cfg, ring);
+    src_ = std::make_unique<live::RingSource>(std::move(cap_->loaded()),
+                                              std::vector<std::string>{"10.0.0.1@tcp"},
+                                              cfg.snaplen, "test");
+  }
+  void SetUp() override {
+    fake_.set_ni(kLocal);
+    fake_.set_ni(kRemote, true);
+    fake_.set_peer(kPeer);
+    prctl(PR_SET_NAME, "ptlrpcd_01_00");
+  }
+  FakeLnet fake_{kLo};
+  std::unique_ptr<UprobeCapture> cap_;
+  std::unique_ptr<live::RingSource> src_;
+};
+
+TEST_F(BpfCapture, SendPutRecordIsExact) {
+  start(default_cfg(1024));
+  auto hdr = make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 300, 12);
+  fake_.set_hdr(hdr);
+  fake_.set_msg(LNETCAP_MSG_PUT, 300, 300, false, false);
+  fake_.set_flags(true, false, false);
+  fake_.set_health(0, 2);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  const auto& g = got[0];
+  const auto& h = g.view.hdr;
+  EXPECT_EQ(h.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(h.hook, LNETCAP_HOOK_LNET_NI_SEND);
+  EXPECT_EQ(h.lnd_type, LNETCAP_LND_SOCKLND);
+  EXPECT_EQ(h.local_nid, kLocal);
+  EXPECT_EQ(h.peer_nid, kPeer);
+  EXPECT_EQ(h.retry_count, 2);
+  EXPECT_TRUE(h.flags & LNETCAP_REC_F_HEALTH_VALID);
+  EXPECT_TRUE(h.flags & LNETCAP_REC_F_TASK_VALID);
+  EXPECT_FALSE(h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+  EXPECT_EQ(h.pid, static_cast<std::uint32_t>(syscall(SYS_gettid)));
+  EXPECT_EQ(h.comm, "ptlrpcd_01_00");
+  EXPECT_EQ(h.payload_len, 300u);
+  ASSERT_EQ(g.view.payload.size(), 300u);
+  EXPECT_EQ(0, std::memcmp(g.view.payload.data(), fake_.payload().data() + 16, 300));
+  ASSERT_EQ(g.view.lnet_header.size(), 96u);
+  EXPECT_EQ(0, std::memcmp(g.view.lnet_header.data(), hdr.data(), 96));
+  EXPECT_EQ(g.epb_flags, 2u);
+  EXPECT_EQ(g.iface, 0u);
+  EXPECT_EQ(g.drops_before, 0u);
+  // Byte-exact against the reference encoder.
+  RecordHeader ref = h;
+  std::vector<std::uint8_t> enc;
+  encode_record(ref, g.view.lnet_header, g.view.payload, enc);
+  EXPECT_EQ(enc, g.bytes);
+  auto st = src_->stats();
+  EXPECT_EQ(st.received, 1u);
+  EXPECT_EQ(st.dropped, 0u);
+}
+
+TEST_F(BpfCapture, SnaplenCutsAndSmallClass) {
+  start(default_cfg(1024));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 3000, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 3000, 3000, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  fake_.set_msg(LNETCAP_MSG_PUT, 100, 100, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].view.payload.size(), 1024u);
+  EXPECT_EQ(got[0].view.hdr.payload_len, 3000u);
+  EXPECT_TRUE(got[0].view.truncated());
+  EXPECT_EQ(got[1].view.payload.size(), 100u);
+  EXPECT_EQ(0, std::memcmp(got[1].view.payload.data(), fake_.payload().data() + 16, 100));
+}
+
+TEST_F(BpfCapture, HeadersOnlyWithSnaplenZero) {
+  start(default_cfg(0));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 300, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 300, 300, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].view.payload.size(), 0u);
+  EXPECT_FALSE(got[0].view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+}
+
+TEST_F(BpfCapture, ForwardedAndPagePayloadsAreMarked) {
+  start(default_cfg(1024));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kRemote, kPeer, 500, 6));
+  fake_.set_msg(LNETCAP_MSG_PUT, 500, 500, false, true);  // router buffer: no MD
+  fake_.set_flags(true, true, true);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  fake_.set_flags(true, false, false);
+  fake_.set_msg(LNETCAP_MSG_PUT, 500, 500, true, false);  // bulk: KIOV MD
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_FORWARD);
+  EXPECT_FALSE(got[0].view.hdr.flags & LNETCAP_REC_F_TASK_VALID);
+  for (const auto& g : got) {
+    EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+    EXPECT_EQ(g.view.payload.size(), 0u);
+  }
+  EXPECT_EQ(got[1].view.hdr.direction, LNETCAP_DIR_SEND);
+}
+
+TEST_F(BpfCapture, ReceivedGetAtParseOnly) {
+  start(default_cfg(1024));
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  auto get = make_hdr(LNETCAP_MSG_GET, kPeer, kLocal, 0, 8);
+  lnet_parse(fake_.ni(), get.data(), from, nullptr, 0);
+  auto put = make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 200, 12);
+  lnet_parse(fake_.ni(), put.data(), from, nullptr, 0);  // waits for lnet_finalize
+  auto routed = make_hdr(LNETCAP_MSG_GET, kPeer, kRemote, 0, 8);
+  lnet_parse(fake_.ni(), routed.data(), from, nullptr, 0);  // forwarded: ni_send records it
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  const auto& h = got[0].view.hdr;
+  EXPECT_EQ(h.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(h.hook, LNETCAP_HOOK_LNET_PARSE);
+  EXPECT_EQ(h.peer_nid, kPeer);
+  EXPECT_EQ(h.local_nid, kLocal);
+  EXPECT_FALSE(h.flags & (LNETCAP_REC_F_TASK_VALID | LNETCAP_REC_F_HEALTH_VALID));
+  EXPECT_EQ(0, std::memcmp(got[0].view.lnet_header.data(), get.data(), 96));
+  EXPECT_EQ(got[0].epb_flags, 1u);
+}
+
+TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
+  start(default_cfg(1024));
+  auto put = make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 700, 12);
+  fake_.set_hdr(put);
+  fake_.set_from(kPeer);
+  fake_.set_msg(LNETCAP_MSG_PUT, 700, 600, false, false);  // MD takes 600 of 700
+  fake_.set_flags(false, true, false);
+  fake_.set_health(LNETCAP_HEALTH_REMOTE_DROPPED, 1);
+  lnet_finalize(fake_.msg(), -5);
+  // Our own REPLY to a GET and a PUT's ACK are rx+tx committed: not RX records.
+  fake_.set_flags(true, true, false);
+  lnet_finalize(fake_.msg(), 0);
+  // An RDMA GET's REPLY completes on the receive path but is addressed away.
+  fake_.set_flags(false, true, false);
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_REPLY, kLocal, kPeer, 700, 0));
+  fake_.set_msg(LNETCAP_MSG_REPLY, 700, 700, false, false);
+  lnet_finalize(fake_.msg(), 0);
+  // A genuine received REPLY.
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_REPLY, kPeer, kLocal, 64, 0));
+  fake_.set_msg(LNETCAP_MSG_REPLY, 64, 64, false, false);
+  lnet_finalize(fake_.msg(), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 2u);
+  const auto& h = got[0].view.hdr;
+  EXPECT_EQ(h.hook, LNETCAP_HOOK_LNET_FINALIZE);
+  EXPECT_EQ(h.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(h.status, -5);
+  EXPECT_TRUE(h.flags & LNETCAP_REC_F_STATUS_VALID);
+  EXPECT_EQ(h.health_status, LNETCAP_HEALTH_REMOTE_DROPPED);
+  EXPECT_EQ(h.retry_count, 1);
+  EXPECT_EQ(h.peer_nid, kPeer);
+  EXPECT_EQ(got[0].view.payload.size(), 0u);  // failed: nothing landed
+  const auto& r = got[1].view;
+  EXPECT_EQ(r.hdr.status, 0);
+  ASSERT_EQ(r.payload.size(), 64u);
+  EXPECT_EQ(0, std::memcmp(r.payload.data(), fake_.payload().data() + 16, 64));
+}
+
+TEST_F(BpfCapture, FinalizeUsesMsgWanted) {
+  start(default_cfg(1024));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 700, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 700, 600, false, false);
+  fake_.set_flags(false, true, false);
+  lnet_finalize(fake_.msg(), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].view.payload.size(), 600u);
+  EXPECT_EQ(got[0].view.hdr.payload_len, 700u);
+}
+
+TEST_F(BpfCapture, KernelFilterRejectsAndCounts) {
+  Options o;
+  o.interface = "tcp";
+  filter::KernelTerms t;
+  t.msg_type = LNETCAP_MSG_GET;
+  t.portal = 8;
+  auto cfg = live::make_cfg(o, t, kLo, 1024);
+  start(cfg);
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  auto get8 = make_hdr(LNETCAP_MSG_GET, kPeer, kLocal, 0, 8);
+  auto get9 = make_hdr(LNETCAP_MSG_GET, kPeer, kLocal, 0, 9);
+  lnet_parse(fake_.ni(), get8.data(), from, nullptr, 0);  // kept
+  lnet_parse(fake_.ni(), get9.data(), from, nullptr, 0);  // portal
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 8));
+  fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());  // type
+  auto get8b = make_hdr(LNETCAP_MSG_GET, kPeer, kRemote, 0, 8);
+  kRemote.to_lnet_nid(from);
+  lnet_parse(fake_.ni2(), get8b.data(), from, nullptr, 0);  // -i tcp: NI is o2ib3
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(0, std::memcmp(got[0].view.lnet_header.data(), get8.data(), 96));
+  auto k = src_->bpf().stats();
+  EXPECT_EQ(k[LNETCAP_STAT_SEEN], 4u);
+  EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 3u);
+  EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 1u);
+  EXPECT_EQ(src_->stats().filtered, 3u);
+}
+
+TEST_F(BpfCapture, DirectionAndNidTerms) {
+  Options o;
+  o.direction = Direction::kIn;
+  filter::KernelTerms t;
+  t.src_nid = kPeer;
+  start(live::make_cfg(o, t, kLo, 64));
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  auto ack = make_hdr(LNETCAP_MSG_ACK, kPeer, kLocal, 0, 0);
+  auto ack2 = make_hdr(LNETCAP_MSG_ACK, kRemote, kLocal, 0, 0);
+  lnet_parse(fake_.ni(), ack.data(), from, nullptr, 0);
+  lnet_parse(fake_.ni(), ack2.data(), from, nullptr, 0);
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 10, 8));
+  fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());  // -Q in
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(src_->stats().filtered, 2u);
+}
+
+TEST_F(BpfCapture, TinyRingDropsAreCountedAndReported) {
+  // One page holds three 1232-byte records.
+  start(default_cfg(1024), 4096);
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 2000, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 2000, 2000, false, false);
+  // Pin to one CPU so the per-CPU sequence is one stream.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  cpu_set_t old;
+  sched_getaffinity(0, sizeof(old), &old);
+  sched_setaffinity(0, sizeof(one), &one);
+  for (int i = 0; i < 10; ++i) lnet_ni_send(fake_.ni(), fake_.msg());
+  CapturedRecord r;
+  std::vector<std::uint64_t> drops;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(src_->next(r));
+    drops.push_back(r.drops_before);
+  }
+  lnet_ni_send(fake_.ni(), fake_.msg());  // room again
+  sched_setaffinity(0, sizeof(old), &old);
+  auto rest = drain(*src_);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(drops, (std::vector<std::uint64_t>{0, 0, 0}));
+  EXPECT_EQ(rest[0].drops_before, 7u);
+  EXPECT_EQ(rest[0].view.hdr.seq, 10u);
+  auto st = src_->stats();
+  EXPECT_EQ(st.dropped, 7u);
+  EXPECT_EQ(st.received, 4u);
+}
+
+TEST_F(BpfCapture, TestRunDriverEmitsRecords) {
+  start(default_cfg(256));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 256, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 256, 256, false, false);
+  fake_.set_flags(true, false, false);
+  ASSERT_EQ(cap_->bench_send(fake_.ni(), fake_.msg(), 100), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 100u);
+  EXPECT_EQ(got[99].view.payload.size(), 256u);
+}
+
+}  // namespace
+}  // namespace lnetcap::test
+
+int main(int argc, char** argv) {
+  std::string why = lnetcap::test::bpf_unprivileged_reason();
+  if (!why.empty()) {
+    std::fprintf(stderr, "SKIP: host eBPF tests %s\n", why.c_str());
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

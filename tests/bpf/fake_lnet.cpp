@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "fake_lnet.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "bytes.h"
+#include "error.h"
+#include "lnetcap_uprobe.skel.h"
+
+// The stand-ins: real symbols the uprobes attach to by name.  The asm
+// keeps the compiler from dropping or merging them.
+extern "C" {
+__attribute__((noinline, used)) void lnet_ni_send(void* ni, void* msg) {
+  asm volatile("" ::"r"(ni), "r"(msg) : "memory");
+}
+__attribute__((noinline, used)) int lnet_parse(void* ni, void* hdr, void* from_nid, void* priv,
+                                               int rdma_req) {
+  asm volatile("" ::"r"(ni), "r"(hdr), "r"(from_nid), "r"(priv), "r"(rdma_req) : "memory");
+  return 0;
+}
+__attribute__((noinline, used)) void lnet_finalize(void* msg, int rc) {
+  asm volatile("" ::"r"(msg), "r"(rc) : "memory");
+}
+}
+
+namespace lnetcap::test {
+
+std::string bpf_unprivileged_reason() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("CapEff:", 0) == 0) {
+      unsigned long long eff = std::stoull(line.substr(7), nullptr, 16);
+      bool admin = (eff >> 21) & 1, perfmon = (eff >> 38) & 1, bpf = (eff >> 39) & 1;
+      if (admin || (bpf && perfmon)) return {};
+      return "needs root or CAP_BPF+CAP_PERFMON";
+    }
+  }
+  return "cannot read /proc/self/status";
+}
+
+std::vector<std::uint8_t> make_hdr(std::uint32_t type, const Nid& src, const Nid& dst,
+                                   std::uint32_t payload_len, std::uint32_t portal) {
+  std::vector<std::uint8_t> h(LNETCAP_HDR_NID16_LEN, 0);
+  dst.to_lnet_nid(h.data());
+  src.to_lnet_nid(h.data() + 20);
+  store_le32(h.data() + 40, 12345);
+  store_le32(h.data() + 44, 12345);
+  store_le32(h.data() + 48, type);
+  store_le32(h.data() + 52, payload_len);
+  for (int i = 0; i < 16; ++i) h[56 + i] = static_cast<std::uint8_t>(0xa0 + i);  // wmd
+  store_le64(h.data() + 72, 0x1122334455667788ull);                            // match bits
+  if (type == LNETCAP_MSG_PUT) store_le32(h.data() + 88, portal);
+  if (type == LNETCAP_MSG_GET) store_le32(h.data() + 80, portal);
+  return h;
+}
+
+FakeLnet::FakeLnet(const lnetcap_layout& lo)
+    : lo_(lo), ni_(256, 0), ni2_(256, 0), peer_(512, 0), md_(512, 0), msg_(1024, 0), payload_(4096) {
+  for (std::size_t i = 0; i < payload_.size(); ++i) payload_[i] = static_cast<std::uint8_t>(i * 7);
+}
+
+template <class T>
+void FakeLnet::put(std::vector<std::uint8_t>& b, std::size_t off, T v) {
+  std::memcpy(b.data() + off, &v, sizeof(v));
+}
+
+void FakeLnet::set_ni(const Nid& nid, bool second) {
+  nid.to_lnet_nid((second ? ni2_ : ni_).data() + lo_.ni_nid);
+}
+void FakeLnet::set_peer(const Nid& nid) { nid.to_lnet_nid(peer_.data() + lo_.lpni_nid); }
+void FakeLnet::set_from(const Nid& nid) { nid.to_lnet_nid(msg_.data() + lo_.msg_from); }
+void FakeLnet::set_hdr(const std::vector<std::uint8_t>& hdr) {
+  std::memcpy(msg_.data() + lo_.msg_hdr, hdr.data(), hdr.size());
+}
+
+void FakeLnet::set_msg(std::uint32_t type, std::uint32_t len, std::uint32_t wanted, bool kiov_md,
+                       bool no_md) {
+  put<std::uint32_t>(msg_, lo_.msg_type, type);
+  put<std::uint32_t>(msg_, lo_.msg_len, len);
+  put<std::uint32_t>(msg_, lo_.msg_wanted, wanted);
+  put<std::uint32_t>(msg_, lo_.msg_offset, 16);  // payload starts 16 bytes into the MD
+  put<void*>(msg_, lo_.msg_txpeer, peer_.data());
+  put<void*>(msg_, lo_.msg_txni, ni_.data());
+  put<void*>(msg_, lo_.msg_rxni, ni_.data());
+  put<void*>(msg_, lo_.msg_md, no_md ? nullptr : md_.data());
+  put<char*>(md_, lo_.md_start, reinterpret_cast<char*>(payload_.data()));
+  put<std::uint32_t>(md_, lo_.md_options, kiov_md ? LNETCAP_LNET_MD_KIOV : 0);
+}
+
+void FakeLnet::set_flags(bool tx_committed, bool rx_committed, bool routing) {
+  auto set = [&](std::uint16_t byte, std::uint8_t bit, bool on) {
+    if (on)
+      msg_[byte] |= static_cast<std::uint8_t>(1u << bit);
+    else
+      msg_[byte] &= static_cast<std::uint8_t>(~(1u << bit));
+  };
+  set(lo_.msg_tx_committed_byte, lo_.msg_tx_committed_bit, tx_committed);
+  set(lo_.msg_rx_committed_byte, lo_.msg_rx_committed_bit, rx_committed);
+  set(lo_.msg_routing_byte, lo_.msg_routing_bit, routing);
+}
+
+void FakeLnet::set_health(int status, int retries) {
+  put<int>(msg_, lo_.msg_health_status, status);
+  put<int>(msg_, lo_.msg_retry_count, retries);
+}
+
+lnetcap_cfg default_cfg(std::uint32_t snaplen) {
+  Options o;
+  o.snaplen = snaplen;
+  return live::make_cfg(o, std::nullopt, live::builtin_layout("2.16.0")->lo, snaplen);
+}
+
+UprobeCapture::UprobeCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes) {
+  bpf_ = live::load_skeleton<lnetcap_uprobe>(cfg, ring_bytes, false, "uprobe test");
+  obj_ = bpf_->object();
+  const std::pair<const char*, const char*> hooks[] = {
+      {"lnetcap_uprobe_lnet_ni_send", "lnet_ni_send"},
+      {"lnetcap_uprobe_lnet_parse", "lnet_parse"},
+      {"lnetcap_uprobe_lnet_finalize", "lnet_finalize"},
+  };
+  for (const auto& [prog_name, fn] : hooks) {
+    bpf_program* prog = bpf_object__find_program_by_name(obj_, prog_name);
+    if (!prog) throw Error(std::string("no program ") + prog_name);
+    LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = fn);
+    bpf_link* link = bpf_program__attach_uprobe_opts(prog, 0, "/proc/self/exe", 0, &uo);
+    if (!link) throw Error(std::string("cannot attach uprobe to ") + fn + ": " + std::strerror(errno));
+    links_.push_back(link);
+  }
+}
+
+UprobeCapture::~UprobeCapture() {
+  for (auto* l : links_) bpf_link__destroy(l);
+}
+
+int UprobeCapture::bench_send(void* ni, void* msg, std::uint32_t n) {
+  bpf_program* prog = bpf_object__find_program_by_name(obj_, "lnetcap_bench_ni_send");
+  std::uint64_t args[3] = {reinterpret_cast<std::uint64_t>(ni), reinterpret_cast<std::uint64_t>(msg), n};
+  LIBBPF_OPTS(bpf_test_run_opts, topts, .ctx_in = args, .ctx_size_in = sizeof(args));
+  int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &topts);
+  return err ? err : static_cast<int>(topts.retval);
+}
+
+}  // namespace lnetcap::test

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// fake_lnet.h - user-space stand-ins for the LNet functions lnetcap hooks,
+// and fake Lustre objects laid out per the built-in Lustre 2.16 table, so
+// the real hook programs (compiled as uprobes) run on this host.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "live/bpf_loader.h"
+#include "live/capture_config.h"
+#include "live/layout.h"
+#include "nid.h"
+
+extern "C" {
+void lnet_ni_send(void* ni, void* msg);
+int lnet_parse(void* ni, void* hdr, void* from_nid, void* priv, int rdma_req);
+void lnet_finalize(void* msg, int rc);
+}
+
+namespace lnetcap::test {
+
+/// 0 when this process may load tracing BPF programs, else a reason.
+std::string bpf_unprivileged_reason();
+
+/// An LNet header in the 96-byte in-memory form.
+std::vector<std::uint8_t> make_hdr(std::uint32_t type, const Nid& src, const Nid& dst,
+                                   std::uint32_t payload_len, std::uint32_t portal);
+
+/// Fake struct lnet_ni / lnet_peer_ni / lnet_libmd / lnet_msg in one arena.
+class FakeLnet {
+ public:
+  explicit FakeLnet(const lnetcap_layout& lo);
+  void* ni() { return ni_.data(); }
+  void* ni2() { return ni2_.data(); }
+  void* msg() { return msg_.data(); }
+  void* peer_nid() { return peer_.data() + lo_.lpni_nid; }
+  std::uint8_t* hdr() { return msg_.data() + lo_.msg_hdr; }
+  std::vector<std::uint8_t>& payload() { return payload_; }
+
+  void set_ni(const Nid& nid, bool second = false);
+  void set_peer(const Nid& nid);
+  void set_hdr(const std::vector<std::uint8_t>& hdr);
+  /// A send (or receive when rx) of len payload bytes from a contiguous MD.
+  void set_msg(std::uint32_t type, std::uint32_t len, std::uint32_t wanted, bool kiov_md,
+               bool no_md);
+  void set_flags(bool tx_committed, bool rx_committed, bool routing);
+  void set_health(int status, int retries);
+  void set_from(const Nid& nid);
+
+ private:
+  template <class T> void put(std::vector<std::uint8_t>& b, std::size_t off, T v);
+  lnetcap_layout lo_;
+  std::vector<std::uint8_t> ni_, ni2_, peer_, md_, msg_, payload_;
+};
+
+/// Loads the uprobe flavour and attaches it to the stand-ins above.
+class UprobeCapture {
+ public:
+  UprobeCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes);
+  ~UprobeCapture();
+  std::unique_ptr<live::LoadedBpf>& loaded() { return bpf_; }
+  /// Runs the lnet_ni_send hook n times through BPF_PROG_TEST_RUN.
+  int bench_send(void* ni, void* msg, std::uint32_t n);
+
+ private:
+  std::unique_ptr<live::LoadedBpf> bpf_;  // may be moved into a RingSource
+  bpf_object* obj_ = nullptr;
+  std::vector<bpf_link*> links_;
+};
+
+/// cfg with the 2.16 layout, all directions, the given snaplen.
+lnetcap_cfg default_cfg(std::uint32_t snaplen);
+
+}  // namespace lnetcap::test
