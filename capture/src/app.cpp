@@ -9,14 +9,21 @@
 #include <memory>
 #include <vector>
 
+#include "anon/anonymizing_source.h"
+#include "capture_metadata.h"
 #include "error.h"
 #include "file_source.h"
 #include "filter/filter.h"
 #include "live/live_source.h"
 #include "message.h"
 #include "nid.h"
+#include "output/rotation.h"
 #include "pcapng_sink.h"
 #include "record.h"
+#include "report/command_runner.h"
+#include "report/progress_meter.h"
+#include "report/report_sinks.h"
+#include "report/status_line.h"
 #include "signals.h"
 #include "socklnd/socklnd_source.h"
 #include "text/text_sink.h"
@@ -43,13 +50,19 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
   return open_live_capture(opts, filter);
 }
 
-std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts) {
+std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
+                                                    const std::vector<std::string>& metadata) {
   std::vector<std::unique_ptr<RecordSink>> sinks;
+  output::RotationOptions rotation{opts.write_file, opts.rotate_size, opts.rotate_seconds,
+                                   opts.file_count};
+  output::validate_rotation(rotation, !opts.post_rotate_command.empty());
   if (!opts.write_file.empty()) {
     PcapngSinkOptions p;
     p.path = opts.write_file;
     p.packet_buffered = opts.packet_buffered;
-    if (!opts.filter.empty()) p.section_comments.push_back("lnetcap filter: " + opts.filter);
+    p.rotation = rotation;
+    p.post_rotate_command = opts.post_rotate_command;
+    p.section_comments = metadata;
     sinks.push_back(std::make_unique<PcapngSink>(p));
   }
   const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();
@@ -63,7 +76,20 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts) {
     sinks.push_back(std::make_unique<text::TextSink>(stdout, style, std::move(fmt), opts.hex,
                                                      opts.packet_buffered));
   }
+  // Reports (capture/src/report/): each is a sink that prints at finish().
+  if (!opts.summary.empty()) sinks.push_back(std::make_unique<report::SummarySink>(opts.summary));
+  if (!opts.chart.empty())
+    sinks.push_back(std::make_unique<report::ChartSink>(opts.chart, opts.chart_output));
+  if (!opts.assertions.empty())
+    sinks.push_back(std::make_unique<report::AssertionSink>(opts.assertions));
   return sinks;
+}
+
+template <typename T>
+T* find_sink(const std::vector<std::unique_ptr<RecordSink>>& sinks) {
+  for (const auto& s : sinks)
+    if (auto* p = dynamic_cast<T*>(s.get())) return p;
+  return nullptr;
 }
 
 void print_counts(const SourceStats& s, std::uint64_t matched, bool live) {
@@ -96,8 +122,31 @@ int run(const Options& opts) {
   install_signal_handlers();
   if (opts.stats_interval) set_status_interval(*opts.stats_interval);
   const bool live = opts.read_file.empty();
+  // --assert ... -- CMD: with -r the command runs to completion first (it
+  // may be what produces the file); live, it starts once capture is running
+  // and the capture stops 200 ms after it ends.
+  std::unique_ptr<report::CommandRunner> command;
+  if (!opts.command.empty()) command = std::make_unique<report::CommandRunner>(opts.command);
+  if (command && !live) {
+    command->start(nullptr);
+    command->wait();
+  }
   std::unique_ptr<RecordSource> source = open_source(opts, filter);
-  std::vector<std::unique_ptr<RecordSink>> sinks = make_sinks(opts);
+  std::vector<std::string> metadata = capture_metadata(opts, live);
+  anon::AnonymizingSource* anonymizing = nullptr;
+  if (opts.anonymize) {
+    auto key = opts.anon_key.empty() ? anon::Anonymizer::random_key()
+                                     : anon::Anonymizer::load_or_create_key(opts.anon_key);
+    auto wrapped = std::make_unique<anon::AnonymizingSource>(std::move(source), anon::Anonymizer(key));
+    anonymizing = wrapped.get();
+    for (auto& m : metadata) m = anonymizing->anonymizer().rewrite_text(m);
+    source = std::move(wrapped);
+  }
+  std::vector<std::unique_ptr<RecordSink>> sinks = make_sinks(opts, metadata);
+  if (command && live) command->start(request_stop_now);
+  auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
+  report::ProgressMeter progress(opts.read_file, file_source ? file_source->size() : 0);
+  std::uint64_t seen = 0;
 
   std::uint64_t matched = 0;
   CapturedRecord rec;
@@ -112,10 +161,14 @@ int run(const Options& opts) {
       auto view = parse_record(rec.bytes, &why);
       if (!view) throw Error("bad record from the capture source: " + why);
       const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      ++seen;
+      if (file_source) progress.update(file_source->position());
       if (take_status_request()) {
         const SourceStats s = source->stats();
-        std::fprintf(stderr, "lnetcap: %" PRIu64 " messages matched, %" PRIu64 " received, %" PRIu64
-                     " dropped\n", matched, s.received, s.dropped);
+        report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}};
+        if (auto* w = find_sink<PcapngSink>(sinks)) counts.bytes_written = w->bytes_written();
+        progress.finish();
+        std::fputs(report::format_status_line(counts).c_str(), stderr);
         for (auto& sink : sinks) sink->status();
       }
       if (!filter.matches(msg)) continue;
@@ -123,6 +176,7 @@ int run(const Options& opts) {
       ++matched;
     }
   } catch (...) {
+    progress.finish();
     // Keep what was captured: close every output properly, then report.
     try {
       finish_all();
@@ -130,8 +184,21 @@ int run(const Options& opts) {
     }
     throw;
   }
+  progress.finish();
   finish_all();
   print_counts(source->stats(), matched, live);
+  if (anonymizing)
+    std::fprintf(stderr, "lnetcap: %s\n", anonymizing->anonymizer().changes().summary().c_str());
+  if (auto* asserts = find_sink<report::AssertionSink>(sinks)) {
+    std::optional<report::CommandOutcome> outcome;
+    if (command) {
+      outcome = command->wait();
+      std::fprintf(stdout, "lnetcap: command '%s' %s\n", opts.command[0].c_str(),
+                   outcome->describe().c_str());
+      std::fflush(stdout);
+    }
+    return report::assertion_exit_status(asserts->passed(), outcome ? &*outcome : nullptr);
+  }
   return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "output/post_rotate.h"
+#include "output/rotation.h"
 #include "pcapng/writer.h"
 #include "sink.h"
 
@@ -18,6 +20,8 @@ struct PcapngSinkOptions {
   std::string path;              // "-" = standard output
   bool packet_buffered = false;  // -U
   std::vector<std::string> section_comments;  // capture metadata
+  output::RotationOptions rotation;  // -C/-G/-W (base is taken from path)
+  std::string post_rotate_command;   // -z
 };
 
 class PcapngSink : public RecordSink {
@@ -26,16 +30,28 @@ class PcapngSink : public RecordSink {
   void consume(const CapturedRecord& rec, const Message& msg,
                const std::vector<CaptureInterface>& interfaces) override;
   void finish(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) override;
-  std::uint64_t bytes_written() const { return writer_ ? writer_->bytes_written() : 0; }
+  /// Bytes written to every file so far (the status line's figure).
+  std::uint64_t bytes_written() const {
+    return closed_bytes_ + (writer_ ? writer_->bytes_written() : 0);
+  }
 
  private:
   void start_file(const std::vector<CaptureInterface>& interfaces);
+  // Rotation (output/rotation.h): a file is an SHB, the IDBs, the EPBs and
+  // an ISB per interface; every rotated file is complete on its own.
+  void open_file(const std::string& path);
+  void close_file(const SourceStats* stats);
+  void rotate(const std::vector<CaptureInterface>& interfaces);
   void sync_interfaces(const std::vector<CaptureInterface>& interfaces);
 
   PcapngSinkOptions opts_;
   std::unique_ptr<pcapng::Writer> writer_;
   std::vector<std::uint64_t> delivered_;  // records written per interface
   std::uint64_t first_ts_ = 0, last_ts_ = 0;
+  std::optional<output::RotationPolicy> rotation_;
+  std::unique_ptr<output::PostRotateCommand> post_rotate_;
+  std::uint64_t closed_bytes_ = 0;
+  bool stopped_ = false;  // -G -W: the last file is full
 };
 
 /// "lnetcap 0.1.0", uname's OS and machine: the SHB of every file we write.

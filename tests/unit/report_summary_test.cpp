@@ -121,6 +121,35 @@ TEST(ReportSummary, ByPeerAndJobid) {
   EXPECT_EQ(job.at("(unknown)").messages, 1u);  // the early reply
 }
 
+TEST(ReportSummary, PositiveStatusesAreResultsNotErrors) {
+  Summary s;
+  const char* c = "10.0.3.2@tcp";
+  const char* srv = "10.0.3.1@tcp";
+  s.add(test::rpc_request(0, c, srv, 0x80, LNETCAP_OPC_OST_READ, LNETCAP_PORTAL_OST_IO));
+  s.add(test::rpc_reply(1, c, srv, 0x80, LNETCAP_OPC_OST_READ, LNETCAP_PORTAL_OSC_REPLY, 1048576));
+  s.add(test::rpc_request(2, c, srv, 0x100, LNETCAP_OPC_LDLM_ENQUEUE, LNETCAP_PORTAL_LDLM_CANCEL_REQUEST));
+  s.add(test::rpc_reply(3, c, srv, 0x100, LNETCAP_OPC_LDLM_ENQUEUE, LNETCAP_PORTAL_LDLM_CANCEL_REPLY, 301));
+  const SummaryReport r = s.report();
+  EXPECT_EQ(r.by(Dimension::kOpcode).at("OST_READ").errors, 0u);  // 1 MiB read: a byte count
+  EXPECT_EQ(r.by(Dimension::kOpcode).at("LDLM_ENQUEUE").errors, 1u);  // ELDLM_LOCK_ABORTED
+  EXPECT_EQ(r.total.errors_by_status, (std::map<std::int32_t, std::uint64_t>{{301, 1}}));
+}
+
+TEST(ReportSummary, WireRecordsGroupByConversation) {
+  Summary s;
+  Message req = test::rpc_request(0, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80, LNETCAP_OPC_OBD_PING,
+                                  LNETCAP_PORTAL_MDS_REQUEST);
+  Message rep = test::rpc_reply(5, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80, LNETCAP_OPC_OBD_PING,
+                                LNETCAP_PORTAL_MDC_REPLY);
+  req.rec.hdr.direction = rep.rec.hdr.direction = LNETCAP_DIR_WIRE;
+  s.add(req);
+  s.add(rep);
+  const auto& peer = s.report().by(Dimension::kPeer);
+  ASSERT_EQ(peer.size(), 1u);
+  EXPECT_EQ(peer.at("10.0.3.1@tcp <-> 10.0.3.2@tcp").messages, 2u);
+  EXPECT_EQ(peer.at("10.0.3.1@tcp <-> 10.0.3.2@tcp").latencies_ns.size(), 1u);
+}
+
 TEST(ReportSummary, ReportIsASnapshot) {
   Summary s;
   const auto msgs = rpc_scenario();

@@ -44,7 +44,7 @@ void AssertionEngine::observe(const Message& m) {
       Accumulator& acc = acc_[a][c];
       ++acc.count;
       acc.bytes += m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
-      if (reply && m.rpc.status != 0) ++acc.errors;
+      if (is_rpc_error(m)) ++acc.errors;
       if (request && is_latency(calls[c].metric)) latency_calls.emplace_back(a, c);
     }
   }

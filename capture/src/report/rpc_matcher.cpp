@@ -23,17 +23,25 @@ bool is_rpc_reply(const Message& m) {
          !m.rpc.early_reply && m.lnet.match_bits.has_value();
 }
 
-Nid remote_nid(const Message& m) {
-  if (!m.lnet.present) return m.rec.hdr.peer_nid;
+bool is_rpc_error(const Message& m) {
+  if (!is_rpc_reply(m)) return false;
+  const std::int32_t s = m.rpc.status;
+  return m.rpc.type == LNETCAP_PTL_RPC_MSG_ERR || s < 0 || (s >= 300 && s <= 304) ||
+         s == 400 || s == 401;
+}
+
+std::string peer_key(const Message& m) {
+  if (!m.lnet.present) return m.rec.hdr.peer_nid.to_string();
   switch (m.rec.hdr.direction) {
-    case LNETCAP_DIR_SEND: return m.lnet.dest_nid;
-    case LNETCAP_DIR_RECV: return m.lnet.src_nid;
+    case LNETCAP_DIR_SEND: return m.lnet.dest_nid.to_string();
+    case LNETCAP_DIR_RECV: return m.lnet.src_nid.to_string();
     default: break;
   }
-  // Forwarded, dropped or wire records: when the record names a local NID
-  // that is one of the ends, the other end is remote.
-  if (m.rec.hdr.local_nid == m.lnet.src_nid) return m.lnet.dest_nid;
-  return m.lnet.src_nid;
+  // Both ends are remote: a request and its reply must land in the same
+  // group, so the key does not depend on the message's direction.
+  std::string a = m.lnet.src_nid.to_string(), b = m.lnet.dest_nid.to_string();
+  if (b < a) std::swap(a, b);
+  return a + " <-> " + b;
 }
 
 std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
@@ -46,7 +54,7 @@ std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
     r.portal = m.lnet.portal;
     r.client = m.lnet.src_nid;
     r.server = m.lnet.dest_nid;
-    r.remote = remote_nid(m);
+    r.peer = peer_key(m);
     r.jobid = m.rpc.jobid;
     r.pid = m.rec.hdr.pid;
     r.comm = m.rec.hdr.comm;

@@ -24,7 +24,7 @@ struct RpcRequest {
   std::uint32_t opc = 0;
   std::optional<std::uint32_t> portal;
   Nid client, server;  // LNet src and dest of the request PUT
-  Nid remote;          // remote_nid() of the request message
+  std::string peer;    // peer_key() of the request message
   std::string jobid;
   std::uint32_t pid = 0;  // record header: the process that sent or received it
   std::string comm;
@@ -41,10 +41,17 @@ bool has_rpc_body(const Message& m);
 bool is_rpc_request(const Message& m);
 /// True for a final reply (or error reply) PUT; early replies are not final.
 bool is_rpc_reply(const Message& m);
-/// The NID at the far end of a message as seen from the capturing node: the
-/// LNet destination of what we sent, the LNet source of what we received.
-/// For wire captures without a known side, the source.
-Nid remote_nid(const Message& m);
+/// True for a final reply that reports a failure: an error reply
+/// (PTL_RPC_MSG_ERR), a negative errno, or an ELDLM_* code of 300 and up.
+/// Other positive values are results, not errors (OST_READ/OST_WRITE
+/// replies carry the byte count; ELDLM_LOCK_MATCHED is 1).
+bool is_rpc_error(const Message& m);
+/// Who a message was exchanged with, as the summaries group it.  For a
+/// message sent or received by the capturing node, the NID at the far end
+/// (LNet destination of a send, source of a receive).  For records without
+/// a local side (socklnd wire imports without --local-nid, forwarded or
+/// dropped messages) the conversation "A <-> B" with the NIDs sorted.
+std::string peer_key(const Message& m);
 
 class RpcMatcher {
  public:

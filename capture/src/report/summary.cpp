@@ -36,7 +36,7 @@ struct RpcKeys {
 };
 
 RpcKeys request_keys(const RpcRequest& r) {
-  return {opcode_key(r.opc), portal_key(r.portal), r.remote.to_string(), jobid_key(r.jobid)};
+  return {opcode_key(r.opc), portal_key(r.portal), r.peer, jobid_key(r.jobid)};
 }
 
 void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
@@ -64,7 +64,7 @@ void Summary::add(const Message& m) {
   own.push_back(&acc_.total);
   if (has_rpc_body(m)) own.push_back(&acc_.groups[0][opcode_key(m.rpc.opc)]);
   own.push_back(&acc_.groups[1][portal_key(m.lnet.portal)]);
-  own.push_back(&acc_.groups[2][remote_nid(m).to_string()]);
+  own.push_back(&acc_.groups[2][peer_key(m)]);
   if (has_rpc_body(m)) {
     std::string job = m.rpc.jobid;
     // Only requests carry a jobid: a final reply takes its request's; an
@@ -88,13 +88,13 @@ void Summary::add(const Message& m) {
   // RPC figures go to the request's groups; an orphan reply keeps its own.
   RpcKeys keys = match ? request_keys(match->request)
                        : RpcKeys{opcode_key(m.rpc.opc), portal_key(m.lnet.portal),
-                                 remote_nid(m).to_string(), kUnknownJobid};
+                                 peer_key(m), kUnknownJobid};
   if (match) {
     add_rpc_figure(acc_, keys, [](GroupStats& g, const void* a) {
       g.latencies_ns.push_back(*static_cast<const std::uint64_t*>(a));
     }, &match->latency_ns);
   }
-  if (m.rpc.status != 0) {
+  if (is_rpc_error(m)) {
     add_rpc_figure(acc_, keys, [](GroupStats& g, const void* a) {
       ++g.errors;
       ++g.errors_by_status[*static_cast<const std::int32_t*>(a)];

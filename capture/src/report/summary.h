@@ -11,8 +11,10 @@
 //  - latency, errors and unanswered requests are RPC figures: they count for
 //    the groups of the request (an unmatched error reply for its own groups);
 //  - bytes are the LNet payload length (what LNet moved, without headers);
-//  - an error is a final reply whose pb_status is not 0 (in requests the
-//    field holds the sender's pid, so it is never looked at there).
+//  - an error is a final reply that reports a failure (is_rpc_error: error
+//    reply, negative errno or ELDLM_* >= 300); other positive statuses are
+//    results such as the byte count of OST_READ.  Requests are never
+//    looked at: their pb_status holds the sender's pid.
 #pragma once
 
 #include <array>
@@ -31,7 +33,7 @@ struct GroupStats {
   std::uint64_t bytes = 0;
   std::uint64_t requests = 0;
   std::uint64_t replies = 0;     // final replies, including error replies
-  std::uint64_t errors = 0;      // replies with a non-zero status
+  std::uint64_t errors = 0;      // replies reporting a failure (is_rpc_error)
   std::uint64_t unanswered = 0;  // requests without a reply (so far)
   std::map<std::int32_t, std::uint64_t> errors_by_status;
   std::vector<std::uint64_t> latencies_ns;  // one per matched request/reply

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "chart.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "lnetcap/lnet.h"
+#include "summary.h"
+#include "text_escape.h"
+
+namespace lnetcap::report {
+namespace {
+
+std::string xid_text(std::uint64_t xid) { return "x" + std::to_string(xid); }
+
+std::string lnet_label(const Message& m) {
+  const char* t = msg_type_name(m.lnet.type);
+  std::string s = t ? t : "type " + std::to_string(m.lnet.type);
+  if (m.lnet.portal) s += " " + portal_key(m.lnet.portal);
+  if (m.lnet.payload_length) s += " " + std::to_string(m.lnet.payload_length) + " B";
+  return s;
+}
+
+}  // namespace
+
+ChartBuilder::ChartBuilder(std::size_t max_arrows) { model_.max_arrows = max_arrows; }
+
+std::size_t ChartBuilder::participant(const std::string& name) {
+  auto [it, inserted] = index_.emplace(name, model_.participants.size());
+  if (inserted) model_.participants.push_back(name);
+  return it->second;
+}
+
+void ChartBuilder::push(Arrow a) {
+  if (model_.arrows.size() >= model_.max_arrows) {
+    ++model_.omitted;
+    return;
+  }
+  model_.arrows.push_back(std::move(a));
+}
+
+void ChartBuilder::add(const Message& m) {
+  if (!m.lnet.present) return;
+  if (model_.arrows.empty() && model_.omitted == 0) model_.first_ts_ns = m.ts_ns;
+  // Matching must see every message even when arrows are no longer drawn,
+  // but participants are only created for drawn arrows.
+  const bool full = model_.arrows.size() >= model_.max_arrows;
+  const std::optional<RpcMatch> match = matcher_.observe(m);
+  Arrow a;
+  a.ts_ns = m.ts_ns;
+  const std::string src = m.lnet.src_nid.to_string(), dst = m.lnet.dest_nid.to_string();
+  if (is_rpc_request(m)) {
+    const std::string from = m.rpc.jobid.empty() ? src : src + " " + m.rpc.jobid;
+    a.kind = ArrowKind::kRequest;
+    a.label = opcode_key(m.rpc.opc) + " " + xid_text(*m.lnet.match_bits);
+    a.detail = "request " + opcode_key(m.rpc.opc) + " xid " + std::to_string(*m.lnet.match_bits) +
+               " portal " + portal_key(m.lnet.portal) + " " +
+               std::to_string(m.lnet.payload_length) + " B" +
+               (m.rpc.jobid.empty() ? "" : " jobid " + m.rpc.jobid);
+    if (full) {
+      ++model_.omitted;
+      return;
+    }
+    a.from = participant(from);
+    a.to = participant(dst);
+    sender_[{m.lnet.src_nid, m.lnet.dest_nid, *m.lnet.match_bits, m.ts_ns}] = a.from;
+  } else if (is_rpc_reply(m)) {
+    a.kind = is_rpc_error(m) ? ArrowKind::kError : ArrowKind::kReply;
+    const std::string status = a.kind == ArrowKind::kError ? status_string(m.rpc.status)
+                               : m.rpc.status ? "status " + std::to_string(m.rpc.status)
+                                              : "ok";
+    a.label = opcode_key(m.rpc.opc) + " " + status;
+    a.detail = "reply " + opcode_key(m.rpc.opc) + " status " + status_string(m.rpc.status) +
+               " match bits " + std::to_string(*m.lnet.match_bits);
+    std::optional<std::size_t> to;
+    if (match) {
+      a.label += " " + format_duration(match->latency_ns);
+      a.detail += " latency " + format_duration(match->latency_ns);
+      auto it = sender_.find({match->request.client, match->request.server, match->request.xid,
+                              match->request.ts_ns});
+      if (it != sender_.end()) {
+        to = it->second;
+        sender_.erase(it);
+      }
+    }
+    if (full) {
+      ++model_.omitted;
+      return;
+    }
+    a.from = participant(src);
+    a.to = to ? *to : participant(dst);
+  } else {
+    a.kind = m.rpc.present && m.rpc.early_reply ? ArrowKind::kEarly : ArrowKind::kLnet;
+    a.label = a.kind == ArrowKind::kEarly ? opcode_key(m.rpc.opc) + " early reply" : lnet_label(m);
+    a.detail = a.label;
+    if (m.lnet.match_bits) a.detail += " match bits " + std::to_string(*m.lnet.match_bits);
+    if (full) {
+      ++model_.omitted;
+      return;
+    }
+    a.from = participant(src);
+    a.to = participant(dst);
+  }
+  push(std::move(a));
+}
+
+}  // namespace lnetcap::report
