@@ -4,11 +4,13 @@
 
 #include "app.h"
 #include "error.h"
+#include "extcap.h"
 #include "options.h"
 
 int main(int argc, char** argv) {
   try {
-    const lnetcap::Options opts = lnetcap::parse_options(argc, argv);
+    lnetcap::Options opts = lnetcap::parse_options(argc, argv);
+    if (auto answered = lnetcap::handle_extcap(opts)) return *answered;
     return lnetcap::run(opts);
   } catch (const lnetcap::Error& e) {
     std::fprintf(stderr, "lnetcap: %s\n", e.what());

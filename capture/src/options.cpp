@@ -28,6 +28,14 @@ enum LongOnly {
   kOptAssert,
   kOptAnonymize,
   kOptAnonKey,
+  kOptExtcapInterfaces,
+  kOptExtcapDlts,
+  kOptExtcapConfig,
+  kOptExtcapCapture,
+  kOptExtcapInterface,
+  kOptExtcapFifo,
+  kOptExtcapCaptureFilter,
+  kOptExtcapVersion,
 };
 
 // '+': stop at the first non-option, so filter terms such as "status == -2"
@@ -70,6 +78,14 @@ const option kLongOptions[] = {
     {"assert", required_argument, nullptr, kOptAssert},
     {"anonymize", no_argument, nullptr, kOptAnonymize},
     {"anon-key", required_argument, nullptr, kOptAnonKey},
+    {"extcap-interfaces", no_argument, nullptr, kOptExtcapInterfaces},
+    {"extcap-dlts", no_argument, nullptr, kOptExtcapDlts},
+    {"extcap-config", no_argument, nullptr, kOptExtcapConfig},
+    {"capture", no_argument, nullptr, kOptExtcapCapture},
+    {"extcap-interface", required_argument, nullptr, kOptExtcapInterface},
+    {"fifo", required_argument, nullptr, kOptExtcapFifo},
+    {"extcap-capture-filter", required_argument, nullptr, kOptExtcapCaptureFilter},
+    {"extcap-version", optional_argument, nullptr, kOptExtcapVersion},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -184,6 +200,17 @@ Options parse_options(int argc, char** argv) {
       case kOptAssert: o.assertions.push_back(arg); break;
       case kOptAnonymize: o.anonymize = true; break;
       case kOptAnonKey: o.anon_key = arg; o.anonymize = true; break;
+      case kOptExtcapInterfaces: o.extcap_interfaces = true; break;
+      case kOptExtcapDlts: o.extcap_dlts = true; break;
+      case kOptExtcapConfig: o.extcap_config = true; break;
+      case kOptExtcapCapture: o.extcap_capture = true; break;
+      case kOptExtcapInterface: o.extcap_interface = arg; break;
+      case kOptExtcapFifo: o.extcap_fifo = arg; break;
+      case kOptExtcapCaptureFilter:
+        o.extcap_capture_filter = arg;
+        o.has_extcap_capture_filter = true;
+        break;
+      case kOptExtcapVersion: break;  // we speak the protocol of every 4.x
       case '?':
       default: {
         std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)

@@ -63,6 +63,16 @@ struct Options {
   std::string filter;       // trailing expression, or -F FILE contents
   std::string filter_file;  // -F FILE
 
+  // Wireshark extcap protocol (docs/EXTCAP.md)
+  bool extcap_interfaces = false;  // --extcap-interfaces
+  bool extcap_dlts = false;        // --extcap-dlts
+  bool extcap_config = false;      // --extcap-config
+  bool extcap_capture = false;     // --capture
+  std::string extcap_interface;    // --extcap-interface NAME
+  std::string extcap_fifo;         // --fifo PATH
+  std::string extcap_capture_filter;  // --extcap-capture-filter EXPR
+  bool has_extcap_capture_filter = false;
+
   std::string command_line;  // argv joined, for the pcapng metadata comment
   bool show_help = false;
   bool show_version = false;

@@ -140,6 +140,68 @@ full-disk)
   [ -w /dev/full ] || { echo "SKIP: no /dev/full"; exit 77; }
   expect_exit 1 "$lnetcap" -r "$sample" -w /dev/full
   contains "$tmp/err" "write to /dev/full failed: No space left on device" ;;
+anonymize)
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/anon.pcapng" --anon-key "$tmp/key" 'nid 10.0.3.2@tcp or net kfi or net tcp1'
+  contains "$tmp/err" "anonymized 8 records"
+  # No original NID (text, nid4 little-endian, address bytes), jobid or task name survives.
+  for text in 10.0.3.1@tcp 10.0.3.2@tcp 16@kfi 17@kfi 2001:db8 dd.500 ping.0 ll_ping; do
+    ! grep -qaF "$text" "$tmp/anon.pcapng" || fail "'$text' leaked"
+  done
+  od -An -tx1 -v "$tmp/anon.pcapng" | tr -d ' \n' >"$tmp/hex"
+  for hex in 0103000a00000200 0203000a00000200 0a000301 0a000302 20010db8; do
+    ! grep -q "$hex" "$tmp/hex" || fail "bytes $hex leaked"
+  done
+  # Still a complete, readable trace.
+  expect_exit 0 "$lnetcap" -r "$tmp/anon.pcapng"
+  [ "$(lines "$tmp/out")" = 8 ] || fail "anonymized trace lost records"
+  contains "$tmp/out" "LDLM_ENQUEUE error status -2 (ENOENT)"
+  # Same key, another file: the same pseudonyms.
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/anon2.pcapng" --anon-key "$tmp/key" -c 1
+  a=$("$lnetcap" -r "$tmp/anon.pcapng" -c 1 -p '%Ns %Nd')
+  b=$("$lnetcap" -r "$tmp/anon2.pcapng" -p '%Ns %Nd')
+  [ "$a" = "$b" ] || fail "pseudonyms differ across files with one key: '$a' vs '$b'"
+  case $a in 10.*@tcp\ 10.*@tcp) ;; *) fail "unexpected pseudonyms '$a'";; esac ;;
+extcap-queries)
+  expect_exit 0 "$lnetcap" --extcap-interfaces --extcap-version=4.0
+  contains "$tmp/out" "interface {value=lnet}{display=LNet messages (lnetcap, eBPF)}"
+  grep -q '^extcap {version=' "$tmp/out" || fail "no extcap version line"
+  expect_exit 0 "$lnetcap" --extcap-dlts --extcap-interface lnet
+  contains "$tmp/out" "dlt {number=154}{name=USER7}"
+  expect_exit 0 "$lnetcap" --extcap-config --extcap-interface lnet
+  # every line is an arg or value sentence of the extcap grammar
+  bad=$(grep -cvE '^(arg \{number=[0-9]+\}\{call=--[a-z-]+\}|value \{arg=[0-9]+\}\{value=)' "$tmp/out")
+  [ "$bad" = 0 ] || fail "malformed extcap-config lines"
+  contains "$tmp/out" "{call=--snapshot-length}"
+  expect_exit 1 "$lnetcap" --extcap-dlts --extcap-interface eth0
+  expect_exit 0 "$lnetcap" --extcap-interface lnet --extcap-capture-filter 'opcode OBD_PING'
+  expect_exit 1 "$lnetcap" --extcap-interface lnet --extcap-capture-filter 'opcode NOPE'
+  contains "$tmp/out" "unknown opcode" ;;
+extcap-tshark)
+  # What tshark/dumpcap really call: list the interface and capture through
+  # the fifo.  The extcap entry replays the sample (-r) so no kernel is
+  # needed; everything after the query is the real --capture --fifo path.
+  command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
+  run_as=()
+  if [ "$(id -u)" = 0 ]; then
+    # As root tshark ignores personal extcap folders, like plugins.
+    id lnetcap-test >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin lnetcap-test ||
+      { echo "SKIP: cannot create an unprivileged user"; exit 77; }
+    run_as=(runuser -u lnetcap-test --)
+  fi
+  chmod 755 "$tmp"
+  mkdir -p "$tmp/conf/extcap"
+  cp "$sample" "$tmp/sample.pcapng"
+  printf '#!/bin/sh\nexec "%s" -r "%s" "$@"\n' "$lnetcap" "$tmp/sample.pcapng" >"$tmp/conf/extcap/lnetcap"
+  chmod -R a+rX "$tmp" && chmod 755 "$tmp/conf/extcap/lnetcap"
+  [ -z "${run_as[*]}" ] || chown -R lnetcap-test "$tmp"
+  env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
+  "${run_as[@]}" "${env[@]}" tshark -D >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "tshark -D failed"; }
+  contains "$tmp/out" "lnet (LNet messages (lnetcap, eBPF))"
+  "${run_as[@]}" "${env[@]}" timeout 60 tshark -i lnet -a duration:20 -w "$tmp/live.pcapng" >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err" >&2; fail "tshark -i lnet failed"; }
+  "$dump" "$tmp/live.pcapng" >"$tmp/d" || fail "capture through the fifo is not readable"
+  contains "$tmp/d" "linktype 154"
+  [ "$(($(lines "$tmp/d") - 1))" = 8 ] || fail "expected the 8 sample records through the fifo" ;;
 *)
   fail "unknown case" ;;
 esac
