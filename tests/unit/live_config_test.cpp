@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// live_config_test.cpp - command line and filter terms -> BPF cfg; per-CPU
+// sequence gaps -> drop counts; NI table parsing; attach-mode refusals.
+#include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "error.h"
+#include "live/attach_plan.h"
+#include "live/capture_config.h"
+#include "live/lustre_env.h"
+#include "live/seq_tracker.h"
+
+namespace lnetcap::live {
+namespace {
+
+const lnetcap_layout kLo = builtin_layout("2.16.1")->lo;
+
+TEST(LiveConfig, SnaplenDefaultsZeroAndCap) {
+  Options o;
+  EXPECT_EQ(effective_snaplen(o), LNETCAP_DEFAULT_SNAPLEN);
+  o.snaplen = 0;
+  EXPECT_EQ(effective_snaplen(o), 0u);
+  o.snaplen = 5u << 20;
+  EXPECT_EQ(effective_snaplen(o), LNETCAP_MAX_SNAPLEN);
+}
+
+TEST(LiveConfig, RingIsPowerOfTwoAndFitsRecords) {
+  Options o;
+  EXPECT_EQ(ring_bytes(o, 1024, 4096), kDefaultRingBytes);
+  o.buffer_kib = 3000;  // 2.93 MiB -> 4 MiB
+  EXPECT_EQ(ring_bytes(o, 1024, 4096), 4u << 20);
+  o.buffer_kib = 1;  // at least 8 records of the largest size
+  EXPECT_EQ(ring_bytes(o, 1024, 4096), 16384u);
+  o.buffer_kib = 1;
+  EXPECT_EQ(ring_bytes(o, 0, 4096), 4096u);
+}
+
+TEST(LiveConfig, DirectionMasks) {
+  Options o;
+  auto all = make_cfg(o, std::nullopt, kLo, 64);
+  EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_SEND));
+  EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_RECV));
+  EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_FORWARD));
+  o.direction = Direction::kIn;
+  EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask, 1u << LNETCAP_DIR_RECV);
+  o.direction = Direction::kOut;
+  EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask,
+            (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD));
+  filter::KernelTerms t;
+  t.direction = LNETCAP_DIR_FORWARD;
+  EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, 1u << LNETCAP_DIR_FORWARD);
+  t.direction = LNETCAP_DIR_RECV;  // -Q out and dir recv: nothing
+  EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, 0u);
+}
+
+TEST(LiveConfig, InterfaceAsNidNetOrAny) {
+  Options o;
+  o.interface = "10.0.0.1@tcp";
+  auto c = make_cfg(o, std::nullopt, kLo, 64);
+  EXPECT_TRUE(c.filter_ni);
+  std::uint8_t raw[20];
+  Nid::parse("10.0.0.1@tcp")->to_lnet_nid(raw);
+  EXPECT_EQ(0, std::memcmp(&c.targ_ni, raw, 20));
+  o.interface = "o2ib3";
+  c = make_cfg(o, std::nullopt, kLo, 64);
+  EXPECT_TRUE(c.filter_ni_net);
+  EXPECT_EQ(c.targ_ni_net_type, LNETCAP_LND_O2IBLND);
+  EXPECT_EQ(c.targ_ni_net_num, htons(3));
+  o.interface = "any";
+  c = make_cfg(o, std::nullopt, kLo, 64);
+  EXPECT_FALSE(c.filter_ni || c.filter_ni_net);
+  o.interface = "eth0!";
+  EXPECT_THROW(make_cfg(o, std::nullopt, kLo, 64), Error);
+}
+
+TEST(LiveConfig, FilterTermsArePushed) {
+  Options o;
+  o.packet_buffered = true;
+  filter::KernelTerms t;
+  t.msg_type = LNETCAP_MSG_PUT;
+  t.portal = 12;
+  t.src_nid = Nid::parse("10.0.0.2@tcp");
+  t.dst_nid = Nid::parse("10.0.0.3@tcp");
+  t.any_nid = Nid::parse("10.0.0.4@tcp");
+  t.net = Net::parse("tcp7");
+  auto c = make_cfg(o, t, kLo, 64);
+  EXPECT_EQ(c.wakeup_batch, 1u);
+  EXPECT_TRUE(c.filter_type && c.targ_type == LNETCAP_MSG_PUT);
+  EXPECT_TRUE(c.filter_portal && c.targ_portal == 12);
+  EXPECT_TRUE(c.filter_src && c.filter_dst && c.filter_any && c.filter_net);
+  EXPECT_EQ(c.targ_net_type, LNETCAP_LND_SOCKLND);
+  EXPECT_EQ(c.targ_net_num, htons(7));
+  EXPECT_EQ(0, std::memcmp(&c.lo, &kLo, sizeof(kLo)));
+  Options plain;
+  EXPECT_EQ(make_cfg(plain, std::nullopt, kLo, 64).wakeup_batch, kWakeupBatch);
+}
+
+TEST(LiveSeqTracker, GapsBecomeDrops) {
+  SeqTracker t;
+  EXPECT_EQ(t.observe(0, 0), 0u);
+  EXPECT_EQ(t.observe(0, 1), 0u);
+  EXPECT_EQ(t.observe(0, 5), 3u);
+  EXPECT_EQ(t.observe(3, 2), 2u);  // first record of CPU 3: 0 and 1 lost
+  EXPECT_EQ(t.observe(0, 4), 0u);  // straggler
+  EXPECT_EQ(t.observe(0, 6), 0u);
+}
+
+TEST(LiveEnv, ParsesLustreNisTable) {
+  const char* text =
+      "nid                      status alive refs peer  rtr   max    tx   min\n"
+      "0@lo                         up     0    2    0    0     0     0     0\n"
+      "0@lo                         up     0    0    0    0     0     0     0\n"
+      "10.0.0.1@tcp                 up    -1    1    8    0   256   256   254\n"
+      "10.0.0.1@tcp                 up    -1    1    8    0   256   256   254\n"
+      "192.168.1.5@o2ib1          down    -1    1    8    0   256   256   254\n";
+  auto nis = parse_nis_table(text);
+  ASSERT_EQ(nis.size(), 3u);
+  EXPECT_EQ(nis[0].nid, "0@lo");
+  EXPECT_EQ(nis[1].nid, "10.0.0.1@tcp");
+  EXPECT_EQ(nis[2].nid, "192.168.1.5@o2ib1");
+  EXPECT_EQ(nis[2].status, "down");
+}
+
+class LiveEnvFakeRoot : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/lnetcap-env-XXXXXX";
+    ASSERT_TRUE(mkdtemp(tmpl));
+    root_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf " + root_).c_str()); }
+  void file(const std::string& rel, const std::string& text) {
+    std::system(("mkdir -p $(dirname " + root_ + "/" + rel + ")").c_str());
+    std::ofstream(root_ + "/" + rel) << text;
+  }
+  std::string root_;
+};
+
+TEST_F(LiveEnvFakeRoot, DetectsModuleVersionBtfAndKfunc) {
+  auto env = detect_lustre(root_);
+  EXPECT_FALSE(env.lnet_loaded);
+  file("sys/module/lnet/version", "2.16.1\n");
+  file("sys/kernel/btf/lnetcap_kfunc", "");
+  file("sys/bus/event_source/devices/kprobe/type", "6\n");
+  file("sys/kernel/debug/lnet/nis", "nid status\n10.0.0.9@tcp up\n");
+  env = detect_lustre(root_);
+  EXPECT_TRUE(env.lnet_loaded);
+  EXPECT_EQ(env.version, "2.16.1");
+  EXPECT_FALSE(env.lnet_btf);
+  EXPECT_TRUE(env.kfunc_module);
+  EXPECT_TRUE(env.kprobes);
+  auto nis = list_local_nis(root_);
+  ASSERT_EQ(nis.size(), 1u);
+  EXPECT_EQ(nis[0].nid, "10.0.0.9@tcp");
+}
+
+TEST(LiveAttachPlan, RefusesWithoutLnet) {
+  Options o;
+  LustreEnv env;
+  try {
+    plan_attach(o, env);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "the lnet kernel module is not loaded");
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(LiveAttachPlan, KprobeWithBuiltinTable) {
+  Options o;
+  LustreEnv env;
+  env.lnet_loaded = true;
+  env.kprobes = true;
+  env.version = "2.15.3";
+  auto p = plan_attach(o, env);
+  EXPECT_EQ(p.mode, AttachMode::kKprobe);
+  EXPECT_FALSE(p.kfunc);
+  EXPECT_NE(p.describe().find("kprobe"), std::string::npos);
+  EXPECT_NE(p.describe().find("2.15"), std::string::npos);
+}
+
+TEST(LiveAttachPlan, NoModeSaysWhatToDo) {
+  Options o;
+  LustreEnv env;
+  env.lnet_loaded = true;
+  env.kprobes = true;
+  env.version = "2.12.9";
+  try {
+    plan_attach(o, env);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no attach mode fits"), std::string::npos);
+    EXPECT_NE(e.hint().find("--btf"), std::string::npos);
+    EXPECT_NE(e.hint().find("pahole"), std::string::npos);
+  }
+  o.lustre_version = "2.16.0";  // the override picks a table
+  EXPECT_EQ(plan_attach(o, env).mode, AttachMode::kKprobe);
+  o.attach_mode = "fentry";
+  EXPECT_THROW(plan_attach(o, env), Error);  // no module BTF
+  o.attach_mode = "uprobe";
+  EXPECT_THROW(plan_attach(o, env), Error);
+  env.kprobes = false;
+  o.attach_mode = "kprobe";
+  EXPECT_THROW(plan_attach(o, env), Error);
+}
+
+}  // namespace
+}  // namespace lnetcap::live
