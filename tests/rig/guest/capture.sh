@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Guest side of the rig capture tests (runs in the guest, chroot of the
+# host root; see scripts/rig/run-guest.sh).  Variables:
+#   LNETCAP       the agent binary (host path)
+#   RIG_VARIANT   btf | nobtf: which build of the double to load
+#   RIG_ATTACH    fentry | kprobe: lnetcap --attach
+#   RIG_ROUNDS    rounds of every scenario to generate (default 3)
+#   RIG_DROPS     1: also run the tiny-ring drop test
+#   RIG_BENCH     messages for the cost measurement (0 = skip)
+#   RIG_KFUNC     0: do not load lnetcap_kfunc (default 1 with btf)
+# Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
+# drops.pcapng + drops.log, perf.txt.  The host checks the files; this
+# script only fails on things it can see itself.
+set -euo pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+dbg=/sys/kernel/debug/lnet
+rounds=${RIG_ROUNDS:-3}
+kdir=$RIG_KMOD_NOBTF
+[ "$RIG_VARIANT" = btf ] && kdir=$RIG_KMOD_BTF
+extra=()
+[ "$RIG_ATTACH" = kprobe ] && [ "$RIG_VARIANT" = nobtf ] &&
+	extra+=(--btf "$RIG_KMOD_NOBTF/lnet.btf")
+
+$RIG_BB insmod "$kdir/lnet.ko"
+[ "$RIG_VARIANT" = btf ] && [ "${RIG_KFUNC:-1}" = 1 ] &&
+	$RIG_BB insmod "$kdir/lnetcap_kfunc.ko"
+
+echo "== lnetcap -D"
+"$LNETCAP" -D "${extra[@]}" | tee "$RIG_OUT/list.txt"
+
+# Start a capture and wait until its programs are attached: the agent has
+# no "ready" signal on stdout, so watch for its BPF links.
+start_capture() { # out.pcapng errfile args...
+	local out=$1 err=$2
+	shift 2
+	local before
+	before=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
+	"$LNETCAP" --attach "$RIG_ATTACH" "${extra[@]}" -w "$out" "$@" 2>"$err" &
+	cap_pid=$!
+	for _ in $(seq 1 600); do
+		local now
+		now=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
+		[ "$now" -ge $((before + 3)) ] && { sleep 0.5; return 0; }
+		kill -0 "$cap_pid" 2>/dev/null || { cat "$err"; fail "lnetcap exited before attaching"; }
+		sleep 0.1
+	done
+	cat "$err"
+	fail "lnetcap did not attach within 60 s"
+}
+stop_capture() { # errfile
+	sleep 1	# let the consumer drain
+	kill -INT "$cap_pid"
+	local rc=0
+	wait "$cap_pid" || rc=$?
+	cat "$1"
+	[ "$rc" -eq 0 ] || fail "lnetcap exited with $rc"
+}
+
+echo "== capture ($RIG_ATTACH, $RIG_VARIANT build), $rounds rounds"
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/capture.pcapng" "$RIG_OUT/capture.err" -v
+echo "all $rounds" >$dbg/double_ctl
+stop_capture "$RIG_OUT/capture.err"
+cp $dbg/double_log "$RIG_OUT/double.log"
+cat $dbg/double_stats
+
+if [ "${RIG_DROPS:-0}" = 1 ]; then
+	echo "== drops: tiny ring"
+	echo clear >$dbg/double_ctl
+	start_capture "$RIG_OUT/drops.pcapng" "$RIG_OUT/drops.err" -B 4
+	echo "all 100" >$dbg/double_ctl
+	stop_capture "$RIG_OUT/drops.err"
+	cp $dbg/double_log "$RIG_OUT/drops.log"
+fi
+
+bench=${RIG_BENCH:-0}
+if [ "$bench" -gt 0 ]; then
+	echo "== cost per message: $bench messages"
+	ns() { awk '/^bench_ns/{print $2}' $dbg/double_stats; }
+	echo "bench $((bench / 2))" >$dbg/double_ctl	# warm up
+	echo "bench $((bench / 2))" >$dbg/double_ctl
+	base=$(ns)
+	start_capture /tmp/bench.pcapng "$RIG_OUT/bench.err"
+	echo "bench $((bench / 2))" >$dbg/double_ctl
+	with=$(ns)
+	stop_capture "$RIG_OUT/bench.err"
+	rm -f /tmp/bench.pcapng
+	{
+		echo "mode=$RIG_ATTACH variant=$RIG_VARIANT messages=$bench"
+		echo "base_ns=$base with_capture_ns=$with"
+		awk -v b="$base" -v w="$with" -v n="$bench" 'BEGIN {
+			printf "base_ns_per_msg=%.0f\ncapture_ns_per_msg=%.0f\ncost_ns_per_msg=%.0f\nrate_ratio=%.3f\n",
+			       b / n, w / n, (w - b) / n, b / w }'
+	} | tee "$RIG_OUT/perf.txt"
+fi
+
+$RIG_BB rmmod lnetcap_kfunc 2>/dev/null || true
+$RIG_BB rmmod lnet
+echo PASS

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# rig-test.sh CASE - one kernel-rig test (tests/rig/CMakeLists.txt).
+# Boots the QEMU guest prepared by scripts/rig/prepare.sh, runs the guest
+# half of CASE there and checks its results on the host.  Exits 77 (SKIP,
+# with the reason) when the rig or the agent's live capture is not
+# available, never passes silently.
+# Environment: RIG_DIR, RIG_RUN, LNETCAP, RIG_CHECK, LNETCAP_SOURCE_DIR.
+set -euo pipefail
+case_=$1
+src=$LNETCAP_SOURCE_DIR
+guest=$src/tests/rig/guest
+run=$src/scripts/rig/run-guest.sh
+out=$RIG_RUN/$case_
+rounds=3
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ -f "$RIG_DIR/rig.env" ] ||
+	skip "the rig is not prepared ($RIG_DIR/rig.env missing; see the output of test rig.prepare)"
+
+need_agent() {
+	[ -x "$LNETCAP" ] || skip "agent not built: $LNETCAP"
+	if "$LNETCAP" -D 2>&1 | grep -q 'built without eBPF'; then
+		skip "$LNETCAP was built without eBPF live capture (needs clang, bpftool, libbpf-dev)"
+	fi
+}
+
+guest_run() { # timeout script VAR=VALUE...
+	local t=$1 script=$2 rc=0
+	shift 2
+	"$run" -t "$t" "$RIG_DIR" "$out" "$script" "$@" || rc=$?
+	echo "---- guest log ($out/guest.log)"
+	cat "$out/guest.log" 2>/dev/null | cut -c1-300 || true
+	[ "$rc" -eq 0 ] || fail "guest script $(basename "$script") failed (rc $rc)"
+}
+
+case $case_ in
+smoke-btf | smoke-nobtf)
+	guest_run 300 "$guest/smoke.sh" RIG_VARIANT="${case_#smoke-}"
+	;;
+fentry)
+	need_agent
+	guest_run 600 "$guest/capture.sh" LNETCAP="$LNETCAP" RIG_VARIANT=btf \
+		RIG_ATTACH=fentry RIG_ROUNDS=$rounds RIG_DROPS=1 RIG_BENCH=20000
+	grep -q '^1\.0@lo' "$out/list.txt" && grep -q '192.168.1.10@tcp' "$out/list.txt" ||
+		fail "lnetcap -D did not list the double's NIs"
+	grep -q 'attach mode: fentry' "$out/list.txt" || fail "-D does not report fentry"
+	"$RIG_CHECK" --payload full "$out/capture.pcapng" "$out/double.log"
+	;;
+drops)
+	# Checks the tiny-ring run made by the fentry case.
+	f=$RIG_RUN/fentry
+	[ -s "$f/drops.pcapng" ] || skip "no drops capture (rig.capture.fentry did not run)"
+	cat "$f/drops.err"
+	"$RIG_CHECK" --payload full --expect-drops "$f/drops.pcapng" "$f/drops.log"
+	;;
+kprobe)
+	need_agent
+	guest_run 600 "$guest/capture.sh" LNETCAP="$LNETCAP" RIG_VARIANT=nobtf \
+		RIG_ATTACH=kprobe RIG_ROUNDS=$rounds RIG_BENCH=20000
+	grep -q 'attach mode: kprobe' "$out/list.txt" || fail "-D does not report kprobe"
+	"$RIG_CHECK" --payload contiguous "$out/capture.pcapng" "$out/double.log"
+	;;
+no_lnet)
+	need_agent
+	guest_run 300 "$guest/no_lnet.sh" LNETCAP="$LNETCAP"
+	;;
+*)
+	echo "rig-test.sh: unknown case $case_" >&2
+	exit 2
+	;;
+esac
+echo "PASS: rig $case_"

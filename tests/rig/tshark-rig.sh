@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by tests/wireshark/run.sh (which provides ts, stage, count,
+# expect_count, fail, pass and skips without tshark or the plugin): the
+# pcapng lnetcap captured in the kernel rig dissects with the plugin.
+# RIG_PCAP: the capture; RIG_ROUNDS: rounds of every scenario in it.
+[ -s "${RIG_PCAP:-}" ] || skip "no rig capture at '${RIG_PCAP:-}' (did rig_guest_fentry run?)"
+rounds=${RIG_ROUNDS:-3}
+pcap=$(stage "$RIG_PCAP")
+total=$(ts -r "$pcap" -T fields -e frame.number | wc -l)
+[ "$total" -gt 0 ] || fail "tshark read no frames from $RIG_PCAP"
+expect_count "$pcap" "lnetcap" "$total"
+expect_count "$pcap" "_ws.malformed" 0
+# Per round: ping_rpc 2 + forward 1 + resend 2 + health 1 OBD_PING records;
+# enqueue request + reply.
+expect_count "$pcap" "lnetcap.ptlrpc.opc == 400" $((6 * rounds))
+expect_count "$pcap" "lnetcap.ptlrpc.opc == 101" $((2 * rounds))
+expect_count "$pcap" "lnetcap.rec.retries == 1" "$rounds"
+n=$(count "$pcap" "lnetcap.rec.direction == 3")
+[ "$n" = "$rounds" ] || fail "forwarded records: $n, expected $rounds"
+pass "forwarded records"
+ts -r "$pcap" -c 4 | sed 's/^/    /'
