@@ -193,7 +193,7 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		col_append_str(pinfo->cinfo, COL_INFO, it & 0x8 ? " intent getattr" : " intent lookup");
 		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
 		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 5, 0);
-		if (name)
+		if (name && name[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
 	} else if (it & 0x80) { /* IT_GETXATTR */
 		col_append_str(pinfo->cinfo, COL_INFO, " intent getxattr");

@@ -258,7 +258,7 @@ static void dissect_ping_info(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 
 	if (magic != LNETCAP_LNET_PROTO_PING_MAGIC)
 		enc = ENC_BIG_ENDIAN;
-	ti = proto_tree_add_item(tree, hf_ping, tvb, 0, -1, ENC_NA);
+	ti = proto_tree_add_item(tree, hf_ping, tvb, 0, (gint)tvb_captured_length(tvb), ENC_NA);
 	pt = proto_item_add_subtree(ti, ett_ping);
 	proto_tree_add_item(pt, hf_ping_magic, tvb, 0, 4, enc);
 	features = tvb_get_guint32(tvb, 4, enc);
@@ -344,7 +344,7 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 		}
 		if (pkt->msg_type == LNETCAP_MSG_PUT) {
 			expert_add_info(pinfo, tree, &ei_ping_magic);
-			proto_tree_add_item(tree, hf_payload, payload, 0, -1, ENC_NA);
+			proto_tree_add_item(tree, hf_payload, payload, 0, (gint)tvb_captured_length(payload), ENC_NA);
 			return;
 		}
 	}
@@ -367,7 +367,7 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 		if (pkt->is_rpc)
 			return;
 	}
-	proto_tree_add_item(tree, hf_payload, payload, 0, -1, ENC_NA);
+	proto_tree_add_item(tree, hf_payload, payload, 0, (gint)tvb_captured_length(payload), ENC_NA);
 }
 
 void lnetcap_handoff_lnet(void)

@@ -160,7 +160,7 @@ const char *lnetcap_mdt_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
 		return NULL;
 	if ((guint64)off + len > tvb_captured_length(tvb)) {
-		proto_tree_add_expert_format(tree, pinfo, &ei_name, tvb, (gint)off, 0,
+		proto_tree_add_expert_format(tree, pinfo, &ei_name, tvb, lnetcap_clamp(tvb, off), 0,
 			"Name in buffer %u was not captured (snap length)", i);
 		return NULL;
 	}
@@ -275,9 +275,9 @@ void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			    (guint64)off + len <= tvb_captured_length(tvb))
 				proto_tree_add_item(tree, hf_eadata, tvb, (gint)off, (gint)len, ENC_NA);
 		}
-		if (name)
+		if (name && name[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
-		if (name2)
+		if (name2 && name2[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
 		return;
 	}
@@ -317,7 +317,7 @@ void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ln
 		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
 		if (request) {
 			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 3, hf_name);
-			if (name)
+			if (name && name[0])
 				col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
 		}
 		break;

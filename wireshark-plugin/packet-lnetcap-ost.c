@@ -138,7 +138,7 @@ static guint32 array_count(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (!lnetcap_rpc_buf(pkt, i, off, &len))
 		return 0;
 	if (len % esz)
-		proto_tree_add_expert_format(tree, pinfo, &ei_array, tvb, (gint)*off, 0,
+		proto_tree_add_expert_format(tree, pinfo, &ei_array, tvb, lnetcap_clamp(tvb, *off), 0,
 			"%s buffer is %u bytes, not a multiple of %u", what, len, esz);
 	cap = tvb_captured_length(tvb) > *off ? tvb_captured_length(tvb) - *off : 0;
 	if (cap < len)

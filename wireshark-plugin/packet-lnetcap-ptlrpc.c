@@ -292,7 +292,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	guint32 status_u;
 
 	if (len < LNETCAP_PTLRPC_BODY_V2_LEN) {
-		proto_tree_add_expert_format(tree, pinfo, &ei_body_len, tvb, (gint)off, 0,
+		proto_tree_add_expert_format(tree, pinfo, &ei_body_len, tvb, lnetcap_clamp(tvb, off), 0,
 			"ptlrpc_body buffer is %u bytes, shorter than v2 (%u)", len,
 			LNETCAP_PTLRPC_BODY_V2_LEN);
 		return FALSE;
@@ -300,7 +300,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	/* A snapped body still names its type and opcode when the first
 	 * 24 bytes are there; decode those and stop. */
 	if (cap < LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_last_xid)) {
-		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, (gint)off, 0,
+		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
 			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
 		return FALSE;
 	}
@@ -334,7 +334,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 				val_to_str_const(status_u, lnetcap_status_vals, "error"), rpc->status);
 	}
 	if (cap < LNETCAP_PTLRPC_BODY_V2_LEN) {
-		proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, (gint)off, 0,
+		proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
 			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
 		rpc->have_body = TRUE;
 		rpc->partial = TRUE;
@@ -377,7 +377,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			if (jobid && jobid[0])
 				rpc->jobid = (const char *)jobid;
 		} else {
-			proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, (gint)off, 0,
+			proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
 				"pb_jobid cut by the snap length");
 		}
 	}
@@ -404,7 +404,7 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	rpc->encoding = enc;
 	pkt->is_rpc = TRUE;
 
-	ti = proto_tree_add_item(tree, hf_msg, tvb, 0, -1, ENC_NA);
+	ti = proto_tree_add_item(tree, hf_msg, tvb, 0, (gint)tvb_captured_length(tvb), ENC_NA);
 	mt = proto_item_add_subtree(ti, ett_msg);
 	it = proto_tree_add_uint(mt, hf_msg_byte_order, tvb, LM(lm_magic), enc == ENC_BIG_ENDIAN);
 	proto_item_set_generated(it);

@@ -339,8 +339,12 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		if (avail > payload_caplen)
 			avail = payload_caplen;
 		if (payload_len > 0 && avail > 0) {
+			/* A corrupt payload_len must not claim more than the frame's
+			 * original length holds (that would throw here). */
+			guint rep = (guint)tvb_reported_length_remaining(tvb, (gint)(hdr_len + lnet_hdr_len));
+			rep = MIN(rep, MAX(payload_len, avail));
 			payload = tvb_new_subset_length_caplen(tvb, (gint)(hdr_len + lnet_hdr_len),
-				(gint)avail, (gint)MAX(payload_len, avail));
+				(gint)avail, (gint)rep);
 			dissect_lnetcap_lnet_payload(payload, pinfo, lt, pkt);
 		}
 	}

@@ -151,6 +151,14 @@ void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 const char *lnetcap_mdt_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			     lnetcap_pkt_t *pkt, guint i, int hf);
 
+/* An offset at which a zero-length item (expert info) may be placed:
+ * past the captured end, Wireshark would throw. */
+static inline gint lnetcap_clamp(tvbuff_t *tvb, guint32 off)
+{
+	guint cap = tvb_captured_length(tvb);
+	return (gint)(off < cap ? off : cap);
+}
+
 /* Stats (lnetcap-stats.c). */
 void lnetcap_register_stats(int proto);
 void lnetcap_register_stats_tree(void);

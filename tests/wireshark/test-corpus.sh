@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Real traffic: samples/lustre-fs-part1.pcapng and samples/lnet-socklnd.pcapng,
+# the lnetcap conversions of ../shared/corpus/*.pcap (Lustre 2.16.1, see
+# samples/README.md).  Counts come from the corpus README: 65 requests and
+# 65 replies with LDLM_ENQUEUE 21, LDLM_CANCEL 4, MDS_CLOSE 7, OST_WRITE 4,
+# OST_READ 1, OBD_PING 5...; the socklnd capture has 2910 LNet messages
+# (1928 PUT, 490 GET, 490 REPLY, 2 ACK).
+fs="$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng"
+sl="$LNETCAP_SOURCE_DIR/samples/lnet-socklnd.pcapng"
+[ -f "$fs" ] && [ -f "$sl" ] || skip "samples/lustre-fs-part1.pcapng or lnet-socklnd.pcapng missing"
+fs=$(stage "$fs")
+sl=$(stage "$sl")
+
+expect_count "$fs" "lnetcap.ptlrpc.type == 4711" 65
+expect_count "$fs" "lnetcap.ptlrpc.type == 4713" 65
+# Every reply finds its request, every request its reply (two passes).
+expect_count "$fs" "lnetcap.response_to" 65
+n=$(ts -2 -r "$fs" -Y "lnetcap.response_in" -T fields -e frame.number | wc -l)
+[ "$n" = 65 ] || fail "$n requests found their reply, expected 65"
+pass "65 request/reply pairs"
+expect_count "$fs" "_ws.malformed" 0
+expect_count "$fs" "lnetcap.ptlrpc.opc == LDLM_ENQUEUE && lnetcap.ptlrpc.type == 4711" 21
+# The one error in the trace: the client asks for a config llog that does not exist.
+expect_count "$fs" "lnetcap.ptlrpc.status == -2" 1
+# Bodies on real bytes.
+expect_count "$fs" 'lnetcap.mdt.name == "dir1" && lnetcap.mdt.reint.opcode == 2' 1
+expect_count "$fs" 'lnetcap.ldlm.intent.open && lnetcap.mdt.name == "big"' 2
+expect_count "$fs" 'lnetcap.ldlm.res.type == 11 && lnetcap.ldlm.lock.req_mode == 2' 8
+expect_count "$fs" 'lnetcap.ost.niobuf.len == 1048576' 2
+expect_count "$fs" 'lnetcap.obd.target_uuid == "lfs-MDT0000_UUID"' 1
+expect_count "$fs" 'lnetcap.obd.ocd.connect_flags2.rep_mbits' 6
+ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
+ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
+
+# LNet-only traffic: ping, discovery, selftest.
+expect_count "$sl" "lnetcap.lnet.type == 1" 1928
+expect_count "$sl" "lnetcap.lnet.type == 2" 490
+expect_count "$sl" "lnetcap.lnet.type == 3" 490
+expect_count "$sl" "lnetcap.lnet.type == 0" 2
+expect_count "$sl" "_ws.malformed" 0
+n=$(ts -r "$sl" -Y "lnetcap.ping" -T fields -e frame.number | wc -l)
+[ "$n" -gt 0 ] || fail "no ping info decoded in the socklnd capture"
+pass "$n ping/push payloads decoded"
