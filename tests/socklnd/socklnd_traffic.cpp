@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// socklnd_traffic - real socklnd-framed TCP traffic for the live-capture
+// test: a minimal acceptor and a minimal connecting peer that speak the
+// acceptor connreq, HELLO V3 and KSOCK_MSG_LNET/NOOP over a real TCP
+// connection (PROTOCOL.md 5.1), as two Lustre nodes' socklnd would.
+//
+//   socklnd_traffic server LISTEN_IP PORT MY_NID
+//   socklnd_traffic client SERVER_IP PORT MY_NID SERVER_NID COUNT [SRC_PORT]
+//
+// The client sends COUNT PUTs (match bits 1..COUNT, payloads of 0..~9 kB)
+// and waits for the server's ACK of each; then a NOOP, then it closes.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "socklnd_builders.h"
+
+namespace {
+
+using namespace lnetcap;
+using namespace lnetcap::test;
+
+[[noreturn]] void die(const std::string& what) {
+  std::perror(what.c_str());
+  std::exit(1);
+}
+
+void send_all(int fd, const Bytes& b) {
+  std::size_t off = 0;
+  while (off < b.size()) {
+    ssize_t n = ::send(fd, b.data() + off, b.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) die("send");
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+// false at a clean EOF before the first byte.
+bool recv_all(int fd, std::uint8_t* p, std::size_t len) {
+  std::size_t off = 0;
+  while (off < len) {
+    ssize_t n = ::recv(fd, p + off, len - off, 0);
+    if (n == 0 && off == 0) return false;
+    if (n <= 0) die("recv");
+    off += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+sockaddr_in addr(const char* ip, int port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) die(std::string("bad address ") + ip);
+  return a;
+}
+
+Nid must_nid(const char* s) {
+  auto n = Nid::parse(s);
+  if (!n) {
+    std::cerr << "bad NID " << s << "\n";
+    std::exit(2);
+  }
+  return *n;
+}
+
+int server(const char* ip, int port, const Nid& me) {
+  int ls = ::socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a = addr(ip, port);
+  if (::bind(ls, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) die("bind");
+  if (::listen(ls, 4) != 0) die("listen");
+  std::cout << "listening" << std::endl;
+  int fd = ::accept(ls, nullptr, nullptr);
+  if (fd < 0) die("accept");
+  // Acceptor: connreq v1, then the peer's HELLO V3.
+  std::uint8_t creq[16], h[56];
+  if (!recv_all(fd, creq, 16) || load_le32(creq) != LNETCAP_LNET_PROTO_ACCEPTOR_MAGIC)
+    die("connreq");
+  if (!recv_all(fd, h, 56) || load_le32(h) != LNETCAP_LNET_PROTO_MAGIC) die("hello");
+  HelloSpec reply;
+  reply.src = me;
+  reply.dst = Nid::from_nid4(load_le64(h + 8));
+  reply.dst_incarnation = load_le64(h + 32);
+  reply.ctype = static_cast<std::int32_t>(load_le32(h + 48));
+  send_all(fd, hello(reply));
+  // Messages: ACK every PUT that asks for one; stop at EOF.
+  for (;;) {
+    std::uint8_t kh[24];
+    if (!recv_all(fd, kh, 24)) break;
+    if (load_le32(kh) == LNETCAP_KSOCK_MSG_NOOP) continue;
+    std::uint8_t lh[72];
+    recv_all(fd, lh, 72);
+    std::uint32_t plen = load_le32(lh + 28);
+    Bytes payload(plen);
+    if (plen) recv_all(fd, payload.data(), plen);
+    LnetHeaderSpec ack;
+    ack.type = LNETCAP_MSG_ACK;
+    ack.src = me;
+    ack.dst = Nid::from_nid4(load_le64(lh + 8));
+    ack.match_bits = load_le64(lh + 48);
+    ack.mlength = plen;
+    send_all(fd, ksock_lnet(ack, {}));
+  }
+  ::close(fd);
+  ::close(ls);
+  return 0;
+}
+
+int client(const char* ip, int port, const Nid& me, const Nid& peer, int count, int src_port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // socklnd's active side binds a privileged port (1023 down to 512).
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  local.sin_port = htons(static_cast<std::uint16_t>(src_port));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) die("bind");
+  sockaddr_in a = addr(ip, port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) die("connect");
+  Bytes start = connreq(peer);
+  HelloSpec h;
+  h.src = me;
+  h.dst = peer;
+  append(start, hello(h));
+  send_all(fd, start);
+  std::uint8_t rh[56];
+  if (!recv_all(fd, rh, 56) || load_le32(rh) != LNETCAP_LNET_PROTO_MAGIC) die("hello reply");
+  for (int i = 1; i <= count; ++i) {
+    LnetHeaderSpec put;
+    put.type = LNETCAP_MSG_PUT;
+    put.src = me;
+    put.dst = peer;
+    put.portal = LNETCAP_PORTAL_OST_REQUEST;
+    put.match_bits = static_cast<std::uint64_t>(i);
+    put.want_ack = true;
+    send_all(fd, ksock_lnet(put, pattern(static_cast<std::size_t>(i) * 197 % 9000,
+                                         static_cast<std::uint8_t>(i))));
+    std::uint8_t ack[96];
+    if (!recv_all(fd, ack, 96) || load_le64(ack + 24 + 48) != static_cast<std::uint64_t>(i))
+      die("ack");
+  }
+  send_all(fd, ksock_noop());
+  ::shutdown(fd, SHUT_WR);
+  std::uint8_t x;
+  while (::recv(fd, &x, 1, 0) > 0) {
+  }
+  ::close(fd);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string role = argc > 1 ? argv[1] : "";
+  if (role == "server" && argc == 5) return server(argv[2], std::atoi(argv[3]), must_nid(argv[4]));
+  if (role == "client" && (argc == 7 || argc == 8))
+    return client(argv[2], std::atoi(argv[3]), must_nid(argv[4]), must_nid(argv[5]),
+                  std::atoi(argv[6]), argc == 8 ? std::atoi(argv[7]) : 1021);
+  std::cerr << "usage: socklnd_traffic server LISTEN_IP PORT MY_NID\n"
+               "       socklnd_traffic client SERVER_IP PORT MY_NID SERVER_NID COUNT [SRC_PORT]\n";
+  return 2;
+}
