@@ -6,7 +6,8 @@
 # half of CASE there and checks its results on the host.  Exits 77 (SKIP,
 # with the reason) when the rig or the agent's live capture is not
 # available, never passes silently.
-# Environment: RIG_DIR, RIG_RUN, LNETCAP, RIG_CHECK, LNETCAP_SOURCE_DIR.
+# Environment: RIG_DIR, RIG_RUN, LNETCAP, RIG_CHECK, LNETCAP_SOURCE_DIR,
+# KFUNC_SELFTEST, KFUNC_OBJ.
 set -euo pipefail
 case_=$1
 src=$LNETCAP_SOURCE_DIR
@@ -40,6 +41,12 @@ guest_run() { # timeout script VAR=VALUE...
 case $case_ in
 smoke-btf | smoke-nobtf)
 	guest_run 300 "$guest/smoke.sh" RIG_VARIANT="${case_#smoke-}"
+	;;
+kfunc)
+	[ -n "${KFUNC_SELFTEST:-}" ] && [ -x "$KFUNC_SELFTEST" ] ||
+		skip "kfunc_selftest not built (needs clang and libbpf-dev)"
+	guest_run 300 "$guest/kfunc.sh" KFUNC_SELFTEST="$KFUNC_SELFTEST" KFUNC_OBJ="$KFUNC_OBJ"
+	python3 "$src/tests/rig/kfunc/check_kfunc.py" "$out/kfunc.txt" "$out/double.log"
 	;;
 fentry)
 	need_agent
