@@ -27,22 +27,37 @@ char LICENSE[] SEC("license") = "GPL";
 
 #if defined(LNETCAP_MODE_FENTRY)
 
-SEC("fentry/lnet_ni_send")
-int lnetcap_fentry_lnet_ni_send(__u64 *ctx)
+/*
+ * bpf_get_func_arg() hands the arguments over as plain integers: the hooks
+ * only add offsets and read through bpf_probe_read_kernel, and the kfunc
+ * takes the lnet_msg address as a scalar (typed PTR_TO_BTF_ID arguments
+ * would be refused there).
+ */
+static __always_inline __u64 lnetcap_arg(void *ctx, __u32 n)
 {
-	return lnetcap_on_ni_send(ctx[0], ctx[1]);
+	__u64 v = 0;
+
+	bpf_get_func_arg(ctx, n, &v);
+	return v;
+}
+
+SEC("fentry/lnet_ni_send")
+int lnetcap_fentry_lnet_ni_send(void *ctx)
+{
+	return lnetcap_on_ni_send(lnetcap_arg(ctx, 0), lnetcap_arg(ctx, 1));
 }
 
 SEC("fentry/lnet_parse")
-int lnetcap_fentry_lnet_parse(__u64 *ctx)
+int lnetcap_fentry_lnet_parse(void *ctx)
 {
-	return lnetcap_on_parse(ctx[0], ctx[1], ctx[2]);
+	return lnetcap_on_parse(lnetcap_arg(ctx, 0), lnetcap_arg(ctx, 1),
+				lnetcap_arg(ctx, 2));
 }
 
 SEC("fentry/lnet_finalize")
-int lnetcap_fentry_lnet_finalize(__u64 *ctx)
+int lnetcap_fentry_lnet_finalize(void *ctx)
 {
-	return lnetcap_on_finalize(ctx[0], (int)ctx[1]);
+	return lnetcap_on_finalize(lnetcap_arg(ctx, 0), (int)lnetcap_arg(ctx, 1));
 }
 
 #elif defined(LNETCAP_MODE_KPROBE) || defined(LNETCAP_MODE_UPROBE)

@@ -30,7 +30,7 @@ struct lnetcap_layout {
 	__u16 msg_retry_count;   /* int */
 	__u16 msg_txpeer;        /* struct lnet_peer_ni * */
 	__u16 msg_md;            /* struct lnet_libmd * */
-	__u16 msg_txni;          /* struct lnet_ni * (unused: lnet_ni_send's arg) */
+	__u16 msg_txni;          /* struct lnet_ni *: NI of a failed send */
 	__u16 msg_rxni;          /* struct lnet_ni * */
 	__u16 msg_len;           /* unsigned int: payload length */
 	__u16 msg_wanted;        /* unsigned int: bytes received (RX) */

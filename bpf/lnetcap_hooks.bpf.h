@@ -13,7 +13,8 @@
  *    only place its header exists.  Messages addressed to another net are
  *    being routed: their FORWARD record comes from lnet_ni_send.
  *  - lnet_finalize(msg, rc): received PUT and REPLY, once the LND has landed
- *    the payload in the MD, with the completion status and health.
+ *    the payload in the MD, with the completion status and health; and a
+ *    DROP record (header, status, health) for a send that failed.
  */
 #ifndef LNETCAP_HOOKS_BPF_H
 #define LNETCAP_HOOKS_BPF_H
@@ -138,23 +139,50 @@ static __always_inline bool lnetcap_nid_mem_eq(__u64 a, __u64 b)
 	       x[3] == y[3] && x[4] == y[4];
 }
 
+/* A send (or forward) that completed with an error: a DROP record with the
+ * status and LNet health, so failed sends and their resends are visible. */
+static __always_inline int lnetcap_on_send_failed(__u64 msg, int rc)
+{
+	struct lnetcap_src s = {};
+	__u64 txpeer;
+
+	if (!lnetcap_dir_wanted(LNETCAP_DIR_DROP))
+		return 0;
+	s.dir = LNETCAP_DIR_DROP;
+	s.hook = LNETCAP_HOOK_LNET_FINALIZE;
+	s.hdr = msg + cfg.lo.msg_hdr;
+	s.ni = lnetcap_read_ptr(msg + cfg.lo.msg_txni);
+	s.msg = msg;
+	txpeer = lnetcap_read_ptr(msg + cfg.lo.msg_txpeer);
+	s.peer_nid = txpeer ? txpeer + cfg.lo.lpni_nid : s.hdr;
+	s.status = rc;
+	s.flags = LNETCAP_REC_F_STATUS_VALID;
+	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
+	return lnetcap_emit(&s); /* the SEND record already has the payload */
+}
+
 static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 {
 	struct lnetcap_src s = {};
+	bool rx, tx, routing;
 	__u32 type;
 	__u64 rxni;
 
-	if (!msg || !lnetcap_dir_wanted(LNETCAP_DIR_RECV))
+	if (!msg)
 		return 0;
+	rx = lnetcap_msg_flag(msg, cfg.lo.msg_rx_committed_byte,
+			      cfg.lo.msg_rx_committed_bit);
+	tx = lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
+			      cfg.lo.msg_tx_committed_bit);
+	if (tx && rc != 0)
+		return lnetcap_on_send_failed(msg, rc);
 	/* Only a message we received and are not also sending or forwarding
 	 * (a received GET becomes our REPLY; a PUT's ACK reuses the msg but
-	 * is decommitted and recommitted for TX first). */
-	if (!lnetcap_msg_flag(msg, cfg.lo.msg_rx_committed_byte,
-			      cfg.lo.msg_rx_committed_bit) ||
-	    lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
-			     cfg.lo.msg_tx_committed_bit) ||
-	    lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
-			     cfg.lo.msg_routing_bit))
+	 * is decommitted and recommitted for TX first; a forwarded message
+	 * is finalized once received, then sent). */
+	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
+				   cfg.lo.msg_routing_bit);
+	if (!rx || tx || routing || !lnetcap_dir_wanted(LNETCAP_DIR_RECV))
 		return 0;
 	type = lnetcap_read_u32(msg + cfg.lo.msg_type);
 	if (type != LNETCAP_MSG_PUT && type != LNETCAP_MSG_REPLY)

@@ -58,12 +58,13 @@ struct {
 	__type(value, struct lnetcap_scratch);
 } scratch SEC(".maps");
 
-/* Only the name matters for the kfunc's BTF match; the layout is never used. */
-struct lnet_msg {
-	int lnetcap_opaque;
-};
-extern int bpf_lnetcap_msg_payload(struct lnet_msg *msg, __u32 offset,
-				   void *dst, __u32 dst__sz) __ksym;
+/*
+ * docs/kernel-contract.md: msg is the lnet_msg's address as a scalar (a
+ * typed pointer could never match across the two modules' split BTF).
+ * Copies up to dst__sz payload bytes from offset; returns bytes or -errno.
+ */
+extern int bpf_lnetcap_msg_payload(__u64 msg, __u32 offset, void *dst,
+				   __u32 dst__sz) __ksym;
 #endif
 
 /* What a hook knows about one message. */
@@ -251,7 +252,7 @@ static __always_inline __u32 lnetcap_copy_payload(__u8 *dst, __u32 room,
 		if (!sc)
 			return 0;
 		len = lnetcap_clamp(len, LNETCAP_KFUNC_SCRATCH);
-		got = bpf_lnetcap_msg_payload((struct lnet_msg *)s->msg, 0,
+		got = bpf_lnetcap_msg_payload(s->msg, 0,
 					      sc->buf, len);
 		if (got <= 0) {
 			lnetcap_count(pc, LNETCAP_STAT_PAYLOAD_READ_FAILED);

@@ -220,6 +220,34 @@ TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
   EXPECT_EQ(0, std::memcmp(r.payload.data(), fake_.payload().data() + 16, 64));
 }
 
+TEST_F(BpfCapture, FailedSendBecomesDropRecord) {
+  start(default_cfg(1024));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));
+  fake_.set_msg(LNETCAP_MSG_PUT, 224, 224, false, false);
+  fake_.set_flags(true, false, false);
+  fake_.set_health(0, 0);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  fake_.set_health(LNETCAP_HEALTH_REMOTE_TIMEOUT, 0);
+  lnet_finalize(fake_.msg(), -110);
+  fake_.set_health(0, 1);
+  lnet_ni_send(fake_.ni(), fake_.msg());  // the resend
+  lnet_finalize(fake_.msg(), 0);          // success: nothing more
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_SEND);
+  const auto& d = got[1].view.hdr;
+  EXPECT_EQ(d.direction, LNETCAP_DIR_DROP);
+  EXPECT_EQ(d.hook, LNETCAP_HOOK_LNET_FINALIZE);
+  EXPECT_EQ(d.status, -110);
+  EXPECT_EQ(d.health_status, LNETCAP_HEALTH_REMOTE_TIMEOUT);
+  EXPECT_EQ(d.local_nid, kLocal);
+  EXPECT_EQ(d.peer_nid, kPeer);
+  EXPECT_EQ(got[1].view.payload.size(), 0u);
+  EXPECT_FALSE(d.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+  EXPECT_EQ(got[2].view.hdr.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(got[2].view.hdr.retry_count, 1);
+}
+
 TEST_F(BpfCapture, FinalizeUsesMsgWanted) {
   start(default_cfg(1024));
   fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 700, 12));

@@ -61,17 +61,13 @@ class Reader {
 };
 
 BtfPtr parse(const std::string& path, const std::string& base_path) {
+  // A standalone file (pahole --btf_encode_detached, or an ELF with .BTF)
+  // parses alone; split BTF (/sys/kernel/btf/<module>) only with its base.
+  btf* b = btf__parse(path.c_str(), nullptr);
   BtfPtr base;
-  if (!base_path.empty()) {
-    base.reset(btf__parse(base_path.c_str(), nullptr));
-    if (!base) base.reset();
-  }
-  // A file may be split BTF (module, pahole --btf_base) or standalone.
-  btf* b = nullptr;
-  if (base) b = btf__parse_split(path.c_str(), base.get());
-  if (!b) b = btf__parse(path.c_str(), nullptr);
-  if (!b && !base) {
-    base.reset(btf__parse("/sys/kernel/btf/vmlinux", nullptr));
+  if (!b) {
+    base.reset(btf__parse(base_path.empty() ? "/sys/kernel/btf/vmlinux" : base_path.c_str(),
+                          nullptr));
     if (base) b = btf__parse_split(path.c_str(), base.get());
   }
   if (!b)
