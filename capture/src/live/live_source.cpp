@@ -80,16 +80,34 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   lnetcap_cfg cfg = live::make_cfg(opts, terms, plan.layout.lo, snaplen);
 
   std::unique_ptr<live::LoadedBpf> bpf;
+  auto note = [&](const char* what, const Error& e) {
+    if (opts.verbose) std::fprintf(stderr, "lnetcap: %s failed (%s)\n", what, e.what());
+  };
   try {
     bpf = load(plan, cfg, ring);
   } catch (const Error& e) {
-    // auto: a kernel that refuses fentry (no trampolines, lockdown, a kfunc
-    // the verifier rejects) can still take kprobes with the same offsets.
-    if (plan.mode != live::AttachMode::kFentry || opts.attach_mode != "auto") throw;
-    if (opts.verbose)
-      std::fprintf(stderr, "lnetcap: fentry failed (%s); trying kprobes\n", e.what());
-    plan = live::kprobe_fallback(plan, env);
-    bpf = load(plan, cfg, ring);
+    // Degrade step by step: fentry with the payload kfunc, fentry alone
+    // (a verifier that refuses the kfunc call), then, under --attach auto,
+    // kprobes with the same offsets (a kernel that refuses trampolines).
+    if (plan.mode != live::AttachMode::kFentry) throw;
+    if (plan.kfunc) {
+      note("fentry with lnetcap_kfunc", e);
+      plan.kfunc = false;
+      try {
+        bpf = load(plan, cfg, ring);
+      } catch (const Error& e2) {
+        if (opts.attach_mode != "auto") throw;
+        note("fentry", e2);
+      }
+    } else if (opts.attach_mode != "auto") {
+      throw;
+    } else {
+      note("fentry", e);
+    }
+    if (!bpf) {
+      plan = live::kprobe_fallback(plan, env);
+      bpf = load(plan, cfg, ring);
+    }
   }
   if (opts.verbose) {
     std::fprintf(stderr, "lnetcap: attach mode: %s\n", plan.describe().c_str());
