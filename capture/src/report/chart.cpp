@@ -63,7 +63,9 @@ void ChartBuilder::add(const Message& m) {
     }
     a.from = participant(from);
     a.to = participant(dst);
-    sender_[{m.lnet.src_nid, m.lnet.dest_nid, *m.lnet.match_bits, m.ts_ns}] = a.from;
+    sender_[{m.lnet.src_nid, m.lnet.dest_nid, *m.lnet.match_bits}] = a.from;
+    if (m.rpc.mbits && m.rpc.mbits != *m.lnet.match_bits)  // REP_MBITS
+      sender_[{m.lnet.src_nid, m.lnet.dest_nid, m.rpc.mbits}] = a.from;
   } else if (is_rpc_reply(m)) {
     a.kind = is_rpc_error(m) ? ArrowKind::kError : ArrowKind::kReply;
     const std::string status = a.kind == ArrowKind::kError ? status_string(m.rpc.status)
@@ -76,12 +78,10 @@ void ChartBuilder::add(const Message& m) {
     if (match) {
       a.label += " " + format_duration(match->latency_ns);
       a.detail += " latency " + format_duration(match->latency_ns);
-      auto it = sender_.find({match->request.client, match->request.server, match->request.xid,
-                              match->request.ts_ns});
-      if (it != sender_.end()) {
-        to = it->second;
-        sender_.erase(it);
-      }
+      auto it = sender_.find({match->request.client, match->request.server, *m.lnet.match_bits});
+      if (it != sender_.end()) to = it->second;
+      sender_.erase({match->request.client, match->request.server, match->request.xid});
+      sender_.erase({match->request.client, match->request.server, *m.lnet.match_bits});
     }
     if (full) {
       ++model_.omitted;
@@ -98,8 +98,13 @@ void ChartBuilder::add(const Message& m) {
       ++model_.omitted;
       return;
     }
+    std::optional<std::size_t> to;
+    if (a.kind == ArrowKind::kEarly) {
+      auto it = sender_.find({m.lnet.dest_nid, m.lnet.src_nid, *m.lnet.match_bits});
+      if (it != sender_.end()) to = it->second;
+    }
     a.from = participant(src);
-    a.to = participant(dst);
+    a.to = to ? *to : participant(dst);
   }
   push(std::move(a));
 }

@@ -57,8 +57,9 @@ class ChartBuilder {
   ChartModel model_;
   std::map<std::string, std::size_t> index_;
   RpcMatcher matcher_;
-  // Which lifeline sent each pending request, so its reply returns there.
-  std::map<std::tuple<Nid, Nid, std::uint64_t, std::uint64_t>, std::size_t> sender_;
+  // Which lifeline sent each pending request, so its replies (early and
+  // final) return there: client, server, reply match bits.
+  std::map<std::tuple<Nid, Nid, std::uint64_t>, std::size_t> sender_;
 };
 
 /// Mermaid sequenceDiagram text.
