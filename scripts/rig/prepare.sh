@@ -45,8 +45,10 @@ done
 [ -x /bin/busybox ] || skip "busybox-static not installed (/bin/busybox)"
 
 # --- Which kernel: the ABI the installed headers meta-package points at ----
+# (No `| head` or `| grep -q` under pipefail: an early exit of the reader
+# would SIGPIPE the writer and fail the pipeline.)
 hdr_dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-	grep -o 'linux-headers-[0-9][^ ,]*-amd64' | head -n1) ||
+	grep -m1 -o 'linux-headers-[0-9][^ ,]*-amd64') ||
 	skip "linux-headers-amd64 not installed"
 [ -n "$hdr_dep" ] || skip "cannot resolve linux-headers-amd64's dependency"
 KVER=${hdr_dep#linux-headers-}
@@ -57,12 +59,12 @@ log "kernel $KVER ($KPKGVER), headers $KDIR"
 
 fetch_deb() { # package version -> path of the .deb in the cache
 	local pkg=$1 ver=$2 f
-	f=$(ls "$CACHE/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
+	f=$(ls "$CACHE/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | sed -n 1p || true)
 	if [ -z "$f" ]; then
 		log "apt-get download $pkg=$ver"
 		(cd "$CACHE" && apt-get download -q "$pkg=$ver" >&2) ||
 			skip "cannot download $pkg=$ver from the apt mirror (apt-get update? headers and image must be the same version)"
-		f=$(ls "$CACHE/${pkg}_"*"_"*.deb | head -n1)
+		f=$(ls "$CACHE/${pkg}_"*"_"*.deb | sed -n 1p)
 	fi
 	printf '%s\n' "$f"
 }
@@ -85,11 +87,11 @@ VMLINUX=$KROOT/vmlinux
 if [ ! -s "$VMLINUX" ]; then
 	# vmlinuz is a bzImage whose payload is an xz stream: find its magic
 	# and decompress from there (what scripts/extract-vmlinux does).
-	off=$(LC_ALL=C grep -abo $'\xfd''7zXZ' "$VMLINUZ" | head -n1 | cut -d: -f1)
+	off=$(LC_ALL=C grep -abo $'\xfd''7zXZ' "$VMLINUZ" | cut -d: -f1 | sed -n 1p)
 	[ -n "$off" ] || die "no xz payload in $VMLINUZ"
 	tail -c +$((off + 1)) "$VMLINUZ" | xz -dc 2>/dev/null >"$VMLINUX.tmp" || true
-	readelf -S "$VMLINUX.tmp" 2>/dev/null | grep -q '\.BTF ' ||
-		die "extracted vmlinux has no .BTF section"
+	sections=$(readelf -S "$VMLINUX.tmp" 2>/dev/null || true)
+	[[ $sections == *" .BTF "* ]] || die "extracted vmlinux has no .BTF section"
 	mv "$VMLINUX.tmp" "$VMLINUX"
 fi
 

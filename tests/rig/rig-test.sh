@@ -24,7 +24,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 need_agent() {
 	[ -x "$LNETCAP" ] || skip "agent not built: $LNETCAP"
-	if "$LNETCAP" -D 2>&1 | grep -q 'built without eBPF'; then
+	if "$LNETCAP" -D 2>&1 | grep 'built without eBPF' >/dev/null; then
 		skip "$LNETCAP was built without eBPF live capture (needs clang, bpftool, libbpf-dev)"
 	fi
 }
