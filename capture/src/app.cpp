@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "anon/anonymizing_source.h"
+#include "anon/anonymizing_stage.h"
 #include "capture_metadata.h"
 #include "error.h"
 #include "file_source.h"
@@ -133,15 +133,17 @@ int run(const Options& opts) {
   }
   std::unique_ptr<RecordSource> source = open_source(opts, filter);
   std::vector<std::string> metadata = capture_metadata(opts, live);
-  anon::AnonymizingSource* anonymizing = nullptr;
+  std::unique_ptr<anon::AnonymizingStage> anonymizing;
   if (opts.anonymize) {
     auto key = opts.anon_key.empty() ? anon::Anonymizer::random_key()
                                      : anon::Anonymizer::load_or_create_key(opts.anon_key);
-    auto wrapped = std::make_unique<anon::AnonymizingSource>(std::move(source), anon::Anonymizer(key));
-    anonymizing = wrapped.get();
+    anonymizing = std::make_unique<anon::AnonymizingStage>(anon::Anonymizer(key));
     for (auto& m : metadata) m = anonymizing->anonymizer().rewrite_text(m);
-    source = std::move(wrapped);
   }
+  // What the sinks see: the source's interfaces, or their pseudonyms.
+  auto sink_interfaces = [&]() -> const std::vector<CaptureInterface>& {
+    return anonymizing ? anonymizing->interfaces(source->interfaces()) : source->interfaces();
+  };
   std::vector<std::unique_ptr<RecordSink>> sinks = make_sinks(opts, metadata);
   if (command && live) command->start(request_stop_now);
   auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
@@ -151,7 +153,7 @@ int run(const Options& opts) {
   std::uint64_t matched = 0;
   CapturedRecord rec;
   auto finish_all = [&] {
-    for (auto& s : sinks) s->finish(source->interfaces(), source->stats());
+    for (auto& s : sinks) s->finish(sink_interfaces(), source->stats());
   };
   try {
     while (!(opts.count && matched >= *opts.count)) {
@@ -172,7 +174,13 @@ int run(const Options& opts) {
         for (auto& sink : sinks) sink->status();
       }
       if (!filter.matches(msg)) continue;
-      for (auto& s : sinks) s->consume(rec, msg, source->interfaces());
+      if (anonymizing) {
+        Message pseudonymous;
+        const CapturedRecord& out = anonymizing->apply(rec, pseudonymous);
+        for (auto& s : sinks) s->consume(out, pseudonymous, sink_interfaces());
+      } else {
+        for (auto& s : sinks) s->consume(rec, msg, source->interfaces());
+      }
       ++matched;
     }
   } catch (...) {
