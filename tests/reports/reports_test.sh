@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# reports_test.sh BUILD_DIR SOURCE_DIR CASE - end-to-end tests of
+# --summary, --chart, --assert and -C/-G/-W/-z rotation.
+#
+# Where the expected numbers come from (never from lnetcap's own output):
+#  - ../shared/corpus/README.md: lustre-fs-part1 holds 65 PtlRPC requests
+#    and 65 replies; per opcode LDLM_ENQUEUE 21, LDLM_CANCEL 4, MDS_CLOSE 7,
+#    MDS_STATFS 4, OST_WRITE 4, OBD_PING 5, LLOG_ORIGIN_HANDLE_CREATE 3,
+#    LLOG_ORIGIN_HANDLE_NEXT_BLOCK 2, LLOG_ORIGIN_HANDLE_READ_HEADER 2 and
+#    one each of MGS_CONNECT, MGS_CONFIG_READ, MDS_CONNECT, MDS_GET_ROOT,
+#    MDS_GETATTR, MDS_REINT, MDS_READPAGE, MDS_SYNC, OST_CONNECT, OST_STATFS,
+#    OST_SYNC, OST_READ, SEQ_QUERY.
+#  - samples/README.md: samples/lustre-fs-part1.pcapng holds 149 records.
+#  - tshark (Wireshark's own lnet/lustre dissectors) on the corpus: request
+#    and reply times, paired by NIDs and match bits, give the latencies.
+#  - tshark on the corpus, one LLOG_ORIGIN_HANDLE_CREATE reply has
+#    pb_status -2 (ENOENT) and OST_READ's reply carries 1048576 (bytes).
+set -uo pipefail
+build=$1 src=$2 case=$3
+lnetcap=$build/capture/lnetcap
+sample=$src/samples/lustre-fs-part1.pcapng
+corpus=$src/../shared/corpus/lustre-fs-part1.pcap
+export TZ=UTC LC_ALL=C
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
+skip() { echo "SKIP [$case]: $*" >&2; exit 77; }
+expect_exit() {  # expect_exit CODE cmd...
+  local want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || { cat "$tmp/out" "$tmp/err" >&2; fail "exit $got, wanted $want: $*"; }
+}
+contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
+lacks() { ! grep -qF -- "$2" "$1" || fail "'$2' unexpectedly in $1"; }
+need_sample() { [ -f "$sample" ] || skip "$sample missing"; }
+need_corpus() { [ -f "$corpus" ] || skip "$corpus missing"; }
+json() {  # json FILE PYTHON-EXPR: prints the expression over the parsed file as d
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+records() { "$lnetcap" -q -r "$1" 2>/dev/null | wc -l | tr -d ' '; }
+
+case $case in
+summary-table)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" --summary
+  contains "$tmp/out" "lnetcap summary: 149 messages"
+  contains "$tmp/out" "RPCs: 65 requests, 65 replies, 65 matched, 1 errors, 0 unanswered"
+  grep -Eq '^LDLM_ENQUEUE +42 +[0-9]+ +21 +21 +0 +0 ' "$tmp/out" || fail "LDLM_ENQUEUE row"
+  contains "$tmp/out" "LLOG_ORIGIN_HANDLE_CREATE    -2 (ENOENT)"
+  for section in "By opcode" "By portal" "By peer" "By jobid"; do contains "$tmp/out" "$section"; done
+  # A summary replaces the per-message lines.
+  lacks "$tmp/out" "SEND PUT" ;;
+summary-json-corpus-counts)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" --summary=json
+  cp "$tmp/out" "$tmp/s.json"
+  [ "$(json "$tmp/s.json" "d['total']['requests'], d['total']['replies'], d['total']['messages']")" = "65 65 149" ] ||
+    fail "totals"
+  python3 - "$tmp/s.json" <<'PY' || fail "per-opcode request counts differ from the corpus README"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"LDLM_ENQUEUE": 21, "LDLM_CANCEL": 4, "MDS_CLOSE": 7, "MDS_STATFS": 4, "OST_WRITE": 4,
+        "OBD_PING": 5, "LLOG_ORIGIN_HANDLE_CREATE": 3, "LLOG_ORIGIN_HANDLE_NEXT_BLOCK": 2,
+        "LLOG_ORIGIN_HANDLE_READ_HEADER": 2}
+for one in ("MGS_CONNECT MGS_CONFIG_READ MDS_CONNECT MDS_GET_ROOT MDS_GETATTR MDS_REINT "
+            "MDS_READPAGE MDS_SYNC OST_CONNECT OST_STATFS OST_SYNC OST_READ SEQ_QUERY").split():
+    want[one] = 1
+got = {g["opcode"]: g["requests"] for g in d["by_opcode"]}
+replies = {g["opcode"]: g["replies"] for g in d["by_opcode"]}
+assert got == want, (got, want)
+assert replies == want, replies
+errs = {g["opcode"]: g["errors_by_status"] for g in d["by_opcode"] if g["errors"]}
+assert errs == {"LLOG_ORIGIN_HANDLE_CREATE": [{"status": -2, "name": "-2 (ENOENT)", "count": 1}]}, errs
+# Every RPC was answered, so every opcode has one latency per request.
+for g in d["by_opcode"]:
+    assert g["latency_ns"]["count"] == g["requests"], g
+PY
+  ;;
+summary-latency-vs-tshark)
+  need_corpus
+  command -v tshark >/dev/null || skip "tshark not installed"
+  # Request/reply pairs as Wireshark sees them: the reply goes the other way
+  # with the request's match bits.  Some messages span TCP segments that
+  # tshark does not reassemble here, so it pairs fewer RPCs than lnetcap;
+  # the slowest ones are among them, so p90, p99 and max must agree (to the
+  # microsecond of the capture's timestamps).
+  tshark -r "$corpus" -Y lustre.ptlrpc_body -T fields -E occurrence=f -e frame.time_epoch \
+    -e lnet.src_nid -e lnet.dest_nid -e lnet.msg_dst_match_bits -e lustre.ptlrpc_body.pb_type \
+    >"$tmp/tshark.tsv" 2>/dev/null || skip "tshark failed"
+  expect_exit 0 "$lnetcap" -r "$corpus" --summary=json
+  python3 - "$tmp/tshark.tsv" "$tmp/out" <<'PY' || fail "latencies differ from tshark's"
+import json, math, sys
+pending, lat = {}, []
+for line in open(sys.argv[1]):
+    t, src, dst, mb, typ = line.rstrip("\n").split("\t")
+    if typ == "4711":
+        pending[(src, dst, mb)] = float(t)
+    elif (dst, src, mb) in pending:
+        lat.append(float(t) - pending.pop((dst, src, mb)))
+lat.sort()
+rank = lambda p: lat[max(1, math.ceil(p / 100 * len(lat) - 1e-9)) - 1]
+ours = json.load(open(sys.argv[2]))["total"]["latency_ns"]
+assert len(lat) >= 60, len(lat)
+for key, theirs in (("p90", rank(90)), ("p99", rank(99)), ("max", lat[-1])):
+    assert abs(ours[key] / 1e9 - theirs) < 2e-6, (key, ours[key], theirs)
+print("tshark pairs", len(lat), "max", lat[-1])
+PY
+  ;;
+summary-prometheus)
+  need_sample
+  # Debian's python3-prometheus-client lives in the system interpreter.
+  py=python3
+  $py -c "import prometheus_client" 2>/dev/null || py=/usr/bin/python3
+  $py -c "import prometheus_client" 2>/dev/null || skip "python3-prometheus-client not installed"
+  expect_exit 0 "$lnetcap" -r "$sample" --summary=prometheus
+  $py - "$tmp/out" <<'PY' || fail "not a valid exposition"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+assert all(n.startswith("lnetcap_") for n in fams), list(fams)
+def sample(fam, name, **labels):
+    for s in fams[fam].samples:
+        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
+            return s.value
+    raise KeyError((fam, name, labels))
+assert fams["lnetcap_opcode_rpc_latency_seconds"].type == "histogram"
+assert sample("lnetcap_messages", "lnetcap_messages_total") == 149
+assert sample("lnetcap_opcode_requests", "lnetcap_opcode_requests_total", opcode="LDLM_ENQUEUE") == 21
+assert sample("lnetcap_opcode_rpc_latency_seconds", "lnetcap_opcode_rpc_latency_seconds_count",
+              opcode="OST_WRITE") == 4
+assert sample("lnetcap_opcode_rpc_latency_seconds", "lnetcap_opcode_rpc_latency_seconds_bucket",
+              opcode="OBD_PING", le="+Inf") == 5
+assert sample("lnetcap_opcode_rpc_errors", "lnetcap_opcode_rpc_errors_total",
+              opcode="LLOG_ORIGIN_HANDLE_CREATE", status="-2") == 1
+PY
+  ;;
+summary-filtered)
+  # The pipeline's filter applies to the summary.
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" --summary=json opcode OBD_PING
+  [ "$(json "$tmp/out" "d['total']['messages'], d['total']['requests'], d['total']['latency_ns']['count']")" = "10 5 5" ] ||
+    fail "filtered totals: $(cat "$tmp/out")" ;;
+chart-mermaid)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" --chart=mermaid
+  head -1 "$tmp/out" | grep -qx sequenceDiagram || fail "not a sequenceDiagram"
+  contains "$tmp/out" "participant P0 as 10.0.3.2@tcp"
+  contains "$tmp/out" "participant P1 as 10.0.3.1@tcp"
+  [ "$(grep -c '^    P0->>P1: ' "$tmp/out")" = 65 ] || fail "65 request arrows expected"
+  [ "$(grep -cE '^    P1(-->>|--x)P0: ' "$tmp/out")" = 65 ] || fail "65 reply arrows expected"
+  [ "$(grep -c -- '--xP0: .*LLOG_ORIGIN_HANDLE_CREATE -2 (ENOENT)' "$tmp/out")" = 1 ] || fail "error arrow"
+  # Every line after the header is a participant, a message or a comment.
+  tail -n +2 "$tmp/out" | grep -vE '^    (participant P[0-9]+ as [^;#]+|P[0-9]+(->>|-->>|--x|--\)|-\))P[0-9]+: [^;]+|%%.*)$' &&
+    fail "unexpected Mermaid line"
+  true ;;
+chart-html)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" --chart=html --chart-output "$tmp/chart.html"
+  [ ! -s "$tmp/out" ] || fail "the chart went to stdout despite --chart-output"
+  python3 - "$tmp/chart.html" <<'PY' || fail "bad HTML chart"
+import sys, xml.etree.ElementTree as ET
+page = open(sys.argv[1]).read()
+assert page.startswith("<!DOCTYPE html>")
+assert "<script" not in page and "src=" not in page and "href=" not in page
+svg = page[page.index("<svg"):page.index("</svg>") + 6]
+root = ET.fromstring(svg)   # well-formed XML
+ns = "{http://www.w3.org/2000/svg}"
+groups = root.findall(ns + "g")
+assert len(groups) == 149, len(groups)
+kinds = [g.get("class") for g in groups]
+assert kinds.count("req") == 65 and kinds.count("rep") + kinds.count("err") == 65, kinds
+assert kinds.count("err") == 1
+PY
+  ;;
+chart-cap-note)
+  # The lnet-socklnd sample has 2910 messages: more than a chart shows.
+  [ -f "$src/samples/lnet-socklnd.pcapng" ] || skip "lnet-socklnd sample missing"
+  expect_exit 0 "$lnetcap" -r "$src/samples/lnet-socklnd.pcapng" --chart=mermaid
+  contains "$tmp/out" "2410 more messages not shown (the chart stops at 500 arrows"
+  [ "$(grep -cE '^    P[0-9]+-' "$tmp/out")" = 500 ] || fail "500 arrows expected" ;;
+chart-unwritable)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" --chart=html --chart-output /nonexistent-dir/c.html
+  contains "$tmp/err" "cannot create chart file /nonexistent-dir/c.html" ;;
+assert-pass)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" --assert 'count(opcode LDLM_ENQUEUE and rpc request) == 21' \
+    --assert 'count(type put and portal MDS_REQUEST) == 21' --assert 'errors() <= 1 and latency_max() < 1s'
+  contains "$tmp/out" "lnetcap: assert PASS: count(opcode LDLM_ENQUEUE and rpc request) == 21"
+  contains "$tmp/out" "    count(type put and portal MDS_REQUEST) = 21, expected == 21"
+  contains "$tmp/out" "lnetcap: 3 of 3 assertions passed" ;;
+assert-fail)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" --assert 'count(opcode LDLM_ENQUEUE) <= 2' --assert 'count(opcode OBD_PING and rpc request) == 5'
+  contains "$tmp/out" "lnetcap: assert FAIL: count(opcode LDLM_ENQUEUE) <= 2"
+  contains "$tmp/out" "    count(opcode LDLM_ENQUEUE) = 42, expected <= 2  <-- false"
+  contains "$tmp/out" "lnetcap: assert PASS: count(opcode OBD_PING and rpc request) == 5"
+  contains "$tmp/out" "lnetcap: 1 of 2 assertions passed" ;;
+assert-bad-syntax)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" --assert 'count(opcode LDLM_ENQUEUE) =< 2'
+  contains "$tmp/err" "assertion 'count(opcode LDLM_ENQUEUE) =< 2': expected a number or a function such as count(...) but found '<' at column 29"
+  expect_exit 1 "$lnetcap" -r "$sample" --assert 'count(opcode LDLM_ENQUEUX) == 1'
+  contains "$tmp/err" "LDLM_ENQUEUX" ;;
+assert-command-fails)
+  # With -r the command runs first (it may be what writes the file); its
+  # failure makes the run fail with 2 whatever the assertions say.
+  need_sample
+  expect_exit 2 "$lnetcap" -r "$sample" --assert 'count() == 149' -- sh -c 'exit 3'
+  contains "$tmp/out" "lnetcap: assert PASS: count() == 149"
+  contains "$tmp/out" "lnetcap: command 'sh' exited with status 3"
+  expect_exit 0 "$lnetcap" -r "$tmp/made.pcapng" --assert 'count() == 149' -- cp "$sample" "$tmp/made.pcapng"
+  contains "$tmp/out" "lnetcap: command 'cp' exited with status 0" ;;
+assert-command-missing)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" --assert 'count() > 0' -- /nonexistent/cmd
+  contains "$tmp/err" "cannot run command '/nonexistent/cmd'" ;;
+assert-socklnd-direct)
+  # The same assertions straight on the tcpdump file of socklnd traffic.
+  need_corpus
+  expect_exit 0 "$lnetcap" -r "$corpus" --assert 'count(rpc request) == 65' --assert 'count(rpc reply or rpc error) == 65'
+  contains "$tmp/out" "lnetcap: 2 of 2 assertions passed" ;;
+rotate-size)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/t.pcapng" -C 20k
+  ls "$tmp" | grep '^t\.pcapng' >"$tmp/files"
+  [ "$(head -1 "$tmp/files")" = t.pcapng ] || fail "first file must be t.pcapng"
+  n=$(wc -l <"$tmp/files")
+  [ "$n" -ge 3 ] || fail "expected several files, got $n"
+  total=0 i=0
+  for f in $(sort -V "$tmp/files"); do
+    want=t.pcapng; [ $i -gt 0 ] && want=t.pcapng$i
+    [ "$f" = "$want" ] || fail "file $i is $f, wanted $want"
+    size=$(stat -c %s "$tmp/$f")
+    # Rotation happens before a write once the file exceeds 20 KiB, so
+    # every file but the last holds more than 20480 bytes plus one record.
+    [ $i -eq $((n - 1)) ] || [ "$size" -gt 20480 ] || fail "$f is only $size bytes"
+    capinfos "$tmp/$f" >/dev/null 2>&1 || ! command -v capinfos >/dev/null || fail "$f unreadable by capinfos"
+    total=$((total + $(records "$tmp/$f")))
+    i=$((i + 1))
+  done
+  [ "$total" = 149 ] || fail "the files hold $total records, not 149" ;;
+rotate-ring)
+  need_sample
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/t.pcapng" -C 10k -W 3
+  [ "$(ls "$tmp" | grep '^t\.pcapng' | sort | tr '\n' ' ')" = "t.pcapng0 t.pcapng1 t.pcapng2 " ] ||
+    fail "ring of 3: $(ls "$tmp")" ;;
+rotate-gzip)
+  need_sample
+  command -v gzip >/dev/null || skip "gzip missing"
+  expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/t.pcapng" -C 20k -z gzip
+  # Every rotated file is compressed, the last (still open at exit) is not.
+  [ -f "$tmp/t.pcapng.gz" ] && [ -f "$tmp/t.pcapng1.gz" ] || fail "no .gz files: $(ls "$tmp")"
+  last=$(ls "$tmp" | grep -E '^t\.pcapng[0-9]*$')
+  [ "$(echo "$last" | wc -l)" = 1 ] || fail "exactly one uncompressed file expected: $last"
+  gunzip "$tmp"/*.gz
+  total=0
+  for f in "$tmp"/t.pcapng*; do total=$((total + $(records "$f"))); done
+  [ "$total" = 149 ] || fail "$total records after gunzip" ;;
+rotate-unwritable)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" -w /nonexistent-dir/t.pcapng -C 20k
+  contains "$tmp/err" "/nonexistent-dir/t.pcapng" ;;
+rotate-bad-z)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" -w "$tmp/t.pcapng" -C 20k -z no-such-compressor
+  contains "$tmp/err" "-z: cannot run 'no-such-compressor'"
+  [ ! -e "$tmp/t.pcapng" ] || fail "a file was written despite the bad -z" ;;
+rotate-needs-write)
+  need_sample
+  expect_exit 1 "$lnetcap" -r "$sample" -W 3
+  contains "$tmp/err" "-W needs -C or -G"
+  expect_exit 1 "$lnetcap" -r "$sample" -C 10 -w -
+  contains "$tmp/err" "cannot rotate standard output" ;;
+progress-on-tty)
+  # script(1) gives lnetcap a terminal: the meter is drawn, then erased.
+  need_sample
+  command -v script >/dev/null || skip "script(1) missing"
+  script -qec "$lnetcap -r $sample --summary=json" /dev/null >"$tmp/tty" 2>&1 || fail "script failed"
+  contains "$tmp/tty" "lnetcap: reading $sample"
+  grep -q $'\r\033\[K' "$tmp/tty" || fail "meter not erased"
+  "$lnetcap" -r "$sample" --summary=json >"$tmp/out" 2>"$tmp/err"
+  lacks "$tmp/err" "reading" ;;
+*)
+  fail "unknown case" ;;
+esac
+exit 0
