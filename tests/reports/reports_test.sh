@@ -260,6 +260,19 @@ rotate-gzip)
   total=0
   for f in "$tmp"/t.pcapng*; do total=$((total + $(records "$f"))); done
   [ "$total" = 149 ] || fail "$total records after gunzip" ;;
+rotate-time)
+  # -G 1 with an strftime name: the records after a 1.5 s pause in the
+  # input go to a second file named from the time it was opened.
+  need_sample
+  (head -c 40000 "$sample"; sleep 1.5; tail -c +40001 "$sample") |
+    "$lnetcap" -r - -w "$tmp/t-%s.pcapng" -G 1 >"$tmp/out" 2>"$tmp/err" || fail "lnetcap failed: $(cat "$tmp/err")"
+  ls "$tmp" | grep -E '^t-[0-9]{10}\.pcapng$' >"$tmp/files"
+  [ "$(wc -l <"$tmp/files")" = 2 ] || fail "two files expected: $(ls "$tmp")"
+  first=$(head -1 "$tmp/files" | tr -dc 0-9) second=$(tail -1 "$tmp/files" | tr -dc 0-9)
+  [ $((second - first)) -ge 1 ] || fail "second file not opened a period later"
+  total=0
+  for f in $(cat "$tmp/files"); do total=$((total + $(records "$tmp/$f"))); done
+  [ "$total" = 149 ] || fail "$total records" ;;
 rotate-unwritable)
   need_sample
   expect_exit 1 "$lnetcap" -r "$sample" -w /nonexistent-dir/t.pcapng -C 20k
