@@ -9,8 +9,10 @@
 // resends, REP_MBITS replies and an unknown record version.
 //
 // usage: lnetcap_ws_vectors OUT.pcapng [random N SEED]
-//   "random" appends N records of random bytes behind a valid record
+//   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test).
+// usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
+//   (for the benchmark, see replicate_pcap()).
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -786,6 +788,52 @@ void random_records(Out& o, int n, unsigned seed) {
   }
 }
 
+// Classic pcap (Ethernet/IPv4/TCP) replicated K times for the benchmark:
+// copy k gets its client-side TCP ports shifted by k and its timestamps
+// moved past the previous copy, so every copy is a distinct TCP
+// conversation and Wireshark reassembles each one (plain concatenation
+// would look like retransmissions).  TCP checksums are left stale;
+// Wireshark does not verify them by default.
+int replicate_pcap(const char* in, const char* out, int copies, std::uint16_t server_port) {
+  FILE* f = std::fopen(in, "rb");
+  if (!f) return 1;
+  Bytes data;
+  std::uint8_t buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.insert(data.end(), buf, buf + n);
+  std::fclose(f);
+  if (data.size() < 24 || load_le32(data.data()) != 0xa1b2c3d4u) return 2;  // LE usec pcap only
+  FILE* o = std::fopen(out, "wb");
+  if (!o) return 1;
+  std::fwrite(data.data(), 1, 24, o);
+  std::uint32_t first = 0, last = 0;
+  for (std::size_t p = 24; p + 16 <= data.size(); p += 16 + load_le32(&data[p + 8])) {
+    if (p == 24) first = load_le32(&data[p]);
+    last = load_le32(&data[p]);
+  }
+  const std::uint32_t span = last - first + 1;
+  for (int k = 0; k < copies; ++k) {
+    for (std::size_t p = 24; p + 16 <= data.size();) {
+      std::uint32_t caplen = load_le32(&data[p + 8]);
+      Bytes rec(data.begin() + p, data.begin() + p + 16 + caplen);
+      store_le32(&rec[0], load_le32(&rec[0]) + k * span);
+      std::uint8_t* eth = &rec[16];
+      if (caplen >= 14 + 20 + 4 && eth[12] == 0x08 && eth[13] == 0x00 && eth[14 + 9] == 6) {
+        std::uint8_t* tcp = eth + 14 + (eth[14] & 0xf) * 4;
+        if (tcp + 4 <= eth + caplen) {
+          for (int side = 0; side < 2; ++side) {
+            std::uint16_t port = load_be16(tcp + 2 * side);
+            if (port != server_port) store_be16(tcp + 2 * side, std::uint16_t(port + 7 * k));
+          }
+        }
+      }
+      std::fwrite(rec.data(), 1, rec.size(), o);
+      p += 16 + caplen;
+    }
+  }
+  return std::fclose(o) == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 // Picks an opcode the body dissectors handle, most of the time.
@@ -803,6 +851,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUT.pcapng [random N SEED]\n", argv[0]);
     return 2;
   }
+  if (argc >= 5 && std::string(argv[1]) == "replicate-pcap")
+    return replicate_pcap(argv[2], argv[3], std::atoi(argv[4]), 988);
   try {
     Out o(argv[1]);
     if (argc >= 5 && std::string(argv[2]) == "random")
