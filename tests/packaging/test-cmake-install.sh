@@ -16,6 +16,11 @@ DESTDIR=$DEST cmake --install "$BIN" --prefix /usr >"$DEST.log" 2>&1 ||
 
 expect() { [ -e "$DEST$1" ] || fail "cmake --install did not install $1 (see $DEST.log)"; }
 expect /usr/sbin/lnetcap
+# Wireshark runs every program of its global extcap folder.
+expect "/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap"
+[ -x "$DEST/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap" ] || fail "the extcap entry is not executable"
+grep -q '/usr/sbin/lnetcap' "$DEST/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap" ||
+	fail "the extcap entry does not run /usr/sbin/lnetcap"
 expect /usr/share/man/man8/lnetcap.8
 expect /usr/share/man/man5/lnetcap-record.5
 expect /usr/share/bash-completion/completions/lnetcap

@@ -66,6 +66,7 @@ has lnetcap /usr/sbin/lnetcap
 has lnetcap /usr/share/man/man8/lnetcap.8.gz
 has lnetcap /usr/share/man/man5/lnetcap-record.5.gz
 has lnetcap /usr/share/bash-completion/completions/lnetcap
+has lnetcap "/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap"
 has lnetcap-wireshark "$PLUGIN"
 for f in dkms.conf Kbuild lnetcap_kfunc.c dkms-make.sh; do
 	has lnetcap-dkms "/usr/src/lnetcap-$VERSION/$f"
@@ -106,6 +107,15 @@ chmod -R a+rX "$ROOT"
 out=$("$ROOT/usr/sbin/lnetcap" --version 2>&1) || fail "installed lnetcap --version: $out"
 echo "$out" | grep -qF "$VERSION" || fail "lnetcap --version says '$out', expected $VERSION"
 pass "installed lnetcap --version: $out"
+# Wireshark's extcap query, through the installed entry script (it runs
+# /usr/sbin/lnetcap, so point PATH-independent checks at the scratch copy).
+ext=$ROOT/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap
+[ -x "$ext" ] || fail "extcap entry not executable"
+sed "s|/usr/sbin/lnetcap|$ROOT/usr/sbin/lnetcap|" "$ext" >"$WORK/extcap.sh"
+out=$(sh "$WORK/extcap.sh" --extcap-interfaces --extcap-version=$(ws_xy) 2>&1) ||
+	fail "extcap --extcap-interfaces: $out"
+echo "$out" | grep -q '^interface {value=lnet}' || fail "extcap lists no lnet interface: $out"
+pass "installed extcap entry answers --extcap-interfaces"
 
 DOCSAMPLE=$ROOT/usr/share/doc/lnetcap/samples/synthetic-rpcs.pcapng
 cmp -s "$DOCSAMPLE" "$SAMPLE" || fail "packaged sample differs from samples/synthetic-rpcs.pcapng"
