@@ -58,13 +58,15 @@ static lnetcap_flagset_t fs_intent = LNETCAP_FLAGSET(
 /* FID_SEQ_START..: resources named after a FID are [f_seq, ver<<32|oid]. */
 #define FID_SEQ_START 0x200000000ULL
 
+/* Adds an ldlm_lock_desc; the Info column gets the requested mode, or the
+ * granted one for replies (what the server actually gave). */
 static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off,
-			      guint enc, gboolean append_info)
+			      guint enc, gboolean append_info, gboolean reply)
 {
 	proto_item *ti = proto_tree_add_item(tree, hf_lock, tvb, (gint)off,
 					     sizeof(struct lnetcap_ldlm_lock_desc), ENC_NA);
 	proto_tree *t = proto_item_add_subtree(ti, ett_lock);
-	guint32 type, req_mode;
+	guint32 type, req_mode, granted_mode, info_mode;
 	guint64 name[4];
 	guint pol = off + LD(l_policy_data);
 
@@ -80,7 +82,8 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		proto_item_set_generated(it);
 	}
 	proto_tree_add_item_ret_uint(t, hf_req_mode, tvb, (gint)off + LD(l_req_mode), 4, enc, &req_mode);
-	proto_tree_add_item(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc);
+	proto_tree_add_item_ret_uint(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc,
+				     &granted_mode);
 	switch (type) {
 	case LNETCAP_LDLM_EXTENT:
 		proto_tree_add_item(t, hf_ext_start, tvb, (gint)pol, 8, enc);
@@ -104,9 +107,10 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	}
 	proto_item_append_text(ti, ": %s %s", val_to_str(type, lnetcap_ldlm_type_vals, "type %u"),
 			       val_to_str(req_mode, lnetcap_ldlm_mode_vals, "mode %u"));
-	if (append_info && req_mode)
+	info_mode = reply ? granted_mode : req_mode;
+	if (append_info && info_mode)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " %s %s",
-				val_to_str(req_mode, lnetcap_ldlm_mode_vals, "mode %u"),
+				val_to_str(info_mode, lnetcap_ldlm_mode_vals, "mode %u"),
 				val_to_str(type, lnetcap_ldlm_type_vals, "type %u"));
 }
 
@@ -125,7 +129,7 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	flags = tvb_get_guint32(tvb, off, enc);
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
 	proto_tree_add_item_ret_uint(t, hf_lock_count, tvb, (gint)off + 4, 4, enc, &count);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE);
 	/* Handles: lock_count of them, within the buffer and the capture. */
 	nh = (len - sizeof(struct lnetcap_ldlm_request)) / 8;
 	if (count < nh)
@@ -149,7 +153,7 @@ static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 					     "ldlm_reply", &t, &off))
 		return;
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE);
 	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
 	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
 	proto_tree_add_item(t, hf_policy_res2, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res2), 8, enc);
