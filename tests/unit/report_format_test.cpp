@@ -25,7 +25,7 @@ bool contains(const std::string& hay, const std::string& needle) {
 
 TEST(ReportFormat, TableShowsTotalsGroupsAndErrors) {
   const std::string t = render_table(scenario_report());
-  EXPECT_TRUE(contains(t, "lnetcap summary: 11 messages, 1052000 bytes (1.1 MB) over 0.047 s\n"));
+  EXPECT_TRUE(contains(t, "lnetcap summary: 11 messages, 3424 bytes (3.4 kB) over 0.047 s\n"));
   EXPECT_TRUE(contains(t, "RPCs: 5 requests, 4 replies, 4 matched, 1 errors, 1 unanswered\n"));
   EXPECT_TRUE(contains(t, "LNet types: GET 1 PUT 10\n"));
   EXPECT_TRUE(contains(t, "Latency (request->reply, nearest-rank): p50 2.00ms, p90 8.00ms, p99 8.00ms, max 8.00ms\n"));
@@ -44,7 +44,7 @@ TEST(ReportFormat, TableShowsTotalsGroupsAndErrors) {
 TEST(ReportFormat, JsonCarriesEveryFigure) {
   const std::string j = render_json(scenario_report());
   EXPECT_TRUE(contains(j, "\"percentile\": \"nearest-rank\""));
-  EXPECT_TRUE(contains(j, "\"total\": {\"messages\": 11, \"bytes\": 1052000, \"requests\": 5, "
+  EXPECT_TRUE(contains(j, "\"total\": {\"messages\": 11, \"bytes\": 3424, \"requests\": 5, "
                           "\"replies\": 4, \"errors\": 1, \"unanswered\": 1, \"latency_ns\": "
                           "{\"count\": 4, \"p50\": 2000000, \"p90\": 8000000, \"p99\": 8000000, "
                           "\"max\": 8000000}, \"errors_by_status\": [{\"status\": -2, \"name\": "
@@ -79,7 +79,7 @@ TEST(ReportFormat, PrometheusExposition) {
   EXPECT_TRUE(contains(p, "lnetcap_opcode_rpc_latency_seconds_bucket{opcode=\"LDLM_ENQUEUE\",le=\"+Inf\"} 2\n"));
   EXPECT_TRUE(contains(p, "lnetcap_opcode_rpc_latency_seconds_sum{opcode=\"LDLM_ENQUEUE\"} 0.006\n"));
   EXPECT_TRUE(contains(p, "lnetcap_opcode_rpc_latency_seconds_count{opcode=\"LDLM_ENQUEUE\"} 2\n"));
-  EXPECT_TRUE(contains(p, "lnetcap_peer_bytes_total{peer=\"10.0.3.1@tcp\"} 1052000\n"));
+  EXPECT_TRUE(contains(p, "lnetcap_peer_bytes_total{peer=\"10.0.3.1@tcp\"} 3424\n"));
   EXPECT_TRUE(contains(p, "lnetcap_lnet_type_messages_total{type=\"GET\"} 1\n"));
   // Every line is a comment or "name{labels} value" with an lnetcap_ name.
   std::size_t start = 0;

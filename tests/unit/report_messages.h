@@ -78,7 +78,8 @@ inline Message bulk_get(std::uint64_t ts_ns, const char* from, const char* to, s
   m.lnet.type = LNETCAP_MSG_GET;
   m.lnet.src_nid = nid(from);
   m.lnet.dest_nid = nid(to);
-  m.lnet.payload_length = bytes;
+  m.lnet.payload_length = 0;  // a GET asks for data: its size is the sink length
+  m.lnet.sink_length = bytes;
   m.lnet.portal = portal;
   m.lnet.match_bits = mbits;
   return m;

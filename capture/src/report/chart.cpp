@@ -17,7 +17,9 @@ std::string lnet_label(const Message& m) {
   const char* t = msg_type_name(m.lnet.type);
   std::string s = t ? t : "type " + std::to_string(m.lnet.type);
   if (m.lnet.portal) s += " " + portal_key(m.lnet.portal);
-  if (m.lnet.payload_length) s += " " + std::to_string(m.lnet.payload_length) + " B";
+  // A GET carries no data: the size it asks for is its sink length.
+  const std::uint32_t bytes = m.lnet.type == LNETCAP_MSG_GET ? m.lnet.sink_length : m.lnet.payload_length;
+  if (bytes) s += " " + std::to_string(bytes) + " B";
   return s;
 }
 

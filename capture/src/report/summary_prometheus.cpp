@@ -48,7 +48,7 @@ void dimension(std::string& out, const std::string& prefix, const std::string& l
       out += prefix + c.suffix + labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
   }
   family(out, prefix + "rpc_errors_total", "counter",
-         "PtlRPC replies reporting a failure, by status" + what);
+         "PtlRPC replies reporting a failure, per status," + what);
   for (const auto& [k, g] : groups)
     for (const auto& [status, n] : g.errors_by_status)
       out += prefix + "rpc_errors_total" +
