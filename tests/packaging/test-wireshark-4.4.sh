@@ -87,5 +87,5 @@ for s in plugin_version plugin_want_major plugin_want_minor plugin_register; do
 	nm -D --defined-only "$so" | grep -qw "$s" || fail "$so does not export $s"
 done
 warnings=$(grep -c 'warning:' "$WORK/build.log")
-grep 'warning:' "$WORK/build.log" | sort | uniq -c | sort -rn | head -10
+grep 'warning:' "$WORK/build.log" | sed 's/.*warning: //' | sort | uniq -c | sort -rn | head -10
 pass "plugin builds and links (--no-undefined) against Wireshark $wsver: plugins/4.4/epan/lnetcap.so ($warnings compiler warnings)"
