@@ -207,6 +207,8 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	}
 	case LNETCAP_MSG_GET:
 		add_wmd(t, tvb, m + M(lnetcap_get, return_wmd));
+		pkt->wmd_if = tvb_get_letoh64(tvb, m + M(lnetcap_get, return_wmd));
+		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_get, return_wmd) + 8);
 		proto_tree_add_item_ret_uint64(t, hf_match_bits, tvb, m + M(lnetcap_get, match_bits),
 					       8, ENC_LITTLE_ENDIAN, &pkt->match_bits);
 		proto_tree_add_item_ret_uint(t, hf_ptl_index, tvb, m + M(lnetcap_get, ptl_index), 4,
@@ -219,6 +221,8 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		break;
 	case LNETCAP_MSG_REPLY:
 		add_wmd(t, tvb, m + M(lnetcap_reply, dst_wmd));
+		pkt->wmd_if = tvb_get_letoh64(tvb, m + M(lnetcap_reply, dst_wmd));
+		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_reply, dst_wmd) + 8);
 		break;
 	case LNETCAP_MSG_HELLO:
 		proto_tree_add_item(t, hf_incarnation, tvb, m + M(lnetcap_hello, incarnation), 8,
@@ -239,6 +243,11 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (type <= LNETCAP_MSG_GET)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " mb=0x%" G_GINT64_MODIFIER "x",
 				pkt->match_bits);
+	/* LNet's own ping (lnetctl ping, discovery, router and recovery
+	 * checks): a GET on portal 0 with the ping match bits. */
+	if (type == LNETCAP_MSG_GET && pkt->portal == LNETCAP_PORTAL_LNET_RESERVED &&
+	    pkt->match_bits == LNETCAP_LNET_PING_MATCHBITS)
+		col_append_str(pinfo->cinfo, COL_INFO, " [ping]");
 	proto_item_append_text(ti, ", %s %s " UTF8_RIGHTWARDS_ARROW " %s",
 			       val_to_str(type, lnetcap_msg_type_vals, "type %u"),
 			       pkt->src_str, pkt->dst_str);
@@ -340,6 +349,7 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 				       pkt->msg_type == LNETCAP_MSG_PUT ? " [discovery push]"
 									: " [ping reply]");
 			dissect_ping_info(payload, pinfo, tree);
+			pkt->ping_info = TRUE;
 			return;
 		}
 		if (pkt->msg_type == LNETCAP_MSG_PUT) {

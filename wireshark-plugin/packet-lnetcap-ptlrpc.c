@@ -71,6 +71,7 @@ static int hf_response_in = -1;
 static int hf_response_to = -1;
 static int hf_time = -1;
 static int hf_resends = -1;
+static int hf_bulk_of = -1;
 static int hf_fid_seq = -1;
 static int hf_fid_oid = -1;
 static int hf_fid_ver = -1;
@@ -117,6 +118,24 @@ typedef struct {
 } trans_key_t;
 
 static wmem_map_t *trans_map;
+static void make_key(trans_key_t *key, const lnetcap_nid_t *client, const lnetcap_nid_t *server,
+		     guint64 mbits);
+/* Bulk match bits -> the RPC whose bulk they carry (PROTOCOL.md 3.5). */
+static wmem_map_t *bulk_map;
+/* What the last PUT with these match bits was, so its ACK (which carries
+ * only the match bits) can be told apart: a reply or a bulk transfer. */
+static wmem_map_t *put_kind_map;
+/* Bulk GET return MD -> RPC, for the REPLY that answers the GET. */
+static wmem_map_t *wmd_map;
+#define PUT_KIND_BULK 1
+#define PUT_KIND_REPLY 2
+
+static void remember_put(const lnetcap_pkt_t *pkt, guint kind)
+{
+	trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
+	make_key(k, &pkt->dst, &pkt->src, pkt->match_bits);
+	wmem_map_insert(put_kind_map, k, GUINT_TO_POINTER(kind));
+}
 
 static guint trans_hash(gconstpointer k)
 {
@@ -151,6 +170,27 @@ void lnetcap_init_ptlrpc(void)
 {
 }
 
+/* A request's bulk transfers use match bits from its XID up to pb_mbits
+ * (at most 128 per RPC: XIDs step by PTLRPC_BULK_OPS_COUNT), or just
+ * pb_mbits when the XID itself was bumped to it. */
+static void index_bulk(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t)
+{
+	guint64 lo = pkt->match_bits, hi = pkt->rpc.pb_mbits;
+	if (!hi)
+		return;
+	if (hi < lo || hi - lo >= 128)
+		lo = hi;
+	for (guint64 mb = lo; mb <= hi; mb++) {
+		trans_key_t key;
+		make_key(&key, &pkt->src, &pkt->dst, mb);
+		if (!wmem_map_lookup(bulk_map, &key)) {
+			trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
+			*k = key;
+			wmem_map_insert(bulk_map, k, t);
+		}
+	}
+}
+
 /* First pass: find or create the transaction of this message. */
 static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 {
@@ -180,6 +220,7 @@ static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 			t->xid = pkt->match_bits;
 			*k = key;
 			wmem_map_insert(trans_map, k, t);
+			index_bulk(pkt, t);
 			if (rpc->pb_mbits && rpc->pb_mbits != pkt->match_bits) {
 				make_key(&key, &pkt->src, &pkt->dst, rpc->pb_mbits);
 				if (!wmem_map_lookup(trans_map, &key)) {
@@ -194,6 +235,7 @@ static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 		lnetcap_trans_t *t;
 		make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
 		t = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
+		remember_put(pkt, PUT_KIND_REPLY);
 		if (t) {
 			fr->trans = t;
 			/* The XID is the request's match bits, which differ from
@@ -539,6 +581,58 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	}
 }
 
+typedef struct {
+	lnetcap_trans_t *trans;
+	gboolean reply_ack;    /* an ACK of the RPC's reply, not of its bulk */
+} frame_bulk_t;
+
+/* Bulk PUT/GET (server to client, on the client's bulk portal) and ACKs
+ * (of bulk PUTs, or of "difficult" replies): name the RPC they belong to. */
+void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+{
+	frame_bulk_t *fb = (frame_bulk_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 2);
+	proto_item *it;
+
+	if (!fb && !PINFO_FD_VISITED(pinfo)) {
+		trans_key_t key;
+		fb = wmem_new0(wmem_file_scope(), frame_bulk_t);
+		if (pkt->msg_type == LNETCAP_MSG_ACK) {
+			/* An ACK goes from the client back to the server and
+			 * acknowledges either a reply PUT or a bulk PUT. */
+			make_key(&key, &pkt->src, &pkt->dst, pkt->match_bits);
+			if (GPOINTER_TO_UINT(wmem_map_lookup(put_kind_map, &key)) == PUT_KIND_REPLY) {
+				fb->trans = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
+				fb->reply_ack = fb->trans != NULL;
+			} else {
+				fb->trans = (lnetcap_trans_t *)wmem_map_lookup(bulk_map, &key);
+			}
+		} else if (pkt->msg_type == LNETCAP_MSG_REPLY) {
+			/* The client's REPLY to a bulk GET names the GET's
+			 * return MD, not match bits. */
+			make_key(&key, &pkt->src, &pkt->dst, pkt->wmd_if ^ (pkt->wmd_obj * 31));
+			fb->trans = (lnetcap_trans_t *)wmem_map_lookup(wmd_map, &key);
+		} else {
+			make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
+			fb->trans = (lnetcap_trans_t *)wmem_map_lookup(bulk_map, &key);
+			if (pkt->msg_type == LNETCAP_MSG_PUT)
+				remember_put(pkt, PUT_KIND_BULK);
+			if (pkt->msg_type == LNETCAP_MSG_GET && fb->trans) {
+				trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
+				make_key(k, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
+				wmem_map_insert(wmd_map, k, fb->trans);
+			}
+		}
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 2, fb);
+	}
+	if (!fb || !fb->trans)
+		return;
+	it = proto_tree_add_uint(tree, hf_bulk_of, tvb, 0, 0, fb->trans->req_frame);
+	proto_item_set_generated(it);
+	col_append_fstr(pinfo->cinfo, COL_INFO, " [%s of %s xid 0x%" G_GINT64_MODIFIER "x]",
+			fb->reply_ack ? "reply ACK" : "bulk",
+			lnetcap_opcode_name(pinfo->pool, fb->trans->opc), fb->trans->xid);
+}
+
 void lnetcap_register_ptlrpc(int proto)
 {
 	static hf_register_info hf[] = {
@@ -630,6 +724,9 @@ void lnetcap_register_ptlrpc(int proto)
 		  NULL, 0, "Time since the request", HFILL } },
 		{ &hf_resends, { "First sent in", "lnetcap.ptlrpc.resend_of", FT_FRAMENUM, BASE_NONE,
 		  FRAMENUM_TYPE(FT_FRAMENUM_DUP_ACK), 0, NULL, HFILL } },
+		{ &hf_bulk_of, { "Transfer of the RPC in", "lnetcap.ptlrpc.bulk_of", FT_FRAMENUM,
+		  BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0,
+		  "Request frame of the RPC this bulk transfer or ACK belongs to", HFILL } },
 		{ &hf_fid_seq, { "Sequence", "lnetcap.fid.seq", FT_UINT64, BASE_HEX,
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_fid_oid, { "Object id", "lnetcap.fid.oid", FT_UINT32, BASE_HEX,
@@ -680,4 +777,10 @@ void lnetcap_register_ptlrpc(int proto)
 	lnetcap_flagset_register(proto, &fs_connect_op);
 	trans_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 					   trans_hash, trans_equal);
+	bulk_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					  trans_hash, trans_equal);
+	put_kind_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					      trans_hash, trans_equal);
+	wmd_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					 trans_hash, trans_equal);
 }

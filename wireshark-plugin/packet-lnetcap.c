@@ -24,6 +24,10 @@
 void proto_register_lnetcap(void);
 void proto_reg_handoff_lnetcap(void);
 
+/* record.h names the wtap encapsulation of LINKTYPE_USER0 for readers
+ * that have no wtap.h; it must agree with Wireshark's. */
+G_STATIC_ASSERT(WTAP_ENCAP_USER0 == LNETCAP_WTAP_ENCAP_USER0);
+
 #define REC(f) LNETCAP_OFF(struct lnetcap_rec_hdr, f), LNETCAP_LEN(struct lnetcap_rec_hdr, f)
 
 int proto_lnetcap = -1;
@@ -348,6 +352,13 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 			dissect_lnetcap_lnet_payload(payload, pinfo, lt, pkt);
 		}
 	}
+	/* Bulk transfers and ACKs carry no PtlRPC header: link them to their
+	 * RPC through the match bits. */
+	if (pkt->have_lnet && !pkt->is_rpc && lnetcap_pref_decode_rpc &&
+	    pkt->msg_type <= LNETCAP_MSG_REPLY &&
+	    !(pkt->have_portal && pkt->portal == LNETCAP_PORTAL_LNET_RESERVED) &&
+	    pkt->match_bits != LNETCAP_LNET_PING_MATCHBITS && !pkt->ping_info)
+		lnetcap_link_bulk(tvb, pinfo, lt, pkt);
 done:
 	if (pkt->have_lnet) {
 		tap->msg_type = pkt->msg_type;

@@ -63,10 +63,13 @@ typedef struct lnetcap_pkt {
 	gboolean have_portal;
 	guint64 match_bits;
 	guint32 put_offset;
+	guint64 wmd_if;          /* GET return_wmd / REPLY dst_wmd cookies */
+	guint64 wmd_obj;
 	lnetcap_nid_t src;
 	lnetcap_nid_t dst;
 	char src_str[LNETCAP_NID_STRLEN];
 	char dst_str[LNETCAP_NID_STRLEN];
+	gboolean ping_info;      /* payload was an lnet_ping_info */
 	/* PtlRPC */
 	gboolean is_rpc;
 	lnetcap_rpc_t rpc;
@@ -109,6 +112,7 @@ void lnetcap_init_ptlrpc(void);
 gboolean lnetcap_looks_like_lustre_msg(tvbuff_t *tvb);
 void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			    lnetcap_pkt_t *pkt);
+void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 
 /* Body dissectors: tvb is the whole lustre_msg; they read the buffers
  * rpc->buf_off[i]/buf_len[i] themselves. */

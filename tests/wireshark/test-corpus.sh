@@ -29,6 +29,13 @@ expect_count "$fs" 'lnetcap.ldlm.res.type == 11 && lnetcap.ldlm.lock.req_mode ==
 expect_count "$fs" 'lnetcap.ost.niobuf.len == 1048576' 2
 expect_count "$fs" 'lnetcap.obd.target_uuid == "lfs-MDT0000_UUID"' 1
 expect_count "$fs" 'lnetcap.obd.ocd.connect_flags2.rep_mbits' 6
+# Bulk transfers and ACKs link to their RPC: MGS config (PUT+ACK), readpage
+# (PUT+ACK), the 1 MiB write (server GET + client REPLY) and read (PUT+ACK);
+# five ACKs of "difficult" replies (reint, open enqueues).
+n=$(ts -r "$fs" -Y lnetcap.ptlrpc.bulk_of -T fields -e frame.number -e lnetcap.ptlrpc.bulk_of | tr '\t\n' ': ')
+[ "$n" = "26:25 27:25 54:53 55:53 63:61 70:68 77:75 84:82 97:95 101:100 102:100 139:138 140:138 " ] ||
+	fail "bulk/ACK links: '$n'"
+pass "bulk transfers and reply ACKs linked to their RPC"
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 
