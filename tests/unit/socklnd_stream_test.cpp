@@ -495,5 +495,27 @@ TEST(SocklndStream, ThousandsOfStreamsStayWithinTheBudget) {
   EXPECT_EQ(c.conv.buffered_bytes(), 0u);
 }
 
+TEST(SocklndStream, ConnectionCountIsCapped) {
+  ConverterConfig cfg;
+  cfg.max_connections = 100;
+  Converted c(cfg);
+  Scenario s;
+  s.typical();
+  for (int i = 0; i < 1000; ++i) {
+    FakeConnection fc = s.fc;
+    fc.cport = static_cast<std::uint16_t>(10000 + i);
+    c.add(static_cast<std::uint64_t>(i), fc.syn(true));
+    EXPECT_LE(c.conv.connection_count(), 100u);
+  }
+  EXPECT_GT(c.conv.counters().evicted, 800u);
+  // The most recent connections are the ones kept: a new one still works.
+  FakeConnection fc = s.fc;
+  fc.cport = 20000;
+  c.add(5000, fc.syn(true));
+  feed_stream(c, fc, true, s.cs, {1448}, 5001);
+  c.finish();
+  EXPECT_EQ(c.out.size(), 3u);
+}
+
 }  // namespace
 }  // namespace lnetcap::test

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "socklnd_converter.h"
 
+#include <algorithm>
 #include <cstring>
 #include <tuple>
 
@@ -111,6 +112,7 @@ SocklndConverter::Connection& SocklndConverter::lookup(std::uint64_t ts_ns, cons
     conns_.erase(it);
   }
 
+  if (conns_.size() >= config_.max_connections) make_room();
   auto conn = std::make_unique<Connection>(*this, seg);
   Connection& c = *conn;
   if (syn_only) {
@@ -162,6 +164,26 @@ void SocklndConverter::expire(std::uint64_t now_ns) {
     if (idle > (closed ? config_.closed_timeout_ns : config_.idle_timeout_ns)) {
       close(c);
       ++counters_.expired;
+      it = conns_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void SocklndConverter::make_room() {
+  // Forget the least recently active tenth at once, so the O(n) scan runs
+  // once per max_connections/10 new connections.
+  std::vector<std::uint64_t> last;
+  last.reserve(conns_.size());
+  for (const auto& [key, c] : conns_) last.push_back(c->last_ts);
+  auto nth = last.begin() + static_cast<std::ptrdiff_t>(last.size() / 10);
+  std::nth_element(last.begin(), nth, last.end());
+  std::uint64_t cutoff = *nth;
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    if (it->second->last_ts <= cutoff) {
+      close(*it->second);
+      ++counters_.evicted;
       it = conns_.erase(it);
     } else {
       ++it;
@@ -298,6 +320,9 @@ std::vector<std::pair<std::string, std::uint64_t>> SocklndConverter::details() c
   return {
       {"tcp segments on the LNet port", counters_.segments},
       {"tcp connections", counters_.connections},
+      {"tcp connections expired (closed or idle)", counters_.expired},
+      {"tcp connections evicted (too many at once)", counters_.evicted},
+      {"tcp connections at most at once", counters_.peak_connections},
       {"tcp bytes reassembled", t.bytes},
       {"tcp bytes retransmitted (dropped)", t.retransmitted},
       {"tcp segments out of order", t.out_of_order},

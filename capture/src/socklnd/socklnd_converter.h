@@ -30,6 +30,9 @@ struct ConverterConfig {
   std::size_t ooo_total = 64u << 20;
   std::uint64_t idle_timeout_ns = 600ull * 1000000000ull;   // no packet for 10 min
   std::uint64_t closed_timeout_ns = 30ull * 1000000000ull;  // after FIN/RST both ways
+  // Connections tracked at once; past it the least recently active tenth
+  // is flushed and forgotten (about 3 KiB each plus buffered data).
+  std::size_t max_connections = 262144;
 };
 
 struct ConverterCounters {
@@ -37,6 +40,7 @@ struct ConverterCounters {
   std::uint64_t other_port = 0;       // TCP segments on other ports, ignored
   std::uint64_t connections = 0;      // connections tracked
   std::uint64_t expired = 0;          // connections expired (closed or idle)
+  std::uint64_t evicted = 0;          // connections forgotten to stay under max_connections
   std::uint64_t peak_connections = 0;
   std::uint64_t records = 0;
   ReassemblyCounters tcp;
@@ -89,6 +93,7 @@ class SocklndConverter {
 
   Connection& lookup(std::uint64_t ts_ns, const TcpSegment& seg, int* side);
   void close(Connection& c);
+  void make_room();
   void message(Connection& c, int side, const ParsedMessage& m);
   std::uint32_t interface_for(Connection& c, int side, const ParsedMessage& m);
   friend struct ConnectionEvents;
