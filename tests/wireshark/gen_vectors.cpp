@@ -11,6 +11,8 @@
 // usage: lnetcap_ws_vectors OUT.pcapng [random N SEED]
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test).
+// usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
+//   (NID printing cross-check against the agent's Nid::to_string()).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
 //   (for the benchmark, see replicate_pcap()).
 #include <cstdint>
@@ -834,6 +836,51 @@ int replicate_pcap(const char* in, const char* out, int copies, std::uint16_t se
   return std::fclose(o) == 0 ? 0 : 1;
 }
 
+// NID printing cross-check: one PUT per NID pair, in the nid16 header (any
+// NID) and, when both fit, the nid4 header too; EXPECTED gets one line per
+// record, "src|dest" as the agent's Nid::to_string() prints them.
+int nid_vectors(const char* out_path, const char* expected_path) {
+  std::vector<Nid> nids;
+  for (const char* t : {"10.0.0.1@tcp", "192.168.1.2@tcp1", "10.1.2.3@o2ib", "10.1.2.3@o2ib65535",
+                        "0@lo", "16@kfi", "4294967295@kfi7", "27@gni3", "3@ptlf", "5@bxi3f",
+                        "172.16.0.9@gip", "10.9.8.7@efa2", "fe80::1@tcp", "2001:db8::42@o2ib2",
+                        "::ffff:10.0.0.1@efa", "c0a80102@<99:0>", "1:2:3:4@<200:5>", "<?>"})
+    nids.push_back(*Nid::parse(t));
+  // Types Lustre has no printer for (removed LNDs, TOFU) and odd sizes.
+  Nid n = *Nid::parse("c0a80102@<99:0>");
+  for (std::uint8_t type : {1, 3, 6, 17, 255 - 1}) {
+    n.type = type;
+    nids.push_back(n);
+  }
+  Nid big = *Nid::parse("1:2:3:4@<200:5>");
+  big.type = LNETCAP_LND_KFILND;  // numeric LND with a 16-byte address
+  nids.push_back(big);
+  big.type = LNETCAP_LND_SOCKLND;
+  big.size = 4;  // 8-byte address on an IP LND: hex words
+  nids.push_back(big);
+
+  Out o(out_path);
+  FILE* e = std::fopen(expected_path, "w");
+  if (!e) return 1;
+  for (std::size_t i = 0; i < nids.size(); ++i) {
+    Lnet l;
+    l.src = nids[i];
+    l.dst = nids[(i + 1) % nids.size()];
+    l.portal = LNETCAP_PORTAL_MDS_REQUEST;
+    l.mbits = 0x100 + i;
+    l.large = true;
+    o.msg(l, {});
+    std::fprintf(e, "%s|%s\n", l.src.to_string().c_str(), l.dst.to_string().c_str());
+    if (l.src.is_nid4_compatible() && l.dst.is_nid4_compatible() && !l.src.is_any() && !l.dst.is_any()) {
+      l.large = false;
+      o.msg(l, {});
+      std::fprintf(e, "%s|%s\n", l.src.to_string().c_str(), l.dst.to_string().c_str());
+    }
+  }
+  o.close();
+  return std::fclose(e) == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 // Picks an opcode the body dissectors handle, most of the time.
@@ -850,6 +897,14 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s OUT.pcapng [random N SEED]\n", argv[0]);
     return 2;
+  }
+  if (argc >= 4 && std::string(argv[1]) == "nids") {
+    try {
+      return nid_vectors(argv[2], argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+      return 1;
+    }
   }
   if (argc >= 5 && std::string(argv[1]) == "replicate-pcap")
     return replicate_pcap(argv[2], argv[3], std::atoi(argv[4]), 988);
