@@ -132,3 +132,24 @@ TEST_F(FormatTest, DefaultLine) {
   EXPECT_NE(out.find("task dd[4321]"), std::string::npos) << out;
   EXPECT_NE(out.find("uid 500 gid 100"), std::string::npos) << out;
 }
+
+TEST_F(FormatTest, CancelWithoutLockDescriptorShowsTheLockCount) {
+  test::RpcSpec rpc;
+  rpc.opc = LNETCAP_OPC_LDLM_CANCEL;
+  auto req = test::ldlm_request(0, 0, 0, 0);  // cancels carry handles only
+  store_le32(req.data() + 4, 2);              // lock_count
+  rpc.buffers.push_back(req);
+  auto payload = test::lustre_msg(rpc);
+  test::LnetHeaderSpec h;
+  h.src = test::nid("10.0.3.2@tcp");
+  h.dst = test::nid("10.0.3.1@tcp");
+  h.portal = LNETCAP_PORTAL_LDLM_CANCEL_REQUEST;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  test::RecordSpec r;
+  r.local = h.src;
+  r.peer = h.dst;
+  auto o = test::make_message(r, h, payload);
+  std::string out;
+  text::format_line(o.msg, {}, out);
+  EXPECT_NE(out.find(": LDLM_CANCEL request locks 2"), std::string::npos) << out;
+}

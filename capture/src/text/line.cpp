@@ -60,7 +60,10 @@ void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
     if (r.mbits) appendf(out, " mbits 0x%" PRIx64, r.mbits);
     appendf(out, " timeout %" PRIu32 "]", r.timeout);
   }
-  if (m.dlm.present) {
+  if (m.dlm.present && m.dlm.res_type == 0) {
+    // LDLM_CANCEL and friends carry only lock handles, no lock descriptor.
+    appendf(out, " locks %" PRIu32, m.dlm.lock_count);
+  } else if (m.dlm.present) {
     const char* t = ldlm_type_name(m.dlm.res_type);
     out += " ";
     out += t ? t : "?";
