@@ -53,31 +53,6 @@ const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc)
 	return s ? s : wmem_strdup_printf(scope, "opcode %u", opc);
 }
 
-guint lnetcap_opcode_count(void)
-{
-	return G_N_ELEMENTS(lnetcap_opcode_vals) - 1;
-}
-
-guint32 lnetcap_opcode_at(guint i)
-{
-	return lnetcap_opcode_vals[i].value;
-}
-
-int lnetcap_opcode_index(guint32 opc)
-{
-	guint lo = 0, hi = lnetcap_opcode_count();
-	while (lo < hi) {
-		guint mid = (lo + hi) / 2;
-		if (lnetcap_opcode_vals[mid].value == opc)
-			return (int)mid;
-		if (lnetcap_opcode_vals[mid].value < opc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 #define FLAGS(var, list, X)                                                    \
 	const lnetcap_flag_def_t var##_defs[] = { list(X) };                   \
 	const guint var##_count = G_N_ELEMENTS(var##_defs);

@@ -27,11 +27,6 @@ extern const value_string lnetcap_reint_vals[];
 
 /* Name of an opcode for columns and tables: "OST_READ" or "opcode 999". */
 const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc);
-/* Number of opcodes and the i-th one (dense index for the SRT table). */
-guint lnetcap_opcode_count(void);
-guint32 lnetcap_opcode_at(guint i);
-/* Dense index of an opcode, or -1. */
-int lnetcap_opcode_index(guint32 opc);
 
 extern const lnetcap_flag_def_t lnetcap_rec_flag_defs[];
 extern const guint lnetcap_rec_flag_count;

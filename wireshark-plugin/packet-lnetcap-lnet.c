@@ -17,8 +17,6 @@
 #include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
 
-void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *nid);
-
 /* Wireshark's packet-lnet.h passes this to the lnet.ptl_index table; the
  * built-in Lustre dissector dereferences it unconditionally. */
 struct lnetcap_lnet_trans_info {
@@ -76,7 +74,6 @@ static lnetcap_flagset_t fs_ping_feat = LNETCAP_FLAGSET(
 	"lnetcap.ping.features", "Features", 32, lnetcap_ping_feat_defs, lnetcap_ping_feat_count);
 
 static dissector_table_t ptl_index_table;
-static dissector_handle_t data_handle;
 
 static const value_string ni_status_vals[] = {
 	{ LNETCAP_LNET_NI_STATUS_UP, "UP" },
@@ -383,7 +380,6 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 void lnetcap_handoff_lnet(void)
 {
 	ptl_index_table = find_dissector_table("lnet.ptl_index");
-	data_handle = find_dissector("data");
 }
 
 void lnetcap_register_lnet(int proto)

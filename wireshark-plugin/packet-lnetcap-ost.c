@@ -63,7 +63,6 @@ static gint ett_oa = -1;
 static gint ett_oi = -1;
 static gint ett_ioobj = -1;
 static gint ett_niobuf = -1;
-static gint ett_rcs = -1;
 
 static expert_field ei_array = EI_INIT;
 static expert_field ei_rc = EI_INIT;
@@ -279,7 +278,7 @@ void lnetcap_register_ost(int proto)
 		{ &hf_rc, { "Return code", "lnetcap.ost.rc", FT_INT32, BASE_DEC, VALS(lnetcap_status_vals), 0, NULL, HFILL } },
 		{ &hf_io_bytes, { "I/O bytes", "lnetcap.ost.io_bytes", FT_UINT64, BASE_DEC, NULL, 0, "Sum of the niobuf lengths", HFILL } },
 	};
-	static gint *ett[] = { &ett_oa, &ett_oi, &ett_ioobj, &ett_niobuf, &ett_rcs };
+	static gint *ett[] = { &ett_oa, &ett_oi, &ett_ioobj, &ett_niobuf };
 	static ei_register_info ei[] = {
 		{ &ei_array, { "lnetcap.ost.array.bad", PI_MALFORMED, PI_WARN,
 		  "Array buffer length is not a whole number of elements", EXPFILL } },

@@ -81,7 +81,6 @@ static gint ett_msg = -1;
 static gint ett_buflens = -1;
 static gint ett_body = -1;
 static gint ett_fid = -1;
-static gint ett_buf = -1;
 
 static expert_field ei_bufcount = EI_INIT;
 static expert_field ei_buflen = EI_INIT;
@@ -165,10 +164,6 @@ typedef struct {
 	guint64 xid;
 	gboolean resend;       /* this request frame repeats an earlier XID */
 } frame_rpc_t;
-
-void lnetcap_init_ptlrpc(void)
-{
-}
 
 /* A request's bulk transfers use match bits from its XID up to pb_mbits
  * (at most 128 per RPC: XIDs step by PTLRPC_BULK_OPS_COUNT), or just
@@ -352,7 +347,6 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	it = proto_tree_add_uint(bt, hf_pb_body_version, tvb, (gint)off, 0,
 				 len >= LNETCAP_PTLRPC_BODY_V3_LEN ? 3 : 2);
 	proto_item_set_generated(it);
-	off += 0;
 #define B(f) (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, f), LNETCAP_LEN(struct lnetcap_ptlrpc_body, f)
 	proto_tree_add_item(bt, hf_pb_handle, tvb, B(pb_handle), enc);
 	proto_tree_add_item_ret_uint(bt, hf_pb_type, tvb, B(pb_type), enc, &rpc->pb_type);
@@ -736,7 +730,7 @@ void lnetcap_register_ptlrpc(int proto)
 		{ &hf_buf_data, { "Buffer", "lnetcap.ptlrpc.buffer", FT_NONE, BASE_NONE,
 		  NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_msg, &ett_buflens, &ett_body, &ett_fid, &ett_buf };
+	static gint *ett[] = { &ett_msg, &ett_buflens, &ett_body, &ett_fid };
 	static ei_register_info ei[] = {
 		{ &ei_bufcount, { "lnetcap.ptlrpc.bufcount.bad", PI_MALFORMED, PI_ERROR,
 		  "Bad lm_bufcount", EXPFILL } },

@@ -114,7 +114,6 @@ static int nid_addr_len(void)
 	return 20;
 }
 
-void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *nid);
 void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *nid)
 {
 	guint8 *raw = (guint8 *)wmem_alloc(pinfo->pool, 20);
@@ -383,11 +382,6 @@ done:
 	return tvb_captured_length(tvb);
 }
 
-static void lnetcap_init(void)
-{
-	lnetcap_init_ptlrpc();
-}
-
 void proto_register_lnetcap(void)
 {
 	static hf_register_info hf[] = {
@@ -483,7 +477,6 @@ void proto_register_lnetcap(void)
 
 	last_seq_by_cpu = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 						g_direct_hash, g_direct_equal);
-	register_init_routine(lnetcap_init);
 
 	mod = prefs_register_protocol(proto_lnetcap, proto_reg_handoff_lnetcap);
 	prefs_register_uint_preference(mod, "user_dlt", "LINKTYPE_USER slot",

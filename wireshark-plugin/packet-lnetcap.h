@@ -101,6 +101,9 @@ extern gboolean lnetcap_pref_delegate_lustre;
 extern gboolean lnetcap_pref_decode_rpc;
 
 /* Layer entry points. */
+/* Sets pinfo->src/dst to a NID (the plugin's address type). */
+void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *nid);
+
 void lnetcap_register_lnet(int proto);
 int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 guint hdr_len, lnetcap_pkt_t *pkt);
@@ -108,7 +111,6 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo,
 				  proto_tree *tree, lnetcap_pkt_t *pkt);
 
 void lnetcap_register_ptlrpc(int proto);
-void lnetcap_init_ptlrpc(void);
 gboolean lnetcap_looks_like_lustre_msg(tvbuff_t *tvb);
 void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			    lnetcap_pkt_t *pkt);
@@ -116,8 +118,6 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 
 /* Body dissectors: tvb is the whole lustre_msg; they read the buffers
  * rpc->buf_off[i]/buf_len[i] themselves. */
-typedef void (*lnetcap_body_fn)(tvbuff_t *tvb, packet_info *pinfo,
-				proto_tree *tree, lnetcap_pkt_t *pkt);
 void lnetcap_register_ldlm(int proto);
 void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			  lnetcap_pkt_t *pkt);
