@@ -358,6 +358,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	    !(pkt->have_portal && pkt->portal == LNETCAP_PORTAL_LNET_RESERVED) &&
 	    pkt->match_bits != LNETCAP_LNET_PING_MATCHBITS && !pkt->ping_info)
 		lnetcap_link_bulk(tvb, pinfo, lt, pkt);
+	lnetcap_xnode_link(tvb, pinfo, lt, pkt);
 done:
 	if (pkt->have_lnet) {
 		tap->msg_type = pkt->msg_type;
@@ -468,6 +469,7 @@ void proto_register_lnetcap(void)
 	lnetcap_register_ost(proto_lnetcap);
 	lnetcap_register_obd(proto_lnetcap);
 	lnetcap_register_stats(proto_lnetcap);
+	lnetcap_register_xnode(proto_lnetcap);
 
 	lnetcap_handle = register_dissector("lnetcap", dissect_lnetcap, proto_lnetcap);
 	lnetcap_tap = register_tap("lnetcap");

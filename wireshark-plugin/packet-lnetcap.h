@@ -167,6 +167,11 @@ static inline gint lnetcap_clamp(tvbuff_t *tvb, guint32 off)
 void lnetcap_register_stats(int proto);
 void lnetcap_register_stats_tree(void);
 
+/* Cross-node links in merged captures (packet-lnetcap-xnode.c). */
+void lnetcap_register_xnode(int proto);
+void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			const lnetcap_pkt_t *pkt);
+
 /* Handoff helpers for the LNet layer. */
 void lnetcap_handoff_lnet(void);
 
