@@ -32,7 +32,10 @@ cp -r "$(dirname "$(dirname "$(dirname "$plugin_so")")")"/. "$WORK/plugins/"
 RUNAS=()
 if [ "$(id -u)" = 0 ]; then
 	if ! id lnetcap-test >/dev/null 2>&1; then
-		useradd -r -M -d /nonexistent -s /usr/sbin/nologin lnetcap-test ||
+		# ctest -j runs several tests at once: create the user under a lock.
+		flock /tmp/lnetcap-ws-useradd.lock sh -c 'id lnetcap-test >/dev/null 2>&1 ||
+			useradd -r -M -d /nonexistent -s /usr/sbin/nologin lnetcap-test'
+		id lnetcap-test >/dev/null 2>&1 ||
 			skip "running as root and cannot create the unprivileged user lnetcap-test"
 	fi
 	command -v runuser >/dev/null 2>&1 || skip "running as root without runuser"
