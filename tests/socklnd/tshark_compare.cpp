@@ -163,6 +163,8 @@ Streams read_lnetcap(const std::string& file, unsigned port, std::uint64_t* noop
     auto dash = name.find('-', name.find(':'));
     std::string active = name.substr(0, dash), passive = name.substr(dash + 1);
     std::string active_ip = active.substr(0, active.rfind(':'));
+    if (!active_ip.empty() && active_ip.front() == '[')  // IPv6: "[addr]:port"
+      active_ip = active_ip.substr(1, active_ip.size() - 2);
     bool from_active = v->hdr.local_nid.to_string().rfind(active_ip + "@", 0) == 0;
     Key key = from_active ? Key{port_of(active), port_of(passive)}
                           : Key{port_of(passive), port_of(active)};

@@ -310,6 +310,7 @@ void SocklndConverter::message(Connection& c, int side, const ParsedMessage& m) 
   rec.epb_flags = epb_flags;
   rec.bytes.clear();
   encode_record(rh, m.header, m.prefix, rec.bytes);
+  rec.orig_len = static_cast<std::uint32_t>(rec.bytes.size() + (m.payload_len - m.prefix.size()));
   out_.push_back(std::move(rec));
   ++counters_.records;
 }

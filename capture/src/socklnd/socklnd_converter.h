@@ -52,6 +52,7 @@ struct OutRecord {
   std::uint64_t ts_ns = 0;
   std::uint32_t interface_id = 0;
   std::uint32_t epb_flags = 0;
+  std::uint32_t orig_len = 0;  // the record's length with the whole payload
   std::vector<std::uint8_t> bytes;
 };
 

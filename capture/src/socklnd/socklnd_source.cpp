@@ -62,15 +62,11 @@ class PcapSocklndSource final : public RecordSource {
         out.ts_ns = current_.ts_ns;
         out.interface_id = current_.interface_id;
         out.bytes = ByteSpan(current_.bytes);
-        out.orig_len = static_cast<std::uint32_t>(current_.bytes.size());
+        out.orig_len = current_.orig_len;
         out.drops_before = 0;
         out.has_drops_before = false;
         out.epb_flags = current_.epb_flags;
         out.comments.clear();
-        // orig_len: the record as it would be with the whole payload.
-        std::uint32_t caplen = load_le32(current_.bytes.data() + 52);
-        std::uint32_t plen = load_le32(current_.bytes.data() + 48);
-        out.orig_len += plen - caplen;
         return true;
       }
       if (done_) {
