@@ -328,6 +328,10 @@ void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ln
 	case LNETCAP_OPC_MDS_GET_ROOT:
 		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
 		break;
+	case LNETCAP_OPC_MDS_STATFS:
+		if (!request)
+			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
+		break;
 	default:
 		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
 		break;

@@ -40,7 +40,22 @@ static int hf_ocd_maxmodrpcs = -1;
 static int hf_ocd_conn_policy = -1;
 static int hf_ocd_compr_type = -1;
 
+static int hf_os_type = -1;
+static int hf_os_blocks = -1;
+static int hf_os_bfree = -1;
+static int hf_os_bavail = -1;
+static int hf_os_files = -1;
+static int hf_os_ffree = -1;
+static int hf_os_fsid = -1;
+static int hf_os_bsize = -1;
+static int hf_os_namelen = -1;
+static int hf_os_maxbytes = -1;
+static int hf_os_state = -1;
+static int hf_os_fprecreated = -1;
+static int hf_os_granted = -1;
+
 static gint ett_ocd = -1;
+static gint ett_statfs = -1;
 
 static lnetcap_flagset_t fs_connect = LNETCAP_FLAGSET(
 	"lnetcap.obd.ocd.connect_flags", "Connect flags", 64, lnetcap_connect_flag_defs,
@@ -105,6 +120,37 @@ static const char *add_uuid(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	return (const char *)s;
 }
 
+#define OS(f) (gint)off + LNETCAP_OFF(struct lnetcap_obd_statfs, f), \
+	LNETCAP_LEN(struct lnetcap_obd_statfs, f)
+
+/* obd_statfs of an OST_STATFS / MDS_STATFS reply (buffer 1). */
+void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, bsize;
+	guint64 blocks, bavail;
+	proto_tree *t;
+
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_obd_statfs),
+				  ett_statfs, "obd_statfs", &t, &off))
+		return;
+	proto_tree_add_item(t, hf_os_type, tvb, OS(os_type), enc);
+	proto_tree_add_item_ret_uint64(t, hf_os_blocks, tvb, OS(os_blocks), enc, &blocks);
+	proto_tree_add_item(t, hf_os_bfree, tvb, OS(os_bfree), enc);
+	proto_tree_add_item_ret_uint64(t, hf_os_bavail, tvb, OS(os_bavail), enc, &bavail);
+	proto_tree_add_item(t, hf_os_files, tvb, OS(os_files), enc);
+	proto_tree_add_item(t, hf_os_ffree, tvb, OS(os_ffree), enc);
+	proto_tree_add_item(t, hf_os_fsid, tvb, OS(os_fsid), ENC_ASCII);
+	proto_tree_add_item_ret_uint(t, hf_os_bsize, tvb, OS(os_bsize), enc, &bsize);
+	proto_tree_add_item(t, hf_os_namelen, tvb, OS(os_namelen), enc);
+	proto_tree_add_item(t, hf_os_maxbytes, tvb, OS(os_maxbytes), enc);
+	proto_tree_add_item(t, hf_os_state, tvb, OS(os_state), enc);
+	proto_tree_add_item(t, hf_os_fprecreated, tvb, OS(os_fprecreated), enc);
+	proto_tree_add_item(t, hf_os_granted, tvb, OS(os_granted), enc);
+	col_append_fstr(pinfo->cinfo, COL_INFO, " %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+			" KiB free", bavail * bsize / 1024, blocks * bsize / 1024);
+}
+
 void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	guint32 off, len;
@@ -161,9 +207,22 @@ void lnetcap_register_obd(int proto)
 		{ &hf_ocd_maxbytes, { "Max bytes", "lnetcap.obd.ocd.maxbytes", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_ocd_maxmodrpcs, { "Max modify RPCs", "lnetcap.obd.ocd.maxmodrpcs", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ocd_conn_policy, { "Connection policy", "lnetcap.obd.ocd.conn_policy", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_type, { "Type", "lnetcap.obd.statfs.type", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_os_blocks, { "Blocks", "lnetcap.obd.statfs.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_bfree, { "Blocks free", "lnetcap.obd.statfs.bfree", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_bavail, { "Blocks available", "lnetcap.obd.statfs.bavail", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_files, { "Files", "lnetcap.obd.statfs.files", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_ffree, { "Files free", "lnetcap.obd.statfs.ffree", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_fsid, { "FS id", "lnetcap.obd.statfs.fsid", FT_STRINGZPAD, BASE_NONE, NULL, 0, NULL, HFILL } },
+		{ &hf_os_bsize, { "Block size", "lnetcap.obd.statfs.bsize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_namelen, { "Name length", "lnetcap.obd.statfs.namelen", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_maxbytes, { "Max bytes", "lnetcap.obd.statfs.maxbytes", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_state, { "State", "lnetcap.obd.statfs.state", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_os_fprecreated, { "Precreated", "lnetcap.obd.statfs.fprecreated", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_os_granted, { "Granted", "lnetcap.obd.statfs.granted", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ocd_compr_type, { "Compression types", "lnetcap.obd.ocd.compr_type", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_ocd };
+	static gint *ett[] = { &ett_ocd, &ett_statfs };
 
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));

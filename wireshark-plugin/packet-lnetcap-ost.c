@@ -225,6 +225,10 @@ void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ln
 	case LNETCAP_OPC_OST_SEEK:
 		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
 		break;
+	case LNETCAP_OPC_OST_STATFS:
+		if (!request)
+			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
+		break;
 	default:
 		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
 		break;

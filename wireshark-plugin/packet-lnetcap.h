@@ -128,6 +128,7 @@ void lnetcap_register_ost(int proto);
 void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 lnetcap_pkt_t *pkt);
 void lnetcap_register_obd(int proto);
+void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 lnetcap_pkt_t *pkt);
 

@@ -336,6 +336,30 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_umask, 128);
 #define LNETCAP_SETXATTR_OFF_SIZE 112
 #define LNETCAP_SETXATTR_OFF_FLAGS 116
 
+/* --- Statfs (OST_STATFS / MDS_STATFS reply, PROTOCOL.md 4.3) --------------- */
+struct lnetcap_obd_statfs {
+	__u64 os_type;
+	__u64 os_blocks;
+	__u64 os_bfree;
+	__u64 os_bavail;
+	__u64 os_files;
+	__u64 os_ffree;
+	__u8 os_fsid[40];
+	__u32 os_bsize;
+	__u32 os_namelen;
+	__u64 os_maxbytes;
+	__u32 os_state;
+	__u32 os_fprecreated;
+	__u32 os_granted;
+	__u32 os_spare3[7];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_obd_statfs, 144);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_statfs, os_fsid, 48);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_statfs, os_bsize, 88);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_statfs, os_maxbytes, 96);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_statfs, os_state, 104);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_statfs, os_granted, 112);
+
 /* --- Connect ---------------------------------------------------------------- */
 #define LNETCAP_OBD_UUID_LEN 40
 

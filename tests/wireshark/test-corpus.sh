@@ -29,6 +29,9 @@ expect_count "$fs" 'lnetcap.ldlm.res.type == 11 && lnetcap.ldlm.lock.req_mode ==
 expect_count "$fs" 'lnetcap.ost.niobuf.len == 1048576' 2
 expect_count "$fs" 'lnetcap.obd.target_uuid == "lfs-MDT0000_UUID"' 1
 expect_count "$fs" 'lnetcap.obd.ocd.connect_flags2.rep_mbits' 6
+# statfs replies: the MDT (ZFS, 128 KiB blocks) and the OST.
+expect_count "$fs" 'lnetcap.obd.statfs.bsize == 131072' 3
+expect_count "$fs" 'lnetcap.ptlrpc.opc == OST_STATFS && lnetcap.obd.statfs.blocks == 1775' 1
 # Bulk transfers and ACKs link to their RPC: MGS config (PUT+ACK), readpage
 # (PUT+ACK), the 1 MiB write (server GET + client REPLY) and read (PUT+ACK);
 # five ACKs of "difficult" replies (reint, open enqueues).

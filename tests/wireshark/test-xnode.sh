@@ -32,10 +32,17 @@ linked=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in" -T fields -e frame.number | wc
 [ "$linked" = "$recvs" ] || fail "$linked of $recvs RECVs link to their SEND"
 pass "every SEND and RECV is linked"
 
-# The delay is the +1 ms clock shift on every pair.
-delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in" -T fields -e lnetcap.xnode.delay | sort -u)
-[ "$delays" = "0.001000000" ] || fail "one-way delays '$delays', expected only 0.001000000"
-pass "one-way delay shown"
+# The server's clock runs 1 ms ahead: client->server messages take +1 ms,
+# server->client ones -1 ms, which the plugin flags as clock skew.
+delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in && lnetcap.lnet.src_nid == 10.0.3.2@tcp" \
+	-T fields -e lnetcap.xnode.delay | sort -u)
+[ "$delays" = "0.001000000" ] || fail "client->server delays '$delays', expected only 0.001000000"
+delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in && lnetcap.lnet.src_nid == 10.0.3.1@tcp" \
+	-T fields -e lnetcap.xnode.delay | sort -u)
+[ "$delays" = "-0.001000000" ] || fail "server->client delays '$delays', expected only -0.001000000"
+skew=$(ts -2 -r "$m" -Y "lnetcap.xnode.clock_skew" -T fields -e frame.number | wc -l)
+[ "$skew" -gt 0 ] || fail "negative delays not flagged as clock skew"
+pass "one-way delays shown, skew flagged"
 
 # A linked pair is the same message: same XID and NIDs on both sides.
 pair=$(ts -2 -r "$m" -Y "lnetcap.xnode.received_in && lnetcap.ptlrpc.opc == MDS_CONNECT" \
