@@ -34,10 +34,10 @@ pass "every SEND and RECV is linked"
 
 # The server's clock runs 1 ms ahead: client->server messages take +1 ms,
 # server->client ones -1 ms, which the plugin flags as clock skew.
-delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in && lnetcap.lnet.src_nid == 10.0.3.2@tcp" \
+delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in && lnetcap.lnet.src_nid == \"10.0.3.2@tcp\"" \
 	-T fields -e lnetcap.xnode.delay | sort -u)
 [ "$delays" = "0.001000000" ] || fail "client->server delays '$delays', expected only 0.001000000"
-delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in && lnetcap.lnet.src_nid == 10.0.3.1@tcp" \
+delays=$(ts -2 -r "$m" -Y "lnetcap.xnode.sent_in && lnetcap.lnet.src_nid == \"10.0.3.1@tcp\"" \
 	-T fields -e lnetcap.xnode.delay | sort -u)
 [ "$delays" = "-0.001000000" ] || fail "server->client delays '$delays', expected only -0.001000000"
 skew=$(ts -2 -r "$m" -Y "lnetcap.xnode.clock_skew" -T fields -e frame.number | wc -l)
@@ -46,7 +46,7 @@ pass "one-way delays shown, skew flagged"
 
 # A linked pair is the same message: same XID and NIDs on both sides.
 pair=$(ts -2 -r "$m" -Y "lnetcap.xnode.received_in && lnetcap.ptlrpc.opc == MDS_CONNECT" \
-	-T fields -e frame.number -e lnetcap.xnode.received_in -c 1)
+	-T fields -e frame.number -e lnetcap.xnode.received_in | head -1)
 send=${pair%%$'\t'*}
 recv=${pair##*$'\t'}
 a=$(ts -r "$m" -Y "frame.number == $send" -T fields -e lnetcap.lnet.match_bits -e lnetcap.lnet.src_nid -e lnetcap.lnet.dest_nid)
