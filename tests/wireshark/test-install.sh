@@ -8,8 +8,10 @@ mkdir -p "$home"
 [ ${#RUNAS[@]} -gt 0 ] && chown lnetcap-test "$home"
 so=$(ls "$WORK"/plugins/*/epan/lnetcap.so | head -1)
 ver=$(basename "$(dirname "$(dirname "$so")")")
+# The source tree may not be readable by the test user (a clone under /root).
+script=$(stage "$LNETCAP_SOURCE_DIR/wireshark-plugin/install-user.cmake")
 (cd "$WORK" && "${RUNAS[@]}" env -i PATH="$PATH" HOME="$home" \
-	cmake -DSRC="$so" -DWSVER="$ver" -P "$LNETCAP_SOURCE_DIR/wireshark-plugin/install-user.cmake") ||
+	cmake -DSRC="$so" -DWSVER="$ver" -P "$script") ||
 	fail "install-user.cmake failed"
 [ -f "$home/.local/lib/wireshark/plugins/$ver/epan/lnetcap.so" ] || fail "not installed in the personal folder"
 out=$(cd "$WORK" && "${RUNAS[@]}" env -i PATH="$PATH" HOME="$home" TZ=UTC tshark -G plugins 2>/dev/null)
