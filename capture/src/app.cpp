@@ -63,6 +63,7 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
     p.rotation = rotation;
     p.post_rotate_command = opts.post_rotate_command;
     p.section_comments = metadata;
+    if (opts.read_file.empty() && !opts.anonymize) p.interface_note = "on " + host_name();
     sinks.push_back(std::make_unique<PcapngSink>(p));
   }
   const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();

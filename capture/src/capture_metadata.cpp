@@ -10,6 +10,11 @@
 
 namespace lnetcap {
 
+std::string host_name() {
+  struct utsname u;
+  return uname(&u) == 0 ? u.nodename : "unknown-host";
+}
+
 std::string lustre_version() {
   // The lnet module's version (DKMS/kmod builds set MODULE_VERSION), else
   // the version Lustre publishes in procfs/sysfs.

@@ -56,7 +56,10 @@ void PcapngSink::rotate(const std::vector<CaptureInterface>& interfaces) {
 
 void PcapngSink::sync_interfaces(const std::vector<CaptureInterface>& interfaces) {
   while (writer_->interface_count() < interfaces.size()) {
-    writer_->add_interface(LNETCAP_LINKTYPE, interfaces[writer_->interface_count()]);
+    CaptureInterface iface = interfaces[writer_->interface_count()];
+    if (!opts_.interface_note.empty())
+      iface.description += (iface.description.empty() ? "" : ", ") + opts_.interface_note;
+    writer_->add_interface(LNETCAP_LINKTYPE, iface);
     delivered_.push_back(0);
   }
 }

@@ -20,6 +20,10 @@ struct PcapngSinkOptions {
   std::string path;              // "-" = standard output
   bool packet_buffered = false;  // -U
   std::vector<std::string> section_comments;  // capture metadata
+  // Appended to every interface description: the capturing node ("on
+  // node17"), so captures from several nodes merged with mergecap say
+  // which node saw what.  Empty for file conversions and anonymized output.
+  std::string interface_note;
   output::RotationOptions rotation;  // -C/-G/-W (base is taken from path)
   std::string post_rotate_command;   // -z
 };
