@@ -444,8 +444,13 @@ TEST(SocklndStream, RandomBytesOnThePortNeverBecomeMessages) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
     b = static_cast<std::uint8_t>(x);
   }
-  // Sprinkle KSOCK_MSG_LNET type words to tempt the hunter.
-  for (std::size_t i = 0; i + 4 < junk.size(); i += 997) store_le32(junk.data() + i, 0xc1);
+  // Tempt the hunter: KSOCK_MSG_LNET type words followed by headers whose
+  // type and payload length are valid but whose NIDs and PIDs are noise.
+  for (std::size_t i = 0; i + 200 < junk.size(); i += 997) {
+    store_le32(junk.data() + i, 0xc1);
+    store_le32(junk.data() + i + 24 + 24, LNETCAP_MSG_PUT);
+    store_le32(junk.data() + i + 24 + 28, 100);
+  }
   s.cs = junk;
   Converted c;
   c.add(1, s.fc.syn(true));
