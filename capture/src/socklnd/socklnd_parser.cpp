@@ -8,6 +8,9 @@
 namespace lnetcap::socklnd {
 namespace {
 
+// Buffer capacity a stream keeps between messages (a header and a default
+// payload prefix fit); anything larger is released.
+constexpr std::size_t kKeepCapacity = 4096;
 // LNet's MAX_PORTALS: no portal index reaches it.
 constexpr std::uint32_t kMaxPortals = 64;
 // LNET_PID_RESERVED (0xf0000000) without LNET_PID_USERFLAG.
@@ -317,6 +320,9 @@ void SocklndParser::emit_message(bool prefix_lost) {
 
 void SocklndParser::after_message() {
   buf_.clear();
+  // A large snap length must not leave every idle stream holding a large
+  // buffer: give memory back beyond what a default record needs.
+  if (buf_.capacity() > kKeepCapacity) buf_.shrink_to_fit();
   state_ = skip_ ? State::kSkip : State::kMsgHeader;
 }
 
@@ -373,6 +379,8 @@ void SocklndParser::hunt(std::uint64_t ts_ns, ByteSpan& data) {
   }
   counters_.garbage_bytes += i;
   buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(i));
+  if (buf_.capacity() > kKeepCapacity) buf_.shrink_to_fit();
+  if (replay_.capacity() > kKeepCapacity) std::vector<std::uint8_t>().swap(replay_);
 }
 
 void SocklndParser::on_gap(std::uint64_t /*ts_ns*/, std::uint64_t bytes) {
