@@ -12,9 +12,18 @@
 #      trees under /var/lib/dkms, then /usr/src/lustre*.
 # It fails with a message saying what to set when neither is found: a
 # module built against the wrong struct layout would copy wrong bytes.
+#
+# dkms-make.sh --find-headers only looks for the headers (exit 0 when
+# found): dkms.conf uses it to skip the build cleanly on a node without them.
 set -eu
-kver=${1:?usage: dkms-make.sh KERNELVER KERNEL_SOURCE_DIR}
-ksrc=${2:?usage: dkms-make.sh KERNELVER KERNEL_SOURCE_DIR}
+find_only=0
+if [ "${1-}" = --find-headers ]; then
+	find_only=1
+	kver=$(uname -r) ksrc=""
+else
+	kver=${1:?usage: dkms-make.sh KERNELVER KERNEL_SOURCE_DIR}
+	ksrc=${2:?usage: dkms-make.sh KERNELVER KERNEL_SOURCE_DIR}
+fi
 
 for conf in /etc/default/lnetcap-dkms /etc/sysconfig/lnetcap-dkms; do
 	# shellcheck disable=SC1090
@@ -51,6 +60,7 @@ if [ -z "${LNET_INCLUDE-}" ] || [ ! -f "$LNET_INCLUDE/lnet/lib-types.h" ]; then
 	echo "  then: dkms build lnetcap/<version> -k $kver" >&2
 	exit 1
 fi
+[ "$find_only" = 0 ] || { echo "$LNET_INCLUDE"; exit 0; }
 echo "lnetcap-dkms: building against $LNET_INCLUDE"
 make -C "$ksrc" M="$(pwd)" LNET_INCLUDE="$LNET_INCLUDE" \
 	LNET_CFLAGS="$LNET_CFLAGS" modules
