@@ -91,16 +91,18 @@ void expect_segment(const TcpSegment& s, bool v6 = false) {
   EXPECT_EQ(s.dst.to_string(), v6 ? "fd00:77::1" : "10.0.3.1");
 }
 
+// The segment points into the frame: frames stay alive while it is checked.
 TEST(SocklndDecode, EthernetIpv4TcpWithPadding) {
   TcpSegment s;
-  ASSERT_EQ(decode_frame(DLT_EN10MB, ethernet(ipv4(tcp(kPayload)), 0x0800), &s), DecodeStatus::kTcp);
+  Bytes f = ethernet(ipv4(tcp(kPayload)), 0x0800);
+  ASSERT_EQ(decode_frame(DLT_EN10MB, f, &s), DecodeStatus::kTcp);
   expect_segment(s);
 }
 
 TEST(SocklndDecode, VlanTaggedIpv6WithExtensionHeader) {
   TcpSegment s;
-  ASSERT_EQ(decode_frame(DLT_EN10MB, ethernet(ipv6(tcp(kPayload)), 0x86dd, true), &s),
-            DecodeStatus::kTcp);
+  Bytes f = ethernet(ipv6(tcp(kPayload)), 0x86dd, true);
+  ASSERT_EQ(decode_frame(DLT_EN10MB, f, &s), DecodeStatus::kTcp);
   expect_segment(s, true);
 }
 
@@ -127,9 +129,10 @@ TEST(SocklndDecode, LinuxCookedV1AndV2) {
 
 TEST(SocklndDecode, RawIpAndLoopback) {
   TcpSegment s;
-  ASSERT_EQ(decode_frame(DLT_RAW, ipv4(tcp(kPayload)), &s), DecodeStatus::kTcp);
+  Bytes raw4 = ipv4(tcp(kPayload)), raw6 = ipv6(tcp(kPayload));
+  ASSERT_EQ(decode_frame(DLT_RAW, raw4, &s), DecodeStatus::kTcp);
   expect_segment(s);
-  ASSERT_EQ(decode_frame(DLT_IPV6, ipv6(tcp(kPayload)), &s), DecodeStatus::kTcp);
+  ASSERT_EQ(decode_frame(DLT_IPV6, raw6, &s), DecodeStatus::kTcp);
   expect_segment(s, true);
   Bytes null = {2, 0, 0, 0};
   Bytes ip = ipv4(tcp(kPayload));
