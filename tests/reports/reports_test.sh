@@ -273,6 +273,22 @@ rotate-time)
   total=0
   for f in $(cat "$tmp/files"); do total=$((total + $(records "$tmp/$f"))); done
   [ "$total" = 149 ] || fail "$total records" ;;
+packet-buffered)
+  # -U: what was captured is in the file at once, not when a buffer fills.
+  # Without -U the same run leaves only the section header on disk.
+  need_sample
+  for u in -U none; do
+    opt=$u; [ "$u" = none ] && opt=
+    (head -c 40000 "$sample"; sleep 2; tail -c +40001 "$sample") |
+      "$lnetcap" -r - -w "$tmp/u$u.pcapng" $opt 2>"$tmp/err" &
+    pid=$!
+    sleep 1
+    mid=$(records "$tmp/u$u.pcapng")
+    wait $pid || fail "lnetcap $opt failed: $(cat "$tmp/err")"
+    if [ "$u" = -U ]; then [ "$mid" -gt 50 ] || fail "-U: only $mid records on disk mid-capture"
+    else [ "$mid" -eq 0 ] || fail "without -U $mid records were already on disk (test assumption)"; fi
+    [ "$(records "$tmp/u$u.pcapng")" = 149 ] || fail "$opt: incomplete file"
+  done ;;
 rotate-unwritable)
   need_sample
   expect_exit 1 "$lnetcap" -r "$sample" -w /nonexistent-dir/t.pcapng -C 20k
