@@ -91,6 +91,16 @@ TEST(ReportCommand, RunsTheCommandAndReportsItsStatus) {
   EXPECT_EQ(k.code, 9);
 }
 
+TEST(ReportCommand, DestroyedWithoutWaitTerminatesTheCommand) {
+  // What happens when lnetcap fails mid-capture: no hang on a long command.
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    CommandRunner r({"sleep", "30"}, std::chrono::milliseconds(0));
+    r.start(nullptr);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
 TEST(ReportCommand, MissingProgramIsAnErrorNamingIt) {
   CommandRunner r({"/nonexistent/lnetcap-test-cmd"});
   try {

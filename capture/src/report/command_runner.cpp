@@ -26,7 +26,11 @@ CommandRunner::CommandRunner(std::vector<std::string> argv, std::chrono::millise
 }
 
 CommandRunner::~CommandRunner() {
-  if (watcher_.joinable()) watcher_.join();
+  if (!watcher_.joinable()) return;
+  // Only reached without wait(), i.e. when lnetcap is failing: do not leave
+  // the command behind or block on it; the watcher then reaps it.
+  if (!reaped_.load()) kill(pid_, SIGTERM);
+  watcher_.join();
 }
 
 void CommandRunner::start(void (*on_done)()) {
@@ -74,6 +78,7 @@ void CommandRunner::start(void (*on_done)()) {
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    reaped_ = true;
     outcome_.exited = WIFEXITED(status);
     outcome_.code = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
     std::this_thread::sleep_for(drain_);

@@ -47,6 +47,7 @@ class CommandRunner {
   std::chrono::milliseconds drain_;
   pid_t pid_ = -1;
   std::thread watcher_;
+  std::atomic<bool> reaped_{false};  // the pid is gone: never signal it again
   std::atomic<bool> done_{false};
   CommandOutcome outcome_;
 };
