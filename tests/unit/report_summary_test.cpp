@@ -46,6 +46,30 @@ TEST(ReportRpcMatcher, ReplyFromAnotherServerDoesNotMatch) {
   EXPECT_TRUE(m.pending().empty());
 }
 
+TEST(ReportRpcMatcher, GivesUpTheOldestRequestsPastTheCap) {
+  RpcMatcher m(3);
+  for (std::uint64_t xid = 1; xid <= 5; ++xid)
+    m.observe(test::rpc_request(xid, "10.0.3.2@tcp", "10.0.3.1@tcp", xid * 128,
+                                LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDS_REQUEST));
+  EXPECT_EQ(m.pending().size(), 3u);
+  EXPECT_EQ(m.given_up(), 2u);
+  EXPECT_EQ(m.pending().front().xid, 3u * 128);
+  // The reply to a given-up request no longer matches; a kept one does.
+  EXPECT_FALSE(m.observe(test::rpc_reply(9, "10.0.3.2@tcp", "10.0.3.1@tcp", 128,
+                                         LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY)));
+  EXPECT_TRUE(m.observe(test::rpc_reply(9, "10.0.3.2@tcp", "10.0.3.1@tcp", 5 * 128,
+                                        LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY)));
+  // Many answered RPCs behind an unanswered one keep the bookkeeping small.
+  for (std::uint64_t xid = 100; xid < 5100; ++xid) {
+    m.observe(test::rpc_request(xid, "10.0.3.2@tcp", "10.0.3.1@tcp", xid * 128,
+                                LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDS_REQUEST));
+    ASSERT_TRUE(m.observe(test::rpc_reply(xid, "10.0.3.2@tcp", "10.0.3.1@tcp", xid * 128,
+                                          LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY)));
+  }
+  EXPECT_EQ(m.pending().size(), 2u);
+  EXPECT_EQ(m.given_up(), 2u);
+}
+
 TEST(ReportSummary, Totals) {
   const SummaryReport r = scenario_report();
   EXPECT_EQ(r.total.messages, 11u);

@@ -67,6 +67,22 @@ std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
       if (old != by_key_.end()) forget(old->second);
       by_key_[k] = e;
     }
+    ++live_;
+    order_.push_back(e);
+    while (live_ > max_pending_ && !order_.empty()) {
+      if (auto oldest = order_.front().lock()) {
+        forget(oldest);
+        ++given_up_;
+      }
+      order_.pop_front();
+    }
+    // Answered requests leave expired entries behind: drop them from the
+    // front, and compact when they pile up behind an old unanswered one
+    // (amortised O(1): the deque at least halves each time).
+    while (!order_.empty() && order_.front().expired()) order_.pop_front();
+    if (order_.size() > 2 * live_ + 1024) {
+      std::erase_if(order_, [](const std::weak_ptr<Entry>& w) { return w.expired(); });
+    }
     return std::nullopt;
   }
   if (!is_rpc_reply(m)) return std::nullopt;
@@ -81,6 +97,12 @@ std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
 }
 
 void RpcMatcher::forget(const std::shared_ptr<Entry>& e) {
+  bool filed = false;
+  for (const Key& k : e->keys) {
+    auto it = by_key_.find(k);
+    if (it != by_key_.end() && it->second == e) filed = true;
+  }
+  if (filed) --live_;
   for (const Key& k : e->keys) {
     auto it = by_key_.find(k);
     if (it != by_key_.end() && it->second == e) by_key_.erase(it);

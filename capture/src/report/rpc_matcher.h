@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,11 +56,18 @@ std::string peer_key(const Message& m);
 
 class RpcMatcher {
  public:
+  /// A live capture that loses replies must not grow without bound: past
+  /// this many waiting requests the oldest are given up (counted in
+  /// given_up(), no longer in pending()).
+  static constexpr std::size_t kDefaultMaxPending = 1u << 18;
+  explicit RpcMatcher(std::size_t max_pending = kDefaultMaxPending) : max_pending_(max_pending) {}
+
   /// Feed every message in capture order.  For a final reply whose request
   /// was seen, returns the request and the latency; otherwise nullopt.
   std::optional<RpcMatch> observe(const Message& m);
   /// Requests that have not been answered (yet), oldest first.
   std::vector<RpcRequest> pending() const;
+  std::uint64_t given_up() const { return given_up_; }
 
  private:
   using Key = std::tuple<Nid, Nid, std::uint64_t>;  // client, server, match bits
@@ -70,6 +78,10 @@ class RpcMatcher {
   void forget(const std::shared_ptr<Entry>& e);
 
   std::map<Key, std::shared_ptr<Entry>> by_key_;
+  std::deque<std::weak_ptr<Entry>> order_;  // requests in arrival order
+  std::size_t live_ = 0;                    // entries still waiting
+  std::size_t max_pending_;
+  std::uint64_t given_up_ = 0;
 };
 
 }  // namespace lnetcap::report
