@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
   const int count = std::atoi(argv[3]);
   const Nid client = *Nid::parse(argv[4]);
   const Nid server = *Nid::parse(argv[5]);
+  // IPv6 NIDs mean socklnd V4: 96-byte nid16 headers.
+  const bool v4 = client.size == LNETCAP_NID_SIZE_IPV6;
   Options opts;
   opts.interface = argv[1];
   opts.lnet_port = static_cast<std::uint16_t>(std::atoi(argv[2]));
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
     if (!v) continue;
     auto m = decode_message(*v, 0, 0);
     CHECK(v->hdr.hook == LNETCAP_HOOK_SOCKLND_STREAM, "hook");
+    CHECK(v->lnet_header.size() == (v4 ? 96u : 72u), "record " << i << " header form");
     CHECK(v->hdr.flags == 0, "record " << i << " flags " << v->hdr.flags);
     CHECK(v->hdr.local_nid == server && v->hdr.peer_nid == client, "record " << i << " NIDs");
     if (m.lnet.type == LNETCAP_MSG_PUT) {
@@ -148,9 +151,10 @@ int main(int argc, char** argv) {
   CHECK(acks == count, "ACKs captured: " << acks);
   auto stats = src->stats();
   std::uint64_t connreqs = 0, hellos = 0, noops = 0;
+  const std::string hello_key = v4 ? "socklnd HELLOs V4" : "socklnd HELLOs V3";
   for (const auto& [k, v] : stats.details) {
     if (k == "socklnd connection requests") connreqs = v;
-    if (k == "socklnd HELLOs V3") hellos = v;
+    if (k == hello_key) hellos = v;
     if (k == "socklnd NOOPs") noops = v;
   }
   CHECK(connreqs == 1, "connreqs " << connreqs);
@@ -161,7 +165,8 @@ int main(int argc, char** argv) {
   if (!ifs.empty()) {
     std::cout << "interface: " << ifs[0].name << ": " << ifs[0].description << std::endl;
     CHECK(ifs[0].description.find(":1021 -> ") != std::string::npos &&
-              ifs[0].description.find("socklnd V3 control") != std::string::npos,
+              ifs[0].description.find(v4 ? "socklnd V4 control" : "socklnd V3 control") !=
+                  std::string::npos,
           "interface description");
   }
   std::cout << "captured " << recs.size() << " records (" << puts << " PUT, " << acks

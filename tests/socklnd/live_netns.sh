@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Live socklnd capture on a real interface: two network namespaces joined
-# by a veth pair (192.168.77.1 <-> 192.168.77.2, nothing outside them is
-# touched), real socklnd-framed TCP traffic on port 988 between them
+# by a veth pair (192.168.77.1 <-> 192.168.77.2 and fd00:77::1 <-> ::2,
+# nothing outside them is touched), real socklnd-framed TCP traffic on
+# port 988 between them
 # (socklnd_traffic), captured on the server's veth through
 # open_socklnd_live (socklnd_live_check).  Also checks that capturing
 # without CAP_NET_RAW fails with a clear error and hint.
@@ -58,22 +59,32 @@ else
   echo "note: setpriv missing, permission check not run"
 fi
 
-# 2. Capture on the server's veth while the two peers talk.
-ip netns exec "$NS_S" "$CHECK" veth-s 988 "$COUNT" 192.168.77.2@tcp 192.168.77.1@tcp \
-  "$WORK/ready" 30 >"$WORK/check.out" 2>&1 &
-CHECK_PID=$!
-for _ in $(seq 100); do [ -e "$WORK/ready" ] && break; kill -0 "$CHECK_PID" 2>/dev/null || break; sleep 0.1; done
-[ -e "$WORK/ready" ] || { cat "$WORK/check.out"; echo "FAIL: capture did not start"; exit 1; }
-
-ip netns exec "$NS_S" "$TRAFFIC" server 192.168.77.1 988 192.168.77.1@tcp >"$WORK/server.out" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 50); do grep -q listening "$WORK/server.out" 2>/dev/null && break; sleep 0.1; done
-if ! ip netns exec "$NS_C" "$TRAFFIC" client 192.168.77.1 988 192.168.77.2@tcp 192.168.77.1@tcp "$COUNT" 1021; then
-  echo "FAIL: traffic generator"; cat "$WORK/server.out"; fail=1
+# 2. Capture on the server's veth while the two peers talk: IPv4 (HELLO
+#    V3, 72-byte headers), then IPv6 (HELLO V4, 96-byte nid16 headers).
+round() {  # SERVER_IP CLIENT_IP SERVER_NID CLIENT_NID LABEL
+  rm -f "$WORK/ready"
+  ip netns exec "$NS_S" "$CHECK" veth-s 988 "$COUNT" "$4" "$3" "$WORK/ready" 30 \
+    >"$WORK/check.out" 2>&1 &
+  CHECK_PID=$!
+  for _ in $(seq 100); do [ -e "$WORK/ready" ] && break; kill -0 "$CHECK_PID" 2>/dev/null || break; sleep 0.1; done
+  [ -e "$WORK/ready" ] || { cat "$WORK/check.out"; echo "FAIL: $5 capture did not start"; fail=1; return; }
+  ip netns exec "$NS_S" "$TRAFFIC" server "$1" 988 "$3" >"$WORK/server.out" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 50); do grep -q listening "$WORK/server.out" 2>/dev/null && break; sleep 0.1; done
+  if ! ip netns exec "$NS_C" "$TRAFFIC" client "$1" 988 "$4" "$3" "$COUNT" 1021; then
+    echo "FAIL: $5 traffic generator"; cat "$WORK/server.out"; fail=1
+  fi
+  wait "$SERVER_PID"; SERVER_PID=
+  wait "$CHECK_PID"; rc=$?; CHECK_PID=
+  cat "$WORK/check.out"
+  if [ "$rc" = 0 ]; then echo "ok: $5"; else echo "FAIL: $5 live capture check (exit $rc)"; fail=1; fi
+}
+round 192.168.77.1 192.168.77.2 192.168.77.1@tcp 192.168.77.2@tcp "IPv4, socklnd V3"
+if ip -n "$NS_S" -6 addr add fd00:77::1/64 dev veth-s nodad 2>/dev/null &&
+   ip -n "$NS_C" -6 addr add fd00:77::2/64 dev veth-c nodad 2>/dev/null; then
+  round fd00:77::1 fd00:77::2 fd00:77::1@tcp fd00:77::2@tcp "IPv6, socklnd V4"
+else
+  echo "note: IPv6 unavailable in the namespaces, V4 round not run"
 fi
-wait "$SERVER_PID"; SERVER_PID=
-wait "$CHECK_PID"; rc=$?; CHECK_PID=
-cat "$WORK/check.out"
-[ "$rc" = 0 ] || { echo "FAIL: live capture check (exit $rc)"; fail=1; }
-[ "$fail" = 0 ] && echo "PASS: live socklnd capture of $COUNT PUT/ACK pairs on veth in a netns pair"
+[ "$fail" = 0 ] && echo "PASS: live socklnd capture of $COUNT PUT/ACK pairs per round on veth in a netns pair"
 exit "$fail"

@@ -9,6 +9,8 @@
 //
 // The client sends COUNT PUTs (match bits 1..COUNT, payloads of 0..~9 kB)
 // and waits for the server's ACK of each; then a NOOP, then it closes.
+// Over IPv6 both sides use HELLO V4, connreq v2 and 96-byte nid16 headers,
+// as socklnd does for IPv6 sockets.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -53,12 +55,23 @@ bool recv_all(int fd, std::uint8_t* p, std::size_t len) {
   return true;
 }
 
-sockaddr_in addr(const char* ip, int port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) die(std::string("bad address ") + ip);
-  return a;
+// IPv4 or IPv6 socket address; socklnd uses HELLO V4 (large NIDs) on IPv6.
+sockaddr_storage addr(const char* ip, int port, socklen_t* len) {
+  sockaddr_storage ss{};
+  auto* a4 = reinterpret_cast<sockaddr_in*>(&ss);
+  auto* a6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  if (inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons(static_cast<std::uint16_t>(port));
+    *len = sizeof *a4;
+  } else if (inet_pton(AF_INET6, ip, &a6->sin6_addr) == 1) {
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(static_cast<std::uint16_t>(port));
+    *len = sizeof *a6;
+  } else {
+    die(std::string("bad address ") + ip);
+  }
+  return ss;
 }
 
 Nid must_nid(const char* s) {
@@ -71,41 +84,50 @@ Nid must_nid(const char* s) {
 }
 
 int server(const char* ip, int port, const Nid& me) {
-  int ls = ::socket(AF_INET, SOCK_STREAM, 0);
+  socklen_t alen = 0;
+  sockaddr_storage a = addr(ip, port, &alen);
+  int ls = ::socket(a.ss_family, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in a = addr(ip, port);
-  if (::bind(ls, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) die("bind");
+  if (::bind(ls, reinterpret_cast<sockaddr*>(&a), alen) != 0) die("bind");
   if (::listen(ls, 4) != 0) die("listen");
   std::cout << "listening" << std::endl;
   int fd = ::accept(ls, nullptr, nullptr);
   if (fd < 0) die("accept");
-  // Acceptor: connreq v1, then the peer's HELLO V3.
-  std::uint8_t creq[16], h[56];
-  if (!recv_all(fd, creq, 16) || load_le32(creq) != LNETCAP_LNET_PROTO_ACCEPTOR_MAGIC)
+  // Acceptor: connreq (v1 16 bytes, v2 28), then the peer's HELLO (V3 56
+  // bytes with nid4 NIDs, V4 80 with struct lnet_nid).
+  std::uint8_t creq[28], h[80];
+  if (!recv_all(fd, creq, 8) || load_le32(creq) != LNETCAP_LNET_PROTO_ACCEPTOR_MAGIC)
     die("connreq");
-  if (!recv_all(fd, h, 56) || load_le32(h) != LNETCAP_LNET_PROTO_MAGIC) die("hello");
+  recv_all(fd, creq + 8, load_le32(creq + 4) == 2 ? 20 : 8);
+  if (!recv_all(fd, h, 8) || load_le32(h) != LNETCAP_LNET_PROTO_MAGIC) die("hello");
+  const bool v4 = load_le32(h + 4) == LNETCAP_KSOCK_PROTO_V4;
+  recv_all(fd, h + 8, v4 ? 72 : 48);
+  const std::size_t shift = v4 ? 24 : 0;  // V4 fields sit 24 bytes later
   HelloSpec reply;
+  reply.version = v4 ? 4 : 3;
   reply.src = me;
-  reply.dst = Nid::from_nid4(load_le64(h + 8));
-  reply.dst_incarnation = load_le64(h + 32);
-  reply.ctype = static_cast<std::int32_t>(load_le32(h + 48));
+  reply.dst = v4 ? Nid::from_lnet_nid(h + 8) : Nid::from_nid4(load_le64(h + 8));
+  reply.dst_incarnation = load_le64(h + 32 + shift);
+  reply.ctype = static_cast<std::int32_t>(load_le32(h + 48 + shift));
   send_all(fd, hello(reply));
-  // Messages: ACK every PUT that asks for one; stop at EOF.
+  // Messages: ACK every PUT; stop at EOF.
+  const std::size_t hl = v4 ? 96 : 72;
   for (;;) {
     std::uint8_t kh[24];
     if (!recv_all(fd, kh, 24)) break;
     if (load_le32(kh) == LNETCAP_KSOCK_MSG_NOOP) continue;
-    std::uint8_t lh[72];
-    recv_all(fd, lh, 72);
-    std::uint32_t plen = load_le32(lh + 28);
+    std::uint8_t lh[96];
+    recv_all(fd, lh, hl);
+    std::uint32_t plen = load_le32(lh + 28 + shift);
     Bytes payload(plen);
     if (plen) recv_all(fd, payload.data(), plen);
     LnetHeaderSpec ack;
     ack.type = LNETCAP_MSG_ACK;
+    ack.nid16 = v4;
     ack.src = me;
-    ack.dst = Nid::from_nid4(load_le64(lh + 8));
-    ack.match_bits = load_le64(lh + 48);
+    ack.dst = v4 ? Nid::from_lnet_nid(lh + 20) : Nid::from_nid4(load_le64(lh + 8));
+    ack.match_bits = load_le64(lh + 48 + shift);
     ack.mlength = plen;
     send_all(fd, ksock_lnet(ack, {}));
   }
@@ -115,28 +137,35 @@ int server(const char* ip, int port, const Nid& me) {
 }
 
 int client(const char* ip, int port, const Nid& me, const Nid& peer, int count, int src_port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  socklen_t alen = 0;
+  sockaddr_storage a = addr(ip, port, &alen);
+  const bool v4 = a.ss_family == AF_INET6;
+  int fd = ::socket(a.ss_family, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   // socklnd's active side binds a privileged port (1023 down to 512).
-  sockaddr_in local{};
-  local.sin_family = AF_INET;
-  local.sin_port = htons(static_cast<std::uint16_t>(src_port));
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) die("bind");
-  sockaddr_in a = addr(ip, port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) die("connect");
-  Bytes start = connreq(peer);
+  sockaddr_storage local{};
+  local.ss_family = a.ss_family;
+  if (v4) reinterpret_cast<sockaddr_in6*>(&local)->sin6_port = htons(static_cast<std::uint16_t>(src_port));
+  else reinterpret_cast<sockaddr_in*>(&local)->sin_port = htons(static_cast<std::uint16_t>(src_port));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&local), alen) != 0) die("bind");
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), alen) != 0) die("connect");
+  Bytes start = connreq(peer, v4);
   HelloSpec h;
+  h.version = v4 ? 4 : 3;
   h.src = me;
   h.dst = peer;
   append(start, hello(h));
   send_all(fd, start);
-  std::uint8_t rh[56];
-  if (!recv_all(fd, rh, 56) || load_le32(rh) != LNETCAP_LNET_PROTO_MAGIC) die("hello reply");
+  std::uint8_t rh[80];
+  if (!recv_all(fd, rh, v4 ? 80 : 56) || load_le32(rh) != LNETCAP_LNET_PROTO_MAGIC)
+    die("hello reply");
+  const std::size_t shift = v4 ? 24 : 0;
   for (int i = 1; i <= count; ++i) {
     LnetHeaderSpec put;
     put.type = LNETCAP_MSG_PUT;
+    put.nid16 = v4;
     put.src = me;
     put.dst = peer;
     put.portal = LNETCAP_PORTAL_OST_REQUEST;
@@ -144,8 +173,9 @@ int client(const char* ip, int port, const Nid& me, const Nid& peer, int count, 
     put.want_ack = true;
     send_all(fd, ksock_lnet(put, pattern(static_cast<std::size_t>(i) * 197 % 9000,
                                          static_cast<std::uint8_t>(i))));
-    std::uint8_t ack[96];
-    if (!recv_all(fd, ack, 96) || load_le64(ack + 24 + 48) != static_cast<std::uint64_t>(i))
+    std::uint8_t ack[120];
+    if (!recv_all(fd, ack, 96 + shift) ||
+        load_le64(ack + 24 + 48 + shift) != static_cast<std::uint64_t>(i))
       die("ack");
   }
   send_all(fd, ksock_noop());
