@@ -206,6 +206,10 @@ int main(int argc, char** argv) {
   std::string corpus = argv[1], lnetcap = argv[3], work = argv[4];
   int copies = std::atoi(argv[2]);
   std::string big = work + "/socklnd-bench.pcap", out = work + "/socklnd-bench.pcapng";
+#ifndef NDEBUG
+  std::cout << "note: this is not an optimised build (NDEBUG unset); configure with "
+               "-DCMAKE_BUILD_TYPE=Release for the figures in docs/PERFORMANCE.md\n";
+#endif
   std::uint64_t frames = replicate(corpus, copies, big);
   std::cout << "input: " << big << ", " << copies << " copies of " << corpus << ", " << frames
             << " frames\n";
