@@ -118,6 +118,70 @@ int lnetcap_bench_ni_send(struct bpf_raw_tracepoint_args *ctx)
 }
 #endif
 
+#elif defined(LNETCAP_MODE_BENCH)
+
+/*
+ * Benchmark producer reading kernel memory, as the real hooks do: fake
+ * Lustre objects live in a map value ("arena") that user space fills with
+ * the layout of cfg.lo, pointer fields holding arena-relative offsets;
+ * this program turns them into kernel addresses and runs the lnet_ni_send
+ * hook body n times (BPF_PROG_TEST_RUN args: n).
+ */
+#define LNETCAP_ARENA_SIZE 8192
+#define LNETCAP_ARENA_NI 0
+#define LNETCAP_ARENA_PEER 512
+#define LNETCAP_ARENA_MD 1024
+#define LNETCAP_ARENA_MSG 2048
+#define LNETCAP_ARENA_PAYLOAD 4096
+
+struct lnetcap_arena {
+	__u8 b[LNETCAP_ARENA_SIZE];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lnetcap_arena);
+} arena SEC(".maps");
+
+struct lnetcap_bench_args {
+	__u64 ni;
+	__u64 msg;
+};
+
+static long lnetcap_bench_one(__u32 i, void *data)
+{
+	struct lnetcap_bench_args *a = data;
+
+	lnetcap_on_ni_send(a->ni, a->msg);
+	return 0;
+}
+
+SEC("raw_tp")
+int lnetcap_bench_kernel(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 zero = 0;
+	__u8 *base = bpf_map_lookup_elem(&arena, &zero);
+	struct lnetcap_bench_args a;
+	__u64 *p;
+
+	if (!base)
+		return 0;
+	/* The offsets are load-time constants inside the arena's first 4 KiB. */
+	if (cfg.lo.msg_txpeer > 1016 || cfg.lo.msg_md > 1016 || cfg.lo.md_start > 504)
+		return 0;
+	p = (__u64 *)(base + LNETCAP_ARENA_MSG + cfg.lo.msg_txpeer);
+	*p = (__u64)(base + LNETCAP_ARENA_PEER);
+	p = (__u64 *)(base + LNETCAP_ARENA_MSG + cfg.lo.msg_md);
+	*p = (__u64)(base + LNETCAP_ARENA_MD);
+	p = (__u64 *)(base + LNETCAP_ARENA_MD + cfg.lo.md_start);
+	*p = (__u64)(base + LNETCAP_ARENA_PAYLOAD);
+	a.ni = (__u64)(base + LNETCAP_ARENA_NI);
+	a.msg = (__u64)(base + LNETCAP_ARENA_MSG);
+	bpf_loop(ctx->args[0], lnetcap_bench_one, &a, 0);
+	return 0;
+}
+
 #else
-#error "define LNETCAP_MODE_FENTRY, LNETCAP_MODE_KPROBE or LNETCAP_MODE_UPROBE"
+#error "define LNETCAP_MODE_FENTRY, LNETCAP_MODE_KPROBE, LNETCAP_MODE_UPROBE or LNETCAP_MODE_BENCH"
 #endif

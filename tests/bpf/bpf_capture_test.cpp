@@ -353,6 +353,32 @@ TEST_F(BpfCapture, TestRunDriverEmitsRecords) {
   EXPECT_EQ(got[99].view.payload.size(), 256u);
 }
 
+TEST(BpfKernelRead, BenchFlavourReadsKernelMemoryExactly) {
+  // The same hook body with bpf_probe_read_kernel (the production read),
+  // on fake objects in a map value.
+  FakeLnet fake(kLo);
+  fake.set_ni(kLocal);
+  fake.set_peer(kPeer);
+  auto hdr = make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 300, 12);
+  fake.set_hdr(hdr);
+  fake.set_msg(LNETCAP_MSG_PUT, 300, 300, false, false);
+  fake.set_flags(true, false, false);
+  auto cfg = default_cfg(1024);
+  KernelBenchCapture cap(cfg, 1u << 20, fake);
+  live::RingSource src(std::move(cap.loaded()), {"10.0.0.1@tcp"}, cfg.snaplen, "test");
+  ASSERT_EQ(cap.send(5), 0);
+  auto got = drain(src);
+  ASSERT_EQ(got.size(), 5u);
+  const auto& v = got[4].view;
+  EXPECT_EQ(v.hdr.local_nid, kLocal);
+  EXPECT_EQ(v.hdr.peer_nid, kPeer);
+  EXPECT_EQ(v.hdr.seq, 4u);
+  EXPECT_EQ(0, std::memcmp(v.lnet_header.data(), hdr.data(), 96));
+  ASSERT_EQ(v.payload.size(), 300u);
+  EXPECT_EQ(0, std::memcmp(v.payload.data(), fake.payload().data() + 16, 300));
+  EXPECT_FALSE(v.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+}
+
 }  // namespace
 }  // namespace lnetcap::test
 

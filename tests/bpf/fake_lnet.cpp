@@ -9,6 +9,7 @@
 
 #include "bytes.h"
 #include "error.h"
+#include "lnetcap_bench.skel.h"
 #include "lnetcap_uprobe.skel.h"
 
 // The stand-ins: real symbols the uprobes attach to by name.  The asm
@@ -107,6 +108,38 @@ void FakeLnet::set_flags(bool tx_committed, bool rx_committed, bool routing) {
 void FakeLnet::set_health(int status, int retries) {
   put<int>(msg_, lo_.msg_health_status, status);
   put<int>(msg_, lo_.msg_retry_count, retries);
+}
+
+std::vector<std::uint8_t> FakeLnet::arena() const {
+  std::vector<std::uint8_t> a(8192, 0);
+  auto put_at = [&](std::size_t off, const std::vector<std::uint8_t>& v, std::size_t max) {
+    std::memcpy(a.data() + off, v.data(), std::min(v.size(), max));
+  };
+  put_at(0, ni_, 512);
+  put_at(512, peer_, 512);
+  put_at(1024, md_, 1024);
+  put_at(2048, msg_, 1024);
+  put_at(4096, payload_, 4096);
+  return a;
+}
+
+KernelBenchCapture::KernelBenchCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes,
+                                       const FakeLnet& fake) {
+  bpf_ = live::load_skeleton<lnetcap_bench>(cfg, ring_bytes, false, "kernel bench");
+  obj_ = bpf_->object();
+  bpf_map* m = bpf_object__find_map_by_name(obj_, "arena");
+  std::uint32_t zero = 0;
+  auto a = fake.arena();
+  if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, a.data(), 0) != 0)
+    throw Error(std::string("cannot fill the bench arena: ") + std::strerror(errno));
+}
+
+int KernelBenchCapture::send(std::uint32_t n) {
+  bpf_program* prog = bpf_object__find_program_by_name(obj_, "lnetcap_bench_kernel");
+  std::uint64_t args[1] = {n};
+  LIBBPF_OPTS(bpf_test_run_opts, topts, .ctx_in = args, .ctx_size_in = sizeof(args));
+  int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &topts);
+  return err ? err : static_cast<int>(topts.retval);
 }
 
 lnetcap_cfg default_cfg(std::uint32_t snaplen) {

@@ -49,6 +49,10 @@ class FakeLnet {
   void set_flags(bool tx_committed, bool rx_committed, bool routing);
   void set_health(int status, int retries);
   void set_from(const Nid& nid);
+  /// The objects packed into lnetcap_bench's 8 KiB arena (bpf/lnetcap.bpf.c:
+  /// ni 0, peer 512, md 1024, msg 2048, payload 4096); the BPF side fixes up
+  /// the pointer fields.
+  std::vector<std::uint8_t> arena() const;
 
  private:
   template <class T> void put(std::vector<std::uint8_t>& b, std::size_t off, T v);
@@ -69,6 +73,19 @@ class UprobeCapture {
   std::unique_ptr<live::LoadedBpf> bpf_;  // may be moved into a RingSource
   bpf_object* obj_ = nullptr;
   std::vector<bpf_link*> links_;
+};
+
+/// The benchmark flavour: the lnet_ni_send hook reading kernel memory (a
+/// map value holding a FakeLnet arena), driven by BPF_PROG_TEST_RUN.
+class KernelBenchCapture {
+ public:
+  KernelBenchCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes, const FakeLnet& fake);
+  std::unique_ptr<live::LoadedBpf>& loaded() { return bpf_; }
+  int send(std::uint32_t n);
+
+ private:
+  std::unique_ptr<live::LoadedBpf> bpf_;
+  bpf_object* obj_ = nullptr;
 };
 
 /// cfg with the 2.16 layout, all directions, the given snaplen.
