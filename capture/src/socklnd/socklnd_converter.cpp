@@ -137,7 +137,9 @@ void SocklndConverter::add(std::uint64_t ts_ns, const TcpSegment& seg) {
   }
   ++counters_.segments;
   if (ts_ns > now_ns_) now_ns_ = ts_ns;
-  if (now_ns_ - last_sweep_ns_ >= 1000000000ull) expire(now_ns_);
+  // Sweep once per second of capture time (live: expire() also runs on
+  // read timeouts with the wall clock, which may be ahead of packet times).
+  if (now_ns_ >= last_sweep_ns_ + 1000000000ull) expire(now_ns_);
 
   int side = 0;
   Connection& c = lookup(ts_ns, seg, &side);
@@ -156,7 +158,7 @@ void SocklndConverter::close(Connection& c) {
 }
 
 void SocklndConverter::expire(std::uint64_t now_ns) {
-  last_sweep_ns_ = now_ns;
+  if (now_ns > last_sweep_ns_) last_sweep_ns_ = now_ns;
   for (auto it = conns_.begin(); it != conns_.end();) {
     Connection& c = *it->second;
     bool closed = c.dir[0].tcp.finished() && c.dir[1].tcp.finished();
