@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   CapturedRecord rec;
   try {
     while (src->next(rec)) {
+      if (rec.bytes.empty()) continue;  // an idle live source's wake-up (source.h)
       recs.emplace_back(rec.bytes.begin(), rec.bytes.end());
       epb.push_back(rec.epb_flags);
       if (recs.size() == static_cast<std::size_t>(2 * count)) {
