@@ -117,9 +117,11 @@ static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 	if (ni)
 		LNETCAP_READ(local, sizeof(local),
 			     (const void *)(ni + cfg.lo.ni_nid));
-	if (ni && (dest[1] != local[1] || dest[2] != local[2] ||
-		   dest[3] != local[3]))
-		return 0; /* being routed: lnet_ni_send records FORWARD */
+	/* Being routed (lnet_ni_send records the FORWARD), unless it came
+	 * over the loopback NI, which carries messages for any local NID. */
+	if (ni && local[1] != LNETCAP_LND_LOLND &&
+	    (dest[1] != local[1] || dest[2] != local[2] || dest[3] != local[3]))
+		return 0;
 	s.dir = LNETCAP_DIR_RECV;
 	s.hook = LNETCAP_HOOK_LNET_PARSE;
 	s.hdr = hdr;

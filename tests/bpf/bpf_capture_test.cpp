@@ -9,11 +9,13 @@
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 
 #include "fake_lnet.h"
+#include "live/privdrop.h"
 #include "live/ring_source.h"
 #include "record.h"
 
@@ -170,8 +172,14 @@ TEST_F(BpfCapture, ReceivedGetAtParseOnly) {
   lnet_parse(fake_.ni(), put.data(), from, nullptr, 0);  // waits for lnet_finalize
   auto routed = make_hdr(LNETCAP_MSG_GET, kPeer, kRemote, 0, 8);
   lnet_parse(fake_.ni(), routed.data(), from, nullptr, 0);  // forwarded: ni_send records it
+  // To ourselves over 0@lo: the header names our tcp NID, the NI is lo.
+  FakeLnet lo(kLo);
+  lo.set_ni(*Nid::parse("0@lo"));
+  auto self = make_hdr(LNETCAP_MSG_GET, kLocal, kLocal, 0, 8);
+  lnet_parse(lo.ni(), self.data(), from, nullptr, 0);
   auto got = drain(*src_);
-  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].view.hdr.local_nid, *Nid::parse("0@lo"));
   const auto& h = got[0].view.hdr;
   EXPECT_EQ(h.direction, LNETCAP_DIR_RECV);
   EXPECT_EQ(h.hook, LNETCAP_HOOK_LNET_PARSE);
@@ -351,6 +359,31 @@ TEST_F(BpfCapture, TestRunDriverEmitsRecords) {
   auto got = drain(*src_);
   ASSERT_EQ(got.size(), 100u);
   EXPECT_EQ(got[99].view.payload.size(), 256u);
+}
+
+TEST_F(BpfCapture, WorksAfterDroppingPrivileges) {
+  // -Z: the ring and the counters are mmapped before the drop, so records
+  // and statistics still flow without CAP_BPF.
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    start(default_cfg(64));
+    live::drop_privileges("nobody");
+    fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 12));
+    fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+    lnet_ni_send(fake_.ni(), fake_.msg());
+    bool ok = getuid() != 0;
+    src_->request_stop();
+    CapturedRecord r;
+    int n = 0;
+    while (src_->next(r)) ++n;
+    ok = ok && n == 1 && src_->stats().received == 1 &&
+         src_->bpf().stats()[LNETCAP_STAT_EMITTED] == 1;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(BpfKernelRead, BenchFlavourReadsKernelMemoryExactly) {
