@@ -42,7 +42,16 @@ bool names_network_interface(const std::string& name) {
 
 std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Filter& filter) {
   if (!opts.read_file.empty()) {
-    if (opts.read_file == "-" || LnetcapFileSource::is_lnetcap_capture(opts.read_file))
+    if (opts.read_file == "-") {
+      // A pipe cannot be opened twice: one byte tells pcapng (0x0A, the SHB)
+      // from classic pcap (0xA1/0xD4/0x4D...), and goes back for the reader.
+      const int c = std::getc(stdin);
+      if (c == EOF) throw Error("standard input is empty");
+      std::ungetc(c, stdin);
+      if (c == 0x0A) return std::make_unique<LnetcapFileSource>(opts.read_file);
+      return open_socklnd_file(opts);
+    }
+    if (LnetcapFileSource::is_lnetcap_capture(opts.read_file))
       return std::make_unique<LnetcapFileSource>(opts.read_file);
     return open_socklnd_file(opts);
   }
@@ -93,7 +102,10 @@ T* find_sink(const std::vector<std::unique_ptr<RecordSink>>& sinks) {
   return nullptr;
 }
 
-void print_counts(const SourceStats& s, std::uint64_t matched, bool live) {
+void print_counts(const SourceStats& s, std::uint64_t matched, bool live, int verbose) {
+  if (verbose > 0)
+    for (const auto& [name, value] : s.details)
+      std::fprintf(stderr, "lnetcap: %s: %" PRIu64 "\n", name.c_str(), static_cast<std::uint64_t>(value));
   if (live) {
     std::fprintf(stderr, "%" PRIu64 " messages captured\n", matched);
     std::fprintf(stderr, "%" PRIu64 " messages received by filter\n", s.received);
@@ -160,12 +172,6 @@ int run(const Options& opts) {
     while (!(opts.count && matched >= *opts.count)) {
       if (stop_requested()) source->request_stop();
       if (!source->next(rec)) break;
-      std::string why;
-      auto view = parse_record(rec.bytes, &why);
-      if (!view) throw Error("bad record from the capture source: " + why);
-      const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
-      ++seen;
-      if (file_source) progress.update(file_source->position());
       if (take_status_request()) {
         const SourceStats s = source->stats();
         report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}};
@@ -174,6 +180,13 @@ int run(const Options& opts) {
         std::fputs(report::format_status_line(counts).c_str(), stderr);
         for (auto& sink : sinks) sink->status();
       }
+      if (rec.bytes.empty()) continue;  // an idle live source's tick
+      std::string why;
+      auto view = parse_record(rec.bytes, &why);
+      if (!view) throw Error("bad record from the capture source: " + why);
+      const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      ++seen;
+      if (file_source) progress.update(file_source->position());
       if (!filter.matches(msg)) continue;
       if (anonymizing) {
         Message pseudonymous;
@@ -195,7 +208,7 @@ int run(const Options& opts) {
   }
   progress.finish();
   finish_all();
-  print_counts(source->stats(), matched, live);
+  print_counts(source->stats(), matched, live, opts.verbose);
   if (anonymizing)
     std::fprintf(stderr, "lnetcap: %s\n", anonymizing->anonymizer().changes().summary().c_str());
   if (auto* asserts = find_sink<report::AssertionSink>(sinks)) {

@@ -45,6 +45,8 @@ bool take_status_request() {
   return true;
 }
 
+bool status_pending() { return g_status != 0; }
+
 void set_status_interval(unsigned seconds) {
   itimerval t = {};
   t.it_interval.tv_sec = seconds;

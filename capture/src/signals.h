@@ -14,6 +14,9 @@ bool stop_requested();
 void request_stop_now();
 /// True once per SIGUSR1 (or per --stats-interval tick).
 bool take_status_request();
+/// True while a status request waits to be taken: live sources that are
+/// idle return an empty record (see RecordSource::next) so it is served.
+bool status_pending();
 /// Arms a status request every `seconds` (0 disables), using SIGALRM.
 void set_status_interval(unsigned seconds);
 

@@ -48,7 +48,10 @@ class RecordSource {
  public:
   virtual ~RecordSource() = default;
   /// Next record; false at the end of the input.  Throws Error on fatal
-  /// input errors (after everything before them was delivered).
+  /// input errors (after everything before them was delivered).  A live
+  /// source that is idle returns true with an EMPTY record (bytes.empty())
+  /// when status_pending() or stop_requested() (signals.h) needs the
+  /// pipeline's attention; the pipeline skips such records.
   virtual bool next(CapturedRecord& out) = 0;
   /// Interfaces known so far.  May grow while reading; a record's
   /// interface_id always indexes an entry that exists when it is returned.

@@ -161,6 +161,13 @@ anonymize)
   b=$("$lnetcap" -r "$tmp/anon2.pcapng" -p '%Ns %Nd')
   [ "$a" = "$b" ] || fail "pseudonyms differ across files with one key: '$a' vs '$b'"
   case $a in 10.*@tcp\ 10.*@tcp) ;; *) fail "unexpected pseudonyms '$a'";; esac ;;
+stdin-tcpdump)
+  # A tcpdump capture on a pipe is told from lnetcap pcapng by its first byte.
+  corpus=$src/../shared/corpus/lnet-socklnd.pcap
+  [ -f "$corpus" ] || { echo "SKIP: corpus missing"; exit 77; }
+  "$lnetcap" -r - -q -v <"$corpus" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "lnetcap -r - failed"; }
+  [ "$(lines "$tmp/out")" = 2910 ] || fail "expected 2910 messages from the piped tcpdump file"
+  contains "$tmp/err" "lnetcap: " ;;
 extcap-queries)
   expect_exit 0 "$lnetcap" --extcap-interfaces --extcap-version=4.0
   contains "$tmp/out" "interface {value=lnet}{display=LNet messages (lnetcap, eBPF)}"

@@ -11,6 +11,7 @@
 #include "../bytes.h"
 #include "../nid.h"
 #include "../record.h"
+#include "../signals.h"
 
 namespace lnetcap::live {
 namespace {
@@ -91,7 +92,7 @@ std::uint32_t RingSource::interface_for(const std::uint8_t* raw_nid) {
 
 bool RingSource::next(CapturedRecord& out) {
   for (;;) {
-    if (!draining_ && stop_.load(std::memory_order_relaxed)) {
+    if (!draining_ && (stop_.load(std::memory_order_relaxed) || stop_requested())) {
       // No new records from here on; whatever is committed is delivered.
       bpf_->detach();
       draining_ = true;
@@ -100,6 +101,10 @@ bool RingSource::next(CapturedRecord& out) {
     if (!s) {
       if (draining_) return false;
       ring_.wait(kPollMs);
+      if (status_pending()) {  // idle: let the pipeline print its status line
+        out = CapturedRecord{};
+        return true;
+      }
       continue;
     }
     if (s->size() < kEnv + LNETCAP_REC_HDR_V1_LEN) {

@@ -12,6 +12,19 @@ namespace lnetcap::pcapng {
 namespace {
 constexpr std::uint32_t kMaxBlock = 64u << 20;  // far above any real block
 
+// fread() that resumes after signals: the handlers are installed without
+// SA_RESTART (so live loops notice them), which interrupts reads from a pipe.
+std::size_t read_fully(void* buf, std::size_t n, std::FILE* f) {
+  std::size_t got = 0;
+  while (got < n) {
+    const std::size_t r = std::fread(static_cast<char*>(buf) + got, 1, n - got, f);
+    got += r;
+    if (got == n || !std::ferror(f) || errno != EINTR) break;
+    std::clearerr(f);
+  }
+  return got;
+}
+
 std::string hex32(std::uint32_t v) {
   char b[16];
   std::snprintf(b, sizeof(b), "0x%08x", v);
@@ -56,14 +69,14 @@ void Reader::corrupt(const std::string& what) const {
 bool Reader::read_block() {
   block_offset_ = offset_;
   std::uint8_t head[12];
-  const std::size_t got = std::fread(head, 1, 8, file_);
+  const std::size_t got = read_fully(head, 8, file_);
   if (got == 0 && std::feof(file_)) return false;
   if (got != 8) corrupt("file ends inside a block header (" + std::to_string(got) + " of 8 bytes)");
   std::uint32_t type = load_le32(head);
   std::uint32_t len;
   if (type == kBlockSHB) {
     // Byte-order magic follows the length; read it to learn the order.
-    if (std::fread(head + 8, 1, 4, file_) != 4) corrupt("file ends inside a section header");
+    if (read_fully(head + 8, 4, file_) != 4) corrupt("file ends inside a section header");
     const std::uint32_t bom = load_le32(head + 8);
     if (bom == kByteOrderMagic)
       endian_.little = true;
@@ -82,7 +95,7 @@ bool Reader::read_block() {
   body_.resize(len - 8);
   if (already) std::memcpy(body_.data(), head + 8, 4);
   const std::size_t want = len - 8 - already;
-  const std::size_t n = std::fread(body_.data() + already, 1, want, file_);
+  const std::size_t n = read_fully(body_.data() + already, want, file_);
   if (n != want)
     corrupt("block " + hex32(type) + " of " + std::to_string(len) + " bytes is truncated (file ends " +
             std::to_string(8 + already + n) + " bytes into it)");

@@ -14,6 +14,7 @@
 
 #include "../error.h"
 #include "../nid.h"
+#include "../signals.h"
 #include "lnetcap/record.h"
 #include "packet_decode.h"
 #include "socklnd_converter.h"
@@ -78,6 +79,10 @@ class PcapSocklndSource final : public RecordSource {
         return false;
       }
       read_one();
+      if (live_ && status_pending()) {  // idle: let the pipeline print its status line
+        out = CapturedRecord{};
+        return true;
+      }
     }
   }
 
@@ -117,7 +122,7 @@ class PcapSocklndSource final : public RecordSource {
   }
 
   void read_one() {
-    if (stop_.load()) return end();
+    if (stop_.load() || (live_ && stop_requested())) return end();
     pcap_pkthdr* h = nullptr;
     const u_char* data = nullptr;
     int r = pcap_next_ex(pcap_, &h, &data);
