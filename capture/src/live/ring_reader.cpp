@@ -52,12 +52,14 @@ RingReader::RingReader(int map_fd, std::uint32_t ring_bytes) : map_fd_(map_fd) {
   ev.events = EPOLLIN;
   if (epoll_fd_ < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, map_fd, &ev) < 0) {
     int e = errno;
-    this->~RingReader();
+    release();  // the destructor does not run for a throwing constructor
     throw Error(std::string("cannot poll the BPF ring buffer: ") + std::strerror(e));
   }
 }
 
-RingReader::~RingReader() {
+RingReader::~RingReader() { release(); }
+
+void RingReader::release() {
   if (epoll_fd_ >= 0) close(epoll_fd_);
   epoll_fd_ = -1;
   if (prod_map_ && prod_map_ != MAP_FAILED) munmap(prod_map_, page_ + 2 * size_);

@@ -36,6 +36,7 @@ class RingReader {
 
  private:
   void publish();
+  void release();
 
   int map_fd_;
   int epoll_fd_ = -1;
