@@ -222,6 +222,9 @@ int main(int argc, char** argv) {
   constexpr std::uint32_t kRing = 64u << 20;
   std::printf("eBPF capture path, 256-byte records (104 record header + 96 LNet header + 56 "
               "payload), %d repetitions\n\n", reps);
+#ifndef NDEBUG
+  std::printf("note: this build is not optimised; use CMAKE_BUILD_TYPE=Release for figures\n\n");
+#endif
 
   std::printf("1. fill a 64 MiB ring with no consumer, then drain it with one consumer\n\n");
   std::printf("| consumer | records | producer rec/s | drain rec/s | drops |\n|---|---|---|---|---|\n");
