@@ -75,8 +75,8 @@ static lnetcap_flagset_t fs_rec_flags = LNETCAP_FLAGSET(
 /* Preferences. */
 static guint pref_user_slot = LNETCAP_LINKTYPE_USER_SLOT;
 static guint claimed_encap;
-gboolean lnetcap_pref_delegate_lustre = FALSE;
-gboolean lnetcap_pref_decode_rpc = TRUE;
+lnetcap_ws_bool lnetcap_pref_delegate_lustre = FALSE;
+lnetcap_ws_bool lnetcap_pref_decode_rpc = TRUE;
 
 static dissector_handle_t lnetcap_handle;
 static int at_lnetcap_nid = -1;
@@ -104,7 +104,7 @@ static int nid_addr_str_len(const address *addr)
 	return LNETCAP_NID_STRLEN;
 }
 
-static const char *nid_col_filter(const address *addr, gboolean src)
+static const char *nid_col_filter(const address *addr, lnetcap_ws_bool src)
 {
 	return src ? "lnetcap.lnet.src_nid" : "lnetcap.lnet.dest_nid";
 }

@@ -14,6 +14,7 @@
 #include <epan/expert.h>
 
 #include "lnetcap-nid.h"
+#include "ws-version.h"
 
 extern int proto_lnetcap;
 
@@ -97,8 +98,8 @@ typedef struct lnetcap_tap_info {
 extern int lnetcap_tap;
 
 /* Preferences read by several layers. */
-extern gboolean lnetcap_pref_delegate_lustre;
-extern gboolean lnetcap_pref_decode_rpc;
+extern lnetcap_ws_bool lnetcap_pref_delegate_lustre;
+extern lnetcap_ws_bool lnetcap_pref_decode_rpc;
 
 /* Layer entry points. */
 /* Sets pinfo->src/dst to a NID (the plugin's address type). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * plugin.c - the Wireshark plugin ABI, and the only file that knows which
- * Wireshark release it is built for.  The dissector files use the 4.0 API
- * (which 4.2 and 4.4 still accept); version differences go here:
+ * plugin.c - the Wireshark plugin ABI.  With ws-version.h (the few C types
+ * that changed), it is the only file that knows which Wireshark release it
+ * is built for.  The dissector files use the 4.0 API (which 4.2 and 4.4
+ * still accept); version differences go here:
  *
  *  - 4.0 - 4.6: export plugin_version/plugin_want_major/plugin_want_minor
  *    and plugin_register(), which registers a proto_plugin and a

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ws-version.h - the C types that differ between Wireshark releases.  With
+ * plugin.c (the plugin ABI), this is the only place that knows which
+ * release the plugin is built for; the dissector files use the 4.0 API
+ * through these names.
+ */
+#ifndef LNETCAP_WS_VERSION_H
+#define LNETCAP_WS_VERSION_H
+
+#include <ws_version.h>
+#include <glib.h>
+
+/* Wireshark 4.3+ passes C99 bool where 4.0-4.2 passed gboolean (preference
+ * variables, address-type callbacks); GCC 14 rejects the mismatch. */
+#if WIRESHARK_VERSION_MAJOR > 4 || (WIRESHARK_VERSION_MAJOR == 4 && WIRESHARK_VERSION_MINOR >= 3)
+#include <stdbool.h>
+typedef bool lnetcap_ws_bool;
+#else
+typedef gboolean lnetcap_ws_bool;
+#endif
+
+#endif /* LNETCAP_WS_VERSION_H */
