@@ -146,6 +146,12 @@ SourceStats RingSource::stats() const {
   st.received = received_;
   st.dropped = k[LNETCAP_STAT_RING_FULL];
   st.filtered = k[LNETCAP_STAT_FILTERED];
+  st.details = {
+      {"messages seen by the eBPF hooks", k[LNETCAP_STAT_SEEN]},
+      {"records committed to the ring", k[LNETCAP_STAT_EMITTED]},
+      {"payload copies that failed", k[LNETCAP_STAT_PAYLOAD_READ_FAILED]},
+  };
+  if (invalid_) st.details.emplace_back("malformed kernel records skipped", invalid_);
   return st;
 }
 
