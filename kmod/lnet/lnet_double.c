@@ -501,7 +501,9 @@ EXPORT_SYMBOL(lnet_drop_message);
  * and lnet_complete_msg_locked() do. */
 static void dbl_send_response(struct lnet_msg *msg, struct lnet_ni *ni)
 {
+	/* LNet decommits the receive before committing the send. */
 	msg->msg_receiving = 0;
+	msg->msg_rx_committed = 0;
 	msg->msg_sending = 1;
 	msg->msg_tx_committed = 1;
 	msg->msg_txni = ni;

@@ -38,6 +38,11 @@ guest_run() { # timeout script VAR=VALUE...
 	[ "$rc" -eq 0 ] || fail "guest script $(basename "$script") failed (rc $rc)"
 }
 
+# The agent must stop cleanly on SIGINT, like tcpdump.
+sigint_ok() {
+	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
+}
+
 case $case_ in
 smoke-btf | smoke-nobtf)
 	guest_run 300 "$guest/smoke.sh" RIG_VARIANT="${case_#smoke-}"
@@ -51,25 +56,29 @@ kfunc)
 fentry)
 	need_agent
 	guest_run 600 "$guest/capture.sh" LNETCAP="$LNETCAP" RIG_VARIANT=btf \
-		RIG_ATTACH=fentry RIG_ROUNDS=$rounds RIG_DROPS=1 RIG_BENCH=20000
+		RIG_ATTACH=fentry RIG_ROUNDS=$rounds RIG_DROPS=1 RIG_BENCH=4000
 	grep -q '^1\.0@lo' "$out/list.txt" && grep -q '192.168.1.10@tcp' "$out/list.txt" ||
 		fail "lnetcap -D did not list the double's NIs"
 	grep -q 'attach mode: fentry' "$out/list.txt" || fail "-D does not report fentry"
 	"$RIG_CHECK" --payload full "$out/capture.pcapng" "$out/double.log"
+	sigint_ok
 	;;
 drops)
 	# Checks the tiny-ring run made by the fentry case.
 	f=$RIG_RUN/fentry
 	[ -s "$f/drops.pcapng" ] || skip "no drops capture (rig.capture.fentry did not run)"
 	cat "$f/drops.err"
+	[ ! -s "$f/sigint.txt" ] ||
+		fail "$(cat "$f/sigint.txt"): killed, so its drop statistics were never written"
 	"$RIG_CHECK" --payload full --expect-drops "$f/drops.pcapng" "$f/drops.log"
 	;;
 kprobe)
 	need_agent
 	guest_run 600 "$guest/capture.sh" LNETCAP="$LNETCAP" RIG_VARIANT=nobtf \
-		RIG_ATTACH=kprobe RIG_ROUNDS=$rounds RIG_BENCH=20000
+		RIG_ATTACH=kprobe RIG_ROUNDS=$rounds RIG_BENCH=4000
 	grep -q 'attach mode: kprobe' "$out/list.txt" || fail "-D does not report kprobe"
 	"$RIG_CHECK" --payload contiguous "$out/capture.pcapng" "$out/double.log"
+	sigint_ok
 	;;
 no_lnet)
 	need_agent

@@ -49,6 +49,8 @@ struct Expected {
   std::uint32_t have = 0;   // bytes actually present (received/sent)
   Bytes payload;            // first <= 1024 bytes
   bool kiov_only = false;   // payload only in pages (bulk, router buffer)
+  bool check_plen = true;
+  std::optional<int> status;  // checked when set (DROP records)
   int matched = 0;
 };
 
@@ -166,6 +168,18 @@ int main(int argc, char** argv) {
       rx_of_msg[f["msg"]] = exp.size();
       (void)type;
       exp.push_back(e);
+    } else if (hook == "lnet_finalize" && f["dir"] != "recv" && f["rc"] != "0") {
+      // A failed send: a DROP record (header, status, health), no payload.
+      Expected e;
+      e.what = line.substr(0, 110);
+      e.dir = LNETCAP_DIR_DROP;
+      e.hdr96 = unhex(f["hdr"]);
+      e.retry = std::stoul(f["retry"]);
+      e.plen = std::stoul(f["plen"]);
+      e.have = 0;
+      e.status = std::stoi(f["rc"]);
+      e.check_plen = false;
+      exp.push_back(e);
     } else if (hook == "lnet_finalize" && f["dir"] == "recv") {
       auto it = rx_of_msg.find(f["msg"]);
       if (it == rx_of_msg.end()) continue;
@@ -205,8 +219,8 @@ int main(int argc, char** argv) {
       records++;
       const auto& h = rec->hdr;
       if (h.flags & LNETCAP_REC_F_GAP_BEFORE) gap_drops++;
-      if (h.hook == LNETCAP_HOOK_LNET_DROP || h.direction == LNETCAP_DIR_DROP) {
-        records--;  // drop notices are not messages
+      if (h.hook == LNETCAP_HOOK_LNET_DROP) {
+        records--;  // lnet_drop_message notices carry no message
         continue;
       }
       // Find the expected message with this header and retry count.
@@ -232,7 +246,12 @@ int main(int argc, char** argv) {
       std::uint32_t want_cap = std::min<std::uint32_t>(snaplen, hit->have);
       std::uint32_t cmp = std::min<std::uint32_t>(rec->payload.size(), hit->payload.size());
       bool ok = true;
-      if (h.payload_len != hit->plen) {
+      if (hit->status && (!(h.flags & LNETCAP_REC_F_STATUS_VALID) || h.status != *hit->status)) {
+        std::printf("MISMATCH status %d (flags 0x%x), expected %d: %s\n", h.status, h.flags,
+                    *hit->status, hit->what.c_str());
+        ok = false;
+      }
+      if (hit->check_plen && h.payload_len != hit->plen) {
         std::printf("MISMATCH payload_len %u != %u: %s\n", h.payload_len, hit->plen,
                     hit->what.c_str());
         ok = false;
