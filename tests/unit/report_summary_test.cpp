@@ -169,7 +169,8 @@ TEST(ReportSummary, WireRecordsGroupByConversation) {
   req.rec.hdr.direction = rep.rec.hdr.direction = LNETCAP_DIR_WIRE;
   s.add(req);
   s.add(rep);
-  const auto& peer = s.report().by(Dimension::kPeer);
+  const auto report = s.report();  // a snapshot: keep it alive while we look
+  const auto& peer = report.by(Dimension::kPeer);
   ASSERT_EQ(peer.size(), 1u);
   EXPECT_EQ(peer.at("10.0.3.1@tcp <-> 10.0.3.2@tcp").messages, 2u);
   EXPECT_EQ(peer.at("10.0.3.1@tcp <-> 10.0.3.2@tcp").latencies_ns.size(), 1u);
