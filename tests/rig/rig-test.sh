@@ -32,6 +32,7 @@ need_agent() {
 guest_run() { # timeout script VAR=VALUE...
 	local t=$1 script=$2 rc=0
 	shift 2
+	rm -rf "$out"	# never check a previous run's files
 	"$run" -t "$t" "$RIG_DIR" "$out" "$script" "$@" || rc=$?
 	echo "---- guest log ($out/guest.log)"
 	cat "$out/guest.log" 2>/dev/null | cut -c1-300 || true
