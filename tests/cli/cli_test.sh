@@ -17,6 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
+skip() { echo "SKIP [$case]: $*"; exit 77; }
 expect_exit() {  # expect_exit CODE cmd...
   local want=$1; shift
   "$@" >"$tmp/out" 2>"$tmp/err"
@@ -188,13 +189,10 @@ extcap-tshark)
   # the fifo.  The extcap entry replays the sample (-r) so no kernel is
   # needed; everything after the query is the real --capture --fifo path.
   command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
-  run_as=()
-  if [ "$(id -u)" = 0 ]; then
-    # As root tshark ignores personal extcap folders, like plugins.
-    id lnetcap-test >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin lnetcap-test ||
-      { echo "SKIP: cannot create an unprivileged user"; exit 77; }
-    run_as=(runuser -u lnetcap-test --)
-  fi
+  # As root tshark ignores personal extcap folders, like plugins.
+  . "$src/tests/support/tshark-user.sh"
+  lnetcap_tshark_user
+  run_as=("${RUNAS[@]}")
   chmod 755 "$tmp"
   mkdir -p "$tmp/conf/extcap"
   cp "$sample" "$tmp/sample.pcapng"

@@ -21,17 +21,8 @@ ws_xy() { pkg-config --modversion wireshark 2>/dev/null | cut -d. -f1,2; }
 
 # Runs tshark as an unprivileged user: tshark ignores WIRESHARK_PLUGIN_DIR
 # when privileged, and root always is (same approach as tests/wireshark).
-RUNAS=()
-setup_tshark_user() {
-	if [ "$(id -u)" = 0 ]; then
-		if ! id lnetcap-test >/dev/null 2>&1; then
-			useradd -r -M -d /nonexistent -s /usr/sbin/nologin lnetcap-test ||
-				skip "running as root and cannot create the unprivileged user lnetcap-test"
-		fi
-		command -v runuser >/dev/null 2>&1 || skip "running as root without runuser"
-		RUNAS=(runuser -u lnetcap-test --)
-	fi
-}
+. "$SRC/tests/support/tshark-user.sh"
+setup_tshark_user() { lnetcap_tshark_user; }
 # ts PLUGIN_DIR CONFIG_DIR ARGS...
 ts() {
 	local pdir=$1 cdir=$2; shift 2

@@ -29,19 +29,9 @@ chmod 755 "$WORK"
 mkdir -p "$WORK/plugins" "$WORK/config"
 cp -r "$(dirname "$(dirname "$(dirname "$plugin_so")")")"/. "$WORK/plugins/"
 
-RUNAS=()
-if [ "$(id -u)" = 0 ]; then
-	if ! id lnetcap-test >/dev/null 2>&1; then
-		# ctest -j runs several tests at once: create the user under a lock.
-		flock /tmp/lnetcap-ws-useradd.lock sh -c 'id lnetcap-test >/dev/null 2>&1 ||
-			useradd -r -M -d /nonexistent -s /usr/sbin/nologin lnetcap-test'
-		id lnetcap-test >/dev/null 2>&1 ||
-			skip "running as root and cannot create the unprivileged user lnetcap-test"
-	fi
-	command -v runuser >/dev/null 2>&1 || skip "running as root without runuser"
-	RUNAS=(runuser -u lnetcap-test --)
-	chown -R lnetcap-test "$WORK/config"
-fi
+. "$LNETCAP_SOURCE_DIR/tests/support/tshark-user.sh"
+lnetcap_tshark_user
+[ ${#RUNAS[@]} -eq 0 ] || chown -R lnetcap-test "$WORK/config"
 chmod -R a+rX "$WORK"
 
 # Copy a file where the tshark user can read it; prints the new path.
