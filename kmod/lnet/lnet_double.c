@@ -82,8 +82,10 @@ enum { DBL_NI_LO, DBL_NI_TCP, DBL_NI_O2IB, DBL_NR_NI };
 static struct lnet_net dbl_nets[DBL_NR_NI];
 static struct lnet_ni dbl_nis[DBL_NR_NI];
 
-/* Remote peers: the OSS this client talks to, a client behind the router
- * on o2ib, and the server the router forwards to. */
+/*
+ * Remote peers: the OSS this client talks to, a client behind the router
+ * on o2ib, and the server the router forwards to.
+ */
 enum { DBL_PEER_OSS, DBL_PEER_IBCLIENT, DBL_PEER_FWDSERVER, DBL_NR_PEER };
 static struct lnet_peer_ni dbl_peers[DBL_NR_PEER];
 
@@ -497,8 +499,10 @@ noinline void lnet_drop_message(struct lnet_ni *ni, int cpt, void *private,
 }
 EXPORT_SYMBOL(lnet_drop_message);
 
-/* Send a REPLY or ACK built in the same lnet_msg, as lnet_parse_get()
- * and lnet_complete_msg_locked() do. */
+/*
+ * Send a REPLY or ACK built in the same lnet_msg, as lnet_parse_get()
+ * and lnet_complete_msg_locked() do.
+ */
 static void dbl_send_response(struct lnet_msg *msg, struct lnet_ni *ni)
 {
 	/* LNet decommits the receive before committing the send. */
@@ -693,8 +697,10 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 			u64 mbits = hdr->msg.get.match_bits;
 			struct lnet_hdr *h = &msg->msg_hdr;
 
-			/* lnet_parse_get(): no payload to receive; the
-			 * same message becomes the REPLY. */
+			/*
+			 * lnet_parse_get(): no payload to receive; the
+			 * same message becomes the REPLY.
+			 */
 			dbl_me_unlink(md);
 			ni->ni_net->net_lnd->lnd_recv(ni, private, NULL, 0, 0,
 						      NULL, 0, 0, 0);
@@ -1090,6 +1096,12 @@ static int dbl_sc_bulk_put(void)
 	return 0;
 }
 
+/* The lnet_ping_info a peer with two NIs returns. */
+struct dbl_ping_reply {
+	struct lnetcap_ping_info pi;
+	struct lnetcap_ni_status ns[2];
+} __packed;
+
 /*
  * "lnetctl ping 192.168.1.20@tcp": GET on portal 0 with the reserved
  * match bits, answered by a REPLY carrying the peer's lnet_ping_info.
@@ -1098,10 +1110,7 @@ static int dbl_sc_lnet_ping(void)
 {
 	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
 	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
-	struct {
-		struct lnetcap_ping_info pi;
-		struct lnetcap_ni_status ns[2];
-	} __packed *ping;
+	struct dbl_ping_reply *ping;
 	struct lnet_libmd *md;
 	struct dbl_msg *dm;
 	struct lnet_hdr hdr;
@@ -1178,8 +1187,10 @@ static int dbl_sc_forward(void)
 	return 0;
 }
 
-/* A request whose first transmission times out (health failure at
- * lnet_finalize) and which LNet resends (msg_retry_count 1). */
+/*
+ * A request whose first transmission times out (health failure at
+ * lnet_finalize) and which LNet resends (msg_retry_count 1).
+ */
 static int dbl_sc_resend(void)
 {
 	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,

@@ -72,8 +72,10 @@ static int lnetcap_copy_kiov(const struct bio_vec *ukiov, unsigned int niov,
 			skip -= bv.bv_len;
 			continue;
 		}
-		/* A bvec never spans more than its compound page; refuse
-		 * anything that does not look like a real page. */
+		/*
+		 * A bvec never spans more than its compound page; refuse
+		 * anything that does not look like a real page.
+		 */
 		if (!bv.bv_page || !pfn_valid(page_to_pfn(bv.bv_page)) ||
 		    bv.bv_offset + bv.bv_len > page_size(bv.bv_page))
 			return -EFAULT;

@@ -12,6 +12,10 @@
  * on their absolute offsets, only on BTF/DWARF, so the shortened forms are
  * a fair test.
  *
+ * Spelled as Lustre spells them (__attribute__((packed)), a volatile
+ * sequence) so the BTF matches a real node's; checkpatch's preferences do
+ * not apply to a copy of another project's layout.
+ *
  * The payload kfunc module (kmod/lnetcap_kfunc) includes this header as
  * <lnet/lib-types.h>; on a real Lustre node it is built against Lustre's
  * own header of the same name instead.
