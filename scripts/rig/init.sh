@@ -33,8 +33,24 @@ mount -t devtmpfs devtmpfs /host/dev
 mount -t debugfs debugfs /host/sys/kernel/debug
 mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf /host/sys/fs/bpf
+# A build tree under /tmp (e.g. a CI clone in a temporary directory) must
+# stay visible under the tmpfs that gives the guest a writable /tmp: move
+# its top directory (with the output mount inside) aside, then back on top.
+top=
+case "$out" in
+/tmp/?*)
+	top=${out#/tmp/}
+	top=/tmp/${top%%/*}
+	mkdir -p /stage
+	mount -o rbind "/host$top" /stage || { echo "RIG-FAIL: cannot keep $top"; poweroff -f; }
+	;;
+esac
 mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
+if [ -n "$top" ]; then
+	mkdir -p "/host$top"
+	mount -o rbind /stage "/host$top" || { echo "RIG-FAIL: cannot restore $top"; poweroff -f; }
+fi
 # The host has no kmod tools; the guest scripts use this busybox for
 # insmod/rmmod/lsmod inside the chroot.
 mkdir -p /host/tmp/rig && cp /bin/busybox /host/tmp/rig/busybox

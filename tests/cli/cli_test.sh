@@ -195,8 +195,11 @@ extcap-tshark)
   run_as=("${RUNAS[@]}")
   chmod 755 "$tmp"
   mkdir -p "$tmp/conf/extcap"
+  # The build tree may sit where the unprivileged user cannot reach (a clone
+  # in a private temporary directory): give it copies it can run and read.
   cp "$sample" "$tmp/sample.pcapng"
-  printf '#!/bin/sh\nexec "%s" -r "%s" "$@"\n' "$lnetcap" "$tmp/sample.pcapng" >"$tmp/conf/extcap/lnetcap"
+  cp "$lnetcap" "$tmp/lnetcap"
+  printf '#!/bin/sh\nexec "%s" -r "%s" "$@"\n' "$tmp/lnetcap" "$tmp/sample.pcapng" >"$tmp/conf/extcap/lnetcap"
   chmod -R a+rX "$tmp" && chmod 755 "$tmp/conf/extcap/lnetcap"
   [ -z "${run_as[*]}" ] || chown -R lnetcap-test "$tmp"
   env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
