@@ -15,6 +15,7 @@
 #include "message.h"
 #include "nid.h"
 #include "record.h"
+#include "wire_builders.h"
 
 namespace lnetcap::test {
 
@@ -98,56 +99,26 @@ struct RpcSpec {
   bool big_endian = false;
 };
 
-// Writes v in the message's byte order.
-inline void put32(std::vector<std::uint8_t>& b, std::size_t off, std::uint32_t v, bool be) {
-  if (be) store_be32(b.data() + off, v);
-  else store_le32(b.data() + off, v);
-}
-inline void put64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v, bool be) {
-  if (be) {
-    store_be32(b.data() + off, static_cast<std::uint32_t>(v >> 32));
-    store_be32(b.data() + off + 4, static_cast<std::uint32_t>(v));
-  } else {
-    store_le64(b.data() + off, v);
-  }
-}
-
-/// A lustre_msg_v2 with a v3 ptlrpc_body and the given extra buffers.
+/// A lustre_msg_v2 with a v3 ptlrpc_body and the given extra buffers
+/// (framing from wire_builders.h; AT support flagged, as Lustre does).
 inline std::vector<std::uint8_t> lustre_msg(const RpcSpec& s) {
-  const std::uint32_t count = 1 + static_cast<std::uint32_t>(s.buffers.size());
-  const std::size_t hdr = LNETCAP_LUSTRE_MSG_HDR_SIZE(count);
-  std::size_t total = hdr + LNETCAP_PTLRPC_BODY_V3_LEN;
-  for (const auto& b : s.buffers) total += LNETCAP_LUSTRE_MSG_ROUND8(b.size());
-  std::vector<std::uint8_t> m(total, 0);
-  const bool be = s.big_endian;
-  put32(m, 0, count, be);
-  put32(m, 8, LNETCAP_LUSTRE_MSG_MAGIC_V2, be);
-  put32(m, 20, LNETCAP_MSGHDR_AT_SUPPORT, be);
-  put32(m, 32, LNETCAP_PTLRPC_BODY_V3_LEN, be);
-  for (std::size_t i = 0; i < s.buffers.size(); ++i)
-    put32(m, 36 + 4 * i, static_cast<std::uint32_t>(s.buffers[i].size()), be);
-  const std::size_t b = hdr;
-  put64(m, b + 0, 0x1122334455667788ULL, be);
-  put32(m, b + 8, s.type, be);
-  put32(m, b + 12, s.version, be);
-  put32(m, b + 16, s.opc, be);
-  put32(m, b + 20, static_cast<std::uint32_t>(s.status), be);
-  put32(m, b + 36, s.projid, be);
-  put64(m, b + 48, s.transno, be);
-  put32(m, b + 56, s.flags, be);
-  put32(m, b + 68, 30, be);  // pb_timeout
-  put32(m, b + 76, s.limit, be);
-  put64(m, b + 80, s.slv, be);
-  put64(m, b + 120, s.mbits, be);
-  put32(m, b + 144, s.uid, be);
-  put32(m, b + 148, s.gid, be);
-  for (std::size_t i = 0; i < s.jobid.size() && i < 31; ++i) m[b + 152 + i] = s.jobid[i];
-  std::size_t off = hdr + LNETCAP_PTLRPC_BODY_V3_LEN;
-  for (const auto& buf : s.buffers) {
-    std::copy(buf.begin(), buf.end(), m.begin() + off);
-    off += LNETCAP_LUSTRE_MSG_ROUND8(buf.size());
-  }
-  return m;
+  wire::Body b;
+  b.type = s.type;
+  b.opc = s.opc;
+  b.version = s.version;
+  b.status = s.status;
+  b.flags = s.flags;
+  b.mbits = s.mbits;
+  b.transno = s.transno;
+  b.jobid = s.jobid.substr(0, LNETCAP_LUSTRE_JOBID_SIZE - 1);
+  b.uid = s.uid;
+  b.gid = s.gid;
+  b.projid = s.projid;
+  b.limit = s.limit;
+  b.slv = s.slv;
+  std::vector<wire::Bytes> bufs{wire::ptlrpc_body(s.big_endian, b)};
+  bufs.insert(bufs.end(), s.buffers.begin(), s.buffers.end());
+  return wire::lustre_msg(s.big_endian, bufs, LNETCAP_MSGHDR_AT_SUPPORT);
 }
 
 /// An ldlm_request (2 handles) on a FID resource with an inodebits policy.

@@ -28,6 +28,7 @@
 #include "nid.h"
 #include "pcapng/writer.h"
 #include "record.h"
+#include "wire_builders.h"
 
 using namespace lnetcap;
 std::uint32_t lnetcap_opcodes_sample(std::mt19937& rng);
@@ -35,91 +36,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 namespace {
 
-// A buffer of fixed size written field by field in one byte order.
-struct W {
-  Bytes b;
-  bool be;
-  W(std::size_t n, bool big_endian = false) : b(n, 0), be(big_endian) {}
-  void u8(std::size_t off, std::uint8_t v) { b.at(off) = v; }
-  void u16(std::size_t off, std::uint16_t v) {
-    for (int i = 0; i < 2; ++i) b.at(off + (be ? 1 - i : i)) = std::uint8_t(v >> (8 * i));
-  }
-  void u32(std::size_t off, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) b.at(off + (be ? 3 - i : i)) = std::uint8_t(v >> (8 * i));
-  }
-  void u64(std::size_t off, std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) b.at(off + (be ? 7 - i : i)) = std::uint8_t(v >> (8 * i));
-  }
-  void str(std::size_t off, const std::string& s) { std::memcpy(&b.at(off), s.data(), s.size()); }
-  void raw(std::size_t off, const std::uint8_t* p, std::size_t n) { std::memcpy(&b.at(off), p, n); }
-};
-
-#define OFF(s, f) LNETCAP_OFFSETOF(struct s, f)
-
-Bytes cstr(const std::string& s) {  // NUL-terminated name buffer
-  Bytes b(s.begin(), s.end());
-  b.push_back(0);
-  return b;
-}
-
-// lustre_msg_v2: header, buflens, buffers each padded to 8 (PROTOCOL.md 3.1).
-Bytes lustre_msg(bool be, const std::vector<Bytes>& bufs, std::uint32_t lm_flags = 1,
-                 std::uint32_t cksum = 0, std::uint32_t secflvr = 0) {
-  const std::size_t n = bufs.size();
-  std::size_t size = LNETCAP_LUSTRE_MSG_HDR_SIZE(n);
-  for (const auto& x : bufs) size += LNETCAP_LUSTRE_MSG_ROUND8(x.size());
-  W w(size, be);
-  w.u32(OFF(lnetcap_lustre_msg_v2, lm_bufcount), std::uint32_t(n));
-  w.u32(OFF(lnetcap_lustre_msg_v2, lm_secflvr), secflvr);
-  w.u32(OFF(lnetcap_lustre_msg_v2, lm_magic), LNETCAP_LUSTRE_MSG_MAGIC_V2);
-  w.u32(OFF(lnetcap_lustre_msg_v2, lm_repsize), 1024);
-  w.u32(OFF(lnetcap_lustre_msg_v2, lm_cksum), cksum);
-  w.u32(OFF(lnetcap_lustre_msg_v2, lm_flags), lm_flags);
-  std::size_t off = LNETCAP_LUSTRE_MSG_HDR_SIZE(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    w.u32(32 + 4 * i, std::uint32_t(bufs[i].size()));
-    if (!bufs[i].empty()) w.raw(off, bufs[i].data(), bufs[i].size());
-    off += LNETCAP_LUSTRE_MSG_ROUND8(bufs[i].size());
-  }
-  return w.b;
-}
-
-struct Body {
-  std::uint32_t type = LNETCAP_PTL_RPC_MSG_REQUEST;
-  std::uint32_t opc = 0;
-  std::uint32_t version = 0x00010003;
-  std::int32_t status = 0;
-  std::uint32_t flags = 0;
-  std::uint32_t op_flags = 0;
-  std::uint64_t mbits = 0;
-  std::uint64_t transno = 0;
-  std::string jobid;
-  bool v3 = true;
-};
-
-Bytes ptlrpc_body(bool be, const Body& p) {
-  W w(p.v3 ? LNETCAP_PTLRPC_BODY_V3_LEN : LNETCAP_PTLRPC_BODY_V2_LEN, be);
-  w.u64(OFF(lnetcap_ptlrpc_body, pb_handle), 0x1122334455667788ULL);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_type), p.type);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_version), p.version);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_opc), p.opc);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_status), std::uint32_t(p.status));
-  w.u64(OFF(lnetcap_ptlrpc_body, pb_last_xid), 0xf80);
-  w.u16(OFF(lnetcap_ptlrpc_body, pb_tag), 1);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_projid), 7);
-  w.u64(OFF(lnetcap_ptlrpc_body, pb_last_committed), 0x100);
-  w.u64(OFF(lnetcap_ptlrpc_body, pb_transno), p.transno);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_flags), p.flags);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_op_flags), p.op_flags);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_conn_cnt), 1);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_timeout), 33);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_service_time), 2);
-  w.u64(OFF(lnetcap_ptlrpc_body, pb_mbits), p.mbits);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_uid), 1000);
-  w.u32(OFF(lnetcap_ptlrpc_body, pb_gid), 1000);
-  if (p.v3) w.str(OFF(lnetcap_ptlrpc_body, pb_jobid), p.jobid);
-  return w.b;
-}
+using namespace lnetcap::test::wire;
 
 void fid(W& w, std::size_t off, std::uint64_t seq, std::uint32_t oid, std::uint32_t ver = 0) {
   w.u64(off, seq);
