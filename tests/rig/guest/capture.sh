@@ -39,6 +39,11 @@ start_capture() { # out.pcapng errfile args...
 	before=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
 	"$LNETCAP" --attach "$RIG_ATTACH" "${extra[@]}" -w "$out" "$@" 2>"$err" &
 	cap_pid=$!
+	wait_attached "$before" "$err"
+}
+# Waits until the capture $cap_pid has attached its programs.
+wait_attached() { # links-before errfile
+	local before=$1 err=$2
 	for _ in $(seq 1 600); do
 		local now
 		now=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
@@ -104,6 +109,28 @@ start_capture /tmp/sigint.pcapng "$RIG_OUT/sigint.err"
 echo "ping_rpc" >$dbg/double_ctl
 stop_capture "$RIG_OUT/sigint.err"
 cat $dbg/double_stats
+
+echo "== in-kernel filter and text output"
+# One round of every scenario, captured live with the filter "type get" and
+# printed as text: exactly the round's GETs (counted in the main capture),
+# nothing else, and the rejected messages counted as such.
+gets=$("$LNETCAP" -r "$RIG_OUT/capture.pcapng" -q 'type get' | wc -l)
+per_round=$((gets / rounds))
+[ "$per_round" -ge 1 ] || fail "the main capture has no GET to filter on"
+echo clear >$dbg/double_ctl
+links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
+"$LNETCAP" --attach "$RIG_ATTACH" "${extra[@]}" -c "$per_round" 'type get' \
+	>"$RIG_OUT/filter.txt" 2>"$RIG_OUT/filter.err" &
+cap_pid=$!
+wait_attached "$links" "$RIG_OUT/filter.err"
+echo "all 1" >$dbg/double_ctl
+wait_capture "$RIG_OUT/filter.err"
+cat "$RIG_OUT/filter.txt"
+[ "$(wc -l <"$RIG_OUT/filter.txt")" = "$per_round" ] ||
+	fail "expected $per_round GET lines, got $(wc -l <"$RIG_OUT/filter.txt")"
+! grep -v ' GET ' "$RIG_OUT/filter.txt" || fail "the filter let a non-GET through"
+grep -q 'rejected by the in-kernel filter' "$RIG_OUT/filter.err" ||
+	fail "no in-kernel filter rejects reported"
 
 if [ "${RIG_DROPS:-0}" = 1 ]; then
 	echo "== drops: tiny ring"
