@@ -95,18 +95,7 @@ int LNETCAP_PROG(lnet_finalize)(struct pt_regs *ctx)
  * Benchmark and test driver: BPF_PROG_TEST_RUN with args (ni, msg, n) runs
  * the lnet_ni_send hook n times on fake structs in the caller's memory.
  */
-struct lnetcap_bench_args {
-	__u64 ni;
-	__u64 msg;
-};
-
-static long lnetcap_bench_one(__u32 i, void *data)
-{
-	struct lnetcap_bench_args *a = data;
-
-	lnetcap_on_ni_send(a->ni, a->msg);
-	return 0;
-}
+#include "lnetcap_bench.bpf.h"
 
 SEC("raw_tp")
 int lnetcap_bench_ni_send(struct bpf_raw_tracepoint_args *ctx)
@@ -144,18 +133,7 @@ struct {
 	__type(value, struct lnetcap_arena);
 } arena SEC(".maps");
 
-struct lnetcap_bench_args {
-	__u64 ni;
-	__u64 msg;
-};
-
-static long lnetcap_bench_one(__u32 i, void *data)
-{
-	struct lnetcap_bench_args *a = data;
-
-	lnetcap_on_ni_send(a->ni, a->msg);
-	return 0;
-}
+#include "lnetcap_bench.bpf.h"
 
 SEC("raw_tp")
 int lnetcap_bench_kernel(struct bpf_raw_tracepoint_args *ctx)
