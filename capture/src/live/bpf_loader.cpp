@@ -31,9 +31,9 @@ void set_libbpf_verbosity(int verbose) {
   std::string msg = std::string("cannot ") + step + " the " + what + " eBPF programs: " +
                     std::strerror(-err);
   if (err == -EPERM || err == -EACCES)
-    throw Error(msg, "run as root, or give lnetcap CAP_BPF and CAP_PERFMON (kernel >= 5.8; "
-                     "CAP_SYS_ADMIN on older kernels); lockdown=confidentiality also forbids "
-                     "reading kernel memory");
+    throw Error(msg, "run as root, or give lnetcap CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN "
+                     "(module BTF lookup; docs/EXTCAP.md); lockdown=confidentiality also "
+                     "forbids reading kernel memory");
   if (err == -ESRCH || err == -ENOENT)
     throw Error(msg, "an LNet function or type was not found: check that the lnet module is "
                      "loaded; -v shows libbpf's details");

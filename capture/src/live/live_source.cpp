@@ -45,7 +45,8 @@ void check_privileges() {
   constexpr int kSysAdmin = 21, kPerfmon = 38, kBpf = 39;
   if (found && !has(kSysAdmin) && !(has(kBpf) && has(kPerfmon)))
     throw Error("not permitted to capture: lnetcap needs CAP_BPF and CAP_PERFMON (or root)",
-                "run it with sudo, or `setcap cap_bpf,cap_perfmon+ep lnetcap` (kernel >= 5.8)");
+                "run it with sudo, or give the binary the capabilities listed in "
+                "docs/EXTCAP.md (cap_bpf,cap_perfmon,cap_sys_admin,...; kernel >= 5.8)");
 }
 
 std::unique_ptr<live::LoadedBpf> load(const live::AttachPlan& plan, const lnetcap_cfg& cfg,

@@ -132,6 +132,31 @@ cat "$RIG_OUT/filter.txt"
 grep -q 'rejected by the in-kernel filter' "$RIG_OUT/filter.err" ||
 	fail "no in-kernel filter rejects reported"
 
+if [ "$RIG_ATTACH" = fentry ]; then
+	echo "== extcap capture without root (file capabilities)"
+	# Wireshark runs its extcap entry as the desktop user; the lnetcap binary
+	# carries the capabilities instead (docs/EXTCAP.md).  A copy with them
+	# runs as nobody through the exact call Wireshark makes.
+	cp "$LNETCAP" /tmp/lnetcap-caps
+	chmod 755 /tmp/lnetcap-caps
+	setcap cap_bpf,cap_perfmon,cap_sys_admin,cap_sys_resource,cap_dac_read_search+ep /tmp/lnetcap-caps ||
+		fail "setcap failed"
+	mkdir -p /tmp/extcap && chmod 1777 /tmp/extcap
+	echo clear >$dbg/double_ctl
+	links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
+	runuser -u nobody -- /tmp/lnetcap-caps --capture --extcap-interface lnet \
+		--fifo /tmp/extcap/out.pcapng --extcap-capture-filter 'type get' -c "$per_round" \
+		2>"$RIG_OUT/extcap.err" &
+	cap_pid=$!
+	wait_attached "$links" "$RIG_OUT/extcap.err"
+	echo "all 1" >$dbg/double_ctl
+	wait_capture "$RIG_OUT/extcap.err"
+	n=$("$LNETCAP" -r /tmp/extcap/out.pcapng -q 'type get' | wc -l)
+	[ "$n" = "$per_round" ] || fail "extcap capture as nobody wrote $n GETs, expected $per_round"
+	cp /tmp/extcap/out.pcapng "$RIG_OUT/extcap.pcapng"
+	echo "extcap capture as nobody: $n messages"
+fi
+
 if [ "${RIG_DROPS:-0}" = 1 ]; then
 	echo "== drops: tiny ring"
 	echo clear >$dbg/double_ctl
