@@ -81,6 +81,13 @@ kprobe)
 	"$RIG_CHECK" --payload contiguous "$out/capture.pcapng" "$out/double.log"
 	sigint_ok
 	;;
+assert)
+	# lnetcap --assert ... -- COMMAND on real kernel traffic: one assertion
+	# that holds, one that fails, one failing command (tests/reports).
+	need_agent
+	guest_run 600 "$src/tests/reports/rig-assert.sh" LNETCAP="$LNETCAP"
+	grep -q '^rig-assert: all passed' "$out/guest.log" || fail "rig-assert.sh did not finish"
+	;;
 no_lnet)
 	need_agent
 	guest_run 300 "$guest/no_lnet.sh" LNETCAP="$LNETCAP"
