@@ -802,6 +802,44 @@ static void dbl_hdr(struct lnet_hdr *h, const struct lnet_nid *dst,
 	h->payload_length = plen;
 }
 
+/* The header of a PtlRPC PUT (request or reply): ptlrpc never wants an ACK. */
+static void dbl_rpc_put_hdr(struct lnet_hdr *h, const struct lnet_nid *dst,
+			    const struct lnet_nid *src, u32 plen, u32 portal,
+			    u64 xid, u32 offset)
+{
+	dbl_hdr(h, dst, src, LNET_MSG_PUT, plen);
+	h->msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
+	h->msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
+	h->msg.put.match_bits = xid;
+	h->msg.put.ptl_index = portal;
+	h->msg.put.offset = offset;
+}
+
+/*
+ * An incoming PtlRPC request that no ME of this node matches: lnet_parse
+ * forwards it (when the destination is on another net) or drops it.
+ */
+static int dbl_parse_unmatched_request(struct lnet_ni *ni,
+				       const struct lnet_nid *dst,
+				       struct lnet_nid *from, u32 opc,
+				       u32 version, u32 portal)
+{
+	u64 xid = dbl_xid++;
+	struct lnet_hdr hdr;
+	unsigned int len;
+	void *wire;
+
+	wire = kmalloc(1024, GFP_KERNEL);
+	if (!wire)
+		return -ENOMEM;
+	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST, opc, version,
+			     xid, NULL, 0);
+	dbl_rpc_put_hdr(&hdr, dst, from, len, portal, xid, 0);
+	lnet_parse(ni, &hdr, from, wire, 0);
+	kfree(wire);
+	return 0;
+}
+
 /*
  * A lustre_msg_v2 with a ptlrpc_body v3 and optionally one more buffer.
  * Returns its length; @buf must hold it.
@@ -946,12 +984,8 @@ static int dbl_recv_reply(u32 portal, u32 opc, u32 version, u64 xid,
 	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REPLY, opc, version,
 			     xid, body2, len2);
 	dbl_me_attach(portal, xid, md);
-	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_PUT, len);
-	hdr.msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
-	hdr.msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
-	hdr.msg.put.match_bits = xid;
-	hdr.msg.put.ptl_index = portal;
-	hdr.msg.put.offset = LNETCAP_LUSTRE_MSG_EARLY_SIZE;
+	dbl_rpc_put_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, len, portal, xid,
+			LNETCAP_LUSTRE_MSG_EARLY_SIZE);
 	lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
 	dbl_me_unlink(md);
 	kfree(md);
@@ -1164,27 +1198,10 @@ static int dbl_sc_lnet_ping(void)
  */
 static int dbl_sc_forward(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_O2IB];
-	struct lnet_peer_ni *src = &dbl_peers[DBL_PEER_IBCLIENT];
-	struct lnet_peer_ni *dst = &dbl_peers[DBL_PEER_FWDSERVER];
-	u64 xid = dbl_xid++;
-	struct lnet_hdr hdr;
-	unsigned int len;
-	void *wire;
-
-	wire = kmalloc(1024, GFP_KERNEL);
-	if (!wire)
-		return -ENOMEM;
-	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST,
-			     LNETCAP_OPC_OBD_PING, 0x00010000, xid, NULL, 0);
-	dbl_hdr(&hdr, &dst->lpni_nid, &src->lpni_nid, LNET_MSG_PUT, len);
-	hdr.msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
-	hdr.msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
-	hdr.msg.put.match_bits = xid;
-	hdr.msg.put.ptl_index = LNETCAP_PORTAL_OST_REQUEST;
-	lnet_parse(ni, &hdr, &src->lpni_nid, wire, 0);
-	kfree(wire);
-	return 0;
+	return dbl_parse_unmatched_request(&dbl_nis[DBL_NI_O2IB],
+		&dbl_peers[DBL_PEER_FWDSERVER].lpni_nid,
+		&dbl_peers[DBL_PEER_IBCLIENT].lpni_nid,
+		LNETCAP_OPC_OBD_PING, 0x00010000, LNETCAP_PORTAL_OST_REQUEST);
 }
 
 /*
@@ -1211,26 +1228,10 @@ static int dbl_sc_health(void)
 /* A PUT nobody posted a buffer for: lnet_parse drops it. */
 static int dbl_sc_drop(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
-	u64 xid = dbl_xid++;
-	struct lnet_hdr hdr;
-	unsigned int len;
-	void *wire;
-
-	wire = kmalloc(1024, GFP_KERNEL);
-	if (!wire)
-		return -ENOMEM;
-	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST,
-			     LNETCAP_OPC_LDLM_CANCEL, 0x00040000, xid, NULL, 0);
-	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_PUT, len);
-	hdr.msg.put.ack_wmd.wh_interface_cookie = DBL_WIRE_COOKIE_NONE;
-	hdr.msg.put.ack_wmd.wh_object_cookie = DBL_WIRE_COOKIE_NONE;
-	hdr.msg.put.match_bits = xid;
-	hdr.msg.put.ptl_index = LNETCAP_PORTAL_LDLM_CANCEL_REQUEST;
-	lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
-	kfree(wire);
-	return 0;
+	return dbl_parse_unmatched_request(&dbl_nis[DBL_NI_TCP],
+		&dbl_nis[DBL_NI_TCP].ni_nid, &dbl_peers[DBL_PEER_OSS].lpni_nid,
+		LNETCAP_OPC_LDLM_CANCEL, 0x00040000,
+		LNETCAP_PORTAL_LDLM_CANCEL_REQUEST);
 }
 
 struct dbl_scenario {
