@@ -816,31 +816,6 @@ static void dbl_rpc_put_hdr(struct lnet_hdr *h, const struct lnet_nid *dst,
 }
 
 /*
- * An incoming PtlRPC request that no ME of this node matches: lnet_parse
- * forwards it (when the destination is on another net) or drops it.
- */
-static int dbl_parse_unmatched_request(struct lnet_ni *ni,
-				       const struct lnet_nid *dst,
-				       struct lnet_nid *from, u32 opc,
-				       u32 version, u32 portal)
-{
-	u64 xid = dbl_xid++;
-	struct lnet_hdr hdr;
-	unsigned int len;
-	void *wire;
-
-	wire = kmalloc(1024, GFP_KERNEL);
-	if (!wire)
-		return -ENOMEM;
-	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST, opc, version,
-			     xid, NULL, 0);
-	dbl_rpc_put_hdr(&hdr, dst, from, len, portal, xid, 0);
-	lnet_parse(ni, &hdr, from, wire, 0);
-	kfree(wire);
-	return 0;
-}
-
-/*
  * A lustre_msg_v2 with a ptlrpc_body v3 and optionally one more buffer.
  * Returns its length; @buf must hold it.
  */
@@ -1188,6 +1163,31 @@ static int dbl_sc_lnet_ping(void)
 	kfree(ping);
 	kfree(md);
 	kfree(sink);
+	return 0;
+}
+
+/*
+ * An incoming PtlRPC request that no ME of this node matches: lnet_parse
+ * forwards it (when the destination is on another net) or drops it.
+ */
+static int dbl_parse_unmatched_request(struct lnet_ni *ni,
+				       const struct lnet_nid *dst,
+				       struct lnet_nid *from, u32 opc,
+				       u32 version, u32 portal)
+{
+	u64 xid = dbl_xid++;
+	struct lnet_hdr hdr;
+	unsigned int len;
+	void *wire;
+
+	wire = kmalloc(1024, GFP_KERNEL);
+	if (!wire)
+		return -ENOMEM;
+	len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST, opc, version,
+			     xid, NULL, 0);
+	dbl_rpc_put_hdr(&hdr, dst, from, len, portal, xid, 0);
+	lnet_parse(ni, &hdr, from, wire, 0);
+	kfree(wire);
 	return 0;
 }
 
