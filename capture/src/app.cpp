@@ -4,8 +4,8 @@
 #include <net/if.h>
 #include <unistd.h>
 
-#include <cinttypes>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -17,6 +17,7 @@
 #include "live/live_source.h"
 #include "message.h"
 #include "nid.h"
+#include "output/overwrite_guard.h"
 #include "output/rotation.h"
 #include "pcapng_sink.h"
 #include "record.h"
@@ -24,8 +25,10 @@
 #include "report/progress_meter.h"
 #include "report/report_sinks.h"
 #include "report/status_line.h"
+#include "report/text_escape.h"
 #include "signals.h"
 #include "socklnd/socklnd_source.h"
+#include "text/checked_write.h"
 #include "text/text_sink.h"
 #include "version.h"
 
@@ -78,8 +81,6 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
   const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();
   const bool print = opts.write_file.empty() ? !reports : opts.print_with_write;
   if (print) {
-    if (opts.write_file == "-")
-      throw Error("--print cannot share standard output with -w -");
     std::optional<text::Format> fmt;
     if (!opts.print_format.empty()) fmt = text::Format::compile(opts.print_format);
     text::LineStyle style{opts.quiet, opts.verbose, opts.nano};
@@ -103,18 +104,46 @@ T* find_sink(const std::vector<std::unique_ptr<RecordSink>>& sinks) {
 }
 
 void print_counts(const SourceStats& s, std::uint64_t matched, bool live, int verbose) {
+  std::string out;
+  auto line = [&out](const std::string& text) { out += text + "\n"; };
   if (verbose > 0)
     for (const auto& [name, value] : s.details)
-      std::fprintf(stderr, "lnetcap: %s: %" PRIu64 "\n", name.c_str(), static_cast<std::uint64_t>(value));
+      line("lnetcap: " + name + ": " + std::to_string(value));
   if (live) {
-    std::fprintf(stderr, "%" PRIu64 " messages captured\n", matched);
-    std::fprintf(stderr, "%" PRIu64 " messages received by filter\n", s.received);
-    std::fprintf(stderr, "%" PRIu64 " messages dropped by kernel\n", s.dropped);
-    if (s.filtered)
-      std::fprintf(stderr, "%" PRIu64 " messages rejected by the in-kernel filter\n", s.filtered);
+    line(std::to_string(matched) + " messages captured");
+    line(std::to_string(s.received) + " messages received by filter");
+    line(std::to_string(s.dropped) + " messages dropped by kernel");
+    if (s.filtered) line(std::to_string(s.filtered) + " messages rejected by the in-kernel filter");
   } else if (s.dropped) {
-    std::fprintf(stderr, "lnetcap: the capture reports %" PRIu64 " messages dropped\n", s.dropped);
+    line("lnetcap: the capture reports " + std::to_string(s.dropped) + " messages dropped");
   }
+  text::write_all(stderr, out, "the message counts");
+}
+
+// Standard output carries the pcapng stream with -w -: text written there
+// would corrupt it, so whatever prints to standard output is refused (as
+// tcpdump users expect "-w -" to be binary only).  Charts can go to a file.
+void refuse_text_on_pcapng_stdout(const Options& opts) {
+  if (opts.write_file != "-") return;
+  const char* hint = "write the capture to a file (-w FILE), or pipe -w - without reports";
+  if (opts.print_with_write) throw Error("--print cannot share standard output with -w -", hint);
+  if (!opts.summary.empty()) throw Error("--summary cannot share standard output with -w -", hint);
+  if (!opts.assertions.empty()) throw Error("--assert cannot share standard output with -w -", hint);
+  if (!opts.chart.empty() && (opts.chart_output.empty() || opts.chart_output == "-"))
+    throw Error("--chart cannot share standard output with -w -",
+                "give --chart-output FILE, or write the capture to a file");
+}
+
+// Every file lnetcap reads against every file it writes (-w with its
+// rotated names, --chart-output, a new --anon-key), before any is opened.
+void refuse_overwriting_inputs(const Options& opts) {
+  const output::RotationOptions rotation{opts.write_file, opts.rotate_size, opts.rotate_seconds,
+                                         opts.file_count};
+  std::vector<output::NamedFile> writes;
+  if (!rotation.enabled()) writes.push_back({"-w", opts.write_file});
+  writes.push_back({"--chart-output", opts.chart_output});
+  writes.push_back({"--anon-key", opts.anon_key});
+  output::refuse_overwrites({{"-r", opts.read_file}, {"-F", opts.filter_file}}, writes, rotation);
 }
 
 }  // namespace
@@ -128,7 +157,9 @@ int run(const Options& opts) {
     std::printf("lnetcap %s\n", LNETCAP_VERSION);
     return 0;
   }
-  const filter::Filter filter = filter::Filter::parse(opts.filter);
+  refuse_text_on_pcapng_stdout(opts);
+  refuse_overwriting_inputs(opts);
+  const filter::Filter filter = filter::Filter::parse(opts.filter, opts.filter_file);
   if (!opts.print_format.empty()) text::Format::compile(opts.print_format);  // fail early
   if (opts.list_interfaces) return list_live_interfaces(opts);
 
@@ -145,7 +176,9 @@ int run(const Options& opts) {
     command->wait();
   }
   std::unique_ptr<RecordSource> source = open_source(opts, filter);
-  std::vector<std::string> metadata = capture_metadata(opts, live);
+  auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
+  std::vector<std::string> metadata =
+      capture_metadata(opts, live, file_source ? &file_source->provenance() : nullptr);
   std::unique_ptr<anon::AnonymizingStage> anonymizing;
   if (opts.anonymize) {
     auto key = opts.anon_key.empty() ? anon::Anonymizer::random_key()
@@ -159,14 +192,24 @@ int run(const Options& opts) {
   };
   std::vector<std::unique_ptr<RecordSink>> sinks = make_sinks(opts, metadata);
   if (command && live) command->start(request_stop_now);
-  auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
   report::ProgressMeter progress(opts.read_file, file_source ? file_source->size() : 0);
   std::uint64_t seen = 0;
 
   std::uint64_t matched = 0;
   CapturedRecord rec;
+  // Every sink is finished even when one fails (a summary on a full
+  // disk must not leave the capture file without its trailer); the first
+  // failure is reported.
   auto finish_all = [&] {
-    for (auto& s : sinks) s->finish(sink_interfaces(), source->stats());
+    std::exception_ptr first;
+    for (auto& s : sinks) {
+      try {
+        s->finish(sink_interfaces(), source->stats());
+      } catch (...) {
+        if (!first) first = std::current_exception();
+      }
+    }
+    if (first) std::rethrow_exception(first);
   };
   try {
     while (!(opts.count && matched >= *opts.count)) {
@@ -177,7 +220,7 @@ int run(const Options& opts) {
         report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}};
         if (auto* w = find_sink<PcapngSink>(sinks)) counts.bytes_written = w->bytes_written();
         progress.finish();
-        std::fputs(report::format_status_line(counts).c_str(), stderr);
+        text::write_all(stderr, report::format_status_line(counts), "the status line");
         for (auto& sink : sinks) sink->status();
       }
       if (rec.bytes.empty()) continue;  // an idle live source's tick
@@ -210,14 +253,16 @@ int run(const Options& opts) {
   finish_all();
   print_counts(source->stats(), matched, live, opts.verbose);
   if (anonymizing)
-    std::fprintf(stderr, "lnetcap: %s\n", anonymizing->anonymizer().changes().summary().c_str());
+    text::write_all(stderr, "lnetcap: " + anonymizing->anonymizer().changes().summary() + "\n",
+                    "the anonymization summary");
   if (auto* asserts = find_sink<report::AssertionSink>(sinks)) {
     std::optional<report::CommandOutcome> outcome;
     if (command) {
       outcome = command->wait();
-      std::fprintf(stdout, "lnetcap: command '%s' %s\n", opts.command[0].c_str(),
-                   outcome->describe().c_str());
-      std::fflush(stdout);
+      text::write_all(stdout,
+                      "lnetcap: command '" + report::wire_text(opts.command[0]) + "' " +
+                          outcome->describe() + "\n",
+                      "the command's outcome");
     }
     return report::assertion_exit_status(asserts->passed(), outcome ? &*outcome : nullptr);
   }

@@ -9,6 +9,23 @@
 #include "version.h"
 
 namespace lnetcap {
+namespace {
+// A -F file keeps its line breaks (for error positions): one line here.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!space) out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+constexpr const char* kAnonymizedNote =
+    "anonymized by lnetcap: NIDs, jobids, uids/gids/projids and names replaced, bulk "
+    "data dropped (docs/ANONYMIZE.md)";
+}  // namespace
 
 std::string host_name() {
   struct utsname u;
@@ -30,8 +47,26 @@ std::string lustre_version() {
   return {};
 }
 
-std::vector<std::string> capture_metadata(const Options& opts, bool live) {
+std::vector<std::string> capture_metadata(const Options& opts, bool live,
+                                          const pcapng::SectionInfo* original) {
   std::vector<std::string> c;
+  if (original) {
+    // The capture's own story first; an anonymized copy keeps none of it
+    // (it names hosts and command lines).
+    if (!opts.anonymize) {
+      c = original->comments;
+      std::string made_by = original->user_appl;
+      for (const std::string* s : {&original->os, &original->hardware})
+        if (!s->empty()) made_by += (made_by.empty() ? "" : ", ") + *s;
+      if (!made_by.empty()) c.push_back("written by: " + made_by);
+    }
+    std::string step = std::string("rewritten by lnetcap ") + LNETCAP_VERSION;
+    if (!opts.anonymize) step += " on " + host_name() + ": " + opts.command_line;
+    c.push_back(step);
+    if (!opts.filter.empty()) c.push_back("filter: " + one_line(opts.filter));
+    if (opts.anonymize) c.push_back(kAnonymizedNote);
+    return c;
+  }
   c.push_back(std::string("lnetcap ") + LNETCAP_VERSION);
   struct utsname u;
   if (live) {
@@ -41,10 +76,8 @@ std::vector<std::string> capture_metadata(const Options& opts, bool live) {
     c.push_back("lustre: " + (lv.empty() ? std::string("not loaded") : lv));
   }
   if (!opts.anonymize) c.push_back("command: " + opts.command_line);
-  if (!opts.filter.empty()) c.push_back("filter: " + opts.filter);
-  if (opts.anonymize)
-    c.push_back("anonymized by lnetcap: NIDs, jobids, uids/gids/projids and names replaced, bulk "
-                "data dropped (docs/ANONYMIZE.md)");
+  if (!opts.filter.empty()) c.push_back("filter: " + one_line(opts.filter));
+  if (opts.anonymize) c.push_back(kAnonymizedNote);
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "options.h"
+#include "pcapng/writer.h"
 
 namespace lnetcap {
 
@@ -18,6 +19,10 @@ std::string lustre_version();
 /// Section comments for a capture run with opts.  With --anonymize the host
 /// name and command line are left out and NIDs in the filter are mapped by
 /// the caller.
-std::vector<std::string> capture_metadata(const Options& opts, bool live);
+/// The SHB comments of the pcapng lnetcap writes.  original: the section
+/// header of the lnetcap pcapng being rewritten (-r), whose provenance is
+/// kept, followed by a line saying who rewrote it and how.
+std::vector<std::string> capture_metadata(const Options& opts, bool live,
+                                          const pcapng::SectionInfo* original = nullptr);
 
 }  // namespace lnetcap

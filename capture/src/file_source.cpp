@@ -37,6 +37,7 @@ void LnetcapFileSource::sync_interfaces() {
     c.description = i.description;
     c.os = i.os;
     c.hardware = i.hardware;
+    c.comments = i.comments;
     c.snaplen = i.snaplen;
     interfaces_.push_back(std::move(c));
   }

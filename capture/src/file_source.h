@@ -20,6 +20,9 @@ class LnetcapFileSource : public RecordSource {
   /// progress indicator.
   std::uint64_t position() const;
   std::uint64_t size() const { return size_; }
+  /// The file's first section header: who captured it, where, how (its
+  /// comments, application, OS and hardware), kept when it is rewritten.
+  const pcapng::SectionInfo& provenance() const { return reader_.sections().front(); }
 
   /// True when path is a pcapng whose first packet (or, without packets,
   /// every interface) uses the lnetcap link type.

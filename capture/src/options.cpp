@@ -2,8 +2,11 @@
 #include "options.h"
 
 #include <getopt.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +14,8 @@
 
 namespace lnetcap {
 namespace {
+
+constexpr std::size_t kMaxFilterFile = 1024 * 1024;
 
 enum LongOnly {
   kOptVersion = 1000,
@@ -100,17 +105,29 @@ T parse_number(const char* opt, const std::string& text, T min, T max) {
   return v;
 }
 
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read filter file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  // Lines starting with '#' are comments, as in tcpdump -F files.
+// A -F file: lines starting with '#' are comments, as in tcpdump -F files.
+// They are blanked, not removed, so that an error's offset still gives its
+// line and column in the file (Filter::parse with the file as origin).
+std::string read_filter_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error("cannot read filter file " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    throw Error("filter file " + path + " is a directory", "-F takes a file holding the expression");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read filter file " + path + ": " + std::strerror(errno));
+  // Bounded: -F /dev/zero or a log given by mistake must not eat memory.
+  std::string s(kMaxFilterFile + 1, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  if (s.size() > kMaxFilterFile)
+    throw Error("filter file " + path + " is larger than " + std::to_string(kMaxFilterFile / 1024) +
+                    " KiB",
+                "-F takes a file holding one filter expression");
   std::string out;
   std::istringstream lines(s);
   for (std::string line; std::getline(lines, line);)
-    if (line.empty() || line[0] != '#') out += line + " ";
+    out += (!line.empty() && line[0] == '#' ? std::string(line.size(), ' ') : line) + "\n";
   return out;
 }
 
@@ -129,6 +146,7 @@ std::optional<std::uint64_t> parse_size(const std::string& text, std::uint64_t p
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (ec != std::errc() || p != digits.data() + digits.size() || v == 0) return std::nullopt;
+  if (v > kMaxSize / unit) return std::nullopt;  // would wrap (to 0: a file per record)
   return v * unit;
 }
 
@@ -145,7 +163,11 @@ Options parse_options(int argc, char** argv) {
       case 'c': o.count = parse_number<std::uint64_t>("-c", arg, 1, UINT64_MAX); break;
       case 'C': {
         auto s = parse_size(arg, 1000000);
-        if (!s) throw Error("invalid file size '" + arg + "' for -C", "e.g. -C 100 (MB) or -C 512k");
+        if (!s)
+          throw Error("invalid file size '" + arg + "' for -C (expected 1 to " +
+                          std::to_string(kMaxSize / 1000000) + " millions of bytes, or 1k to " +
+                          std::to_string(kMaxSize >> 30) + "g)",
+                      "e.g. -C 100 (MB) or -C 512k");
         o.rotate_size = s;
         break;
       }
@@ -232,10 +254,8 @@ Options parse_options(int argc, char** argv) {
   }
   if (!o.filter_file.empty()) {
     if (!o.filter.empty()) throw Error("give a filter with -F or on the command line, not both");
-    o.filter = read_whole_file(o.filter_file);
+    o.filter = read_filter_file(o.filter_file);
   }
-  if (!o.read_file.empty() && o.read_file == o.write_file && o.read_file != "-")
-    throw Error("-r and -w name the same file " + o.read_file);
   return o;
 }
 

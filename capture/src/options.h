@@ -85,6 +85,8 @@ std::string usage_text();
 
 /// Parses "10", "10k", "10M", "2G" (k/m/g are binary, K/M/G... as tcpdump: -C
 /// counts millions of bytes for a plain number).
+/// Sizes larger than kMaxSize (an off_t's range) are refused (nullopt).
 std::optional<std::uint64_t> parse_size(const std::string& text, std::uint64_t plain_unit);
+inline constexpr std::uint64_t kMaxSize = INT64_MAX;
 
 }  // namespace lnetcap

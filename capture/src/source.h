@@ -21,6 +21,7 @@ struct CaptureInterface {
   std::string hardware;     // if_hardware
   std::string filter;       // if_filter text (informational)
   std::uint32_t snaplen = 0;
+  std::vector<std::string> comments{};  // opt_comment of the IDB (kept when rewriting a file)
 };
 
 /// A record as it travels through the pipeline.

@@ -221,6 +221,148 @@ extcap-tshark)
   "$dump" "$tmp/live.pcapng" >"$tmp/d" || fail "capture through the fifo is not readable"
   contains "$tmp/d" "linktype 154"
   [ "$(($(lines "$tmp/d") - 1))" = 8 ] || fail "expected the 8 sample records through the fifo" ;;
+output-is-input)
+  # Files are compared, not names: every way of naming the input as an
+  # output is refused before anything is opened, and the input is intact.
+  mkdir "$tmp/d" "$tmp/e"
+  cp "$sample" "$tmp/d/in.pcapng"
+  ln -s "$tmp/d/in.pcapng" "$tmp/d/symlink.pcapng"
+  ln "$tmp/d/in.pcapng" "$tmp/d/hardlink.pcapng"
+  cd "$tmp/d"
+  for out in in.pcapng ./in.pcapng "$tmp/d/in.pcapng" ../d/in.pcapng ../e/../d/in.pcapng \
+             symlink.pcapng hardlink.pcapng; do
+    expect_exit 1 "$lnetcap" -r in.pcapng -w "$out"
+    contains "$tmp/err" "-w $out is the file -r in.pcapng reads: refusing to overwrite it"
+    [ "$(grep -c . "$tmp/err")" = 2 ] || fail "expected one message and one hint for -w $out"
+    cmp -s "$sample" in.pcapng || fail "-w $out damaged the input"
+  done
+  expect_exit 1 "$lnetcap" -r symlink.pcapng -w hardlink.pcapng
+  # Rotation: the input is one of the names -C would write (or a link to it).
+  cp "$sample" in.pcapng2
+  expect_exit 1 "$lnetcap" -r in.pcapng2 -w in.pcapng -C 1
+  contains "$tmp/err" "would rotate into ./in.pcapng2, the file -r in.pcapng2 reads"
+  expect_exit 1 "$lnetcap" -r in.pcapng2 -w "$tmp/d/in.pcapng" -C 1 -W 5
+  ln -s in.pcapng trace7
+  expect_exit 1 "$lnetcap" -r in.pcapng -w trace -C 1 -W 10
+  contains "$tmp/err" "would rotate into ./trace7, the file -r in.pcapng reads"
+  ln -s in.pcapng "hour-12.pcapng"
+  expect_exit 1 "$lnetcap" -r in.pcapng -w 'hour-%H.pcapng' -G 3600
+  contains "$tmp/err" "would rotate into ./hour-12.pcapng"
+  cmp -s "$sample" in.pcapng && cmp -s "$sample" in.pcapng2 || fail "a rotation damaged the input"
+  # Names a ring of 3 never reaches, and other outputs, are fine.
+  expect_exit 0 "$lnetcap" -r in.pcapng2 -w ring -C 1 -W 2
+  [ -s ring0 ] || fail "the ring was not written"
+  # Two outputs naming one file, and a --chart-output that is the input.
+  expect_exit 1 "$lnetcap" -r in.pcapng -w out.pcapng --chart mermaid --chart-output ./out.pcapng
+  contains "$tmp/err" "--chart-output ./out.pcapng is the file -w out.pcapng writes"
+  expect_exit 1 "$lnetcap" -r in.pcapng --chart html --chart-output symlink.pcapng
+  [ ! -e out.pcapng ] || fail "a refused command created its output"
+  cmp -s "$sample" in.pcapng || fail "the input was damaged" ;;
+text-write-errors)
+  # Every text output checks its writes: a full disk is an error, never
+  # exit 0, and the capture file beside it stays whole.
+  [ -w /dev/full ] || skip "no /dev/full"
+  for args in "--summary" "--summary=json" "--summary=prometheus" "--chart=mermaid" \
+              "--chart=html" "--assert count(type==put)>0" "-c 1" "-p %Lt" "-v"; do
+    # shellcheck disable=SC2086
+    "$lnetcap" -r "$sample" $args >/dev/full 2>"$tmp/err" && fail "$args > /dev/full exited 0"
+    contains "$tmp/err" "to standard output: No space left on device"
+  done
+  "$lnetcap" -r "$sample" -w "$tmp/keep.pcapng" --summary >/dev/full 2>"$tmp/err" &&
+    fail "-w FILE --summary > /dev/full exited 0"
+  contains "$tmp/err" "cannot write the summary to standard output"
+  "$dump" "$sample" >"$tmp/a" && "$dump" "$tmp/keep.pcapng" >"$tmp/b" || fail "capture file unreadable"
+  diff -u "$tmp/a" "$tmp/b" || fail "the capture file lost records" ;;
+write-stdout-reports)
+  # With -w - standard output is the pcapng stream: no text may go there.
+  for args in "--summary" "--summary=json" "--chart=mermaid" "--assert count(type==put)>0" "--print"; do
+    # shellcheck disable=SC2086
+    expect_exit 1 "$lnetcap" -r "$sample" -w - $args
+    contains "$tmp/err" "cannot share standard output with -w -"
+    [ ! -s "$tmp/out" ] || fail "$args wrote to standard output"
+  done
+  # A chart with its own file is fine, and the stream stays a valid capture.
+  "$lnetcap" -r "$sample" -w - --chart=mermaid --chart-output "$tmp/c.mmd" >"$tmp/s.pcapng" 2>"$tmp/err" ||
+    fail "--chart-output FILE with -w - failed"
+  "$dump" "$tmp/s.pcapng" >/dev/null || fail "the stream is not a valid capture"
+  contains "$tmp/c.mmd" "sequenceDiagram" ;;
+wire-escaping)
+  # A jobid that retitles the terminal (ESC ] 0 ; X BEL) and a task name
+  # that clears it and breaks the line (ESC [ 2 J CR LF), same lengths as
+  # the sample's "dd.500" and "ll_ping", so the records stay valid.
+  perl -0777 -pe 's/dd\.500/\x1b]0;X\x07/g; s/ll_ping/\x1b[2J\r\nZ/g' "$sample" >"$tmp/h.pcapng"
+  ! cmp -s "$sample" "$tmp/h.pcapng" || fail "the sample was not patched"
+  for args in "" "-v" "-vv -x" "-q" "-p %Pj|%c" "--summary" "--summary=json" "--summary=prometheus" \
+              "--chart=mermaid" "--chart=html" "--assert count(jobid)>0"; do
+    # shellcheck disable=SC2086
+    "$lnetcap" -r "$tmp/h.pcapng" $args >"$tmp/out" 2>"$tmp/err"
+    # Tabs (the -x dump) and newlines are ours; anything else is not.
+    if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$tmp/out" "$tmp/err"; then
+      grep -naP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$tmp/out" "$tmp/err" | cat -v >&2
+      fail "raw control bytes in the output of lnetcap $args"
+    fi
+  done
+  "$lnetcap" -r "$tmp/h.pcapng" -v >"$tmp/out" 2>/dev/null
+  [ "$(lines "$tmp/out")" = 8 ] || fail "a record printed as more than one line"
+  contains "$tmp/out" 'jobid \033]0;X\007 '
+  contains "$tmp/out" 'task \033[2J\015\012Z[2011]'
+  "$lnetcap" -r "$tmp/h.pcapng" -p '[%Pj]' >"$tmp/out" 2>/dev/null
+  contains "$tmp/out" '[\033]0;X\007]'
+  "$lnetcap" -r "$tmp/h.pcapng" --summary >"$tmp/out" 2>/dev/null
+  grep -q '^\\033\]0;X\\007 ' "$tmp/out" || fail "summary row of the jobid is not escaped"
+  "$lnetcap" -r "$tmp/h.pcapng" --chart=html >"$tmp/out" 2>/dev/null
+  contains "$tmp/out" '10.0.3.2@tcp \033]0;X\007</text>' ;;
+number-ranges)
+  # Every number a user types is range-checked for its field; nothing wraps.
+  expect_exit 1 "$lnetcap" -r "$sample" portal 4294967300
+  contains "$tmp/err" "portal value out of range (0 to 4294967295) at column 8 ('4294967300')"
+  expect_exit 1 "$lnetcap" -r "$sample" 'xid == 18446744073709551616'
+  contains "$tmp/err" "xid value out of range (0 to 18446744073709551615)"
+  expect_exit 1 "$lnetcap" -r "$sample" 'status < -9223372036854775808'
+  contains "$tmp/err" "status value out of range (-2147483648 to 2147483647)"
+  expect_exit 1 "$lnetcap" -r "$sample" 'uid == -1'
+  contains "$tmp/err" "uid value out of range (0 to 4294967295)"
+  expect_exit 1 "$lnetcap" -r "$sample" 'retries > 256'
+  contains "$tmp/err" "retries value out of range (0 to 255)"
+  # XIDs are 64-bit unsigned: 2^63 is above every XID of the sample.
+  expect_exit 0 "$lnetcap" -r "$sample" 'xid > 0x8000000000000000'
+  [ ! -s "$tmp/out" ] || fail "xid > 2^63 matched (the comparison wrapped)"
+  expect_exit 0 "$lnetcap" -r "$sample" 'xid < 0x8000000000000000 and xid == 0xffffffffffffffff or xid == 0x655400000080'
+  [ "$(lines "$tmp/out")" = 2 ] || fail "expected the enqueue and its reply"
+  expect_exit 1 "$lnetcap" -r "$sample" -w "$tmp/o" -C 99999999999999999999
+  contains "$tmp/err" "invalid file size '99999999999999999999' for -C (expected 1 to"
+  expect_exit 1 "$lnetcap" -r "$sample" -w "$tmp/o" -C 17179869184g
+  contains "$tmp/err" "invalid file size '17179869184g' for -C"
+  [ ! -e "$tmp/o" ] || fail "a refused -C created its file"
+  expect_exit 1 "$lnetcap" -r "$sample" -c 18446744073709551616
+  contains "$tmp/err" "(expected a number from 1 to 18446744073709551615)"
+  expect_exit 1 "$lnetcap" -r "$sample" -p '%-99999999Lt'
+  contains "$tmp/err" "-p: width 99999999 at column 1 is too large (0 to 1000)" ;;
+filter-file-bounds)
+  expect_exit 1 timeout 20 "$lnetcap" -r "$sample" -F /dev/zero
+  contains "$tmp/err" "filter file /dev/zero is larger than 1024 KiB"
+  expect_exit 1 "$lnetcap" -r "$sample" -F "$tmp"
+  contains "$tmp/err" "filter file $tmp is a directory"
+  expect_exit 1 "$lnetcap" -r "$sample" -F "$tmp/none"
+  contains "$tmp/err" "cannot read filter file $tmp/none: No such file or directory"
+  # Errors name the line and column in the file, comments included.
+  printf '# failed RPCs\nnet kfi\n   and statis < 0\n' >"$tmp/f"
+  expect_exit 1 "$lnetcap" -r "$sample" -F "$tmp/f"
+  contains "$tmp/err" "unknown filter keyword at line 3, column 8 of $tmp/f ('statis')"
+  printf 'jobid "dd.500\n' >"$tmp/f"
+  expect_exit 1 "$lnetcap" -r "$sample" -F "$tmp/f"
+  contains "$tmp/err" "unterminated quoted string at line 1, column 7 of $tmp/f" ;;
+clearer-errors)
+  expect_exit 1 "$lnetcap" -r "$tmp/nosuchfile.pcapng"
+  [ "$(grep -o nosuchfile "$tmp/err" | wc -l)" = 1 ] || fail "the file is named more than once"
+  contains "$tmp/err" "$tmp/nosuchfile.pcapng: No such file or directory"
+  # A classic pcap (little-endian, nanosecond magic) with link type 154 and
+  # one 4-byte packet: lnetcap's records in a format that cannot hold them.
+  printf '\x4d\x3c\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\xff\xff\0\0\x9a\0\0\0' >"$tmp/classic.pcap"
+  printf '\1\0\0\0\0\0\0\0\4\0\0\0\4\0\0\0LNCR' >>"$tmp/classic.pcap"
+  expect_exit 1 "$lnetcap" -r "$tmp/classic.pcap"
+  contains "$tmp/err" "$tmp/classic.pcap: lnetcap records need pcapng"
+  contains "$tmp/err" "editcap -F pcapng" ;;
 *)
   fail "unknown case" ;;
 esac

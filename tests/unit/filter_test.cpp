@@ -121,3 +121,46 @@ TEST(Filter, KernelTermsOnlyFromATopLevelConjunction) {
   EXPECT_EQ(n->net->to_string(), "o2ib1");
   EXPECT_EQ(n->direction, 2u);
 }
+
+// Numbers are checked against the width of their field: nothing wraps.
+TEST(Filter, NumbersOutsideTheirFieldAreRefusedWithTheRange) {
+  EXPECT_NE(error_of("portal 4294967300").find("portal value out of range (0 to 4294967295) at column 8"),
+            std::string::npos) << error_of("portal 4294967300");
+  EXPECT_NE(error_of("opcode -1").find("opcode value out of range"), std::string::npos);
+  EXPECT_NE(error_of("status == 2147483648").find("(-2147483648 to 2147483647)"), std::string::npos);
+  EXPECT_NE(error_of("status < -9223372036854775808").find("status value out of range"), std::string::npos);
+  EXPECT_NE(error_of("xid 18446744073709551616").find("(0 to 18446744073709551615)"), std::string::npos);
+  EXPECT_NE(error_of("xid -1").find("xid value out of range"), std::string::npos);
+  EXPECT_NE(error_of("retries 256").find("(0 to 255)"), std::string::npos);
+  EXPECT_NE(error_of("len 0x100000000").find("len value out of range"), std::string::npos);
+  EXPECT_EQ(error_of("status == -2147483648"), "");
+  EXPECT_EQ(error_of("xid 0xffffffffffffffff"), "");
+  EXPECT_EQ(error_of("portal 4294967295"), "");
+}
+
+TEST(Filter, XidsCompareAsUnsigned64BitNumbers) {
+  auto o = test::enqueue_request();
+  ASSERT_TRUE(o.msg.xid());
+  ASSERT_LT(*o.msg.xid(), 1ULL << 63);
+  EXPECT_FALSE(match("xid > 0x8000000000000000", o.msg));
+  EXPECT_TRUE(match("xid < 0x8000000000000000", o.msg));
+  EXPECT_TRUE(match("xid < 18446744073709551615", o.msg));
+}
+
+TEST(Filter, ErrorsOfAFilterFileGiveLineAndColumn) {
+  const char* text = "      \n  net kfi\n  and type pot\n";
+  try {
+    Filter::parse(text, "site.filter");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at line 3, column 12 of site.filter ('pot')"), std::string::npos)
+        << e.what();
+  }
+  try {
+    Filter::parse("net kfi and\njobid 'x", "f");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unterminated quoted string at line 2, column 7 of f"),
+              std::string::npos) << e.what();
+  }
+}

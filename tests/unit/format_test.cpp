@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "lnetcap/record.h"
 #include "message_fixtures.h"
 #include "text/line.h"
 
@@ -152,4 +153,29 @@ TEST_F(FormatTest, CancelWithoutLockDescriptorShowsTheLockCount) {
   std::string out;
   text::format_line(o.msg, {}, out);
   EXPECT_NE(out.find(": LDLM_CANCEL request locks 2"), std::string::npos) << out;
+}
+
+TEST_F(FormatTest, WidthsAboveTheLimitAreRefusedWithTheLimit) {
+  EXPECT_NO_THROW(Format::compile("%-1000Lt"));
+  for (const char* spec : {"%-99999999Lt", "%1001Pj", "%99999999999999999999999Lt"}) {
+    try {
+      Format::compile(spec);
+      FAIL() << spec;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is too large (0 to 1000)"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(FormatTest, WireStringsAreEscapedInLinesAndFormats) {
+  auto o = test::enqueue_request();
+  o.msg.rpc.jobid = "\x1b]0;X\x07";
+  o.msg.rec.hdr.comm = "a\r\nb";
+  o.msg.rec.hdr.flags |= LNETCAP_REC_F_TASK_VALID;
+  EXPECT_EQ(render("[%Pj]", o.msg), "[\\033]0;X\\007]");
+  std::string line;
+  text::format_line(o.msg, {false, 1, false}, line);
+  EXPECT_NE(line.find("jobid \\033]0;X\\007 "), std::string::npos) << line;
+  EXPECT_NE(line.find("task a\\015\\012b["), std::string::npos) << line;
+  EXPECT_EQ(line.find_first_of("\x1b\x07\r\n"), std::string::npos) << line;
 }

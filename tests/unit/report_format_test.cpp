@@ -105,3 +105,16 @@ TEST(ReportFormat, HumanUnits) {
   EXPECT_EQ(format_bytes(512), "512 B");
   EXPECT_EQ(format_bytes(2100000), "2.1 MB");
 }
+
+// One escaping function for every wire string, before any format's quoting.
+TEST(ReportFormat, WireTextKeepsOnlyPrintableAscii) {
+  EXPECT_EQ(wire_text("dd.500"), "dd.500");
+  EXPECT_EQ(wire_text("\x1b]0;X\x07"), "\\033]0;X\\007");
+  EXPECT_EQ(wire_text("a\r\nb\t"), "a\\015\\012b\\011");
+  EXPECT_EQ(wire_text("back\\slash"), "back\\\\slash");  // unambiguous
+  EXPECT_EQ(wire_text(std::string("nul\0x\x7f\xc3\xa9", 8)), "nul\\000x\\177\\303\\251");
+  for (int c = 0; c < 256; ++c) {
+    const std::string out = wire_text(std::string(1, static_cast<char>(c)));
+    for (char o : out) EXPECT_TRUE(o >= 0x20 && o < 0x7f) << "byte " << c;
+  }
+}

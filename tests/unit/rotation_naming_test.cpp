@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "output/overwrite_guard.h"
 #include "output/post_rotate.h"
 #include "output/rotation.h"
 
@@ -163,4 +164,62 @@ TEST(RotationPostRotate, RunsCommandWithTheFileAndWaits) {
   EXPECT_EQ(fails.wait_all(), 1);
   unlink(file.c_str());
   rmdir(dir);
+}
+
+// The overwrite guard must know every name a rotation can write, and no more.
+TEST(RotationNaming, RotationNamesAreExactlyTheOnesTheRotationWrites) {
+  const auto size_only = opts(1000, std::nullopt, std::nullopt, "/d/trace.pcapng");
+  EXPECT_TRUE(is_rotation_name(size_only, "trace.pcapng"));
+  EXPECT_TRUE(is_rotation_name(size_only, "trace.pcapng17"));
+  EXPECT_FALSE(is_rotation_name(size_only, "trace.pcapngx"));
+  EXPECT_FALSE(is_rotation_name(size_only, "trace_pcapng1"));  // '.' is not a wildcard
+  const auto ring = opts(1000, std::nullopt, 12, "trace");
+  EXPECT_TRUE(is_rotation_name(ring, "trace00"));
+  EXPECT_TRUE(is_rotation_name(ring, "trace11"));
+  EXPECT_FALSE(is_rotation_name(ring, "trace12"));  // a ring of 12 stops at 11
+  EXPECT_FALSE(is_rotation_name(ring, "trace"));
+  EXPECT_FALSE(is_rotation_name(ring, "trace1"));
+  const auto hourly = opts(std::nullopt, 3600, std::nullopt, "cap-%Y%m%d-%H.pcapng");
+  EXPECT_TRUE(is_rotation_name(hourly, "cap-20261124-13.pcapng"));
+  EXPECT_FALSE(is_rotation_name(hourly, "cap-old-13.pcapng"));
+  EXPECT_FALSE(is_rotation_name(hourly, "cap-20261124-13.pcapng1"));
+  const auto both = opts(1000, 60, std::nullopt, "t-%M");
+  EXPECT_TRUE(is_rotation_name(both, "t-05"));
+  EXPECT_TRUE(is_rotation_name(both, "t-053"));
+}
+
+TEST(OverwriteGuard, ComparesFilesNotNames) {
+  const std::string dir = ::testing::TempDir() + "/guard-" + std::to_string(getpid());
+  ASSERT_EQ(system(("rm -rf " + dir + " && mkdir -p " + dir + "/sub && echo x > " + dir +
+                    "/in && ln -s in " + dir + "/sym && ln " + dir + "/in " + dir + "/hard")
+                       .c_str()),
+            0);
+  const RotationOptions none;
+  auto refused = [&](const std::string& out) {
+    try {
+      refuse_overwrites({{"-r", dir + "/in"}}, {{"-w", out}}, none);
+    } catch (const lnetcap::Error& e) {
+      return std::string(e.what()).find("refusing to overwrite") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(dir + "/in"));
+  EXPECT_TRUE(refused(dir + "/sub/../in"));
+  EXPECT_TRUE(refused(dir + "/sym"));
+  EXPECT_TRUE(refused(dir + "/hard"));
+  EXPECT_FALSE(refused(dir + "/new"));
+  EXPECT_FALSE(refused("-"));
+  // Two outputs that do not exist yet, named differently, are one file.
+  EXPECT_THROW(refuse_overwrites({}, {{"-w", dir + "/n"}, {"--chart-output", dir + "/sub/../n"}}, none),
+               lnetcap::Error);
+  // A dangling symbolic link: writing it creates its target.
+  ASSERT_EQ(symlink("target", (dir + "/dangling").c_str()), 0);
+  EXPECT_THROW(refuse_overwrites({}, {{"-w", dir + "/dangling"}, {"--anon-key", dir + "/target"}}, none),
+               lnetcap::Error);
+  // Rotation: a link to the input among the names -C -W 3 writes.
+  ASSERT_EQ(symlink("in", (dir + "/ring2").c_str()), 0);
+  EXPECT_THROW(refuse_overwrites({{"-r", dir + "/in"}}, {}, opts(1, std::nullopt, 3, dir + "/ring")),
+               lnetcap::Error);
+  EXPECT_NO_THROW(refuse_overwrites({{"-r", dir + "/in"}}, {}, opts(1, std::nullopt, 2, dir + "/ring")));
+  EXPECT_EQ(system(("rm -rf " + dir).c_str()), 0);
 }

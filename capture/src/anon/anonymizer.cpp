@@ -203,6 +203,7 @@ CaptureInterface Anonymizer::rewrite_interface(const CaptureInterface& in) {
   out.description = "anonymized interface" + (nids.empty() ? "" : "; NIDs " + nids);
   out.hardware.clear();
   out.filter = rewrite_text(in.filter);
+  out.comments.clear();  // free text that may name hosts, like descriptions
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -107,7 +108,8 @@ enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
 struct Term {
   Field field;
   Cmp cmp = Cmp::kEq;
-  std::int64_t number = 0;  // numeric fields and enumerations
+  std::int64_t number = 0;  // numeric fields and enumerations (all fit in 32 bits)
+  std::uint64_t xid = 0;    // xid: the only 64-bit field, compared unsigned
   std::string text;         // jobid
   Nid nid;                  // NID fields
   Net net;                  // net fields; also ni when given as a net
@@ -124,6 +126,18 @@ struct Node {
 namespace {
 
 bool compare(std::int64_t a, Cmp c, std::int64_t b) {
+  switch (c) {
+    case Cmp::kEq: return a == b;
+    case Cmp::kNe: return a != b;
+    case Cmp::kLt: return a < b;
+    case Cmp::kLe: return a <= b;
+    case Cmp::kGt: return a > b;
+    case Cmp::kGe: return a >= b;
+  }
+  return false;
+}
+
+bool compare_u64(std::uint64_t a, Cmp c, std::uint64_t b) {
   switch (c) {
     case Cmp::kEq: return a == b;
     case Cmp::kNe: return a != b;
@@ -152,7 +166,7 @@ bool eval_term(const Term& t, const Message& m) {
     case Field::kOpcode: return r.present && r.body_len && compare(r.opc, t.cmp, t.number);
     case Field::kXid: {
       auto x = m.xid();
-      return x && compare(static_cast<std::int64_t>(*x), t.cmp, t.number);
+      return x && compare_u64(*x, t.cmp, t.xid);
     }
     case Field::kJobid: return r.present && r.jobid == t.text;
     case Field::kJobidPresent: return r.present && !r.jobid.empty();
@@ -203,9 +217,24 @@ struct NamedValue {
   std::int64_t value;
 };
 
+// The values a field can hold: a number the user types outside them is
+// refused with the range, never wrapped or truncated.
+struct Bounds {
+  std::int64_t min;
+  std::uint64_t max;
+};
+constexpr Bounds kU8{0, UINT8_MAX}, kU32{0, UINT32_MAX}, kS32{INT32_MIN, INT32_MAX},
+    kU64{0, UINT64_MAX};
+
 class Parser {
  public:
-  explicit Parser(std::string_view text) : tokens_(lex(text)) {}
+  Parser(std::string_view text, std::string_view origin) : text_(text), origin_(origin) {
+    try {
+      tokens_ = lex(text);
+    } catch (const Error& e) {
+      throw Error(located(e.what()));
+    }
+  }
 
   std::unique_ptr<Node> parse() {
     if (peek().kind == Tok::kEnd) return nullptr;
@@ -224,7 +253,25 @@ class Parser {
     const std::string where = t.kind == Tok::kEnd ? "at the end of the expression"
                                                   : "at column " + std::to_string(t.column) +
                                                         " ('" + t.text + "')";
-    throw Error("filter: " + what + " " + where, "see the filter syntax in lnetcap -h");
+    throw Error(located("filter: " + what + " " + where), "see the filter syntax in lnetcap -h");
+  }
+
+  // With an origin (-F FILE), "at column N" (an offset in the whole text)
+  // becomes "at line L, column C of FILE".
+  std::string located(const std::string& message) const {
+    static const std::string kAt = "at column ";
+    const std::size_t at = message.find(kAt);
+    if (origin_.empty() || at == std::string::npos) return message;
+    std::size_t end = at + kAt.size();
+    std::size_t column = 0;
+    while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end])))
+      column = column * 10 + static_cast<std::size_t>(message[end++] - '0');
+    const std::string_view before = text_.substr(0, std::min(column ? column - 1 : 0, text_.size()));
+    const std::size_t newline = before.rfind('\n');
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const std::size_t col = newline == std::string_view::npos ? before.size() + 1 : before.size() - newline;
+    return message.substr(0, at) + "at line " + std::to_string(line) + ", column " +
+           std::to_string(col) + " of " + std::string(origin_) + message.substr(end);
   }
 
   std::unique_ptr<Node> parse_or() {
@@ -285,7 +332,10 @@ class Parser {
     return v;
   }
 
-  std::int64_t number(const Token& t, const char* what) {
+  // A decimal or 0x number within b; returns its two's-complement bits
+  // (the caller's field type gives them their meaning).  what names the
+  // value in the out-of-range message ("portal value").
+  std::uint64_t number(const Token& t, const char* what, Bounds b) {
     std::string s = t.text;
     bool neg = false;
     if (!s.empty() && s[0] == '-') {
@@ -299,20 +349,30 @@ class Parser {
     }
     std::uint64_t v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-    if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-      fail(t, std::string("expected ") + what);
-    return neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    if (s.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+        p != s.data() + s.size())
+      fail(t, "expected a number");
+    // Magnitude of the most negative value allowed, computed without overflow.
+    const std::uint64_t neg_limit = b.min < 0 ? std::uint64_t(-(b.min + 1)) + 1 : 0;
+    if (ec == std::errc::result_out_of_range || (neg ? v > neg_limit : v > b.max))
+      fail(t, std::string(what) + " out of range (" + std::to_string(b.min) + " to " +
+                  std::to_string(b.max) + ")");
+    return neg ? std::uint64_t{0} - v : v;
+  }
+  std::int64_t small_number(const Token& t, const char* what, Bounds b) {
+    return static_cast<std::int64_t>(number(t, what, b));  // b is at most 32 bits wide
   }
 
   // NAME or number, looked up case-insensitively.
-  std::int64_t enum_value(const Token& t, const std::vector<NamedValue>& names, const char* what,
+  std::int64_t enum_value(const std::string& field, const Token& t,
+                          const std::vector<NamedValue>& names, const char* what,
                           const std::function<std::optional<std::uint32_t>(std::string_view)>& by_name = {}) {
     for (const auto& n : names)
       if (strcasecmp(n.name, t.text.c_str()) == 0) return n.value;
     if (by_name)
       if (auto v = by_name(t.text)) return *v;
     if (!t.text.empty() && (std::isdigit(static_cast<unsigned char>(t.text[0])) || t.text[0] == '-'))
-      return number(t, what);
+      return small_number(t, (field + " value").c_str(), kU32);
     fail(t, std::string("unknown ") + what);
   }
 
@@ -367,19 +427,19 @@ class Parser {
     } else if (k == "type") {
       t.field = Field::kType;
       t.cmp = comparison(true);
-      t.number = enum_value(expect_value(key, "an LNet message type"), {},
+      t.number = enum_value(key.text, expect_value(key, "an LNet message type"), {},
                             "LNet message type (expected put, get, ack, reply or hello)",
                             msg_type_from_name);
     } else if (k == "portal") {
       t.field = Field::kPortal;
       t.cmp = comparison(true);
-      t.number = enum_value(expect_value(key, "a portal"), {},
+      t.number = enum_value(key.text, expect_value(key, "a portal"), {},
                             "portal (a number or a name such as MDS_REQUEST, OST_IO)",
                             portal_from_name);
     } else if (k == "opcode" || k == "opc") {
       t.field = Field::kOpcode;
       t.cmp = comparison(true);
-      t.number = enum_value(expect_value(key, "an opcode"), {},
+      t.number = enum_value(key.text, expect_value(key, "an opcode"), {},
                             "opcode (a number or a name such as LDLM_ENQUEUE, OST_READ)",
                             opcode_from_name);
     } else if (k == "jobid") {
@@ -392,7 +452,7 @@ class Parser {
       }
     } else if (k == "dir") {
       t.field = Field::kDir;
-      t.number = enum_value(expect_value(key, "a direction"),
+      t.number = enum_value(key.text, expect_value(key, "a direction"),
                             {
 #define X(n, v, s) {s, v},
                                 LNETCAP_DIR_LIST(X)
@@ -403,7 +463,7 @@ class Parser {
                             "direction (expected send, recv, forward, drop or wire)");
     } else if (k == "rpc") {
       t.field = Field::kRpc;
-      t.number = enum_value(expect_value(key, "request, reply or error"),
+      t.number = enum_value(key.text, expect_value(key, "request, reply or error"),
                             {
 #define X(n, v, s) {s, v},
                                 LNETCAP_PTL_RPC_MSG_LIST(X)
@@ -413,7 +473,7 @@ class Parser {
     } else if (k == "health") {
       t.field = Field::kHealth;
       t.cmp = comparison(true);
-      t.number = enum_value(expect_value(key, "a health status"),
+      t.number = enum_value(key.text, expect_value(key, "a health status"),
                             {
 #define X(n, v, s) {s, v},
                                 LNETCAP_HEALTH_LIST(X)
@@ -422,14 +482,29 @@ class Parser {
                             "health status (e.g. OK, LOCAL_TIMEOUT, REMOTE_DROPPED)");
     } else if (k == "xid" || k == "status" || k == "uid" || k == "gid" || k == "projid" ||
                k == "len" || k == "pid" || k == "retries") {
-      static const std::pair<const char*, Field> fields[] = {
-          {"xid", Field::kXid},       {"status", Field::kStatus}, {"uid", Field::kUid},
-          {"gid", Field::kGid},       {"projid", Field::kProjid}, {"len", Field::kLen},
-          {"pid", Field::kPid},       {"retries", Field::kRetries}};
-      for (const auto& [name, f] : fields)
-        if (k == name) t.field = f;
+      struct NumericField {
+        const char* name;
+        Field field;
+        Bounds bounds;  // the width of the field in the record
+      };
+      static const NumericField fields[] = {
+          {"xid", Field::kXid, kU64},       {"status", Field::kStatus, kS32},
+          {"uid", Field::kUid, kU32},       {"gid", Field::kGid, kU32},
+          {"projid", Field::kProjid, kU32}, {"len", Field::kLen, kU32},
+          {"pid", Field::kPid, kU32},       {"retries", Field::kRetries, kU8}};
+      Bounds bounds = kU32;
+      for (const auto& f : fields)
+        if (k == f.name) {
+          t.field = f.field;
+          bounds = f.bounds;
+        }
       t.cmp = comparison(true);
-      t.number = number(expect_value(key, "a number"), "a number");
+      const Token& v = expect_value(key, "a number");
+      const std::string what = k + " value";
+      if (t.field == Field::kXid)
+        t.xid = number(v, what.c_str(), bounds);
+      else
+        t.number = small_number(v, what.c_str(), bounds);
     } else {
       fail(key, "unknown filter keyword");
     }
@@ -449,6 +524,8 @@ class Parser {
     return *n;
   }
 
+  std::string_view text_;
+  std::string_view origin_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
 };
@@ -480,9 +557,9 @@ Filter::~Filter() = default;
 Filter::Filter(Filter&&) noexcept = default;
 Filter& Filter::operator=(Filter&&) noexcept = default;
 
-Filter Filter::parse(std::string_view text) {
+Filter Filter::parse(std::string_view text, std::string_view origin) {
   Filter f;
-  f.root_ = Parser(text).parse();
+  f.root_ = Parser(text, origin).parse();
   return f;
 }
 

@@ -51,7 +51,9 @@ class Filter {
   /// Parses an expression.  Throws Error naming the bad token and its column:
   ///   filter: unknown LNet message type 'pot' at column 6 (expected put, get,
   ///   ack, reply or hello)
-  static Filter parse(std::string_view text);
+  /// origin: the -F file the text was read from; errors then give the
+  /// line and column in that file instead of the column in the text.
+  static Filter parse(std::string_view text, std::string_view origin = {});
 
   bool matches(const Message& m) const;
   bool empty() const { return root_ == nullptr; }

@@ -99,6 +99,7 @@ std::uint32_t Writer::add_interface(std::uint16_t linktype, const CaptureInterfa
   // snapshot length, so every IDB repeats the first interface's value.
   if (interfaces_ == 0) section_snaplen_ = iface.snaplen;
   w.u32(section_snaplen_);
+  for (const auto& c : iface.comments) option_string(kOptComment, c);
   option_string(kIfName, iface.name);
   option_string(kIfDescription, iface.description);
   option(kIfTsresol, &kTsresolNanoseconds, 1);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "percentile.h"
+#include "text_escape.h"
 
 namespace lnetcap::report {
 namespace {
@@ -135,8 +136,9 @@ std::string format_results(const std::vector<AssertionResult>& results) {
   std::size_t failed = 0;
   for (const auto& r : results) {
     failed += !r.passed;
-    out += std::string("lnetcap: assert ") + (r.passed ? "PASS" : "FAIL") + ": " + r.text + "\n";
-    for (const auto& d : r.details) out += "    " + d + "\n";
+    out += std::string("lnetcap: assert ") + (r.passed ? "PASS" : "FAIL") + ": " + wire_text(r.text) + "\n";
+    // The expressions may quote jobids pasted from a trace: printable only.
+    for (const auto& d : r.details) out += "    " + wire_text(d) + "\n";
   }
   out += "lnetcap: " + std::to_string(results.size() - failed) + " of " +
          std::to_string(results.size()) + " assertions passed\n";

@@ -52,13 +52,14 @@ void ChartBuilder::add(const Message& m) {
   a.ts_ns = m.ts_ns;
   const std::string src = m.lnet.src_nid.to_string(), dst = m.lnet.dest_nid.to_string();
   if (is_rpc_request(m)) {
-    const std::string from = m.rpc.jobid.empty() ? src : src + " " + m.rpc.jobid;
+    const std::string jobid = wire_text(m.rpc.jobid);
+    const std::string from = jobid.empty() ? src : src + " " + jobid;
     a.kind = ArrowKind::kRequest;
     a.label = opcode_key(m.rpc.opc) + " " + xid_text(*m.lnet.match_bits);
     a.detail = "request " + opcode_key(m.rpc.opc) + " xid " + std::to_string(*m.lnet.match_bits) +
                " portal " + portal_key(m.lnet.portal) + " " +
                std::to_string(m.lnet.payload_length) + " B" +
-               (m.rpc.jobid.empty() ? "" : " jobid " + m.rpc.jobid);
+               (jobid.empty() ? "" : " jobid " + jobid);
     if (full) {
       ++model_.omitted;
       return;

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include "text_escape.h"
+
 namespace lnetcap::report {
 namespace {
 constexpr auto kRedrawEvery = std::chrono::milliseconds(250);
@@ -10,7 +12,7 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(250);
 
 ProgressMeter::ProgressMeter(std::string label, std::uint64_t total, std::FILE* out, int enabled,
                              Clock clock)
-    : label_(std::move(label)), total_(total), out_(out), clock_(std::move(clock)) {
+    : label_(wire_text(label)), total_(total), out_(out), clock_(std::move(clock)) {
   enabled_ = total_ > 0 && (enabled < 0 ? isatty(fileno(out_)) != 0 : enabled != 0);
   if (!clock_) clock_ = [] { return std::chrono::steady_clock::now(); };
 }

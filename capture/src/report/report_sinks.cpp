@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "summary_format.h"
+#include "text/checked_write.h"
 
 namespace lnetcap::report {
 
@@ -24,15 +25,13 @@ std::string SummarySink::render() const {
 }
 
 void SummarySink::finish(const std::vector<CaptureInterface>&, const SourceStats&) {
-  std::fputs(render().c_str(), out_);
-  std::fflush(out_);
+  text::write_all(out_, render(), "the summary");
 }
 
 void SummarySink::status() {
   if (format_ != "prometheus") return;
   // A blank line separates snapshots; exposition parsers ignore it.
-  std::fputs((render() + "\n").c_str(), out_);
-  std::fflush(out_);
+  text::write_all(out_, render() + "\n", "the summary");
 }
 
 ChartSink::ChartSink(std::string format, const std::string& path, std::size_t max_arrows)
@@ -60,15 +59,19 @@ void ChartSink::consume(const CapturedRecord&, const Message& msg,
 void ChartSink::finish(const std::vector<CaptureInterface>&, const SourceStats&) {
   const std::string text =
       format_ == "html" ? render_html(builder_.model()) : render_mermaid(builder_.model());
+  if (!owns_) {
+    text::write_all(out_, text, "the chart");
+    return;
+  }
+  errno = 0;
   const bool ok = std::fwrite(text.data(), 1, text.size(), out_) == text.size() &&
                   std::fflush(out_) == 0;
-  if (owns_) {
-    const bool closed = std::fclose(out_) == 0;
-    out_ = nullptr;
-    if (!ok || !closed) throw Error("cannot write chart file " + path_ + ": " + std::strerror(errno));
-  } else if (!ok) {
-    throw Error(std::string("cannot write the chart: ") + std::strerror(errno));
-  }
+  const int write_errno = errno;
+  const bool closed = std::fclose(out_) == 0;
+  out_ = nullptr;
+  if (!ok || !closed)
+    throw Error("cannot write chart file " + path_ + ": " +
+                std::strerror(!ok && write_errno ? write_errno : errno));
 }
 
 AssertionSink::AssertionSink(const std::vector<std::string>& texts, std::FILE* out)
@@ -83,8 +86,7 @@ void AssertionSink::finish(const std::vector<CaptureInterface>&, const SourceSta
   results_ = engine_.evaluate();
   passed_ = true;
   for (const auto& r : results_) passed_ = passed_ && r.passed;
-  std::fputs(format_results(results_).c_str(), out_);
-  std::fflush(out_);
+  text::write_all(out_, format_results(results_), "the assertion results");
 }
 
 }  // namespace lnetcap::report

@@ -2,6 +2,7 @@
 #include "summary.h"
 
 #include "lnetcap/lnet.h"
+#include "text_escape.h"
 
 namespace lnetcap::report {
 
@@ -28,7 +29,9 @@ std::string portal_key(const std::optional<std::uint32_t>& portal) {
 
 namespace {
 
-std::string jobid_key(const std::string& jobid) { return jobid.empty() ? kNoJobid : jobid; }
+// The jobid comes from the wire: the key is its printable form, so every
+// summary format (table, JSON, Prometheus) shows the same escaped text.
+std::string jobid_key(const std::string& jobid) { return jobid.empty() ? kNoJobid : wire_text(jobid); }
 
 // The groups an RPC (not a single message) is accounted to.
 struct RpcKeys {

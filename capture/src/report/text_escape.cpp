@@ -19,6 +19,24 @@ std::size_t utf8_len(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+std::string wire_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size(); ++i) {

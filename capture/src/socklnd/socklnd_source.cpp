@@ -174,6 +174,12 @@ class PcapSocklndSource final : public RecordSource {
 
 void check_link_type(pcap_t* p, const std::string& name) {
   int dlt = pcap_datalink(p);
+  if (dlt == LNETCAP_LINKTYPE) {
+    pcap_close(p);
+    throw Error(name + ": lnetcap records need pcapng, and this is a classic pcap file (link type " +
+                    std::to_string(LNETCAP_LINKTYPE) + ")",
+                "convert it first: editcap -F pcapng " + name + " new.pcapng");
+  }
   if (!socklnd::link_type_supported(dlt)) {
     pcap_close(p);
     throw Error(name + ": link type " + socklnd::link_type_name(dlt) +
@@ -190,8 +196,11 @@ std::unique_ptr<RecordSource> open_socklnd_file(const Options& opts) {
   (void)cfg;
   pcap_t* p = pcap_open_offline_with_tstamp_precision(opts.read_file.c_str(),
                                                       PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  // libpcap names the file when it cannot open it ("x: No such file or
+  // directory"), not when it cannot parse it ("unknown file format").
+  const std::string why = errbuf;
   if (!p)
-    throw Error(opts.read_file + ": " + errbuf,
+    throw Error(why.rfind(opts.read_file + ": ", 0) == 0 ? why : opts.read_file + ": " + why,
                 "-r reads lnetcap pcapng files and pcap/pcapng captures of socklnd TCP traffic");
   check_link_type(p, opts.read_file);
   return std::make_unique<PcapSocklndSource>(p, opts.read_file, false, opts);

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "../error.h"
+#include "../report/text_escape.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
 
@@ -74,7 +75,7 @@ std::string value(const Item& it, const Message& m, std::uint64_t counter) {
       const char* n = opcode_name(r.opc);
       return n ? n : std::to_string(r.opc);
     }
-    case Code::kRpcJobid: return rpc ? r.jobid : "no_ptlrpc";
+    case Code::kRpcJobid: return rpc ? report::wire_text(r.jobid) : "no_ptlrpc";
     case Code::kRpcUid: return rpc ? std::to_string(r.uid) : "no_ptlrpc";
     case Code::kRpcGid: return rpc ? std::to_string(r.gid) : "no_ptlrpc";
     case Code::kRpcProjid: return rpc ? std::to_string(r.projid) : "no_ptlrpc";
@@ -162,8 +163,18 @@ Format Format::compile(std::string_view spec) {
       it.left = true;
       ++i;
     }
-    while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9' && it.width < 1000)
-      it.width = it.width * 10 + (spec[i++] - '0');
+    const std::size_t digits = i;
+    std::uint64_t width = 0;
+    while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') {
+      if (width <= std::uint64_t{kMaxWidth}) width = width * 10 + static_cast<std::uint64_t>(spec[i] - '0');
+      ++i;
+    }
+    if (width > std::uint64_t{kMaxWidth})
+      throw Error("-p: width " + std::string(spec.substr(digits, i - digits)) + " at column " +
+                      std::to_string(start + 1) + " is too large (0 to " +
+                      std::to_string(kMaxWidth) + ")",
+                  "widths pad a column, e.g. %-20LP");
+    it.width = static_cast<int>(width);
     bool found = false;
     for (const auto& c : kTwoChar)
       if (spec.substr(i, 2) == c.text) {

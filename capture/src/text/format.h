@@ -51,6 +51,9 @@ struct Item {
   bool left = false;
 };
 
+/// The widest column a -p item may ask for.
+inline constexpr int kMaxWidth = 1000;
+
 /// A compiled -p format.  Throws Error naming the bad code and its column.
 class Format {
  public:

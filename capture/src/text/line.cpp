@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "../report/text_escape.h"
 #include "format.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
@@ -50,7 +51,7 @@ void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
   out += ' ';
   out += r.early_reply ? "early reply" : (type ? type : "?");
   if (r.type != LNETCAP_PTL_RPC_MSG_REQUEST && r.status != 0) out += " status " + status_string(r.status);
-  if (!r.jobid.empty()) out += " jobid " + r.jobid;
+  if (!r.jobid.empty()) out += " jobid " + report::wire_text(r.jobid);
   if (r.flags & 0x2) out += " RESENT";
   if (r.flags & 0x4) out += " REPLAY";
   if (st.verbose > 0) {
@@ -137,7 +138,7 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
     appendf(out, " {%s ni %s peer %s seq %" PRIu64, hook_name(h.hook) ? hook_name(h.hook) : "?",
             h.local_nid.to_string().c_str(), h.peer_nid.to_string().c_str(), h.seq);
     if (h.cpu != LNETCAP_CPU_UNKNOWN) appendf(out, " cpu %" PRIu32, h.cpu);
-    if (h.flags & LNETCAP_REC_F_TASK_VALID) appendf(out, " task %s[%" PRIu32 "]", h.comm.c_str(), h.pid);
+    if (h.flags & LNETCAP_REC_F_TASK_VALID) appendf(out, " task %s[%" PRIu32 "]", report::wire_text(h.comm).c_str(), h.pid);
     out += '}';
   }
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "text_sink.h"
 
-#include <cerrno>
-#include <cstring>
+#include <stdio_ext.h>
 
-#include "../error.h"
+#include <cerrno>
+
+#include "checked_write.h"
 
 namespace lnetcap::text {
 
@@ -28,15 +29,16 @@ void TextSink::consume(const CapturedRecord&, const Message& msg,
   write_line();
 }
 
-void TextSink::write_line() {
-  if (std::fwrite(line_.data(), 1, line_.size(), out_) != line_.size() ||
-      (packet_buffered_ && std::fflush(out_) != 0))
-    throw Error(std::string("writing text output failed: ") + std::strerror(errno));
-}
+void TextSink::write_line() { write_all(out_, line_, "the text lines", packet_buffered_); }
 
 void TextSink::finish(const std::vector<CaptureInterface>&, const SourceStats&) {
-  if (std::fflush(out_) != 0 && errno != EPIPE)
-    throw Error(std::string("writing text output failed: ") + std::strerror(errno));
+  // A reader that stopped early (lnetcap ... | head) is not an error here.
+  errno = 0;
+  if (std::fflush(out_) == 0) return;
+  const int err = errno;
+  if (err != EPIPE) write_failed(out_, "the text lines", err);
+  __fpurge(out_);  // nobody will read it: do not retry at exit
+  std::clearerr(out_);
 }
 
 }  // namespace lnetcap::text
