@@ -311,7 +311,12 @@ wire-escaping)
   "$lnetcap" -r "$tmp/h.pcapng" --summary >"$tmp/out" 2>/dev/null
   grep -q '^\\033\]0;X\\007 ' "$tmp/out" || fail "summary row of the jobid is not escaped"
   "$lnetcap" -r "$tmp/h.pcapng" --chart=html >"$tmp/out" 2>/dev/null
-  contains "$tmp/out" '10.0.3.2@tcp \033]0;X\007</text>' ;;
+  contains "$tmp/out" '10.0.3.2@tcp \033]0;X\007</text>'
+  # Error messages quote what they were given: escaped too.
+  printf 'type \033]0;X\007\n' >"$tmp/f"
+  expect_exit 1 "$lnetcap" -r "$sample" -F "$tmp/f"
+  contains "$tmp/err" "at line 1, column 6 of $tmp/f ('\\033]0;X\\007')"
+  ! grep -qaP '[\x00-\x08\x0b-\x1f]' "$tmp/err" || fail "raw control bytes in an error message" ;;
 number-ranges)
   # Every number a user types is range-checked for its field; nothing wraps.
   expect_exit 1 "$lnetcap" -r "$sample" portal 4294967300
