@@ -128,7 +128,8 @@ void refuse_text_on_pcapng_stdout(const Options& opts) {
   const char* hint = "write the capture to a file (-w FILE), or pipe -w - without reports";
   if (opts.print_with_write) throw Error("--print cannot share standard output with -w -", hint);
   if (!opts.summary.empty()) throw Error("--summary cannot share standard output with -w -", hint);
-  if (!opts.assertions.empty()) throw Error("--assert cannot share standard output with -w -", hint);
+  if (!opts.assertions.empty())
+    throw Error("--assert cannot share standard output with -w -", hint);
   if (!opts.chart.empty() && (opts.chart_output.empty() || opts.chart_output == "-"))
     throw Error("--chart cannot share standard output with -w -",
                 "give --chart-output FILE, or write the capture to a file");

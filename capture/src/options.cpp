@@ -113,7 +113,8 @@ std::string read_filter_file(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0)
     throw Error("cannot read filter file " + path + ": " + std::strerror(errno));
   if (S_ISDIR(st.st_mode))
-    throw Error("filter file " + path + " is a directory", "-F takes a file holding the expression");
+    throw Error("filter file " + path + " is a directory",
+                "-F takes a file holding the expression");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read filter file " + path + ": " + std::strerror(errno));
   // Bounded: -F /dev/zero or a log given by mistake must not eat memory.

@@ -266,10 +266,11 @@ class Parser {
     std::size_t column = 0;
     while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end])))
       column = column * 10 + static_cast<std::size_t>(message[end++] - '0');
-    const std::string_view before = text_.substr(0, std::min(column ? column - 1 : 0, text_.size()));
+    const std::size_t offset = std::min(column ? column - 1 : 0, text_.size());
+    const std::string_view before = text_.substr(0, offset);
     const std::size_t newline = before.rfind('\n');
     const auto line = 1 + std::count(before.begin(), before.end(), '\n');
-    const std::size_t col = newline == std::string_view::npos ? before.size() + 1 : before.size() - newline;
+    const std::size_t col = newline == std::string_view::npos ? offset + 1 : offset - newline;
     return message.substr(0, at) + "at line " + std::to_string(line) + ", column " +
            std::to_string(col) + " of " + std::string(origin_) + message.substr(end);
   }

@@ -47,7 +47,9 @@ std::string name_of(const std::string& path) {
 struct Location {
   std::optional<FileId> dir;
   std::string name;
-  bool operator==(const Location& o) const { return dir && o.dir && *dir == *o.dir && name == o.name; }
+  bool operator==(const Location& o) const {
+    return dir && o.dir && *dir == *o.dir && name == o.name;
+  }
 };
 
 Location location(std::string path) {

@@ -136,7 +136,8 @@ std::string format_results(const std::vector<AssertionResult>& results) {
   std::size_t failed = 0;
   for (const auto& r : results) {
     failed += !r.passed;
-    out += std::string("lnetcap: assert ") + (r.passed ? "PASS" : "FAIL") + ": " + wire_text(r.text) + "\n";
+    out += std::string("lnetcap: assert ") + (r.passed ? "PASS" : "FAIL") + ": " +
+           wire_text(r.text) + "\n";
     // The expressions may quote jobids pasted from a trace: printable only.
     for (const auto& d : r.details) out += "    " + wire_text(d) + "\n";
   }

@@ -31,7 +31,9 @@ namespace {
 
 // The jobid comes from the wire: the key is its printable form, so every
 // summary format (table, JSON, Prometheus) shows the same escaped text.
-std::string jobid_key(const std::string& jobid) { return jobid.empty() ? kNoJobid : wire_text(jobid); }
+std::string jobid_key(const std::string& jobid) {
+  return jobid.empty() ? kNoJobid : wire_text(jobid);
+}
 
 // The groups an RPC (not a single message) is accounted to.
 struct RpcKeys {

@@ -166,7 +166,8 @@ Format Format::compile(std::string_view spec) {
     const std::size_t digits = i;
     std::uint64_t width = 0;
     while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') {
-      if (width <= std::uint64_t{kMaxWidth}) width = width * 10 + static_cast<std::uint64_t>(spec[i] - '0');
+      if (width <= std::uint64_t{kMaxWidth})  // stop growing once too large: no overflow
+        width = width * 10 + static_cast<std::uint64_t>(spec[i] - '0');
       ++i;
     }
     if (width > std::uint64_t{kMaxWidth})

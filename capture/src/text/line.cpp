@@ -138,7 +138,8 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
     appendf(out, " {%s ni %s peer %s seq %" PRIu64, hook_name(h.hook) ? hook_name(h.hook) : "?",
             h.local_nid.to_string().c_str(), h.peer_nid.to_string().c_str(), h.seq);
     if (h.cpu != LNETCAP_CPU_UNKNOWN) appendf(out, " cpu %" PRIu32, h.cpu);
-    if (h.flags & LNETCAP_REC_F_TASK_VALID) appendf(out, " task %s[%" PRIu32 "]", report::wire_text(h.comm).c_str(), h.pid);
+    if (h.flags & LNETCAP_REC_F_TASK_VALID)
+      appendf(out, " task %s[%" PRIu32 "]", report::wire_text(h.comm).c_str(), h.pid);
     out += '}';
   }
 }
