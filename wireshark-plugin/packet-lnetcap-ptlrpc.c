@@ -18,6 +18,7 @@
 #include <wsutil/utf8_entities.h>
 #include <epan/proto_data.h>
 
+#include "lnetcap-tables.h"
 #include "packet-lnetcap.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/lnet.h"
@@ -129,11 +130,11 @@ static wmem_map_t *wmd_map;
 #define PUT_KIND_BULK 1
 #define PUT_KIND_REPLY 2
 
-static void remember_put(const lnetcap_pkt_t *pkt, guint kind)
+static gboolean remember_put(const lnetcap_pkt_t *pkt, guint kind)
 {
-	trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
-	make_key(k, &pkt->dst, &pkt->src, pkt->match_bits);
-	wmem_map_insert(put_kind_map, k, GUINT_TO_POINTER(kind));
+	trans_key_t k;
+	make_key(&k, &pkt->dst, &pkt->src, pkt->match_bits);
+	return lnetcap_table_insert(put_kind_map, &k, sizeof(k), GUINT_TO_POINTER(kind));
 }
 
 static guint trans_hash(gconstpointer k)
@@ -163,27 +164,39 @@ typedef struct {
 	lnetcap_trans_t *trans;
 	guint64 xid;
 	gboolean resend;       /* this request frame repeats an earlier XID */
+	const char *full;      /* the table that had no room for this frame */
 } frame_rpc_t;
+
+/* Adds key -> t unless the key is known; NULL, or the name of the table
+ * that is full. */
+static const char *index_new(wmem_map_t *map, const trans_key_t *key, lnetcap_trans_t *t,
+			     const char *what)
+{
+	if (wmem_map_lookup(map, key) || lnetcap_table_insert(map, key, sizeof(*key), t))
+		return NULL;
+	return what;
+}
 
 /* A request's bulk transfers use match bits from its XID up to pb_mbits
  * (at most 128 per RPC: XIDs step by PTLRPC_BULK_OPS_COUNT), or just
- * pb_mbits when the XID itself was bumped to it. */
-static void index_bulk(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t)
+ * pb_mbits when the XID itself was bumped to it.  The walk counts entries,
+ * not match bits: a range ending at 2^64-1 must not wrap to 0. */
+#define BULK_RANGE_MAX 128
+static const char *index_bulk(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t)
 {
 	guint64 lo = pkt->match_bits, hi = pkt->rpc.pb_mbits;
+	const char *full = NULL;
 	if (!hi)
-		return;
-	if (hi < lo || hi - lo >= 128)
+		return NULL;
+	if (hi < lo || hi - lo >= BULK_RANGE_MAX)
 		lo = hi;
-	for (guint64 mb = lo; mb <= hi; mb++) {
+	for (guint n = 0; n <= (guint)(hi - lo); n++) {
 		trans_key_t key;
-		make_key(&key, &pkt->src, &pkt->dst, mb);
-		if (!wmem_map_lookup(bulk_map, &key)) {
-			trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
-			*k = key;
-			wmem_map_insert(bulk_map, k, t);
-		}
+		make_key(&key, &pkt->src, &pkt->dst, lo + n);
+		if (!full)
+			full = index_new(bulk_map, &key, t, "bulk");
 	}
+	return full;
 }
 
 /* First pass: find or create the transaction of this message. */
@@ -206,31 +219,29 @@ static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 			t->resends++;
 			fr->resend = TRUE;
 		} else {
-			trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
+			const char *full;
 			t = wmem_new0(wmem_file_scope(), lnetcap_trans_t);
 			t->req_frame = pinfo->num;
 			t->req_time = pinfo->abs_ts;
 			t->opc = rpc->opc;
 			t->req_flags = rpc->lm_flags;
 			t->xid = pkt->match_bits;
-			*k = key;
-			wmem_map_insert(trans_map, k, t);
-			index_bulk(pkt, t);
-			if (rpc->pb_mbits && rpc->pb_mbits != pkt->match_bits) {
+			full = index_new(trans_map, &key, t, "request/reply");
+			if (!full)
+				full = index_bulk(pkt, t);
+			if (!full && rpc->pb_mbits && rpc->pb_mbits != pkt->match_bits) {
 				make_key(&key, &pkt->src, &pkt->dst, rpc->pb_mbits);
-				if (!wmem_map_lookup(trans_map, &key)) {
-					k = wmem_new(wmem_file_scope(), trans_key_t);
-					*k = key;
-					wmem_map_insert(trans_map, k, t);
-				}
+				full = index_new(trans_map, &key, t, "request/reply");
 			}
+			fr->full = full;
 		}
 		fr->trans = t;
 	} else {
 		lnetcap_trans_t *t;
 		make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
 		t = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
-		remember_put(pkt, PUT_KIND_REPLY);
+		if (!remember_put(pkt, PUT_KIND_REPLY))
+			fr->full = "ACK kind";
 		if (t) {
 			fr->trans = t;
 			/* The XID is the request's match bits, which differ from
@@ -503,6 +514,8 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
 	fr = match(pinfo, pkt);
 	pkt->trans = fr ? fr->trans : NULL;
+	if (fr && fr->full)
+		lnetcap_table_full_note(tvb, pinfo, mt, fr->full);
 	xid = pkt->match_bits;
 	/* The request's match bits are the XID, even when the reply came
 	 * back on the request's pb_mbits. */
@@ -578,6 +591,7 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 typedef struct {
 	lnetcap_trans_t *trans;
 	gboolean reply_ack;    /* an ACK of the RPC's reply, not of its bulk */
+	const char *full;      /* the table that had no room for this frame */
 } frame_bulk_t;
 
 /* Bulk PUT/GET (server to client, on the client's bulk portal) and ACKs
@@ -608,16 +622,18 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 		} else {
 			make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
 			fb->trans = (lnetcap_trans_t *)wmem_map_lookup(bulk_map, &key);
-			if (pkt->msg_type == LNETCAP_MSG_PUT)
-				remember_put(pkt, PUT_KIND_BULK);
+			if (pkt->msg_type == LNETCAP_MSG_PUT && !remember_put(pkt, PUT_KIND_BULK))
+				fb->full = "ACK kind";
 			if (pkt->msg_type == LNETCAP_MSG_GET && fb->trans) {
-				trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
-				make_key(k, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
-				wmem_map_insert(wmd_map, k, fb->trans);
+				make_key(&key, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
+				if (!lnetcap_table_insert(wmd_map, &key, sizeof(key), fb->trans))
+					fb->full = "bulk GET";
 			}
 		}
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 2, fb);
 	}
+	if (fb && fb->full)
+		lnetcap_table_full_note(tvb, pinfo, tree, fb->full);
 	if (!fb || !fb->trans)
 		return;
 	it = proto_tree_add_uint(tree, hf_bulk_of, tvb, 0, 0, fb->trans->req_frame);

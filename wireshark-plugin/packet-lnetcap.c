@@ -18,6 +18,7 @@
 #include <wiretap/wtap.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-tables.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/record.h"
 
@@ -202,8 +203,10 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 		fr = wmem_new0(wmem_file_scope(), lnetcap_frame_t);
 		last = (guint64 *)wmem_map_lookup(last_seq_by_cpu, GUINT_TO_POINTER(cpu));
 		if (!last) {
+			/* A full table means no gap detection for new domains. */
 			last = wmem_new(wmem_file_scope(), guint64);
-			wmem_map_insert(last_seq_by_cpu, GUINT_TO_POINTER(cpu), last);
+			if (!lnetcap_table_is_full(last_seq_by_cpu))
+				wmem_map_insert(last_seq_by_cpu, GUINT_TO_POINTER(cpu), last);
 		} else if (seq > *last + 1) {
 			fr->seq_gap = seq - *last - 1;
 		}
@@ -470,6 +473,7 @@ void proto_register_lnetcap(void)
 	lnetcap_register_obd(proto_lnetcap);
 	lnetcap_register_stats(proto_lnetcap);
 	lnetcap_register_xnode(proto_lnetcap);
+	lnetcap_register_tables(proto_lnetcap);
 
 	lnetcap_handle = register_dissector("lnetcap", dissect_lnetcap, proto_lnetcap);
 	lnetcap_tap = register_tap("lnetcap");
@@ -490,6 +494,10 @@ void proto_register_lnetcap(void)
 		"Hand undecoded PUT payloads to Wireshark's Lustre dissector",
 		"For PtlRPC bodies this plugin does not decode, call the built-in "
 		"'lustre' dissector through the lnet.ptl_index table", &lnetcap_pref_delegate_lustre);
+	prefs_register_uint_preference(mod, "max_table_entries", "Entries per matching table",
+		"Most entries each table kept for matching (request/reply, bulk, cross-node, ...) "
+		"may hold; messages beyond it are not linked and are flagged lnetcap.table.full. "
+		"Bounds the memory a capture can make the plugin use.", 10, &lnetcap_pref_table_limit);
 }
 
 void proto_reg_handoff_lnetcap(void)

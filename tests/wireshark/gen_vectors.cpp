@@ -8,9 +8,10 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile]
 //   "random" writes N records of random bytes behind a valid record
-//   header prefix (for the fuzz test).
+//   header prefix (for the fuzz test); "hostile" the records of
+//   hostile_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //   (NID printing cross-check against the agent's Nid::to_string()).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
@@ -674,6 +675,38 @@ void vectors(Out& o) {
   }
 }
 
+// Records crafted against the plugin's matching tables (test-hostile.sh):
+//  1-3  OST_WRITE whose bulk range ends at pb_mbits = 2^64-1 (the last 16
+//       match bits), its bulk GET on the last one and its reply;
+//  4    a request with xid 5 and pb_mbits 2^64-1 (a one-entry range);
+//  5-64 30 OBD_PING request/reply pairs with distinct XIDs, to fill a table
+//       made small with -o lnetcap.max_table_entries.
+void hostile_records(Out& o) {
+  const bool le = false;
+  const std::uint64_t top = ~0ULL, xid = top - 15;
+  Body b = B(RQ, LNETCAP_OPC_OST_WRITE, 0x00030003);
+  b.mbits = top;
+  o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, xid),
+        lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x42, 0), ioobj(le, 0x42, 1),
+                        niobufs(le, {{0, 4096}}, 0x2), {}, {}}));
+  Lnet get = req(SV, CL, LNETCAP_PORTAL_OST_BULK, top);
+  get.type = LNETCAP_MSG_GET;
+  get.sink_length = 4096;
+  o.msg(get, {});
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, xid),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_WRITE, 4096)), ost_body(le, 0x42, 4096),
+                        W(8).b}));
+  Body p = B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003);
+  p.mbits = top;
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 5), lustre_msg(le, {ptlrpc_body(le, p)}));
+  for (std::uint64_t i = 0; i < 30; ++i) {
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x10000 + 0x80 * i),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x10000 + 0x80 * i),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 100);
+  }
+}
+
 void random_records(Out& o, int n, unsigned seed) {
   std::mt19937 rng(seed);
   for (int i = 0; i < n; ++i) {
@@ -829,6 +862,8 @@ int main(int argc, char** argv) {
     Out o(argv[1]);
     if (argc >= 5 && std::string(argv[2]) == "random")
       random_records(o, std::atoi(argv[3]), unsigned(std::atoi(argv[4])));
+    else if (argc >= 3 && std::string(argv[2]) == "hostile")
+      hostile_records(o);
     else
       vectors(o);
     o.close();
