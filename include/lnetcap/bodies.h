@@ -28,6 +28,17 @@ struct lnetcap_ost_id {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_ost_id, 16);
 
+/* How an ost_id is read (lustre_ostid.h ostid_seq()/ostid_id(), 2.16):
+ * oi_seq 0 is a legacy group-0 object {oi_id, 0} (id masked to 48 bits),
+ * oi_seq ~0 the LOV default; anything else is an lu_fid, whose IDIF
+ * sequences (0x1XXXXYYYY: OST index XXXX, object id bits 32-47 YYYY) map
+ * back to group 0.  Lustre prints the result as DOSTID "%#llx:%llu". */
+#define LNETCAP_FID_SEQ_OST_MDT0 0ULL
+#define LNETCAP_FID_SEQ_LOV_DEFAULT 0xffffffffffffffffULL
+#define LNETCAP_FID_SEQ_IDIF 0x100000000ULL
+#define LNETCAP_FID_SEQ_IDIF_MAX 0x1ffffffffULL
+#define LNETCAP_IDIF_MAX_OID ((1ULL << 48) - 1)
+
 /* --- OST ------------------------------------------------------------------- */
 struct lnetcap_ost_layout {
 	__u32 ol_stripe_size;

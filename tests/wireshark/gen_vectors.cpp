@@ -48,8 +48,9 @@ void fid(W& w, std::size_t off, std::uint64_t seq, std::uint32_t oid, std::uint3
 Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
   W w(sizeof(struct lnetcap_obdo), be);
   w.u64(OFF(lnetcap_obdo, o_valid), 0x1 | 0x10 | 0x2000000);  // FLID|FLSIZE|FLFID
-  w.u64(OFF(lnetcap_obdo, o_oi), oid);                        // oi_id
-  w.u64(OFF(lnetcap_obdo, o_oi) + 8, 0x100000000ULL);          // oi_seq (IDIF)
+  // o_oi as an IDIF FID (lustre_ostid.h): OST index 1, object id bits
+  // 32-47 = 0x0002 in the sequence, so ostid_id() = 0x2_0000_0000 + oid.
+  fid(w, OFF(lnetcap_obdo, o_oi), 0x100010002ULL, std::uint32_t(oid));
   w.u64(OFF(lnetcap_obdo, o_size), size);
   w.u32(OFF(lnetcap_obdo, o_mode), 0100644);
   w.u32(OFF(lnetcap_obdo, o_uid), 1000);
@@ -63,8 +64,9 @@ Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
 
 Bytes ioobj(bool be, std::uint64_t oid, std::uint32_t bufcnt) {
   W w(sizeof(struct lnetcap_obd_ioobj), be);
+  // ioo_oid in the legacy group-0 form {oi_id, oi_seq 0}.
   w.u64(OFF(lnetcap_obd_ioobj, ioo_oid), oid);
-  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, 0x100000000ULL);
+  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, 0);
   w.u32(OFF(lnetcap_obd_ioobj, ioo_max_brw), 0);
   w.u32(OFF(lnetcap_obd_ioobj, ioo_bufcnt), bufcnt);
   return w.b;

@@ -27,6 +27,13 @@ expect_count "$fs" 'lnetcap.mdt.name == "dir1" && lnetcap.mdt.reint.opcode == 2'
 expect_count "$fs" 'lnetcap.ldlm.intent.open && lnetcap.mdt.name == "big"' 2
 expect_count "$fs" 'lnetcap.ldlm.res.type == 11 && lnetcap.ldlm.lock.req_mode == 2' 8
 expect_count "$fs" 'lnetcap.ost.niobuf.len == 1048576' 2
+# ost_id of OST I/O (obdo and obd_ioobj) is a FID on this OST: the bytes
+# [0x240000400:0x2:0x0] print as Lustre's DOSTID 0x240000400:2 (ostid_seq:
+# ostid_id), not as the raw halves 0x2:9663677440.
+expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:2" && lnetcap.ost.ioobj.oi == "0x240000400:2"' 1
+expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:2"' 2
+expect_count "$fs" 'lnetcap.ost.oi.fid == "[0x240000400:0x5:0x0]" && lnetcap.ost.oi.form == 3' 6
+expect_count "$fs" 'lnetcap.ost.oi.seq == 0x240000400 && lnetcap.ost.oi.id == 4' 2
 expect_count "$fs" 'lnetcap.obd.target_uuid == "lfs-MDT0000_UUID"' 1
 expect_count "$fs" 'lnetcap.obd.ocd.connect_flags2.rep_mbits' 6
 # statfs replies: the MDT (ZFS, 128 KiB blocks) and the OST.

@@ -31,7 +31,8 @@ ts -2 -r "$v" -T fields -E separator='|' -E occurrence=a -E aggregator=, -e fram
 	-e lnetcap.mdt.reint.fid1 -e lnetcap.mdt.reint.fid2 -e lnetcap.mdt.reint.mode \
 	-e lnetcap.mdt.reint.valid -e lnetcap.mdt.reint.uid -e lnetcap.mdt.reint.size \
 	-e lnetcap.mdt.name -e lnetcap.mdt.new_name -e lnetcap.mdt.eadata \
-	-e lnetcap.ost.oa.oi -e lnetcap.ost.oa.size -e lnetcap.ost.ioobj.bufcnt \
+	-e lnetcap.ost.oa.oi -e lnetcap.ost.oi.form -e lnetcap.ost.oi.ost_idx -e lnetcap.ost.ioobj.oi \
+	-e lnetcap.ost.oa.size -e lnetcap.ost.ioobj.bufcnt \
 	-e lnetcap.ost.niobuf.offset -e lnetcap.ost.niobuf.len -e lnetcap.ost.niobuf.flags \
 	-e lnetcap.ost.rc -e lnetcap.obd.target_uuid -e lnetcap.obd.client_uuid \
 	-e lnetcap.obd.conn_handle -e lnetcap.obd.ocd.connect_flags \
