@@ -48,7 +48,7 @@ static int hf_projid = -1;
 static int hf_dom_size = -1;
 static int hf_dom_blocks = -1;
 static int hf_btime = -1;
-static int hf_xattr_absent = -1;
+static int hf_padding_9 = -1;
 static int hf_epoch_handle = -1;
 static int hf_r_opcode = -1;
 static int hf_r_cap = -1;
@@ -56,6 +56,7 @@ static int hf_r_fsuid = -1;
 static int hf_r_fsgid = -1;
 static int hf_r_suppgid1 = -1;
 static int hf_r_suppgid2 = -1;
+static int hf_sa_padding_1 = -1;
 static int hf_r_fid1 = -1;
 static int hf_r_fid2 = -1;
 static int hf_r_time = -1;
@@ -148,7 +149,7 @@ void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetc
 	proto_tree_add_item(t, hf_dom_size, tvb, MB(mbo_dom_size), enc);
 	proto_tree_add_item(t, hf_dom_blocks, tvb, MB(mbo_dom_blocks), enc);
 	proto_tree_add_item(t, hf_btime, tvb, MB(mbo_btime), enc);
-	proto_tree_add_item(t, hf_xattr_absent, tvb, MB(mbo_xattr_absent), enc);
+	proto_tree_add_item(t, hf_padding_9, tvb, MB(mbo_xattr_absent), enc);
 }
 
 /* A NUL-terminated string buffer (RMF_NAME, RMF_SYMTGT); returns it. */
@@ -193,7 +194,9 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	proto_tree_add_item(t, hf_r_fsuid, tvb, RR(rr_fsuid), enc);
 	proto_tree_add_item(t, hf_r_fsgid, tvb, RR(rr_fsgid), enc);
 	proto_tree_add_item(t, hf_r_suppgid1, tvb, RR(rr_suppgid1), enc);
-	proto_tree_add_item(t, hf_r_suppgid2, tvb, RR(rr_suppgid2), enc);
+	/* mdt_rec_setattr has sa_padding_1 where the others have suppgid2. */
+	proto_tree_add_item(t, op == LNETCAP_REINT_SETATTR ? hf_sa_padding_1 : hf_r_suppgid2, tvb,
+			    RR(rr_suppgid2), enc);
 	lnetcap_add_fid(t, tvb, pinfo, off + 40, enc, hf_r_fid1, NULL);
 	/* Variant fields after byte 40 (PROTOCOL.md 4.3, mdt_rec_*). */
 	switch (op) {
@@ -372,7 +375,9 @@ void lnetcap_register_mdt(int proto)
 		{ &hf_dom_size, { "DoM size", "lnetcap.mdt.dom_size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_dom_blocks, { "DoM blocks", "lnetcap.mdt.dom_blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_btime, { "Btime", "lnetcap.mdt.btime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_xattr_absent, { "Xattr absent", "lnetcap.mdt.xattr_absent", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_padding_9, { "Padding 9", "lnetcap.mdt.padding_9", FT_UINT64, BASE_HEX, NULL, 0,
+		  "mbo_padding_9 in Lustre 2.16 (the layout this plugin follows); "
+		  "Lustre 2.17 puts mbo_xattr_absent here", HFILL } },
 		{ &hf_epoch_handle, { "Open handle", "lnetcap.mdt.ioepoch.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_r_opcode, { "Reint opcode", "lnetcap.mdt.reint.opcode", FT_UINT32, BASE_DEC, VALS(lnetcap_reint_vals), 0, NULL, HFILL } },
 		{ &hf_r_cap, { "Capabilities", "lnetcap.mdt.reint.cap", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
@@ -380,6 +385,8 @@ void lnetcap_register_mdt(int proto)
 		{ &hf_r_fsgid, { "FS GID", "lnetcap.mdt.reint.fsgid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_r_suppgid1, { "Supplementary GID 1", "lnetcap.mdt.reint.suppgid1", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_r_suppgid2, { "Supplementary GID 2", "lnetcap.mdt.reint.suppgid2", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_sa_padding_1, { "Padding 1", "lnetcap.mdt.reint.sa_padding_1", FT_UINT32, BASE_HEX, NULL, 0,
+		  "mdt_rec_setattr sa_padding_1 (Lustre 2.16 and 2.17), where other records have suppgid2", HFILL } },
 		{ &hf_r_fid1, { "FID 1", "lnetcap.mdt.reint.fid1", FT_STRING, BASE_NONE, NULL, 0, "Object, or parent directory", HFILL } },
 		{ &hf_r_fid2, { "FID 2", "lnetcap.mdt.reint.fid2", FT_STRING, BASE_NONE, NULL, 0, "Child, or target directory", HFILL } },
 		{ &hf_r_time, { "Time", "lnetcap.mdt.reint.time", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },

@@ -50,7 +50,7 @@ static int hf_pb_sender_pid = -1;
 static int hf_pb_last_xid = -1;
 static int hf_pb_tag = -1;
 static int hf_pb_padding0 = -1;
-static int hf_pb_projid = -1;
+static int hf_pb_padding1 = -1;
 static int hf_pb_last_committed = -1;
 static int hf_pb_transno = -1;
 static int hf_pb_op_flags = -1;
@@ -390,7 +390,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	proto_tree_add_item(bt, hf_pb_last_xid, tvb, B(pb_last_xid), enc);
 	proto_tree_add_item(bt, hf_pb_tag, tvb, B(pb_tag), enc);
 	proto_tree_add_item(bt, hf_pb_padding0, tvb, B(pb_padding0), enc);
-	proto_tree_add_item(bt, hf_pb_projid, tvb, B(pb_projid), enc);
+	proto_tree_add_item(bt, hf_pb_padding1, tvb, B(pb_projid), enc);
 	proto_tree_add_item(bt, hf_pb_last_committed, tvb, B(pb_last_committed), enc);
 	proto_tree_add_item(bt, hf_pb_transno, tvb, B(pb_transno), enc);
 	rpc->pb_flags = tvb_get_guint32(tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_flags), enc);
@@ -692,8 +692,9 @@ void lnetcap_register_ptlrpc(int proto)
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_pb_padding0, { "Padding", "lnetcap.ptlrpc.padding0", FT_UINT16, BASE_HEX,
 		  NULL, 0, NULL, HFILL } },
-		{ &hf_pb_projid, { "Project ID", "lnetcap.ptlrpc.projid", FT_UINT32, BASE_DEC,
-		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_padding1, { "Padding 1", "lnetcap.ptlrpc.padding1", FT_UINT32, BASE_HEX,
+		  NULL, 0, "pb_padding1 in Lustre 2.16 (the layout this plugin follows); "
+		  "Lustre 2.17 puts pb_projid here", HFILL } },
 		{ &hf_pb_last_committed, { "Last committed", "lnetcap.ptlrpc.last_committed",
 		  FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_pb_transno, { "Transno", "lnetcap.ptlrpc.transno", FT_UINT64, BASE_HEX,

@@ -272,7 +272,7 @@ struct lnetcap_mdt_body {
 	__u64 mbo_dom_size;
 	__u64 mbo_dom_blocks;
 	__u64 mbo_btime;
-	__u64 mbo_xattr_absent;
+	__u64 mbo_xattr_absent; /* 2.17; mbo_padding_9 in 2.16 */
 	__u64 mbo_padding_10;
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_body, 216);

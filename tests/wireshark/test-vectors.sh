@@ -71,6 +71,19 @@ n=$(ts -2 -r "$v" -Y lnetcap.ptlrpc.no_reply -T fields -e frame.number | tr '\n'
 [ "$n" = "39 40 41 42 43 44 53 54 57 " ] || fail "requests without reply: got '$n'"
 pass "requests without reply flagged"
 
+# Slots that are padding in Lustre 2.16 (the version the plugin follows)
+# are not named after what 2.17 or older layouts put there.
+ts -G fields | awk -F'\t' '$1=="F" {print $3}' > "$WORK/fields.txt"
+for f in lnetcap.ptlrpc.projid lnetcap.mdt.xattr_absent; do
+	grep -qx "$f" "$WORK/fields.txt" && fail "$f registered: that slot is padding in 2.16"
+done
+for f in lnetcap.ptlrpc.padding1 lnetcap.mdt.padding_9 lnetcap.mdt.reint.sa_padding_1; do
+	grep -qx "$f" "$WORK/fields.txt" || fail "$f not registered"
+done
+expect_count "$v" "lnetcap.mdt.reint.opcode == 1 && lnetcap.mdt.reint.suppgid2" 0
+expect_count "$v" "lnetcap.mdt.reint.opcode == 1 && lnetcap.mdt.reint.sa_padding_1 == 0" 1
+expect_count "$v" "lnetcap.mdt.reint.opcode == 2 && lnetcap.mdt.reint.suppgid2 == 0" 1
+
 # 6. Preferences.
 # The USER slot: on USER5 our USER7 file is no longer claimed.
 n=$(ts -r "$v" -o lnetcap.user_dlt:5 -Y lnetcap -T fields -e frame.number | wc -l)
