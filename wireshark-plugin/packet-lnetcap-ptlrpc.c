@@ -17,6 +17,7 @@
 #include <epan/expert.h>
 #include <wsutil/utf8_entities.h>
 #include <epan/proto_data.h>
+#include <epan/unit_strings.h>
 
 #include "lnetcap-tables.h"
 #include "packet-lnetcap.h"
@@ -46,6 +47,7 @@ static int hf_pb_version = -1;
 static int hf_pb_target = -1;
 static int hf_pb_opc = -1;
 static int hf_pb_status = -1;
+static int hf_pb_io_bytes = -1;
 static int hf_pb_sender_pid = -1;
 static int hf_pb_last_xid = -1;
 static int hf_pb_tag = -1;
@@ -372,6 +374,14 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (rpc->pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
 		proto_tree_add_item(bt, hf_pb_sender_pid, tvb, B(pb_status), enc);
 		rpc->status = 0;
+	} else if ((rpc->opc == LNETCAP_OPC_OST_READ || rpc->opc == LNETCAP_OPC_OST_WRITE) &&
+		   rpc->pb_type == LNETCAP_PTL_RPC_MSG_REPLY && rpc->status > 0) {
+		/* A bulk I/O reply returns the bytes it moved on success
+		 * (ost_brw_read/write set rq_status to the transfer size):
+		 * not an error, and no status of its own. */
+		rpc->io_bytes = status_u;
+		rpc->status = 0;
+		proto_tree_add_item(bt, hf_pb_io_bytes, tvb, B(pb_status), enc);
 	} else {
 		it = proto_tree_add_item(bt, hf_pb_status, tvb, B(pb_status), enc);
 		if (rpc->status < 0 || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR)
@@ -565,6 +575,8 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (rpc->pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && rpc->status != 0)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " status %s",
 				val_to_str((guint32)rpc->status, lnetcap_status_vals, "%d"));
+	if (rpc->io_bytes)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " %u bytes", rpc->io_bytes);
 	if (rpc->jobid)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " jobid=%s", rpc->jobid);
 	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR || rpc->partial)
@@ -682,6 +694,9 @@ void lnetcap_register_ptlrpc(int proto)
 		  VALS(lnetcap_target_version_vals), 0, NULL, HFILL } },
 		{ &hf_pb_opc, { "Opcode", "lnetcap.ptlrpc.opc", FT_UINT32, BASE_DEC | BASE_EXT_STRING,
 		  &lnetcap_opcode_vals_ext, 0, NULL, HFILL } },
+		{ &hf_pb_io_bytes, { "Status: bytes transferred", "lnetcap.ptlrpc.io_bytes", FT_UINT32,
+		  BASE_DEC|BASE_UNIT_STRING, &units_byte_bytes, 0,
+		  "pb_status of a successful OST_READ/OST_WRITE reply: the bulk transfer size", HFILL } },
 		{ &hf_pb_status, { "Status", "lnetcap.ptlrpc.status", FT_INT32, BASE_DEC,
 		  VALS(lnetcap_status_vals), 0, "Negative errno, or a positive LDLM result", HFILL } },
 		{ &hf_pb_sender_pid, { "Sender PID", "lnetcap.ptlrpc.sender_pid", FT_UINT32, BASE_DEC,

@@ -28,7 +28,8 @@ typedef struct lnetcap_rpc {
 	guint32 lm_cksum;
 	guint32 pb_type;        /* LNETCAP_PTL_RPC_MSG_* */
 	guint32 opc;
-	gint32 status;          /* replies only */
+	gint32 status;          /* replies only; 0 for a bulk I/O byte count */
+	guint32 io_bytes;       /* OST_READ/OST_WRITE reply: pb_status > 0 */
 	guint32 pb_flags;
 	guint64 pb_mbits;
 	gboolean have_body;

@@ -20,6 +20,11 @@ n=$(ts -2 -r "$fs" -Y "lnetcap.response_in" -T fields -e frame.number | wc -l)
 pass "65 request/reply pairs"
 expect_count "$fs" "_ws.malformed" 0
 expect_count "$fs" "lnetcap.ptlrpc.opc == LDLM_ENQUEUE && lnetcap.ptlrpc.type == 4711" 21
+# A successful OST_READ reply returns the byte count in pb_status: shown as
+# bytes, not as a status, in no status statistics and no error expert info.
+expect_count "$fs" 'lnetcap.ptlrpc.io_bytes == 1048576 && !lnetcap.ptlrpc.status && !_ws.expert' 1
+ts -q -r "$fs" -z lnetcap,tree | grep -q 1048576 && fail "a byte count counted as a reply status"
+pass "OST_READ byte count kept out of the status statistics"
 # The one error in the trace: the client asks for a config llog that does not exist.
 expect_count "$fs" "lnetcap.ptlrpc.status == -2" 1
 # Bodies on real bytes.
