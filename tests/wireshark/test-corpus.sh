@@ -51,6 +51,14 @@ n=$(ts -r "$fs" -Y lnetcap.ptlrpc.bulk_of -T fields -e frame.number -e lnetcap.p
 [ "$n" = "26:25 27:25 54:53 55:53 63:61 70:68 77:75 84:82 97:95 101:100 102:100 139:138 140:138 " ] ||
 	fail "bulk/ACK links: '$n'"
 pass "bulk transfers and reply ACKs linked to their RPC"
+# delegate_lustre hands the LLOG bodies to the built-in 'lustre' dissector,
+# which rewrites Protocol and Info: ours (XID, status) must survive.
+n=$(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -Y lustre -T fields -e frame.number | wc -l)
+[ "$n" -gt 0 ] || fail "delegate_lustre: nothing handed to the built-in lustre dissector"
+diff <(ts -r "$fs" -T fields -e _ws.col.Protocol -e _ws.col.Info) \
+	<(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -T fields -e _ws.col.Protocol -e _ws.col.Info) ||
+	fail "delegate_lustre changed the Protocol/Info columns"
+pass "delegate_lustre keeps Protocol and Info ($n frames delegated)"
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 
