@@ -42,6 +42,10 @@ static int hf_lvb_mtime = -1;
 static int hf_lvb_atime = -1;
 static int hf_lvb_ctime = -1;
 static int hf_lvb_blocks = -1;
+static int hf_qlvb_flags = -1;
+static int hf_qlvb_may_rel = -1;
+static int hf_qlvb_rel = -1;
+static int hf_qlvb_qunit = -1;
 
 static gint ett_req = -1;
 static gint ett_lock = -1;
@@ -58,10 +62,16 @@ static lnetcap_flagset_t fs_intent = LNETCAP_FLAGSET(
 /* FID_SEQ_START..: resources named after a FID are [f_seq, ver<<32|oid]. */
 #define FID_SEQ_START 0x200000000ULL
 
+/* What selects the LVB's type: the lock's resource type and inode bits. */
+typedef struct {
+	guint32 type;
+	guint64 ibits;
+} lock_kind_t;
+
 /* Adds an ldlm_lock_desc; the Info column gets the requested mode, or the
  * granted one for replies (what the server actually gave). */
 static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off,
-			      guint enc, gboolean append_info, gboolean reply)
+			      guint enc, gboolean append_info, gboolean reply, lock_kind_t *kind)
 {
 	proto_item *ti = proto_tree_add_item(tree, hf_lock, tvb, (gint)off,
 					     sizeof(struct lnetcap_ldlm_lock_desc), ENC_NA);
@@ -71,6 +81,8 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	guint pol = off + LD(l_policy_data);
 
 	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, (gint)off, 4, enc, &type);
+	kind->type = type;
+	kind->ibits = type == LNETCAP_LDLM_IBITS ? tvb_get_guint64(tvb, pol, enc) : 0;
 	for (int k = 0; k < 4; k++) {
 		name[k] = tvb_get_guint64(tvb, off + 8 + 8 * k, enc);
 		proto_tree_add_item(t, hf_res_name, tvb, (gint)off + 8 + 8 * k, 8, enc);
@@ -116,7 +128,7 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 
 /* ldlm_request in buffer 1; returns its lock_flags. */
 static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			       lnetcap_pkt_t *pkt)
+			       lnetcap_pkt_t *pkt, lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off, flags, count, len, nh;
@@ -129,7 +141,7 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	flags = tvb_get_guint32(tvb, off, enc);
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
 	proto_tree_add_item_ret_uint(t, hf_lock_count, tvb, (gint)off + 4, 4, enc, &count);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE, kind);
 	/* Handles: lock_count of them, within the buffer and the capture. */
 	nh = (len - sizeof(struct lnetcap_ldlm_request)) / 8;
 	if (count < nh)
@@ -143,7 +155,8 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	return flags;
 }
 
-static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			  lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off;
@@ -153,20 +166,42 @@ static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 					     "ldlm_reply", &t, &off))
 		return;
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE, kind);
 	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
 	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
 	proto_tree_add_item(t, hf_policy_res2, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res2), 8, enc);
 }
 
-/* An LVB buffer: ost_lvb when it has that size (OST locks). */
+/* An LVB buffer, decoded by what the lock is (the client's l_lvb_type):
+ * a layout lock (IBITS with the LAYOUT bit) carries a LOV layout, an
+ * extent or DoM lock an ost_lvb, a quota lock (PLAIN, on the quota master)
+ * an lquota_lvb.  kind NULL (a glimpse reply, which names no lock): ost_lvb
+ * when the size says so. */
 static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
-			guint i)
+			guint i, const lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off, len;
 	proto_tree *t;
-	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len != sizeof(struct lnetcap_ost_lvb))
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
+		return;
+	if (kind && kind->type == LNETCAP_LDLM_IBITS && (kind->ibits & LNETCAP_MDS_INODELOCK_LAYOUT)) {
+		lnetcap_lov_layout(tvb, pinfo, tree, off, len, enc, "LVB");
+		return;
+	}
+	if (kind && kind->type == LNETCAP_LDLM_PLAIN && len == sizeof(struct lnetcap_lquota_lvb)) {
+		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "lquota_lvb", &t, &off))
+			return;
+		proto_tree_add_item(t, hf_qlvb_flags, tvb, (gint)off, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_may_rel, tvb, (gint)off + 8, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_rel, tvb, (gint)off + 16, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_qunit, tvb, (gint)off + 24, 8, enc);
+		return;
+	}
+	if (kind && kind->type != LNETCAP_LDLM_EXTENT &&
+	    !(kind->type == LNETCAP_LDLM_IBITS && (kind->ibits & LNETCAP_MDS_INODELOCK_DOM)))
+		return;
+	if (len != sizeof(struct lnetcap_ost_lvb))
 		return;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "ost_lvb", &t, &off))
 		return;
@@ -208,46 +243,58 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
+	lock_kind_t kind = { 0, 0 };
 	guint32 flags;
 
 	switch (pkt->rpc.opc) {
 	case LNETCAP_OPC_LDLM_ENQUEUE:
 		if (request) {
-			flags = dissect_request(tvb, pinfo, tree, pkt);
+			flags = dissect_request(tvb, pinfo, tree, pkt, &kind);
 			if (pkt->rpc.bufcount >= 3 && (flags & LNETCAP_LDLM_FL_HAS_INTENT))
 				dissect_intent(tvb, pinfo, tree, pkt);
 		} else {
 			guint32 off, len;
-			dissect_reply(tvb, pinfo, tree, pkt);
-			/* Intent replies carry an mdt_body next, others an LVB. */
-			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len == sizeof(struct lnetcap_mdt_body))
+			dissect_reply(tvb, pinfo, tree, pkt, &kind);
+			/* Getattr/open intent replies carry an mdt_body next and
+			 * the file's layout (MDT_MD); the others an LVB. */
+			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len == sizeof(struct lnetcap_mdt_body)) {
+				/* MDT_MD is reserved at full size; mbo_eadatasize
+				 * says how much of it holds the layout. */
+				guint32 easize = off + sizeof(struct lnetcap_mdt_body) <=
+					tvb_captured_length(tvb) ? tvb_get_guint32(tvb,
+					off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_eadatasize),
+					pkt->rpc.encoding) : 0;
 				lnetcap_mdt_body(tvb, pinfo, tree, pkt, 2);
-			else
-				dissect_lvb(tvb, pinfo, tree, pkt, 2);
+				if (easize && lnetcap_rpc_buf(pkt, 3, &off, &len) && len > 0)
+					lnetcap_lov_layout(tvb, pinfo, tree, off, MIN(len, easize),
+							   pkt->rpc.encoding, "MDT_MD");
+			} else {
+				dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
+			}
 		}
 		break;
 	case LNETCAP_OPC_LDLM_CONVERT:
 		if (request)
-			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
 		else
-			dissect_reply(tvb, pinfo, tree, pkt);
+			dissect_reply(tvb, pinfo, tree, pkt, &kind);
 		break;
 	case LNETCAP_OPC_LDLM_CANCEL:
 	case LNETCAP_OPC_LDLM_BL_CALLBACK:
 		if (request)
-			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
 		break;
 	case LNETCAP_OPC_LDLM_CP_CALLBACK:
 		if (request) {
-			dissect_request(tvb, pinfo, tree, pkt);
-			dissect_lvb(tvb, pinfo, tree, pkt, 2);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
+			dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
 		}
 		break;
 	case LNETCAP_OPC_LDLM_GL_CALLBACK:
 		if (request)
-			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
 		else
-			dissect_lvb(tvb, pinfo, tree, pkt, 1);
+			dissect_lvb(tvb, pinfo, tree, pkt, 1, NULL);
 		break;
 	default:
 		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
@@ -284,6 +331,12 @@ void lnetcap_register_ldlm(int proto)
 		{ &hf_lvb_atime, { "LVB atime", "lnetcap.ldlm.lvb.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_lvb_ctime, { "LVB ctime", "lnetcap.ldlm.lvb.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_lvb_blocks, { "LVB blocks", "lnetcap.ldlm.lvb.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_qlvb_flags, { "Quota LVB flags", "lnetcap.ldlm.qlvb.flags", FT_UINT64, BASE_HEX, NULL, 0,
+		  "lquota_lvb lvb_flags (LQUOTA_FL_EDQUOT 0x1)", HFILL } },
+		{ &hf_qlvb_may_rel, { "Quota may release / global version", "lnetcap.ldlm.qlvb.id_may_rel",
+		  FT_UINT64, BASE_DEC, NULL, 0, "lvb_id_may_rel (lvb_glb_ver on the global index lock)", HFILL } },
+		{ &hf_qlvb_rel, { "Quota released", "lnetcap.ldlm.qlvb.id_rel", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_qlvb_qunit, { "Quota qunit", "lnetcap.ldlm.qlvb.id_qunit", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 	};
 	static gint *ett[] = { &ett_req, &ett_lock, &ett_intent, &ett_lvb };
 

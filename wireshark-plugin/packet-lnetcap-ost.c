@@ -85,8 +85,8 @@ static const value_string oi_form_vals[] = {
 /* struct ost_id, read the way ostid_seq()/ostid_id() read it (see
  * LNETCAP_FID_SEQ_* in bodies.h) and shown as Lustre prints it (DOSTID
  * "seq:id"); the FID forms also show the FID and, for IDIF, the OST. */
-static void add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
-		       guint enc)
+void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
+			guint enc)
 {
 	guint64 raw_seq = tvb_get_guint64(tvb, off + 8, enc);
 	guint64 fseq = tvb_get_guint64(tvb, off, enc);
@@ -144,7 +144,7 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 					     ett_oa, "ost_body (obdo)", &t, &off))
 		return;
 	proto_tree_add_item(t, hf_oa_valid, tvb, OA(o_valid), enc);
-	add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
+	lnetcap_add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
 	proto_tree_add_item(t, hf_oa_parent_seq, tvb, OA(o_parent_seq), enc);
 	proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc);
 	proto_tree_add_item(t, hf_oa_mtime, tvb, OA(o_mtime), enc);
@@ -210,7 +210,7 @@ static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 		guint32 max_brw;
 		it = proto_tree_add_item(tree, hf_ioobj, tvb, (gint)off, sizeof(struct lnetcap_obd_ioobj), ENC_NA);
 		t = proto_item_add_subtree(it, ett_ioobj);
-		add_ost_id(t, tvb, pinfo, hf_ioobj_oi, off, enc);
+		lnetcap_add_ost_id(t, tvb, pinfo, hf_ioobj_oi, off, enc);
 		proto_tree_add_item_ret_uint(t, hf_ioobj_max_brw, tvb, (gint)off + 16, 4, enc, &max_brw);
 		/* IOOBJ_MAX_BRW_BITS = 16: the number of bulk MDs. */
 		it = proto_tree_add_uint(t, hf_ioobj_md_count, tvb, (gint)off + 16, 4, (max_brw >> 16) + 1);

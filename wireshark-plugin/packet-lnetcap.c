@@ -474,6 +474,7 @@ void proto_register_lnetcap(void)
 	lnetcap_register_stats(proto_lnetcap);
 	lnetcap_register_xnode(proto_lnetcap);
 	lnetcap_register_tables(proto_lnetcap);
+	lnetcap_register_lov(proto_lnetcap);
 
 	lnetcap_handle = register_dissector("lnetcap", dissect_lnetcap, proto_lnetcap);
 	lnetcap_tap = register_tap("lnetcap");

@@ -130,6 +130,15 @@ void lnetcap_register_ost(int proto);
 void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 lnetcap_pkt_t *pkt);
 void lnetcap_register_obd(int proto);
+/* struct ost_id as Lustre prints it (packet-lnetcap-ost.c); hf is an
+ * FT_STRING field. */
+void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
+			guint enc);
+/* A LOV layout (v1/v3/composite) of len bytes at off (packet-lnetcap-lov.c);
+ * what names the buffer ("LVB", "MDT_MD"). */
+void lnetcap_register_lov(int proto);
+void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off, guint len,
+			guint enc, const char *what);
 void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 lnetcap_pkt_t *pkt);

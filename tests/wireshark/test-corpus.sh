@@ -37,8 +37,9 @@ expect_count "$fs" 'lnetcap.ost.niobuf.len == 1048576' 2
 # ostid_id), not as the raw halves 0x2:9663677440.
 expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:2" && lnetcap.ost.ioobj.oi == "0x240000400:2"' 1
 expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:2"' 2
-expect_count "$fs" 'lnetcap.ost.oi.fid == "[0x240000400:0x5:0x0]" && lnetcap.ost.oi.form == 3' 6
-expect_count "$fs" 'lnetcap.ost.oi.seq == 0x240000400 && lnetcap.ost.oi.id == 4' 2
+expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:5" && lnetcap.ost.oi.fid == "[0x240000400:0x5:0x0]" && lnetcap.ost.oi.form == 3' 6
+# Object 4: the OST_WRITE request and reply, and the layout of the open reply before them.
+expect_count "$fs" 'lnetcap.ost.oi.seq == 0x240000400 && lnetcap.ost.oi.id == 4' 3
 expect_count "$fs" 'lnetcap.obd.target_uuid == "lfs-MDT0000_UUID"' 1
 expect_count "$fs" 'lnetcap.obd.ocd.connect_flags2.rep_mbits' 6
 # statfs replies: the MDT (ZFS, 128 KiB blocks) and the OST.
