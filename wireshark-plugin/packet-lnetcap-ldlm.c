@@ -131,7 +131,7 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 			       lnetcap_pkt_t *pkt, lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
-	guint32 off, flags, count, len, nh;
+	guint32 off, flags, len, nh;
 	proto_tree *t;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
 					     sizeof(struct lnetcap_ldlm_request), ett_req,
@@ -140,12 +140,13 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	len = pkt->rpc.buf_len[1];
 	flags = tvb_get_guint32(tvb, off, enc);
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	proto_tree_add_item_ret_uint(t, hf_lock_count, tvb, (gint)off + 4, 4, enc, &count);
+	proto_tree_add_item(t, hf_lock_count, tvb, (gint)off + 4, 4, enc);
 	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE, kind);
-	/* Handles: lock_count of them, within the buffer and the capture. */
+	/* Handles: every slot the buffer holds (at least LDLM_LOCKREQ_HANDLES),
+	 * whatever lock_count says: callbacks carry the lock's handle in slot 0
+	 * with lock_count 0 or 1 (ldlm_lockd.c), enqueues and cancels add
+	 * early-cancelled locks after it (ldlm_request.c). */
 	nh = (len - sizeof(struct lnetcap_ldlm_request)) / 8;
-	if (count < nh)
-		nh = count;
 	for (guint32 k = 0; k < nh; k++) {
 		guint ho = off + sizeof(struct lnetcap_ldlm_request) + 8 * k;
 		if (ho + 8 > tvb_captured_length(tvb))
