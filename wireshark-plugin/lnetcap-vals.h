@@ -44,6 +44,8 @@ extern const lnetcap_flag_def_t lnetcap_inodelock_defs[];
 extern const guint lnetcap_inodelock_count;
 extern const lnetcap_flag_def_t lnetcap_lcme_flag_defs[];
 extern const guint lnetcap_lcme_flag_count;
+extern const lnetcap_flag_def_t lnetcap_disp_defs[];
+extern const guint lnetcap_disp_count;
 extern const lnetcap_flag_def_t lnetcap_intent_defs[];
 extern const guint lnetcap_intent_count;
 

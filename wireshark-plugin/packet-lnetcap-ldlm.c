@@ -56,6 +56,9 @@ static lnetcap_flagset_t fs_lock_flags = LNETCAP_FLAGSET(
 	"lnetcap.ldlm.flags", "Lock flags", 32, lnetcap_ldlm_flag_defs, lnetcap_ldlm_flag_count);
 static lnetcap_flagset_t fs_ibits = LNETCAP_FLAGSET(
 	"lnetcap.ldlm.inodebits", "Inode bits", 64, lnetcap_inodelock_defs, lnetcap_inodelock_count);
+static lnetcap_flagset_t fs_disp = LNETCAP_FLAGSET(
+	"lnetcap.ldlm.disposition", "Intent disposition (DISP_*)", 64, lnetcap_disp_defs,
+	lnetcap_disp_count);
 static lnetcap_flagset_t fs_intent = LNETCAP_FLAGSET(
 	"lnetcap.ldlm.intent", "Intent", 64, lnetcap_intent_defs, lnetcap_intent_count);
 
@@ -88,10 +91,11 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		proto_tree_add_item(t, hf_res_name, tvb, (gint)off + 8 + 8 * k, 8, enc);
 	}
 	if (name[0] >= FID_SEQ_START) {
-		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16,
-			wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]", name[0],
-					   (guint32)name[1], (guint32)(name[1] >> 32)));
+		const char *fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
+			name[0], (guint32)name[1], (guint32)(name[1] >> 32));
+		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16, fid);
 		proto_item_set_generated(it);
+		lnetcap_add_any_fid(t, tvb, off + 8, fid);
 	}
 	proto_tree_add_item_ret_uint(t, hf_req_mode, tvb, (gint)off + LD(l_req_mode), 4, enc, &req_mode);
 	proto_tree_add_item_ret_uint(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc,
@@ -170,6 +174,10 @@ static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE, kind);
 	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
 	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
+	/* On the MDT (inode-bits locks) it is the intent's outcome. */
+	if (kind->type == LNETCAP_LDLM_IBITS)
+		lnetcap_flagset_add(t, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1),
+				    enc, &fs_disp);
 	proto_tree_add_item(t, hf_policy_res2, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res2), 8, enc);
 }
 
@@ -345,5 +353,6 @@ void lnetcap_register_ldlm(int proto)
 	proto_register_subtree_array(ett, array_length(ett));
 	lnetcap_flagset_register(proto, &fs_lock_flags);
 	lnetcap_flagset_register(proto, &fs_ibits);
+	lnetcap_flagset_register(proto, &fs_disp);
 	lnetcap_flagset_register(proto, &fs_intent);
 }

@@ -65,6 +65,7 @@ static gboolean add_md(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t, guint o
 	guint hdr = magic == LNETCAP_LOV_MAGIC_V3 ? LNETCAP_LOV_MDS_MD_V3_LEN
 						  : sizeof(struct lnetcap_lov_mds_md_v1);
 	guint64 fseq, foid;
+	const char *fid;
 	guint32 count, n;
 
 	if (len < hdr) {
@@ -76,9 +77,10 @@ static gboolean add_md(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t, guint o
 	/* lmm_oi holds the file's FID packed by fid_to_lmm_oi(): oid, seq. */
 	foid = tvb_get_guint64(tvb, off + 8, enc);
 	fseq = tvb_get_guint64(tvb, off + 16, enc);
-	proto_tree_add_string(t, hf_file_fid, tvb, (gint)off + 8, 16,
-		wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x0]", fseq,
-				   (guint32)foid));
+	fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x0]", fseq,
+				 (guint32)foid);
+	proto_tree_add_string(t, hf_file_fid, tvb, (gint)off + 8, 16, fid);
+	lnetcap_add_any_fid(t, tvb, off + 8, fid);
 	proto_tree_add_item(t, hf_stripe_size, tvb, (gint)off + 24, 4, enc);
 	proto_tree_add_item_ret_uint(t, hf_stripe_count, tvb, (gint)off + 28, 2, enc, &count);
 	proto_tree_add_item(t, hf_layout_gen, tvb, (gint)off + 30, 2, enc);

@@ -40,6 +40,7 @@ static int hf_oa_misc = -1;
 static int hf_oa_ioepoch = -1;
 static int hf_oa_stripe_idx = -1;
 static int hf_oa_parent_ver = -1;
+static int hf_oa_parent_fid = -1;
 static int hf_oa_handle = -1;
 static int hf_oa_stripe_size = -1;
 static int hf_oa_stripe_count = -1;
@@ -163,6 +164,20 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	proto_tree_add_item(t, hf_oa_ioepoch, tvb, OA(o_ioepoch), enc);
 	proto_tree_add_item(t, hf_oa_stripe_idx, tvb, OA(o_stripe_idx), enc);
 	proto_tree_add_item(t, hf_oa_parent_ver, tvb, OA(o_parent_ver), enc);
+	{
+		/* The MDT file this object belongs to (o_parent_*: the FID the
+		 * MDT gave the file, not a separate lu_fid in the struct). */
+		guint64 pseq = tvb_get_guint64(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), enc);
+		if (pseq) {
+			const char *fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
+				pseq, tvb_get_guint32(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_oid), enc),
+				tvb_get_guint32(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_ver), enc));
+			proto_item *it = proto_tree_add_string(t, hf_oa_parent_fid, tvb,
+				(gint)off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), 8, fid);
+			proto_item_set_generated(it);
+			lnetcap_add_any_fid(t, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), fid);
+		}
+	}
 	proto_tree_add_item(t, hf_oa_handle, tvb, OA(o_handle), enc);
 	off += LNETCAP_OFF(struct lnetcap_obdo, o_layout);
 	proto_tree_add_item(t, hf_oa_stripe_size, tvb, (gint)off, 4, enc);
@@ -320,6 +335,8 @@ void lnetcap_register_ost(int proto)
 		{ &hf_oa_ioepoch, { "IO epoch", "lnetcap.ost.oa.ioepoch", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_stripe_idx, { "Stripe index", "lnetcap.ost.oa.stripe_idx", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_parent_ver, { "Parent version", "lnetcap.ost.oa.parent_ver", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_parent_fid, { "Parent FID", "lnetcap.ost.oa.parent_fid", FT_STRING, BASE_NONE, NULL, 0,
+		  "The MDT file this object belongs to (o_parent_seq:o_parent_oid:o_parent_ver)", HFILL } },
 		{ &hf_oa_handle, { "Handle", "lnetcap.ost.oa.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_stripe_size, { "Stripe size", "lnetcap.ost.oa.layout.stripe_size", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_stripe_count, { "Stripe count", "lnetcap.ost.oa.layout.stripe_count", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },

@@ -76,6 +76,7 @@ static int hf_time = -1;
 static int hf_resends = -1;
 static int hf_bulk_of = -1;
 static int hf_fid_seq = -1;
+static int hf_any_fid = -1;
 static int hf_fid_oid = -1;
 static int hf_fid_ver = -1;
 static int hf_buf_data = -1;
@@ -293,6 +294,12 @@ gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	return TRUE;
 }
 
+void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid)
+{
+	proto_item *it = proto_tree_add_string(tree, hf_any_fid, tvb, (gint)off, 16, fid);
+	proto_item_set_hidden(it);
+}
+
 const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, guint off,
 			    guint enc, int hf_fid, const char *label)
 {
@@ -303,6 +310,7 @@ const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 					   seq, oid, ver);
 	proto_item *it = proto_tree_add_string(tree, hf_fid, tvb, off, 16, s);
 	proto_tree *ft;
+	lnetcap_add_any_fid(tree, tvb, off, s);
 	if (label)
 		proto_item_prepend_text(it, "%s ", label);
 	ft = proto_item_add_subtree(it, ett_fid);
@@ -650,6 +658,12 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 		return;
 	it = proto_tree_add_uint(tree, hf_bulk_of, tvb, 0, 0, fb->trans->req_frame);
 	proto_item_set_generated(it);
+	/* The RPC's opcode and XID, so that a filter on either keeps its
+	 * bulk transfers and ACKs with it. */
+	it = proto_tree_add_uint(tree, hf_pb_opc, tvb, 0, 0, fb->trans->opc);
+	proto_item_set_generated(it);
+	it = proto_tree_add_uint64(tree, hf_xid, tvb, 0, 0, fb->trans->xid);
+	proto_item_set_generated(it);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " [%s of %s xid 0x%" G_GINT64_MODIFIER "x]",
 			fb->reply_ack ? "reply ACK" : "bulk",
 			lnetcap_opcode_name(pinfo->pool, fb->trans->opc), fb->trans->xid);
@@ -753,6 +767,9 @@ void lnetcap_register_ptlrpc(int proto)
 		{ &hf_bulk_of, { "Transfer of the RPC in", "lnetcap.ptlrpc.bulk_of", FT_FRAMENUM,
 		  BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0,
 		  "Request frame of the RPC this bulk transfer or ACK belongs to", HFILL } },
+		{ &hf_any_fid, { "Any FID", "lnetcap.fid", FT_STRING, BASE_NONE, NULL, 0,
+		  "Every FID of the message, whatever field holds it (like ip.addr): "
+		  "lnetcap.fid == \"[0x200000401:0x2:0x0]\" follows one file", HFILL } },
 		{ &hf_fid_seq, { "Sequence", "lnetcap.fid.seq", FT_UINT64, BASE_HEX,
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_fid_oid, { "Object id", "lnetcap.fid.oid", FT_UINT32, BASE_HEX,

@@ -153,7 +153,9 @@ gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint3
 gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
 			      const char *name, proto_tree **out, guint32 *off);
-/* Adds an lu_fid subtree; returns its "[0x..:0x..:0x..]" text. */
+/* Adds the hidden lnetcap.fid (any FID of the message) for FID text fid. */
+void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid);
+/* Adds an lu_fid subtree (and lnetcap.fid); returns its "[0x..:0x..:0x..]" text. */
 const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 			    guint off, guint enc, int hf_fid, const char *label);
 

@@ -229,6 +229,15 @@ enum lnetcap_mds_inodelock {
 #undef LNETCAP_X_
 };
 
+/* Intent dispositions: lock_policy_res1 of an intent enqueue reply
+ * (lustre_idl.h DISP_*, 2.16). */
+#define LNETCAP_DISP_LIST(X)                                                   \
+	X(IT_EXECD, 0x1) X(LOOKUP_EXECD, 0x2) X(LOOKUP_NEG, 0x4)               \
+	X(LOOKUP_POS, 0x8) X(OPEN_CREATE, 0x10) X(OPEN_OPEN, 0x20)             \
+	X(ENQ_COMPLETE, 0x400000) X(ENQ_OPEN_REF, 0x800000)                    \
+	X(ENQ_CREATE_REF, 0x1000000) X(OPEN_LOCK, 0x2000000)                   \
+	X(OPEN_LEASE, 0x4000000) X(OPEN_STRIPE, 0x8000000) X(OPEN_DENY, 0x10000000)
+
 /* Wire bits of ldlm_request/ldlm_reply lock_flags (low 32 bits of LDLM_FL_*). */
 #define LNETCAP_LDLM_FLAG_LIST(X)                                              \
 	X(LOCK_CHANGED, 0x1) X(BLOCK_GRANTED, 0x2) X(BLOCK_WAIT, 0x8)         \

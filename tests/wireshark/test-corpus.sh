@@ -60,6 +60,19 @@ diff <(ts -r "$fs" -T fields -e _ws.col.Protocol -e _ws.col.Info) \
 	<(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -T fields -e _ws.col.Protocol -e _ws.col.Info) ||
 	fail "delegate_lustre changed the Protocol/Info columns"
 pass "delegate_lustre keeps Protocol and Info ($n frames delegated)"
+# Following one file: lnetcap.fid matches a FID wherever it is (open
+# enqueue, its reply, the close, and the OST_WRITE whose obdo names the file
+# as parent).
+n=$(ts -r "$fs" -Y 'lnetcap.fid == "[0x200000401:0x2:0x0]"' -T fields -e frame.number | tr '\n' ' ')
+[ "$n" = "68 69 73 87 89 " ] || fail "frames of file [0x200000401:0x2:0x0]: '$n'"
+pass "lnetcap.fid follows one file across MDT and OST RPCs"
+# An opcode or XID filter keeps the RPC's bulk transfers and ACKs.
+n=$(ts -r "$fs" -Y 'lnetcap.ptlrpc.xid == 0x6b02500e01a80' -T fields -e frame.number | tr '\n' ' ')
+[ "$n" = "100 101 102 103 " ] || fail "xid filter of the 1 MiB OST_WRITE: '$n'"
+expect_count "$fs" 'lnetcap.ptlrpc.opc == OST_READ && lnetcap.ptlrpc.bulk_of' 2
+# The outcome of intents: DISP_* bits of the open replies (created and opened).
+expect_count "$fs" 'lnetcap.ldlm.disposition.open_create == 1 && lnetcap.ldlm.disposition.open_open == 1' 4
+expect_count "$fs" 'lnetcap.ldlm.disposition.lookup_pos == 1 && lnetcap.ldlm.disposition.open_open == 0' 5
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 
