@@ -215,9 +215,9 @@ static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "ost_lvb", &t, &off))
 		return;
 	proto_tree_add_item(t, hf_lvb_size, tvb, (gint)off, 8, enc);
-	proto_tree_add_item(t, hf_lvb_mtime, tvb, (gint)off + 8, 8, enc);
-	proto_tree_add_item(t, hf_lvb_atime, tvb, (gint)off + 16, 8, enc);
-	proto_tree_add_item(t, hf_lvb_ctime, tvb, (gint)off + 24, 8, enc);
+	lnetcap_add_secs(t, hf_lvb_mtime, tvb, off + 8, enc);
+	lnetcap_add_secs(t, hf_lvb_atime, tvb, off + 16, enc);
+	lnetcap_add_secs(t, hf_lvb_ctime, tvb, off + 24, enc);
 	proto_tree_add_item(t, hf_lvb_blocks, tvb, (gint)off + 32, 8, enc);
 }
 
@@ -336,9 +336,9 @@ void lnetcap_register_ldlm(int proto)
 		{ &hf_policy_res1, { "Policy result 1", "lnetcap.ldlm.reply.policy_res1", FT_UINT64, BASE_HEX, NULL, 0, "Intent disposition (DISP_*)", HFILL } },
 		{ &hf_policy_res2, { "Policy result 2", "lnetcap.ldlm.reply.policy_res2", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_lvb_size, { "LVB size", "lnetcap.ldlm.lvb.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_lvb_mtime, { "LVB mtime", "lnetcap.ldlm.lvb.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_lvb_atime, { "LVB atime", "lnetcap.ldlm.lvb.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_lvb_ctime, { "LVB ctime", "lnetcap.ldlm.lvb.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_mtime, { "LVB mtime", "lnetcap.ldlm.lvb.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_atime, { "LVB atime", "lnetcap.ldlm.lvb.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_ctime, { "LVB ctime", "lnetcap.ldlm.lvb.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
 		{ &hf_lvb_blocks, { "LVB blocks", "lnetcap.ldlm.lvb.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_qlvb_flags, { "Quota LVB flags", "lnetcap.ldlm.qlvb.flags", FT_UINT64, BASE_HEX, NULL, 0,
 		  "lquota_lvb lvb_flags (LQUOTA_FL_EDQUOT 0x1)", HFILL } },

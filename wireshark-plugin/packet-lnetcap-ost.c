@@ -148,9 +148,9 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	lnetcap_add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
 	proto_tree_add_item(t, hf_oa_parent_seq, tvb, OA(o_parent_seq), enc);
 	proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc);
-	proto_tree_add_item(t, hf_oa_mtime, tvb, OA(o_mtime), enc);
-	proto_tree_add_item(t, hf_oa_atime, tvb, OA(o_atime), enc);
-	proto_tree_add_item(t, hf_oa_ctime, tvb, OA(o_ctime), enc);
+	lnetcap_add_secs(t, hf_oa_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_mtime), enc);
+	lnetcap_add_secs(t, hf_oa_atime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_atime), enc);
+	lnetcap_add_secs(t, hf_oa_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_ctime), enc);
 	proto_tree_add_item(t, hf_oa_blocks, tvb, OA(o_blocks), enc);
 	proto_tree_add_item(t, hf_oa_grant, tvb, OA(o_grant), enc);
 	proto_tree_add_item(t, hf_oa_blksize, tvb, OA(o_blksize), enc);
@@ -319,9 +319,9 @@ void lnetcap_register_ost(int proto)
 		  "OST index carried in an IDIF sequence", HFILL } },
 		{ &hf_oa_parent_seq, { "Parent sequence", "lnetcap.ost.oa.parent_seq", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_size, { "Size", "lnetcap.ost.oa.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_mtime, { "Mtime", "lnetcap.ost.oa.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_atime, { "Atime", "lnetcap.ost.oa.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_ctime, { "Ctime", "lnetcap.ost.oa.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_mtime, { "Mtime", "lnetcap.ost.oa.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_atime, { "Atime", "lnetcap.ost.oa.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_ctime, { "Ctime", "lnetcap.ost.oa.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_blocks, { "Blocks", "lnetcap.ost.oa.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_grant, { "Grant", "lnetcap.ost.oa.grant", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_blksize, { "Block size", "lnetcap.ost.oa.blksize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },

@@ -294,6 +294,14 @@ gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	return TRUE;
 }
 
+proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc)
+{
+	nstime_t t;
+	t.secs = (time_t)(gint64)tvb_get_guint64(tvb, off, enc);
+	t.nsecs = 0;
+	return proto_tree_add_time(tree, hf, tvb, (gint)off, 8, &t);
+}
+
 void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid)
 {
 	proto_item *it = proto_tree_add_string(tree, hf_any_fid, tvb, (gint)off, 16, fid);

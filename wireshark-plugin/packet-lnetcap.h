@@ -153,6 +153,9 @@ gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint3
 gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
 			      const char *name, proto_tree **out, guint32 *off);
+/* Adds an FT_ABSOLUTE_TIME field from Lustre's 64-bit seconds since the
+ * epoch (mtime, atime, ctime, btime...): shown as a UTC date. */
+proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc);
 /* Adds the hidden lnetcap.fid (any FID of the message) for FID text fid. */
 void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid);
 /* Adds an lu_fid subtree (and lnetcap.fid); returns its "[0x..:0x..:0x..]" text. */

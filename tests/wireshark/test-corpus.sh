@@ -73,6 +73,8 @@ expect_count "$fs" 'lnetcap.ptlrpc.opc == OST_READ && lnetcap.ptlrpc.bulk_of' 2
 # The outcome of intents: DISP_* bits of the open replies (created and opened).
 expect_count "$fs" 'lnetcap.ldlm.disposition.open_create == 1 && lnetcap.ldlm.disposition.open_open == 1' 4
 expect_count "$fs" 'lnetcap.ldlm.disposition.lookup_pos == 1 && lnetcap.ldlm.disposition.open_open == 0' 5
+# Times are dates (run.sh sets TZ=UTC).
+expect_count "$fs" 'lnetcap.ost.oa.mtime == "Nov 22, 2026 02:17:27" && lnetcap.ptlrpc.opc == OST_WRITE' 2
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 
