@@ -75,6 +75,13 @@ expect_count "$fs" 'lnetcap.ldlm.disposition.open_create == 1 && lnetcap.ldlm.di
 expect_count "$fs" 'lnetcap.ldlm.disposition.lookup_pos == 1 && lnetcap.ldlm.disposition.open_open == 0' 5
 # Times are dates (run.sh sets TZ=UTC).
 expect_count "$fs" 'lnetcap.ost.oa.mtime == "Nov 22, 2026 02:17:27" && lnetcap.ptlrpc.opc == OST_WRITE' 2
+# ~0 sentinels read as words, not 4294967295.
+ts -r "$fs" -V > "$WORK/tree.txt" || fail "tshark -V failed"
+grep -Eq '(CPU|Supplementary GID[ 12]*|Extent end): [0-9]+$' "$WORK/tree.txt" &&
+	fail "a ~0 sentinel printed as a bare number: $(grep -Em1 '(CPU|Supplementary GID[ 12]*|Extent end): [0-9]+$' "$WORK/tree.txt")"
+grep -q 'CPU: unknown (4294967295)' "$WORK/tree.txt" && grep -q 'Extent end: EOF' "$WORK/tree.txt" &&
+	grep -q 'Supplementary GID: none' "$WORK/tree.txt" || fail "sentinels not named"
+pass "CPU unknown, suppgid none, extent end EOF"
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 
