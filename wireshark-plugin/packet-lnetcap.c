@@ -15,6 +15,8 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
+#include <epan/conversation_filter.h>
+#include <epan/to_str.h>
 #include <wiretap/wtap.h>
 
 #include "packet-lnetcap.h"
@@ -145,15 +147,27 @@ static const char *endpoint_filter_type(endpoint_item_t *item, conv_filter_type_
 
 static et_dissector_info_t endpoint_info = { &endpoint_filter_type };
 
+/* The Conversations and Endpoints tables hold NIDs as AT_STRINGZ
+ * addresses: Wireshark quotes those when it builds "Apply as Filter"
+ * strings (lnetcap.nid == "10.0.3.1@tcp"); our own address type would be
+ * pasted bare, and 10.0.3.1@tcp is not a valid filter value. */
+static void nid_text_address(address *a, const char *nid)
+{
+	set_address(a, AT_STRINGZ, (int)strlen(nid) + 1, nid);
+}
+
 static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt,
 				     const void *vip, tap_flags_t flags)
 {
 	conv_hash_t *hash = (conv_hash_t *)pct;
 	const lnetcap_tap_info_t *ti = (const lnetcap_tap_info_t *)vip;
+	address src, dst;
 	if (!ti->src_str || pinfo->src.type != at_lnetcap_nid)
 		return TAP_PACKET_DONT_REDRAW;
 	hash->flags = flags;
-	add_conversation_table_data(hash, &pinfo->src, &pinfo->dst, 0, 0, 1,
+	nid_text_address(&src, ti->src_str);
+	nid_text_address(&dst, ti->dst_str);
+	add_conversation_table_data(hash, &src, &dst, 0, 0, 1,
 				    pinfo->fd->pkt_len, &pinfo->rel_ts, &pinfo->abs_ts,
 				    &conv_info, CONVERSATION_NONE);
 	return TAP_PACKET_REDRAW;
@@ -164,14 +178,36 @@ static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dis
 {
 	conv_hash_t *hash = (conv_hash_t *)pit;
 	const lnetcap_tap_info_t *ti = (const lnetcap_tap_info_t *)vip;
+	address src, dst;
 	if (!ti->src_str || pinfo->src.type != at_lnetcap_nid)
 		return TAP_PACKET_DONT_REDRAW;
 	hash->flags = flags;
-	add_endpoint_table_data(hash, &pinfo->src, 0, TRUE, 1, pinfo->fd->pkt_len,
+	nid_text_address(&src, ti->src_str);
+	nid_text_address(&dst, ti->dst_str);
+	add_endpoint_table_data(hash, &src, 0, TRUE, 1, pinfo->fd->pkt_len,
 				&endpoint_info, ENDPOINT_NONE);
-	add_endpoint_table_data(hash, &pinfo->dst, 0, FALSE, 1, pinfo->fd->pkt_len,
+	add_endpoint_table_data(hash, &dst, 0, FALSE, 1, pinfo->fd->pkt_len,
 				&endpoint_info, ENDPOINT_NONE);
 	return TAP_PACKET_REDRAW;
+}
+
+/* Conversation Filter / Colorize Conversation in the packet list's menu. */
+static gboolean conv_filter_valid(packet_info *pinfo)
+{
+	return pinfo->src.type == at_lnetcap_nid && pinfo->dst.type == at_lnetcap_nid;
+}
+
+static gchar *lnetcap_conv_filter_string(packet_info *pinfo)
+{
+	char *a, *b, *s;
+	if (!conv_filter_valid(pinfo))
+		return NULL;
+	a = address_to_str(NULL, &pinfo->src);
+	b = address_to_str(NULL, &pinfo->dst);
+	s = g_strdup_printf("lnetcap.nid == \"%s\" && lnetcap.nid == \"%s\"", a, b);
+	wmem_free(NULL, a);
+	wmem_free(NULL, b);
+	return s;
 }
 
 /* --- Record ---------------------------------------------------------------- */
@@ -482,6 +518,7 @@ void proto_register_lnetcap(void)
 	at_lnetcap_nid = address_type_dissector_register("AT_LNETCAP_NID", "LNet NID",
 		nid_addr_to_str, nid_addr_str_len, NULL, nid_col_filter, nid_addr_len, NULL, NULL);
 	register_conversation_table(proto_lnetcap, TRUE, conv_packet, endpoint_packet);
+	register_conversation_filter("lnetcap", "LNetCap", conv_filter_valid, lnetcap_conv_filter_string);
 
 	last_seq_by_cpu = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 						g_direct_hash, g_direct_equal);
