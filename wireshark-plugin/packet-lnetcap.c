@@ -64,7 +64,6 @@ static gint ett_rec = -1;
 
 static expert_field ei_rec_version = EI_INIT;
 static expert_field ei_rec_short = EI_INIT;
-static expert_field ei_rec_truncated = EI_INIT;
 static expert_field ei_rec_seq_gap = EI_INIT;
 static expert_field ei_rec_gap_flag = EI_INIT;
 static expert_field ei_rec_unreadable = EI_INIT;
@@ -346,9 +345,10 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		proto_item *t = proto_tree_add_boolean(rt, hf_rec_truncated, tvb,
 			REC(payload_caplen), TRUE);
 		proto_item_set_generated(t);
-		expert_add_info_format(pinfo, t, &ei_rec_truncated,
-			"Only %u of %u payload bytes were captured (snap length)",
-			payload_caplen, payload_len);
+		/* No expert note here: a snapped bulk payload or an undecoded
+		 * body needs nothing, and on a big trace those notes would bury
+		 * the real ones.  Decoders that miss bytes say so themselves
+		 * (lnetcap.ptlrpc.truncated). */
 	}
 	add_rec_nid(rt, tvb, pinfo, hf_rec_local_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid));
 	add_rec_nid(rt, tvb, pinfo, hf_rec_peer_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid));
@@ -477,8 +477,6 @@ void proto_register_lnetcap(void)
 		  "Unknown record version", EXPFILL } },
 		{ &ei_rec_short, { "lnetcap.rec.hdr_len.bad", PI_MALFORMED, PI_ERROR,
 		  "Bad record header length", EXPFILL } },
-		{ &ei_rec_truncated, { "lnetcap.rec.truncated.snaplen", PI_UNDECODED, PI_NOTE,
-		  "Payload truncated by the snap length", EXPFILL } },
 		{ &ei_rec_seq_gap, { "lnetcap.rec.seq_gap.lost", PI_SEQUENCE, PI_WARN,
 		  "Records were lost before this one", EXPFILL } },
 		{ &ei_rec_gap_flag, { "lnetcap.rec.flags.gap", PI_SEQUENCE, PI_WARN,

@@ -82,6 +82,10 @@ grep -Eq '(CPU|Supplementary GID[ 12]*|Extent end): [0-9]+$' "$WORK/tree.txt" &&
 grep -q 'CPU: unknown (4294967295)' "$WORK/tree.txt" && grep -q 'Extent end: EOF' "$WORK/tree.txt" &&
 	grep -q 'Supplementary GID: none' "$WORK/tree.txt" || fail "sentinels not named"
 pass "CPU unknown, suppgid none, extent end EOF"
+# Truncation notes only where a decoder needed the bytes: the 7 snapped
+# records (bulk data, LLOG bodies this plugin does not decode) get none.
+expect_count "$fs" 'lnetcap.rec.truncated' 7
+expect_count "$fs" 'lnetcap.rec.truncated && _ws.expert.message contains "snap"' 0
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 

@@ -61,6 +61,8 @@ expect_count "$v" "lnetcap.ptlrpc.resent" 1
 expect_count "$v" "lnetcap.ptlrpc.early_reply" 1
 expect_count "$v" "lnetcap.rec.seq_gap" 1
 expect_count "$v" "lnetcap.rec.truncated" 1
+# ...and the snapped ptlrpc_body says what its decoder missed.
+expect_count "$v" "lnetcap.ptlrpc.truncated" 1
 expect_count "$v" "lnetcap.rec.health.failed" 1
 expect_count "$v" "lnetcap.rec.retries > 0" 1
 expect_count "$v" "lnetcap.ptlrpc.msg.byte_order == 1" 2
