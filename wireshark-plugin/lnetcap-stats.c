@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lnetcap-stats.c - statistics fed by the "lnetcap" tap:
- *  - a Service Response Time table per PtlRPC opcode
+ *  - Service Response Time tables per Lustre service (OST, MDS, LDLM, MGS,
+ *    ...), a row per PtlRPC opcode
  *    (tshark -z lnetcap,srt; GUI: Statistics > Service Response Time);
  *  - a stats_tree of LNet message types, portals, opcodes, statuses and
  *    NIDs (tshark -z lnetcap,tree; GUI: Statistics > LNetCap).
@@ -14,23 +15,59 @@
 #include "packet-lnetcap.h"
 #include "lnetcap-vals.h"
 
-/* Opcodes are sparse (0..1102); the SRT rows are indexed by opcode so the
- * table's filter "lnetcap.ptlrpc.opc==%d" names the right rows. */
-#define SRT_ROWS 1103
+/* One SRT table per Lustre service, as NFS/SMB tables are per program or
+ * version: rows are indexed by opcode (the row filter is
+ * "lnetcap.ptlrpc.opc==<row>"), so each table spans 0..its last opcode
+ * and only its own opcodes are named.  Anything else lands in "Other". */
+typedef struct {
+	const char *name;
+	guint32 first, last;
+} srt_service_t;
+
+static const srt_service_t srt_services[] = {
+	{ "OST", 0, 23 },
+	{ "MDS", 33, 64 },
+	{ "LDLM", 101, 112 },
+	{ "MGS", 250, 256 },
+	{ "OBD", 400, 403 },
+	{ "LLOG", 501, 513 },
+	{ "Quota", 600, 610 },
+	{ "SEQ", 700, 700 },
+	{ "SEC", 801, 803 },
+	{ "FLD", 900, 902 },
+	{ "OUT", 1000, 1000 },
+	{ "LFSCK", 1101, 1102 },
+};
+#define SRT_OTHER G_N_ELEMENTS(srt_services)
+#define SRT_OTHER_ROWS 1103
 
 static void srt_init(struct register_srt *srt, GArray *srt_array)
 {
-	srt_stat_table *t = init_srt_table("PtlRPC", NULL, srt_array, SRT_ROWS, "Opcode",
-					   "lnetcap.ptlrpc.opc", NULL);
-	for (int i = 0; i < SRT_ROWS; i++) {
-		const char *name = try_val_to_str_ext((guint32)i, &lnetcap_opcode_vals_ext);
-		char buf[32];
-		if (!name) {
-			g_snprintf(buf, sizeof(buf), "opcode %d", i);
-			name = buf;
+	for (guint k = 0; k <= SRT_OTHER; k++) {
+		gboolean other = k == SRT_OTHER;
+		guint32 rows = other ? SRT_OTHER_ROWS : srt_services[k].last + 1;
+		srt_stat_table *t = init_srt_table(other ? "Other" : srt_services[k].name, NULL,
+						   srt_array, (int)rows, "Opcode", "lnetcap.ptlrpc.opc", NULL);
+		for (guint32 i = 0; i < rows; i++) {
+			const char *name = try_val_to_str_ext(i, &lnetcap_opcode_vals_ext);
+			char buf[32];
+			if (!other && i < srt_services[k].first)
+				name = NULL;
+			if (!name) {
+				g_snprintf(buf, sizeof(buf), "opcode %u", i);
+				name = buf;
+			}
+			init_srt_table_row(t, (int)i, name);
 		}
-		init_srt_table_row(t, i, name);
 	}
+}
+
+static guint srt_table_of(guint32 opc)
+{
+	for (guint k = 0; k < SRT_OTHER; k++)
+		if (opc >= srt_services[k].first && opc <= srt_services[k].last)
+			return k;
+	return SRT_OTHER;
 }
 
 static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_t *edt,
@@ -40,9 +77,9 @@ static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_
 	const lnetcap_tap_info_t *ti = (const lnetcap_tap_info_t *)prv;
 	srt_stat_table *t;
 
-	if (!ti->is_rpc || !ti->matched_reply || ti->opc >= SRT_ROWS)
+	if (!ti->is_rpc || !ti->matched_reply || ti->opc >= SRT_OTHER_ROWS)
 		return TAP_PACKET_DONT_REDRAW;
-	t = g_array_index(data->srt_array, srt_stat_table *, 0);
+	t = g_array_index(data->srt_array, srt_stat_table *, srt_table_of(ti->opc));
 	add_srt_table_data(t, (int)ti->opc, &ti->req_time, pinfo);
 	return TAP_PACKET_REDRAW;
 }

@@ -43,6 +43,10 @@ const value_string lnetcap_status_vals[] = {
 	{ 0, NULL }
 };
 
+const value_string lnetcap_u32_unknown_vals[] = { { 0xffffffffU, "unknown" }, { 0, NULL } };
+const value_string lnetcap_u32_none_vals[] = { { 0xffffffffU, "none" }, { 0, NULL } };
+const val64_string lnetcap_u64_eof_vals[] = { { G_MAXUINT64, "EOF" }, { 0, NULL } };
+
 const value_string lnetcap_ldlm_mode_vals[] = { LNETCAP_LDLM_MODE_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_ldlm_type_vals[] = { LNETCAP_LDLM_TYPE_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_reint_vals[] = { LNETCAP_REINT_LIST(VS_NAME2) { 0, NULL } };
@@ -65,5 +69,7 @@ FLAGS(lnetcap_brw_flag, LNETCAP_OBD_BRW_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_ldlm_flag, LNETCAP_LDLM_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_inodelock, LNETCAP_MDS_INODELOCK_LIST, FLAG2)
 FLAGS(lnetcap_intent, LNETCAP_INTENT_LIST, FLAG2)
+FLAGS(lnetcap_lcme_flag, LNETCAP_LCME_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_disp, LNETCAP_DISP_LIST, FLAG2)
 FLAGS(lnetcap_connect_flag, LNETCAP_OBD_CONNECT_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_connect2_flag, LNETCAP_OBD_CONNECT2_FLAG_LIST, FLAG2)

@@ -11,6 +11,11 @@
 #include "lnetcap-flags.h"
 
 extern const value_string lnetcap_direction_vals[];
+/* ~0 sentinels: "unknown" (a CPU a converter could not know), "none" (no
+ * supplementary group), "EOF" (OBD_OBJECT_EOF, a lock to the end of file). */
+extern const value_string lnetcap_u32_unknown_vals[];
+extern const value_string lnetcap_u32_none_vals[];
+extern const val64_string lnetcap_u64_eof_vals[];
 extern const value_string lnetcap_hook_vals[];
 extern const value_string lnetcap_health_vals[];
 extern const value_string lnetcap_msg_type_vals[];
@@ -42,6 +47,10 @@ extern const lnetcap_flag_def_t lnetcap_ldlm_flag_defs[];
 extern const guint lnetcap_ldlm_flag_count;
 extern const lnetcap_flag_def_t lnetcap_inodelock_defs[];
 extern const guint lnetcap_inodelock_count;
+extern const lnetcap_flag_def_t lnetcap_lcme_flag_defs[];
+extern const guint lnetcap_lcme_flag_count;
+extern const lnetcap_flag_def_t lnetcap_disp_defs[];
+extern const guint lnetcap_disp_count;
 extern const lnetcap_flag_def_t lnetcap_intent_defs[];
 extern const guint lnetcap_intent_count;
 

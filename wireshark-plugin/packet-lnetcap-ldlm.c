@@ -42,6 +42,10 @@ static int hf_lvb_mtime = -1;
 static int hf_lvb_atime = -1;
 static int hf_lvb_ctime = -1;
 static int hf_lvb_blocks = -1;
+static int hf_qlvb_flags = -1;
+static int hf_qlvb_may_rel = -1;
+static int hf_qlvb_rel = -1;
+static int hf_qlvb_qunit = -1;
 
 static gint ett_req = -1;
 static gint ett_lock = -1;
@@ -52,16 +56,25 @@ static lnetcap_flagset_t fs_lock_flags = LNETCAP_FLAGSET(
 	"lnetcap.ldlm.flags", "Lock flags", 32, lnetcap_ldlm_flag_defs, lnetcap_ldlm_flag_count);
 static lnetcap_flagset_t fs_ibits = LNETCAP_FLAGSET(
 	"lnetcap.ldlm.inodebits", "Inode bits", 64, lnetcap_inodelock_defs, lnetcap_inodelock_count);
+static lnetcap_flagset_t fs_disp = LNETCAP_FLAGSET(
+	"lnetcap.ldlm.disposition", "Intent disposition (DISP_*)", 64, lnetcap_disp_defs,
+	lnetcap_disp_count);
 static lnetcap_flagset_t fs_intent = LNETCAP_FLAGSET(
 	"lnetcap.ldlm.intent", "Intent", 64, lnetcap_intent_defs, lnetcap_intent_count);
 
 /* FID_SEQ_START..: resources named after a FID are [f_seq, ver<<32|oid]. */
 #define FID_SEQ_START 0x200000000ULL
 
+/* What selects the LVB's type: the lock's resource type and inode bits. */
+typedef struct {
+	guint32 type;
+	guint64 ibits;
+} lock_kind_t;
+
 /* Adds an ldlm_lock_desc; the Info column gets the requested mode, or the
  * granted one for replies (what the server actually gave). */
 static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off,
-			      guint enc, gboolean append_info, gboolean reply)
+			      guint enc, gboolean append_info, gboolean reply, lock_kind_t *kind)
 {
 	proto_item *ti = proto_tree_add_item(tree, hf_lock, tvb, (gint)off,
 					     sizeof(struct lnetcap_ldlm_lock_desc), ENC_NA);
@@ -71,15 +84,18 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	guint pol = off + LD(l_policy_data);
 
 	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, (gint)off, 4, enc, &type);
+	kind->type = type;
+	kind->ibits = type == LNETCAP_LDLM_IBITS ? tvb_get_guint64(tvb, pol, enc) : 0;
 	for (int k = 0; k < 4; k++) {
 		name[k] = tvb_get_guint64(tvb, off + 8 + 8 * k, enc);
 		proto_tree_add_item(t, hf_res_name, tvb, (gint)off + 8 + 8 * k, 8, enc);
 	}
 	if (name[0] >= FID_SEQ_START) {
-		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16,
-			wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]", name[0],
-					   (guint32)name[1], (guint32)(name[1] >> 32)));
+		const char *fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
+			name[0], (guint32)name[1], (guint32)(name[1] >> 32));
+		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16, fid);
 		proto_item_set_generated(it);
+		lnetcap_add_any_fid(t, tvb, off + 8, fid);
 	}
 	proto_tree_add_item_ret_uint(t, hf_req_mode, tvb, (gint)off + LD(l_req_mode), 4, enc, &req_mode);
 	proto_tree_add_item_ret_uint(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc,
@@ -116,10 +132,10 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 
 /* ldlm_request in buffer 1; returns its lock_flags. */
 static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			       lnetcap_pkt_t *pkt)
+			       lnetcap_pkt_t *pkt, lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
-	guint32 off, flags, count, len, nh;
+	guint32 off, flags, len, nh;
 	proto_tree *t;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
 					     sizeof(struct lnetcap_ldlm_request), ett_req,
@@ -128,12 +144,13 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	len = pkt->rpc.buf_len[1];
 	flags = tvb_get_guint32(tvb, off, enc);
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	proto_tree_add_item_ret_uint(t, hf_lock_count, tvb, (gint)off + 4, 4, enc, &count);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE);
-	/* Handles: lock_count of them, within the buffer and the capture. */
+	proto_tree_add_item(t, hf_lock_count, tvb, (gint)off + 4, 4, enc);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE, kind);
+	/* Handles: every slot the buffer holds (at least LDLM_LOCKREQ_HANDLES),
+	 * whatever lock_count says: callbacks carry the lock's handle in slot 0
+	 * with lock_count 0 or 1 (ldlm_lockd.c), enqueues and cancels add
+	 * early-cancelled locks after it (ldlm_request.c). */
 	nh = (len - sizeof(struct lnetcap_ldlm_request)) / 8;
-	if (count < nh)
-		nh = count;
 	for (guint32 k = 0; k < nh; k++) {
 		guint ho = off + sizeof(struct lnetcap_ldlm_request) + 8 * k;
 		if (ho + 8 > tvb_captured_length(tvb))
@@ -143,7 +160,8 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	return flags;
 }
 
-static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			  lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off;
@@ -153,27 +171,53 @@ static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 					     "ldlm_reply", &t, &off))
 		return;
 	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE);
+	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE, kind);
 	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
 	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
+	/* On the MDT (inode-bits locks) it is the intent's outcome. */
+	if (kind->type == LNETCAP_LDLM_IBITS)
+		lnetcap_flagset_add(t, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1),
+				    enc, &fs_disp);
 	proto_tree_add_item(t, hf_policy_res2, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res2), 8, enc);
 }
 
-/* An LVB buffer: ost_lvb when it has that size (OST locks). */
+/* An LVB buffer, decoded by what the lock is (the client's l_lvb_type):
+ * a layout lock (IBITS with the LAYOUT bit) carries a LOV layout, an
+ * extent or DoM lock an ost_lvb, a quota lock (PLAIN, on the quota master)
+ * an lquota_lvb.  kind NULL (a glimpse reply, which names no lock): ost_lvb
+ * when the size says so. */
 static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
-			guint i)
+			guint i, const lock_kind_t *kind)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off, len;
 	proto_tree *t;
-	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len != sizeof(struct lnetcap_ost_lvb))
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
+		return;
+	if (kind && kind->type == LNETCAP_LDLM_IBITS && (kind->ibits & LNETCAP_MDS_INODELOCK_LAYOUT)) {
+		lnetcap_lov_layout(tvb, pinfo, tree, off, len, enc, "LVB");
+		return;
+	}
+	if (kind && kind->type == LNETCAP_LDLM_PLAIN && len == sizeof(struct lnetcap_lquota_lvb)) {
+		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "lquota_lvb", &t, &off))
+			return;
+		proto_tree_add_item(t, hf_qlvb_flags, tvb, (gint)off, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_may_rel, tvb, (gint)off + 8, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_rel, tvb, (gint)off + 16, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_qunit, tvb, (gint)off + 24, 8, enc);
+		return;
+	}
+	if (kind && kind->type != LNETCAP_LDLM_EXTENT &&
+	    !(kind->type == LNETCAP_LDLM_IBITS && (kind->ibits & LNETCAP_MDS_INODELOCK_DOM)))
+		return;
+	if (len != sizeof(struct lnetcap_ost_lvb))
 		return;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "ost_lvb", &t, &off))
 		return;
 	proto_tree_add_item(t, hf_lvb_size, tvb, (gint)off, 8, enc);
-	proto_tree_add_item(t, hf_lvb_mtime, tvb, (gint)off + 8, 8, enc);
-	proto_tree_add_item(t, hf_lvb_atime, tvb, (gint)off + 16, 8, enc);
-	proto_tree_add_item(t, hf_lvb_ctime, tvb, (gint)off + 24, 8, enc);
+	lnetcap_add_secs(t, hf_lvb_mtime, tvb, off + 8, enc);
+	lnetcap_add_secs(t, hf_lvb_atime, tvb, off + 16, enc);
+	lnetcap_add_secs(t, hf_lvb_ctime, tvb, off + 24, enc);
 	proto_tree_add_item(t, hf_lvb_blocks, tvb, (gint)off + 32, 8, enc);
 }
 
@@ -208,46 +252,58 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
+	lock_kind_t kind = { 0, 0 };
 	guint32 flags;
 
 	switch (pkt->rpc.opc) {
 	case LNETCAP_OPC_LDLM_ENQUEUE:
 		if (request) {
-			flags = dissect_request(tvb, pinfo, tree, pkt);
+			flags = dissect_request(tvb, pinfo, tree, pkt, &kind);
 			if (pkt->rpc.bufcount >= 3 && (flags & LNETCAP_LDLM_FL_HAS_INTENT))
 				dissect_intent(tvb, pinfo, tree, pkt);
 		} else {
 			guint32 off, len;
-			dissect_reply(tvb, pinfo, tree, pkt);
-			/* Intent replies carry an mdt_body next, others an LVB. */
-			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len == sizeof(struct lnetcap_mdt_body))
+			dissect_reply(tvb, pinfo, tree, pkt, &kind);
+			/* Getattr/open intent replies carry an mdt_body next and
+			 * the file's layout (MDT_MD); the others an LVB. */
+			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len == sizeof(struct lnetcap_mdt_body)) {
+				/* MDT_MD is reserved at full size; mbo_eadatasize
+				 * says how much of it holds the layout. */
+				guint32 easize = off + sizeof(struct lnetcap_mdt_body) <=
+					tvb_captured_length(tvb) ? tvb_get_guint32(tvb,
+					off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_eadatasize),
+					pkt->rpc.encoding) : 0;
 				lnetcap_mdt_body(tvb, pinfo, tree, pkt, 2);
-			else
-				dissect_lvb(tvb, pinfo, tree, pkt, 2);
+				if (easize && lnetcap_rpc_buf(pkt, 3, &off, &len) && len > 0)
+					lnetcap_lov_layout(tvb, pinfo, tree, off, MIN(len, easize),
+							   pkt->rpc.encoding, "MDT_MD");
+			} else {
+				dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
+			}
 		}
 		break;
 	case LNETCAP_OPC_LDLM_CONVERT:
 		if (request)
-			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
 		else
-			dissect_reply(tvb, pinfo, tree, pkt);
+			dissect_reply(tvb, pinfo, tree, pkt, &kind);
 		break;
 	case LNETCAP_OPC_LDLM_CANCEL:
 	case LNETCAP_OPC_LDLM_BL_CALLBACK:
 		if (request)
-			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
 		break;
 	case LNETCAP_OPC_LDLM_CP_CALLBACK:
 		if (request) {
-			dissect_request(tvb, pinfo, tree, pkt);
-			dissect_lvb(tvb, pinfo, tree, pkt, 2);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
+			dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
 		}
 		break;
 	case LNETCAP_OPC_LDLM_GL_CALLBACK:
 		if (request)
-			dissect_request(tvb, pinfo, tree, pkt);
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
 		else
-			dissect_lvb(tvb, pinfo, tree, pkt, 1);
+			dissect_lvb(tvb, pinfo, tree, pkt, 1, NULL);
 		break;
 	default:
 		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
@@ -266,13 +322,13 @@ void lnetcap_register_ldlm(int proto)
 		{ &hf_req_mode, { "Requested mode", "lnetcap.ldlm.lock.req_mode", FT_UINT32, BASE_DEC, VALS(lnetcap_ldlm_mode_vals), 0, NULL, HFILL } },
 		{ &hf_granted_mode, { "Granted mode", "lnetcap.ldlm.lock.granted_mode", FT_UINT32, BASE_DEC, VALS(lnetcap_ldlm_mode_vals), 0, NULL, HFILL } },
 		{ &hf_ext_start, { "Extent start", "lnetcap.ldlm.extent.start", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_ext_end, { "Extent end", "lnetcap.ldlm.extent.end", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ext_end, { "Extent end", "lnetcap.ldlm.extent.end", FT_UINT64, BASE_DEC|BASE_VAL64_STRING, VALS64(lnetcap_u64_eof_vals), 0, NULL, HFILL } },
 		{ &hf_ext_gid, { "Extent group", "lnetcap.ldlm.extent.gid", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ib_try_bits, { "Try/cancel bits", "lnetcap.ldlm.inodebits.try_bits", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_ib_gid, { "Group", "lnetcap.ldlm.inodebits.gid", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ib_initiator, { "Initiator", "lnetcap.ldlm.inodebits.initiator_id", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_fl_start, { "Flock start", "lnetcap.ldlm.flock.start", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_fl_end, { "Flock end", "lnetcap.ldlm.flock.end", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_fl_end, { "Flock end", "lnetcap.ldlm.flock.end", FT_UINT64, BASE_DEC|BASE_VAL64_STRING, VALS64(lnetcap_u64_eof_vals), 0, NULL, HFILL } },
 		{ &hf_fl_owner, { "Flock owner", "lnetcap.ldlm.flock.owner", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_fl_pid, { "Flock pid", "lnetcap.ldlm.flock.pid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_handle, { "Lock handle", "lnetcap.ldlm.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
@@ -280,10 +336,16 @@ void lnetcap_register_ldlm(int proto)
 		{ &hf_policy_res1, { "Policy result 1", "lnetcap.ldlm.reply.policy_res1", FT_UINT64, BASE_HEX, NULL, 0, "Intent disposition (DISP_*)", HFILL } },
 		{ &hf_policy_res2, { "Policy result 2", "lnetcap.ldlm.reply.policy_res2", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_lvb_size, { "LVB size", "lnetcap.ldlm.lvb.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_lvb_mtime, { "LVB mtime", "lnetcap.ldlm.lvb.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_lvb_atime, { "LVB atime", "lnetcap.ldlm.lvb.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_lvb_ctime, { "LVB ctime", "lnetcap.ldlm.lvb.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_mtime, { "LVB mtime", "lnetcap.ldlm.lvb.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_atime, { "LVB atime", "lnetcap.ldlm.lvb.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_lvb_ctime, { "LVB ctime", "lnetcap.ldlm.lvb.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
 		{ &hf_lvb_blocks, { "LVB blocks", "lnetcap.ldlm.lvb.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_qlvb_flags, { "Quota LVB flags", "lnetcap.ldlm.qlvb.flags", FT_UINT64, BASE_HEX, NULL, 0,
+		  "lquota_lvb lvb_flags (LQUOTA_FL_EDQUOT 0x1)", HFILL } },
+		{ &hf_qlvb_may_rel, { "Quota may release / global version", "lnetcap.ldlm.qlvb.id_may_rel",
+		  FT_UINT64, BASE_DEC, NULL, 0, "lvb_id_may_rel (lvb_glb_ver on the global index lock)", HFILL } },
+		{ &hf_qlvb_rel, { "Quota released", "lnetcap.ldlm.qlvb.id_rel", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_qlvb_qunit, { "Quota qunit", "lnetcap.ldlm.qlvb.id_qunit", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 	};
 	static gint *ett[] = { &ett_req, &ett_lock, &ett_intent, &ett_lvb };
 
@@ -291,5 +353,6 @@ void lnetcap_register_ldlm(int proto)
 	proto_register_subtree_array(ett, array_length(ett));
 	lnetcap_flagset_register(proto, &fs_lock_flags);
 	lnetcap_flagset_register(proto, &fs_ibits);
+	lnetcap_flagset_register(proto, &fs_disp);
 	lnetcap_flagset_register(proto, &fs_intent);
 }

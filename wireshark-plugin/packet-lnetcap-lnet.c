@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <epan/packet.h>
+#include <epan/exceptions.h>
+#include <epan/show_exception.h>
 #include <epan/expert.h>
 #include <wsutil/utf8_entities.h>
 
@@ -366,10 +368,28 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 		if (lnetcap_pref_delegate_lustre && ptl_index_table && !decoded) {
 			struct lnetcap_lnet_trans_info *ti =
 				wmem_new0(pinfo->pool, struct lnetcap_lnet_trans_info);
+			/* The built-in rewrites Protocol and Info: keep ours (they
+			 * carry the XID and status it does not show). */
+			const char *info = pinfo->cinfo ? wmem_strdup(pinfo->pool,
+				col_get_text(pinfo->cinfo, COL_INFO)) : NULL;
+			volatile gboolean handled = FALSE;
 			ti->match_bits = pkt->match_bits;
-			if (dissector_try_uint_new(ptl_index_table, pkt->portal, payload, pinfo,
-						   tree, TRUE, ti))
+			/* Its exceptions (a snapped body) stay in its subtree. */
+			TRY {
+				handled = dissector_try_uint_new(ptl_index_table, pkt->portal,
+								 payload, pinfo, tree, TRUE, ti);
+			} CATCH_BOUNDS_AND_DISSECTOR_ERRORS {
+				show_exception(payload, pinfo, tree, EXCEPT_CODE, GET_MESSAGE);
+				handled = TRUE;
+			} ENDTRY;
+			if (handled) {
+				if (info && pkt->is_rpc) {
+					col_clear_fence(pinfo->cinfo, COL_INFO);
+					col_add_str(pinfo->cinfo, COL_INFO, info);
+					col_set_str(pinfo->cinfo, COL_PROTOCOL, "PtlRPC");
+				}
 				return;
+			}
 		}
 		if (pkt->is_rpc)
 			return;

@@ -48,7 +48,7 @@ static int hf_projid = -1;
 static int hf_dom_size = -1;
 static int hf_dom_blocks = -1;
 static int hf_btime = -1;
-static int hf_xattr_absent = -1;
+static int hf_padding_9 = -1;
 static int hf_epoch_handle = -1;
 static int hf_r_opcode = -1;
 static int hf_r_cap = -1;
@@ -56,6 +56,7 @@ static int hf_r_fsuid = -1;
 static int hf_r_fsgid = -1;
 static int hf_r_suppgid1 = -1;
 static int hf_r_suppgid2 = -1;
+static int hf_sa_padding_1 = -1;
 static int hf_r_fid1 = -1;
 static int hf_r_fid2 = -1;
 static int hf_r_time = -1;
@@ -122,9 +123,9 @@ void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetc
 	proto_tree_add_item(t, hf_open_handle, tvb, MB(mbo_open_handle), enc);
 	proto_tree_add_item(t, hf_valid, tvb, MB(mbo_valid), enc);
 	proto_tree_add_item(t, hf_size, tvb, MB(mbo_size), enc);
-	proto_tree_add_item(t, hf_mtime, tvb, MB(mbo_mtime), enc);
-	proto_tree_add_item(t, hf_atime, tvb, MB(mbo_atime), enc);
-	proto_tree_add_item(t, hf_ctime, tvb, MB(mbo_ctime), enc);
+	lnetcap_add_secs(t, hf_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_mtime), enc);
+	lnetcap_add_secs(t, hf_atime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_atime), enc);
+	lnetcap_add_secs(t, hf_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_ctime), enc);
 	proto_tree_add_item(t, hf_blocks, tvb, MB(mbo_blocks), enc);
 	proto_tree_add_item(t, hf_version, tvb, MB(mbo_version), enc);
 	proto_tree_add_item(t, hf_t_state, tvb, MB(mbo_t_state), enc);
@@ -147,8 +148,8 @@ void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetc
 	proto_tree_add_item(t, hf_projid, tvb, MB(mbo_projid), enc);
 	proto_tree_add_item(t, hf_dom_size, tvb, MB(mbo_dom_size), enc);
 	proto_tree_add_item(t, hf_dom_blocks, tvb, MB(mbo_dom_blocks), enc);
-	proto_tree_add_item(t, hf_btime, tvb, MB(mbo_btime), enc);
-	proto_tree_add_item(t, hf_xattr_absent, tvb, MB(mbo_xattr_absent), enc);
+	lnetcap_add_secs(t, hf_btime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_btime), enc);
+	proto_tree_add_item(t, hf_padding_9, tvb, MB(mbo_xattr_absent), enc);
 }
 
 /* A NUL-terminated string buffer (RMF_NAME, RMF_SYMTGT); returns it. */
@@ -171,7 +172,7 @@ const char *lnetcap_mdt_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 
 static void add_time(proto_tree *t, int hf, tvbuff_t *tvb, guint32 off, guint enc)
 {
-	proto_tree_add_item(t, hf, tvb, (gint)off, 8, enc);
+	lnetcap_add_secs(t, hf, tvb, off, enc);
 }
 
 /* The reint record of buffer i; returns rr_opcode (0 when absent). */
@@ -193,7 +194,9 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	proto_tree_add_item(t, hf_r_fsuid, tvb, RR(rr_fsuid), enc);
 	proto_tree_add_item(t, hf_r_fsgid, tvb, RR(rr_fsgid), enc);
 	proto_tree_add_item(t, hf_r_suppgid1, tvb, RR(rr_suppgid1), enc);
-	proto_tree_add_item(t, hf_r_suppgid2, tvb, RR(rr_suppgid2), enc);
+	/* mdt_rec_setattr has sa_padding_1 where the others have suppgid2. */
+	proto_tree_add_item(t, op == LNETCAP_REINT_SETATTR ? hf_sa_padding_1 : hf_r_suppgid2, tvb,
+			    RR(rr_suppgid2), enc);
 	lnetcap_add_fid(t, tvb, pinfo, off + 40, enc, hf_r_fid1, NULL);
 	/* Variant fields after byte 40 (PROTOCOL.md 4.3, mdt_rec_*). */
 	switch (op) {
@@ -346,9 +349,9 @@ void lnetcap_register_mdt(int proto)
 		{ &hf_open_handle, { "Open handle", "lnetcap.mdt.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_valid, { "Valid", "lnetcap.mdt.valid", FT_UINT64, BASE_HEX, NULL, 0, "OBD_MD_* bits", HFILL } },
 		{ &hf_size, { "Size", "lnetcap.mdt.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_mtime, { "Mtime", "lnetcap.mdt.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_atime, { "Atime", "lnetcap.mdt.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_ctime, { "Ctime", "lnetcap.mdt.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_mtime, { "Mtime", "lnetcap.mdt.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_atime, { "Atime", "lnetcap.mdt.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_ctime, { "Ctime", "lnetcap.mdt.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
 		{ &hf_blocks, { "Blocks", "lnetcap.mdt.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_version, { "Version", "lnetcap.mdt.version", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_t_state, { "T state", "lnetcap.mdt.t_state", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
@@ -362,7 +365,7 @@ void lnetcap_register_mdt(int proto)
 		{ &hf_rdev, { "Rdev", "lnetcap.mdt.rdev", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_nlink, { "Links", "lnetcap.mdt.nlink", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_layout_gen, { "Layout generation", "lnetcap.mdt.layout_gen", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_suppgid, { "Supplementary GID", "lnetcap.mdt.suppgid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_suppgid, { "Supplementary GID", "lnetcap.mdt.suppgid", FT_UINT32, BASE_DEC, VALS(lnetcap_u32_none_vals), 0, NULL, HFILL } },
 		{ &hf_eadatasize, { "EA data size", "lnetcap.mdt.eadatasize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_aclsize, { "ACL size", "lnetcap.mdt.aclsize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_max_mdsize, { "Max MD size", "lnetcap.mdt.max_mdsize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -371,21 +374,25 @@ void lnetcap_register_mdt(int proto)
 		{ &hf_projid, { "Project id", "lnetcap.mdt.projid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_dom_size, { "DoM size", "lnetcap.mdt.dom_size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_dom_blocks, { "DoM blocks", "lnetcap.mdt.dom_blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_btime, { "Btime", "lnetcap.mdt.btime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_xattr_absent, { "Xattr absent", "lnetcap.mdt.xattr_absent", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_btime, { "Btime", "lnetcap.mdt.btime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_padding_9, { "Padding 9", "lnetcap.mdt.padding_9", FT_UINT64, BASE_HEX, NULL, 0,
+		  "mbo_padding_9 in Lustre 2.16 (the layout this plugin follows); "
+		  "Lustre 2.17 puts mbo_xattr_absent here", HFILL } },
 		{ &hf_epoch_handle, { "Open handle", "lnetcap.mdt.ioepoch.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_r_opcode, { "Reint opcode", "lnetcap.mdt.reint.opcode", FT_UINT32, BASE_DEC, VALS(lnetcap_reint_vals), 0, NULL, HFILL } },
 		{ &hf_r_cap, { "Capabilities", "lnetcap.mdt.reint.cap", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_r_fsuid, { "FS UID", "lnetcap.mdt.reint.fsuid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_r_fsgid, { "FS GID", "lnetcap.mdt.reint.fsgid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_r_suppgid1, { "Supplementary GID 1", "lnetcap.mdt.reint.suppgid1", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_r_suppgid2, { "Supplementary GID 2", "lnetcap.mdt.reint.suppgid2", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_suppgid1, { "Supplementary GID 1", "lnetcap.mdt.reint.suppgid1", FT_UINT32, BASE_DEC, VALS(lnetcap_u32_none_vals), 0, NULL, HFILL } },
+		{ &hf_r_suppgid2, { "Supplementary GID 2", "lnetcap.mdt.reint.suppgid2", FT_UINT32, BASE_DEC, VALS(lnetcap_u32_none_vals), 0, NULL, HFILL } },
+		{ &hf_sa_padding_1, { "Padding 1", "lnetcap.mdt.reint.sa_padding_1", FT_UINT32, BASE_HEX, NULL, 0,
+		  "mdt_rec_setattr sa_padding_1 (Lustre 2.16 and 2.17), where other records have suppgid2", HFILL } },
 		{ &hf_r_fid1, { "FID 1", "lnetcap.mdt.reint.fid1", FT_STRING, BASE_NONE, NULL, 0, "Object, or parent directory", HFILL } },
 		{ &hf_r_fid2, { "FID 2", "lnetcap.mdt.reint.fid2", FT_STRING, BASE_NONE, NULL, 0, "Child, or target directory", HFILL } },
-		{ &hf_r_time, { "Time", "lnetcap.mdt.reint.time", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_r_mtime, { "Mtime", "lnetcap.mdt.reint.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_r_atime, { "Atime", "lnetcap.mdt.reint.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_r_ctime, { "Ctime", "lnetcap.mdt.reint.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_time, { "Time", "lnetcap.mdt.reint.time", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_mtime, { "Mtime", "lnetcap.mdt.reint.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_atime, { "Atime", "lnetcap.mdt.reint.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_r_ctime, { "Ctime", "lnetcap.mdt.reint.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
 		{ &hf_r_size, { "Size", "lnetcap.mdt.reint.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_r_blocks, { "Blocks", "lnetcap.mdt.reint.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_r_bias, { "Bias", "lnetcap.mdt.reint.bias", FT_UINT32, BASE_HEX, NULL, 0, "mds_op_bias", HFILL } },

@@ -19,6 +19,9 @@ static int hf_oa_valid = -1;
 static int hf_oa_oi = -1;
 static int hf_oa_oi_id = -1;
 static int hf_oa_oi_seq = -1;
+static int hf_oi_form = -1;
+static int hf_oi_fid = -1;
+static int hf_oi_ost_idx = -1;
 static int hf_oa_parent_seq = -1;
 static int hf_oa_size = -1;
 static int hf_oa_mtime = -1;
@@ -37,6 +40,7 @@ static int hf_oa_misc = -1;
 static int hf_oa_ioepoch = -1;
 static int hf_oa_stripe_idx = -1;
 static int hf_oa_parent_ver = -1;
+static int hf_oa_parent_fid = -1;
 static int hf_oa_handle = -1;
 static int hf_oa_stripe_size = -1;
 static int hf_oa_stripe_count = -1;
@@ -70,17 +74,65 @@ static expert_field ei_rc = EI_INIT;
 static lnetcap_flagset_t fs_brw = LNETCAP_FLAGSET(
 	"lnetcap.ost.niobuf.flags", "Flags", 32, lnetcap_brw_flag_defs, lnetcap_brw_flag_count);
 
-/* struct ost_id printed as Lustre's DOSTID: seq:id. */
-static void add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
-		       guint enc)
+enum { OI_LEGACY, OI_DEFAULT, OI_IDIF, OI_FID };
+static const value_string oi_form_vals[] = {
+	{ OI_LEGACY, "legacy group 0 {id, seq 0}" },
+	{ OI_DEFAULT, "LOV default" },
+	{ OI_IDIF, "IDIF FID" },
+	{ OI_FID, "FID" },
+	{ 0, NULL }
+};
+
+/* struct ost_id, read the way ostid_seq()/ostid_id() read it (see
+ * LNETCAP_FID_SEQ_* in bodies.h) and shown as Lustre prints it (DOSTID
+ * "seq:id"); the FID forms also show the FID and, for IDIF, the OST. */
+void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
+			guint enc)
 {
-	guint64 id = tvb_get_guint64(tvb, off, enc);
-	guint64 seq = tvb_get_guint64(tvb, off + 8, enc);
-	proto_item *it = proto_tree_add_string(tree, hf, tvb, off, 16,
+	guint64 raw_seq = tvb_get_guint64(tvb, off + 8, enc);
+	guint64 fseq = tvb_get_guint64(tvb, off, enc);
+	guint32 foid = tvb_get_guint32(tvb, off + 8, enc);
+	guint32 fver = tvb_get_guint32(tvb, off + 12, enc);
+	guint64 seq, id;
+	guint form;
+	proto_item *it;
+	proto_tree *t;
+
+	if (raw_seq == LNETCAP_FID_SEQ_OST_MDT0) {
+		form = OI_LEGACY;
+		seq = LNETCAP_FID_SEQ_OST_MDT0;
+		id = fseq & LNETCAP_IDIF_MAX_OID;
+	} else if (raw_seq == LNETCAP_FID_SEQ_LOV_DEFAULT) {
+		form = OI_DEFAULT;
+		seq = LNETCAP_FID_SEQ_LOV_DEFAULT;
+		id = fseq;
+	} else if (fseq >= LNETCAP_FID_SEQ_IDIF && fseq <= LNETCAP_FID_SEQ_IDIF_MAX) {
+		form = OI_IDIF;
+		seq = LNETCAP_FID_SEQ_OST_MDT0;
+		id = ((guint64)fver << 48) | ((fseq & 0xffff) << 32) | foid;
+	} else {
+		form = OI_FID;
+		seq = fseq;
+		id = foid;
+	}
+	it = proto_tree_add_string(tree, hf, tvb, off, 16,
 		wmem_strdup_printf(pinfo->pool, "0x%" G_GINT64_MODIFIER "x:%" G_GUINT64_FORMAT, seq, id));
-	proto_tree *t = proto_item_add_subtree(it, ett_oi);
-	proto_tree_add_item(t, hf_oa_oi_id, tvb, off, 8, enc);
-	proto_tree_add_item(t, hf_oa_oi_seq, tvb, off + 8, 8, enc);
+	t = proto_item_add_subtree(it, ett_oi);
+	it = proto_tree_add_uint(t, hf_oi_form, tvb, off, 16, form);
+	proto_item_set_generated(it);
+	if (form == OI_IDIF || form == OI_FID)
+		lnetcap_add_fid(t, tvb, pinfo, off, enc, hf_oi_fid, NULL);
+	it = proto_tree_add_uint64(t, hf_oa_oi_seq, tvb, form == OI_FID ? off : off + 8, 8, seq);
+	if (form == OI_IDIF)
+		proto_item_set_generated(it);
+	it = proto_tree_add_uint64(t, hf_oa_oi_id, tvb, form == OI_FID ? off + 8 : off,
+				   form == OI_FID ? 4 : 8, id);
+	if (form == OI_IDIF)
+		proto_item_set_generated(it);
+	if (form == OI_IDIF) {
+		it = proto_tree_add_uint(t, hf_oi_ost_idx, tvb, off, 8, (guint32)(fseq >> 16) & 0xffff);
+		proto_item_set_generated(it);
+	}
 }
 
 static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -93,12 +145,12 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 					     ett_oa, "ost_body (obdo)", &t, &off))
 		return;
 	proto_tree_add_item(t, hf_oa_valid, tvb, OA(o_valid), enc);
-	add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
+	lnetcap_add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
 	proto_tree_add_item(t, hf_oa_parent_seq, tvb, OA(o_parent_seq), enc);
 	proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc);
-	proto_tree_add_item(t, hf_oa_mtime, tvb, OA(o_mtime), enc);
-	proto_tree_add_item(t, hf_oa_atime, tvb, OA(o_atime), enc);
-	proto_tree_add_item(t, hf_oa_ctime, tvb, OA(o_ctime), enc);
+	lnetcap_add_secs(t, hf_oa_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_mtime), enc);
+	lnetcap_add_secs(t, hf_oa_atime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_atime), enc);
+	lnetcap_add_secs(t, hf_oa_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_ctime), enc);
 	proto_tree_add_item(t, hf_oa_blocks, tvb, OA(o_blocks), enc);
 	proto_tree_add_item(t, hf_oa_grant, tvb, OA(o_grant), enc);
 	proto_tree_add_item(t, hf_oa_blksize, tvb, OA(o_blksize), enc);
@@ -112,6 +164,20 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	proto_tree_add_item(t, hf_oa_ioepoch, tvb, OA(o_ioepoch), enc);
 	proto_tree_add_item(t, hf_oa_stripe_idx, tvb, OA(o_stripe_idx), enc);
 	proto_tree_add_item(t, hf_oa_parent_ver, tvb, OA(o_parent_ver), enc);
+	{
+		/* The MDT file this object belongs to (o_parent_*: the FID the
+		 * MDT gave the file, not a separate lu_fid in the struct). */
+		guint64 pseq = tvb_get_guint64(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), enc);
+		if (pseq) {
+			const char *fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
+				pseq, tvb_get_guint32(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_oid), enc),
+				tvb_get_guint32(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_ver), enc));
+			proto_item *it = proto_tree_add_string(t, hf_oa_parent_fid, tvb,
+				(gint)off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), 8, fid);
+			proto_item_set_generated(it);
+			lnetcap_add_any_fid(t, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), fid);
+		}
+	}
 	proto_tree_add_item(t, hf_oa_handle, tvb, OA(o_handle), enc);
 	off += LNETCAP_OFF(struct lnetcap_obdo, o_layout);
 	proto_tree_add_item(t, hf_oa_stripe_size, tvb, (gint)off, 4, enc);
@@ -159,7 +225,7 @@ static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 		guint32 max_brw;
 		it = proto_tree_add_item(tree, hf_ioobj, tvb, (gint)off, sizeof(struct lnetcap_obd_ioobj), ENC_NA);
 		t = proto_item_add_subtree(it, ett_ioobj);
-		add_ost_id(t, tvb, pinfo, hf_ioobj_oi, off, enc);
+		lnetcap_add_ost_id(t, tvb, pinfo, hf_ioobj_oi, off, enc);
 		proto_tree_add_item_ret_uint(t, hf_ioobj_max_brw, tvb, (gint)off + 16, 4, enc, &max_brw);
 		/* IOOBJ_MAX_BRW_BITS = 16: the number of bulk MDs. */
 		it = proto_tree_add_uint(t, hf_ioobj_md_count, tvb, (gint)off + 16, 4, (max_brw >> 16) + 1);
@@ -239,14 +305,23 @@ void lnetcap_register_ost(int proto)
 {
 	static hf_register_info hf[] = {
 		{ &hf_oa_valid, { "Valid", "lnetcap.ost.oa.valid", FT_UINT64, BASE_HEX, NULL, 0, "OBD_MD_* bits", HFILL } },
-		{ &hf_oa_oi, { "Object", "lnetcap.ost.oa.oi", FT_STRING, BASE_NONE, NULL, 0, "ost_id as seq:id", HFILL } },
-		{ &hf_oa_oi_id, { "Id", "lnetcap.ost.oi.id", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_oi_seq, { "Sequence", "lnetcap.ost.oi.seq", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_oi, { "Object", "lnetcap.ost.oa.oi", FT_STRING, BASE_NONE, NULL, 0,
+		  "ost_id as Lustre prints it (DOSTID seq:id)", HFILL } },
+		{ &hf_oa_oi_id, { "Object id", "lnetcap.ost.oi.id", FT_UINT64, BASE_DEC, NULL, 0,
+		  "ostid_id(): the object number within its sequence", HFILL } },
+		{ &hf_oa_oi_seq, { "Object sequence", "lnetcap.ost.oi.seq", FT_UINT64, BASE_HEX, NULL, 0,
+		  "ostid_seq(): 0 for legacy and IDIF objects, else the FID sequence", HFILL } },
+		{ &hf_oi_form, { "Form", "lnetcap.ost.oi.form", FT_UINT32, BASE_DEC, VALS(oi_form_vals), 0,
+		  "Which member of the ost_id union the bytes hold", HFILL } },
+		{ &hf_oi_fid, { "FID", "lnetcap.ost.oi.fid", FT_STRING, BASE_NONE, NULL, 0,
+		  "The ost_id as an lu_fid (IDIF and FID forms)", HFILL } },
+		{ &hf_oi_ost_idx, { "OST index", "lnetcap.ost.oi.ost_idx", FT_UINT32, BASE_DEC, NULL, 0,
+		  "OST index carried in an IDIF sequence", HFILL } },
 		{ &hf_oa_parent_seq, { "Parent sequence", "lnetcap.ost.oa.parent_seq", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_size, { "Size", "lnetcap.ost.oa.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_mtime, { "Mtime", "lnetcap.ost.oa.mtime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_atime, { "Atime", "lnetcap.ost.oa.atime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_ctime, { "Ctime", "lnetcap.ost.oa.ctime", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_mtime, { "Mtime", "lnetcap.ost.oa.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_atime, { "Atime", "lnetcap.ost.oa.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_ctime, { "Ctime", "lnetcap.ost.oa.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_blocks, { "Blocks", "lnetcap.ost.oa.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_grant, { "Grant", "lnetcap.ost.oa.grant", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_blksize, { "Block size", "lnetcap.ost.oa.blksize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -260,6 +335,8 @@ void lnetcap_register_ost(int proto)
 		{ &hf_oa_ioepoch, { "IO epoch", "lnetcap.ost.oa.ioepoch", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_stripe_idx, { "Stripe index", "lnetcap.ost.oa.stripe_idx", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_parent_ver, { "Parent version", "lnetcap.ost.oa.parent_ver", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_oa_parent_fid, { "Parent FID", "lnetcap.ost.oa.parent_fid", FT_STRING, BASE_NONE, NULL, 0,
+		  "The MDT file this object belongs to (o_parent_seq:o_parent_oid:o_parent_ver)", HFILL } },
 		{ &hf_oa_handle, { "Handle", "lnetcap.ost.oa.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_stripe_size, { "Stripe size", "lnetcap.ost.oa.layout.stripe_size", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_stripe_count, { "Stripe count", "lnetcap.ost.oa.layout.stripe_count", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },

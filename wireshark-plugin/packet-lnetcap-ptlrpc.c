@@ -17,7 +17,9 @@
 #include <epan/expert.h>
 #include <wsutil/utf8_entities.h>
 #include <epan/proto_data.h>
+#include <epan/unit_strings.h>
 
+#include "lnetcap-tables.h"
 #include "packet-lnetcap.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/lnet.h"
@@ -45,11 +47,12 @@ static int hf_pb_version = -1;
 static int hf_pb_target = -1;
 static int hf_pb_opc = -1;
 static int hf_pb_status = -1;
+static int hf_pb_io_bytes = -1;
 static int hf_pb_sender_pid = -1;
 static int hf_pb_last_xid = -1;
 static int hf_pb_tag = -1;
 static int hf_pb_padding0 = -1;
-static int hf_pb_projid = -1;
+static int hf_pb_padding1 = -1;
 static int hf_pb_last_committed = -1;
 static int hf_pb_transno = -1;
 static int hf_pb_op_flags = -1;
@@ -73,6 +76,7 @@ static int hf_time = -1;
 static int hf_resends = -1;
 static int hf_bulk_of = -1;
 static int hf_fid_seq = -1;
+static int hf_any_fid = -1;
 static int hf_fid_oid = -1;
 static int hf_fid_ver = -1;
 static int hf_buf_data = -1;
@@ -129,11 +133,11 @@ static wmem_map_t *wmd_map;
 #define PUT_KIND_BULK 1
 #define PUT_KIND_REPLY 2
 
-static void remember_put(const lnetcap_pkt_t *pkt, guint kind)
+static gboolean remember_put(const lnetcap_pkt_t *pkt, guint kind)
 {
-	trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
-	make_key(k, &pkt->dst, &pkt->src, pkt->match_bits);
-	wmem_map_insert(put_kind_map, k, GUINT_TO_POINTER(kind));
+	trans_key_t k;
+	make_key(&k, &pkt->dst, &pkt->src, pkt->match_bits);
+	return lnetcap_table_insert(put_kind_map, &k, sizeof(k), GUINT_TO_POINTER(kind));
 }
 
 static guint trans_hash(gconstpointer k)
@@ -163,27 +167,39 @@ typedef struct {
 	lnetcap_trans_t *trans;
 	guint64 xid;
 	gboolean resend;       /* this request frame repeats an earlier XID */
+	const char *full;      /* the table that had no room for this frame */
 } frame_rpc_t;
+
+/* Adds key -> t unless the key is known; NULL, or the name of the table
+ * that is full. */
+static const char *index_new(wmem_map_t *map, const trans_key_t *key, lnetcap_trans_t *t,
+			     const char *what)
+{
+	if (wmem_map_lookup(map, key) || lnetcap_table_insert(map, key, sizeof(*key), t))
+		return NULL;
+	return what;
+}
 
 /* A request's bulk transfers use match bits from its XID up to pb_mbits
  * (at most 128 per RPC: XIDs step by PTLRPC_BULK_OPS_COUNT), or just
- * pb_mbits when the XID itself was bumped to it. */
-static void index_bulk(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t)
+ * pb_mbits when the XID itself was bumped to it.  The walk counts entries,
+ * not match bits: a range ending at 2^64-1 must not wrap to 0. */
+#define BULK_RANGE_MAX 128
+static const char *index_bulk(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t)
 {
 	guint64 lo = pkt->match_bits, hi = pkt->rpc.pb_mbits;
+	const char *full = NULL;
 	if (!hi)
-		return;
-	if (hi < lo || hi - lo >= 128)
+		return NULL;
+	if (hi < lo || hi - lo >= BULK_RANGE_MAX)
 		lo = hi;
-	for (guint64 mb = lo; mb <= hi; mb++) {
+	for (guint n = 0; n <= (guint)(hi - lo); n++) {
 		trans_key_t key;
-		make_key(&key, &pkt->src, &pkt->dst, mb);
-		if (!wmem_map_lookup(bulk_map, &key)) {
-			trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
-			*k = key;
-			wmem_map_insert(bulk_map, k, t);
-		}
+		make_key(&key, &pkt->src, &pkt->dst, lo + n);
+		if (!full)
+			full = index_new(bulk_map, &key, t, "bulk");
 	}
+	return full;
 }
 
 /* First pass: find or create the transaction of this message. */
@@ -206,31 +222,29 @@ static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 			t->resends++;
 			fr->resend = TRUE;
 		} else {
-			trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
+			const char *full;
 			t = wmem_new0(wmem_file_scope(), lnetcap_trans_t);
 			t->req_frame = pinfo->num;
 			t->req_time = pinfo->abs_ts;
 			t->opc = rpc->opc;
 			t->req_flags = rpc->lm_flags;
 			t->xid = pkt->match_bits;
-			*k = key;
-			wmem_map_insert(trans_map, k, t);
-			index_bulk(pkt, t);
-			if (rpc->pb_mbits && rpc->pb_mbits != pkt->match_bits) {
+			full = index_new(trans_map, &key, t, "request/reply");
+			if (!full)
+				full = index_bulk(pkt, t);
+			if (!full && rpc->pb_mbits && rpc->pb_mbits != pkt->match_bits) {
 				make_key(&key, &pkt->src, &pkt->dst, rpc->pb_mbits);
-				if (!wmem_map_lookup(trans_map, &key)) {
-					k = wmem_new(wmem_file_scope(), trans_key_t);
-					*k = key;
-					wmem_map_insert(trans_map, k, t);
-				}
+				full = index_new(trans_map, &key, t, "request/reply");
 			}
+			fr->full = full;
 		}
 		fr->trans = t;
 	} else {
 		lnetcap_trans_t *t;
 		make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
 		t = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
-		remember_put(pkt, PUT_KIND_REPLY);
+		if (!remember_put(pkt, PUT_KIND_REPLY))
+			fr->full = "ACK kind";
 		if (t) {
 			fr->trans = t;
 			/* The XID is the request's match bits, which differ from
@@ -280,6 +294,20 @@ gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	return TRUE;
 }
 
+proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc)
+{
+	nstime_t t;
+	t.secs = (time_t)(gint64)tvb_get_guint64(tvb, off, enc);
+	t.nsecs = 0;
+	return proto_tree_add_time(tree, hf, tvb, (gint)off, 8, &t);
+}
+
+void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid)
+{
+	proto_item *it = proto_tree_add_string(tree, hf_any_fid, tvb, (gint)off, 16, fid);
+	proto_item_set_hidden(it);
+}
+
 const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, guint off,
 			    guint enc, int hf_fid, const char *label)
 {
@@ -290,6 +318,7 @@ const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 					   seq, oid, ver);
 	proto_item *it = proto_tree_add_string(tree, hf_fid, tvb, off, 16, s);
 	proto_tree *ft;
+	lnetcap_add_any_fid(tree, tvb, off, s);
 	if (label)
 		proto_item_prepend_text(it, "%s ", label);
 	ft = proto_item_add_subtree(it, ett_fid);
@@ -361,6 +390,14 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (rpc->pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
 		proto_tree_add_item(bt, hf_pb_sender_pid, tvb, B(pb_status), enc);
 		rpc->status = 0;
+	} else if ((rpc->opc == LNETCAP_OPC_OST_READ || rpc->opc == LNETCAP_OPC_OST_WRITE) &&
+		   rpc->pb_type == LNETCAP_PTL_RPC_MSG_REPLY && rpc->status > 0) {
+		/* A bulk I/O reply returns the bytes it moved on success
+		 * (ost_brw_read/write set rq_status to the transfer size):
+		 * not an error, and no status of its own. */
+		rpc->io_bytes = status_u;
+		rpc->status = 0;
+		proto_tree_add_item(bt, hf_pb_io_bytes, tvb, B(pb_status), enc);
 	} else {
 		it = proto_tree_add_item(bt, hf_pb_status, tvb, B(pb_status), enc);
 		if (rpc->status < 0 || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR)
@@ -379,7 +416,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	proto_tree_add_item(bt, hf_pb_last_xid, tvb, B(pb_last_xid), enc);
 	proto_tree_add_item(bt, hf_pb_tag, tvb, B(pb_tag), enc);
 	proto_tree_add_item(bt, hf_pb_padding0, tvb, B(pb_padding0), enc);
-	proto_tree_add_item(bt, hf_pb_projid, tvb, B(pb_projid), enc);
+	proto_tree_add_item(bt, hf_pb_padding1, tvb, B(pb_projid), enc);
 	proto_tree_add_item(bt, hf_pb_last_committed, tvb, B(pb_last_committed), enc);
 	proto_tree_add_item(bt, hf_pb_transno, tvb, B(pb_transno), enc);
 	rpc->pb_flags = tvb_get_guint32(tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_flags), enc);
@@ -503,6 +540,8 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
 	fr = match(pinfo, pkt);
 	pkt->trans = fr ? fr->trans : NULL;
+	if (fr && fr->full)
+		lnetcap_table_full_note(tvb, pinfo, mt, fr->full);
 	xid = pkt->match_bits;
 	/* The request's match bits are the XID, even when the reply came
 	 * back on the request's pb_mbits. */
@@ -552,6 +591,8 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (rpc->pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && rpc->status != 0)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " status %s",
 				val_to_str((guint32)rpc->status, lnetcap_status_vals, "%d"));
+	if (rpc->io_bytes)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " %u bytes", rpc->io_bytes);
 	if (rpc->jobid)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " jobid=%s", rpc->jobid);
 	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR || rpc->partial)
@@ -578,6 +619,7 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 typedef struct {
 	lnetcap_trans_t *trans;
 	gboolean reply_ack;    /* an ACK of the RPC's reply, not of its bulk */
+	const char *full;      /* the table that had no room for this frame */
 } frame_bulk_t;
 
 /* Bulk PUT/GET (server to client, on the client's bulk portal) and ACKs
@@ -608,19 +650,27 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 		} else {
 			make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
 			fb->trans = (lnetcap_trans_t *)wmem_map_lookup(bulk_map, &key);
-			if (pkt->msg_type == LNETCAP_MSG_PUT)
-				remember_put(pkt, PUT_KIND_BULK);
+			if (pkt->msg_type == LNETCAP_MSG_PUT && !remember_put(pkt, PUT_KIND_BULK))
+				fb->full = "ACK kind";
 			if (pkt->msg_type == LNETCAP_MSG_GET && fb->trans) {
-				trans_key_t *k = wmem_new(wmem_file_scope(), trans_key_t);
-				make_key(k, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
-				wmem_map_insert(wmd_map, k, fb->trans);
+				make_key(&key, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
+				if (!lnetcap_table_insert(wmd_map, &key, sizeof(key), fb->trans))
+					fb->full = "bulk GET";
 			}
 		}
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 2, fb);
 	}
+	if (fb && fb->full)
+		lnetcap_table_full_note(tvb, pinfo, tree, fb->full);
 	if (!fb || !fb->trans)
 		return;
 	it = proto_tree_add_uint(tree, hf_bulk_of, tvb, 0, 0, fb->trans->req_frame);
+	proto_item_set_generated(it);
+	/* The RPC's opcode and XID, so that a filter on either keeps its
+	 * bulk transfers and ACKs with it. */
+	it = proto_tree_add_uint(tree, hf_pb_opc, tvb, 0, 0, fb->trans->opc);
+	proto_item_set_generated(it);
+	it = proto_tree_add_uint64(tree, hf_xid, tvb, 0, 0, fb->trans->xid);
 	proto_item_set_generated(it);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " [%s of %s xid 0x%" G_GINT64_MODIFIER "x]",
 			fb->reply_ack ? "reply ACK" : "bulk",
@@ -666,6 +716,9 @@ void lnetcap_register_ptlrpc(int proto)
 		  VALS(lnetcap_target_version_vals), 0, NULL, HFILL } },
 		{ &hf_pb_opc, { "Opcode", "lnetcap.ptlrpc.opc", FT_UINT32, BASE_DEC | BASE_EXT_STRING,
 		  &lnetcap_opcode_vals_ext, 0, NULL, HFILL } },
+		{ &hf_pb_io_bytes, { "Status: bytes transferred", "lnetcap.ptlrpc.io_bytes", FT_UINT32,
+		  BASE_DEC|BASE_UNIT_STRING, &units_byte_bytes, 0,
+		  "pb_status of a successful OST_READ/OST_WRITE reply: the bulk transfer size", HFILL } },
 		{ &hf_pb_status, { "Status", "lnetcap.ptlrpc.status", FT_INT32, BASE_DEC,
 		  VALS(lnetcap_status_vals), 0, "Negative errno, or a positive LDLM result", HFILL } },
 		{ &hf_pb_sender_pid, { "Sender PID", "lnetcap.ptlrpc.sender_pid", FT_UINT32, BASE_DEC,
@@ -676,8 +729,9 @@ void lnetcap_register_ptlrpc(int proto)
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_pb_padding0, { "Padding", "lnetcap.ptlrpc.padding0", FT_UINT16, BASE_HEX,
 		  NULL, 0, NULL, HFILL } },
-		{ &hf_pb_projid, { "Project ID", "lnetcap.ptlrpc.projid", FT_UINT32, BASE_DEC,
-		  NULL, 0, NULL, HFILL } },
+		{ &hf_pb_padding1, { "Padding 1", "lnetcap.ptlrpc.padding1", FT_UINT32, BASE_HEX,
+		  NULL, 0, "pb_padding1 in Lustre 2.16 (the layout this plugin follows); "
+		  "Lustre 2.17 puts pb_projid here", HFILL } },
 		{ &hf_pb_last_committed, { "Last committed", "lnetcap.ptlrpc.last_committed",
 		  FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_pb_transno, { "Transno", "lnetcap.ptlrpc.transno", FT_UINT64, BASE_HEX,
@@ -721,6 +775,9 @@ void lnetcap_register_ptlrpc(int proto)
 		{ &hf_bulk_of, { "Transfer of the RPC in", "lnetcap.ptlrpc.bulk_of", FT_FRAMENUM,
 		  BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0,
 		  "Request frame of the RPC this bulk transfer or ACK belongs to", HFILL } },
+		{ &hf_any_fid, { "Any FID", "lnetcap.fid", FT_STRING, BASE_NONE, NULL, 0,
+		  "Every FID of the message, whatever field holds it (like ip.addr): "
+		  "lnetcap.fid == \"[0x200000401:0x2:0x0]\" follows one file", HFILL } },
 		{ &hf_fid_seq, { "Sequence", "lnetcap.fid.seq", FT_UINT64, BASE_HEX,
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_fid_oid, { "Object id", "lnetcap.fid.oid", FT_UINT32, BASE_HEX,

@@ -17,6 +17,7 @@
 #include <epan/packet.h>
 
 #include "lnetcap/record.h"
+#include "lnetcap-tables.h"
 #include "packet-lnetcap.h"
 
 static int hf_xnode_recv_in = -1;
@@ -75,13 +76,12 @@ void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	key.match_bits = pkt->match_bits;
 
 	m = (xnode_msg_t *)wmem_map_lookup(xnode_map, &key);
-	if (!PINFO_FD_VISITED(pinfo)) {
-		if (!m) {
-			xnode_key_t *k = wmem_new(wmem_file_scope(), xnode_key_t);
-			*k = key;
-			m = wmem_new0(wmem_file_scope(), xnode_msg_t);
-			wmem_map_insert(xnode_map, k, m);
-		}
+	if (!m && !PINFO_FD_VISITED(pinfo)) {
+		m = wmem_new0(wmem_file_scope(), xnode_msg_t);
+		if (!lnetcap_table_insert(xnode_map, &key, sizeof(key), m))
+			m = NULL;
+	}
+	if (m && !PINFO_FD_VISITED(pinfo)) {
 		/* A resent message has the same key: link the first pair. */
 		if (pkt->direction == LNETCAP_DIR_SEND && !m->send_frame) {
 			m->send_frame = pinfo->num;
@@ -91,6 +91,8 @@ void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			m->recv_time = pinfo->abs_ts;
 		}
 	}
+	if (!m && lnetcap_table_is_full(xnode_map))
+		lnetcap_table_full_note(tvb, pinfo, tree, "cross-node");
 	if (!m || !m->send_frame || !m->recv_frame)
 		return;
 	if (pinfo->num != m->send_frame && pinfo->num != m->recv_frame)

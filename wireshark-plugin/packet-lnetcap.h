@@ -28,7 +28,8 @@ typedef struct lnetcap_rpc {
 	guint32 lm_cksum;
 	guint32 pb_type;        /* LNETCAP_PTL_RPC_MSG_* */
 	guint32 opc;
-	gint32 status;          /* replies only */
+	gint32 status;          /* replies only; 0 for a bulk I/O byte count */
+	guint32 io_bytes;       /* OST_READ/OST_WRITE reply: pb_status > 0 */
 	guint32 pb_flags;
 	guint64 pb_mbits;
 	gboolean have_body;
@@ -129,6 +130,15 @@ void lnetcap_register_ost(int proto);
 void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 lnetcap_pkt_t *pkt);
 void lnetcap_register_obd(int proto);
+/* struct ost_id as Lustre prints it (packet-lnetcap-ost.c); hf is an
+ * FT_STRING field. */
+void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
+			guint enc);
+/* A LOV layout (v1/v3/composite) of len bytes at off (packet-lnetcap-lov.c);
+ * what names the buffer ("LVB", "MDT_MD"). */
+void lnetcap_register_lov(int proto);
+void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off, guint len,
+			guint enc, const char *what);
 void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 lnetcap_pkt_t *pkt);
@@ -143,7 +153,12 @@ gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint3
 gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
 			      const char *name, proto_tree **out, guint32 *off);
-/* Adds an lu_fid subtree; returns its "[0x..:0x..:0x..]" text. */
+/* Adds an FT_ABSOLUTE_TIME field from Lustre's 64-bit seconds since the
+ * epoch (mtime, atime, ctime, btime...): shown as a UTC date. */
+proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc);
+/* Adds the hidden lnetcap.fid (any FID of the message) for FID text fid. */
+void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid);
+/* Adds an lu_fid subtree (and lnetcap.fid); returns its "[0x..:0x..:0x..]" text. */
 const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 			    guint off, guint enc, int hf_fid, const char *label);
 

@@ -28,6 +28,17 @@ struct lnetcap_ost_id {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_ost_id, 16);
 
+/* How an ost_id is read (lustre_ostid.h ostid_seq()/ostid_id(), 2.16):
+ * oi_seq 0 is a legacy group-0 object {oi_id, 0} (id masked to 48 bits),
+ * oi_seq ~0 the LOV default; anything else is an lu_fid, whose IDIF
+ * sequences (0x1XXXXYYYY: OST index XXXX, object id bits 32-47 YYYY) map
+ * back to group 0.  Lustre prints the result as DOSTID "%#llx:%llu". */
+#define LNETCAP_FID_SEQ_OST_MDT0 0ULL
+#define LNETCAP_FID_SEQ_LOV_DEFAULT 0xffffffffffffffffULL
+#define LNETCAP_FID_SEQ_IDIF 0x100000000ULL
+#define LNETCAP_FID_SEQ_IDIF_MAX 0x1ffffffffULL
+#define LNETCAP_IDIF_MAX_OID ((1ULL << 48) - 1)
+
 /* --- OST ------------------------------------------------------------------- */
 struct lnetcap_ost_layout {
 	__u32 ol_stripe_size;
@@ -120,6 +131,80 @@ struct lnetcap_ost_lvb {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_ost_lvb, 56);
 
+/* lquota_lvb: the LVB of quota locks (LDLM_PLAIN locks of the quota master,
+ * lustre_idl.h). */
+struct lnetcap_lquota_lvb {
+	__u64 lvb_flags;
+	__u64 lvb_id_may_rel; /* lvb_glb_ver on the global index lock */
+	__u64 lvb_id_rel;
+	__u64 lvb_id_qunit;
+	__u64 lvb_pad1;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lquota_lvb, 40);
+
+/* --- LOV layouts (lustre_user.h/lustre_idl.h, 2.16): the LVB of layout
+ * locks and the MDT_MD buffer of getattr/open replies. ---------------------- */
+#define LNETCAP_LOV_MAGIC_V1 0x0BD10BD0U
+#define LNETCAP_LOV_MAGIC_V3 0x0BD30BD0U
+#define LNETCAP_LOV_MAGIC_COMP_V1 0x0BD60BD0U
+#define LNETCAP_LOV_MAGIC_FOREIGN 0x0BD70BD0U
+#define LNETCAP_LOV_MAXPOOLNAME 15
+
+struct lnetcap_lov_mds_md_v1 {
+	__u32 lmm_magic;
+	__u32 lmm_pattern;
+	__u64 lmm_oi_id;  /* the file's FID as fid_to_lmm_oi() packs it: f_oid */
+	__u64 lmm_oi_seq; /* ... and f_seq */
+	__u32 lmm_stripe_size;
+	__u16 lmm_stripe_count;
+	__u16 lmm_layout_gen;
+	/* lov_ost_data_v1 lmm_objects[] (v1); v3 has lmm_pool_name[16] first */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lov_mds_md_v1, 32);
+#define LNETCAP_LOV_MDS_MD_V3_LEN 48
+
+struct lnetcap_lov_ost_data_v1 {
+	struct lnetcap_ost_id l_ost_oi;
+	__u32 l_ost_gen;
+	__u32 l_ost_idx;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lov_ost_data_v1, 24);
+
+struct lnetcap_lov_comp_md_v1 {
+	__u32 lcm_magic;
+	__u32 lcm_size;
+	__u32 lcm_layout_gen;
+	__u16 lcm_flags;
+	__u16 lcm_entry_count;
+	__u16 lcm_mirror_count; /* mirrors - 1 */
+	__u8 lcm_ec_count;
+	__u8 lcm_padding3;
+	__u16 lcm_padding1[2];
+	__u64 lcm_padding2;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lov_comp_md_v1, 32);
+
+struct lnetcap_lov_comp_md_entry_v1 {
+	__u32 lcme_id;    /* bits 16-30: mirror id */
+	__u32 lcme_flags; /* LCME_FL_* */
+	__u64 lcme_extent_start;
+	__u64 lcme_extent_end;
+	__u32 lcme_offset; /* of the component's lov_mds_md, from lcm_magic */
+	__u32 lcme_size;
+	__u32 lcme_layout_gen;
+	__u64 lcme_timestamp;
+	__u8 lcme_dstripe_count;
+	__u8 lcme_cstripe_count;
+	__u8 lcme_compr_type;
+	__u8 lcme_compr_lvl_bits; /* level:4, chunk_log_bits:4 */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lov_comp_md_entry_v1, 48);
+
+#define LNETCAP_LCME_FLAG_LIST(X)                                              \
+	X(STALE, 0x1) X(PREF_RD, 0x2) X(PREF_WR, 0x4) X(OFFLINE, 0x8)           \
+	X(INIT, 0x10) X(NOSYNC, 0x20) X(EXTENSION, 0x40) X(PARITY, 0x80)       \
+	X(COMPRESS, 0x100) X(PARTIAL, 0x200) X(NOCOMPR, 0x400)
+
 /* --- LDLM ------------------------------------------------------------------ */
 #define LNETCAP_LDLM_MODE_LIST(X)                                              \
 	X(MINMODE, 0) X(EX, 1) X(PW, 2) X(PR, 4) X(CW, 8) X(CR, 16)            \
@@ -137,6 +222,21 @@ enum lnetcap_ldlm_type {
 #define LNETCAP_MDS_INODELOCK_LIST(X)                                          \
 	X(LOOKUP, 0x1) X(UPDATE, 0x2) X(OPEN, 0x4) X(LAYOUT, 0x8)             \
 	X(PERM, 0x10) X(XATTR, 0x20) X(DOM, 0x40)
+
+enum lnetcap_mds_inodelock {
+#define LNETCAP_X_(name, value) LNETCAP_MDS_INODELOCK_##name = value,
+	LNETCAP_MDS_INODELOCK_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
+/* Intent dispositions: lock_policy_res1 of an intent enqueue reply
+ * (lustre_idl.h DISP_*, 2.16). */
+#define LNETCAP_DISP_LIST(X)                                                   \
+	X(IT_EXECD, 0x1) X(LOOKUP_EXECD, 0x2) X(LOOKUP_NEG, 0x4)               \
+	X(LOOKUP_POS, 0x8) X(OPEN_CREATE, 0x10) X(OPEN_OPEN, 0x20)             \
+	X(ENQ_COMPLETE, 0x400000) X(ENQ_OPEN_REF, 0x800000)                    \
+	X(ENQ_CREATE_REF, 0x1000000) X(OPEN_LOCK, 0x2000000)                   \
+	X(OPEN_LEASE, 0x4000000) X(OPEN_STRIPE, 0x8000000) X(OPEN_DENY, 0x10000000)
 
 /* Wire bits of ldlm_request/ldlm_reply lock_flags (low 32 bits of LDLM_FL_*). */
 #define LNETCAP_LDLM_FLAG_LIST(X)                                              \
@@ -261,7 +361,7 @@ struct lnetcap_mdt_body {
 	__u64 mbo_dom_size;
 	__u64 mbo_dom_blocks;
 	__u64 mbo_btime;
-	__u64 mbo_xattr_absent;
+	__u64 mbo_xattr_absent; /* 2.17; mbo_padding_9 in 2.16 */
 	__u64 mbo_padding_10;
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_body, 216);

@@ -70,7 +70,7 @@ struct lnetcap_ptlrpc_body {
 	__u64 pb_last_xid;
 	__u16 pb_tag;
 	__u16 pb_padding0;
-	__u32 pb_projid;
+	__u32 pb_projid; /* 2.17; pb_padding1 in 2.16 */
 	__u64 pb_last_committed;
 	__u64 pb_transno;
 	__u32 pb_flags;

@@ -8,9 +8,10 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb]
 //   "random" writes N records of random bytes behind a valid record
-//   header prefix (for the fuzz test).
+//   header prefix (for the fuzz test); "hostile" the records of
+//   hostile_records(), "lvb" those of lvb_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //   (NID printing cross-check against the agent's Nid::to_string()).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
@@ -47,8 +48,9 @@ void fid(W& w, std::size_t off, std::uint64_t seq, std::uint32_t oid, std::uint3
 Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
   W w(sizeof(struct lnetcap_obdo), be);
   w.u64(OFF(lnetcap_obdo, o_valid), 0x1 | 0x10 | 0x2000000);  // FLID|FLSIZE|FLFID
-  w.u64(OFF(lnetcap_obdo, o_oi), oid);                        // oi_id
-  w.u64(OFF(lnetcap_obdo, o_oi) + 8, 0x100000000ULL);          // oi_seq (IDIF)
+  // o_oi as an IDIF FID (lustre_ostid.h): OST index 1, object id bits
+  // 32-47 = 0x0002 in the sequence, so ostid_id() = 0x2_0000_0000 + oid.
+  fid(w, OFF(lnetcap_obdo, o_oi), 0x100010002ULL, std::uint32_t(oid));
   w.u64(OFF(lnetcap_obdo, o_size), size);
   w.u32(OFF(lnetcap_obdo, o_mode), 0100644);
   w.u32(OFF(lnetcap_obdo, o_uid), 1000);
@@ -62,8 +64,9 @@ Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
 
 Bytes ioobj(bool be, std::uint64_t oid, std::uint32_t bufcnt) {
   W w(sizeof(struct lnetcap_obd_ioobj), be);
+  // ioo_oid in the legacy group-0 form {oi_id, oi_seq 0}.
   w.u64(OFF(lnetcap_obd_ioobj, ioo_oid), oid);
-  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, 0x100000000ULL);
+  w.u64(OFF(lnetcap_obd_ioobj, ioo_oid) + 8, 0);
   w.u32(OFF(lnetcap_obd_ioobj, ioo_max_brw), 0);
   w.u32(OFF(lnetcap_obd_ioobj, ioo_bufcnt), bufcnt);
   return w.b;
@@ -674,6 +677,135 @@ void vectors(Out& o) {
   }
 }
 
+// Records crafted against the plugin's matching tables (test-hostile.sh):
+//  1-3  OST_WRITE whose bulk range ends at pb_mbits = 2^64-1 (the last 16
+//       match bits), its bulk GET on the last one and its reply;
+//  4    a request with xid 5 and pb_mbits 2^64-1 (a one-entry range);
+//  5-64 30 OBD_PING request/reply pairs with distinct XIDs, to fill a table
+//       made small with -o lnetcap.max_table_entries.
+void hostile_records(Out& o) {
+  const bool le = false;
+  const std::uint64_t top = ~0ULL, xid = top - 15;
+  Body b = B(RQ, LNETCAP_OPC_OST_WRITE, 0x00030003);
+  b.mbits = top;
+  o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, xid),
+        lustre_msg(le, {ptlrpc_body(le, b), ost_body(le, 0x42, 0), ioobj(le, 0x42, 1),
+                        niobufs(le, {{0, 4096}}, 0x2), {}, {}}));
+  Lnet get = req(SV, CL, LNETCAP_PORTAL_OST_BULK, top);
+  get.type = LNETCAP_MSG_GET;
+  get.sink_length = 4096;
+  o.msg(get, {});
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, xid),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_WRITE, 4096)), ost_body(le, 0x42, 4096),
+                        W(8).b}));
+  Body p = B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003);
+  p.mbits = top;
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 5), lustre_msg(le, {ptlrpc_body(le, p)}));
+  for (std::uint64_t i = 0; i < 30; ++i) {
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x10000 + 0x80 * i),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x10000 + 0x80 * i),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 100);
+  }
+}
+
+// lov_mds_md v1 (pool empty) or v3 (pool set) of the file fid, with one
+// lov_ost_data_v1 per (ost_id FID, OST index) in objs (lustre_user.h 2.16).
+Bytes lov_md(bool be, const std::string& pool, std::uint64_t fseq, std::uint32_t foid,
+             std::uint32_t stripe_size, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& objs) {
+  const bool v3 = !pool.empty();
+  const std::size_t hdr = v3 ? LNETCAP_LOV_MDS_MD_V3_LEN : sizeof(struct lnetcap_lov_mds_md_v1);
+  W w(hdr + objs.size() * sizeof(struct lnetcap_lov_ost_data_v1), be);
+  w.u32(0, v3 ? LNETCAP_LOV_MAGIC_V3 : LNETCAP_LOV_MAGIC_V1);
+  w.u32(4, 1);      // LOV_PATTERN_RAID0
+  w.u64(8, foid);   // lmm_oi as fid_to_lmm_oi() packs it: oid, then seq
+  w.u64(16, fseq);
+  w.u32(24, stripe_size);
+  w.u16(28, std::uint16_t(objs.size()));
+  w.u16(30, 3);     // lmm_layout_gen
+  if (v3) w.str(32, pool);
+  for (std::size_t k = 0; k < objs.size(); ++k) {
+    std::size_t o = hdr + k * sizeof(struct lnetcap_lov_ost_data_v1);
+    fid(w, o, objs[k].first, 0x10 + std::uint32_t(k));  // l_ost_oi: a FID on that OST
+    w.u32(o + 20, objs[k].second);                      // l_ost_idx
+  }
+  return w.b;
+}
+
+// LVBs by lock type (test-lov.sh): a layout lock's LVB is a LOV layout, an
+// extent lock's an ost_lvb, a quota lock's an lquota_lvb.
+//  1-2 LDLM_ENQUEUE of an IBITS LAYOUT lock; the reply's LVB is a 1-stripe
+//      lov_mds_md_v1, 56 bytes like an ost_lvb;
+//  3   LDLM_CP_CALLBACK of a layout lock with a PFL composite layout: [0,
+//      1 MiB) v1 on OST1, [1 MiB, EOF) v3 in pool "flash" on OST2 and OST3;
+//  4-5 LDLM_ENQUEUE of a PLAIN quota lock, lquota_lvb in the reply;
+//  6-7 LDLM_ENQUEUE of an extent lock, ost_lvb in the reply.
+void lvb_records(Out& o) {
+  const bool le = false;
+  std::uint64_t res_fid[4] = {0x200000401ULL, 0x2, 0, 0};
+  const std::uint64_t ost0 = 0x240000400ULL, ost1 = 0x280000400ULL, ost2 = 0x2c0000400ULL,
+                      ost3 = 0x300000400ULL;
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x2000),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, 0, LNETCAP_LDLM_IBITS, res_fid, 16, 0x8, 0, {})}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x2000),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, 0, LNETCAP_LDLM_IBITS, res_fid, 16, 0x8, 0, 0x5e7e5, 0),
+                        lov_md(le, "", 0x200000401ULL, 2, 1048576, {{ost0, 0}})}),
+        300);
+  {
+    Bytes c1 = lov_md(le, "", 0x200000401ULL, 2, 1048576, {{ost1, 1}});
+    Bytes c2 = lov_md(le, "flash", 0x200000401ULL, 2, 4194304, {{ost2, 2}, {ost3, 3}});
+    const std::size_t hdr = sizeof(struct lnetcap_lov_comp_md_v1),
+                      ent = sizeof(struct lnetcap_lov_comp_md_entry_v1);
+    W w(hdr + 2 * ent + c1.size() + c2.size(), le);
+    w.u32(0, LNETCAP_LOV_MAGIC_COMP_V1);
+    w.u32(4, std::uint32_t(w.b.size()));
+    w.u32(8, 5);   // lcm_layout_gen
+    w.u16(14, 2);  // lcm_entry_count
+    const std::uint64_t ext[2][2] = {{0, 1048576}, {1048576, ~0ULL}};
+    std::size_t blob = hdr + 2 * ent;
+    for (int k = 0; k < 2; ++k) {
+      const Bytes& c = k ? c2 : c1;
+      std::size_t e = hdr + k * ent;
+      w.u32(e, 1 + k);      // lcme_id
+      w.u32(e + 4, 0x10);   // LCME_FL_INIT
+      w.u64(e + 8, ext[k][0]);
+      w.u64(e + 16, ext[k][1]);
+      w.u32(e + 24, std::uint32_t(blob));
+      w.u32(e + 28, std::uint32_t(c.size()));
+      w.raw(blob, c.data(), c.size());
+      blob += c.size();
+    }
+    o.msg(req(SV, CL, LNETCAP_PORTAL_LDLM_CB_REQUEST, 0x9100),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_CP_CALLBACK, 0x00040003)),
+                          ldlm_request(le, 0, LNETCAP_LDLM_IBITS, res_fid, 4, 0x8, 0, {0xc0ffee05}),
+                          w.b}));
+  }
+  std::uint64_t res_quota[4] = {0x200000006ULL, 0x10000, 1000, 0};
+  o.msg(req("10.0.0.3@tcp", SV, LNETCAP_PORTAL_MDS_REQUEST, 0x2080),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, 0, LNETCAP_LDLM_PLAIN, res_quota, 4, 0, 0, {})}));
+  {
+    W q(sizeof(struct lnetcap_lquota_lvb), le);
+    q.u64(OFF(lnetcap_lquota_lvb, lvb_flags), 1);  // LQUOTA_FL_EDQUOT
+    q.u64(OFF(lnetcap_lquota_lvb, lvb_id_qunit), 1048576);
+    o.msg(rep("10.0.0.3@tcp", SV, LNETCAP_PORTAL_MDC_REPLY, 0x2080),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, 0, LNETCAP_LDLM_PLAIN, res_quota, 4, 0, 0, 0x5e7e6, 0), q.b}),
+          200);
+  }
+  std::uint64_t res_ost[4] = {0x7, 0x240000400ULL, 0, 0};
+  o.msg(req(CL, SV, LNETCAP_PORTAL_OST_REQUEST, 0x2100),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, 0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL, {})}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x2100),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, 0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL, 0x5e7e7, 0),
+                        ost_lvb(le, 8192)}),
+        400);
+}
+
 void random_records(Out& o, int n, unsigned seed) {
   std::mt19937 rng(seed);
   for (int i = 0; i < n; ++i) {
@@ -829,6 +961,10 @@ int main(int argc, char** argv) {
     Out o(argv[1]);
     if (argc >= 5 && std::string(argv[2]) == "random")
       random_records(o, std::atoi(argv[3]), unsigned(std::atoi(argv[4])));
+    else if (argc >= 3 && std::string(argv[2]) == "hostile")
+      hostile_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "lvb")
+      lvb_records(o);
     else
       vectors(o);
     o.close();

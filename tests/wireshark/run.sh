@@ -13,7 +13,9 @@
 set -u -o pipefail
 
 skip() { echo "SKIP: $*" >&2; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# fail also leaves a mark, so a failure inside a pipeline's subshell
+# (`... | golden FILE`) still fails the test when the script ends.
+fail() { echo "FAIL: $*" >&2; [ -n "${WORK:-}" ] && touch "$WORK/.failed"; exit 1; }
 pass() { echo "ok: $*"; }
 
 test_script=$1
@@ -83,3 +85,4 @@ vectors() {
 }
 
 source "$test_script"
+[ ! -e "$WORK/.failed" ] || exit 1

@@ -20,6 +20,11 @@ n=$(ts -2 -r "$fs" -Y "lnetcap.response_in" -T fields -e frame.number | wc -l)
 pass "65 request/reply pairs"
 expect_count "$fs" "_ws.malformed" 0
 expect_count "$fs" "lnetcap.ptlrpc.opc == LDLM_ENQUEUE && lnetcap.ptlrpc.type == 4711" 21
+# A successful OST_READ reply returns the byte count in pb_status: shown as
+# bytes, not as a status, in no status statistics and no error expert info.
+expect_count "$fs" 'lnetcap.ptlrpc.io_bytes == 1048576 && !lnetcap.ptlrpc.status && !_ws.expert' 1
+ts -q -r "$fs" -z lnetcap,tree | grep -q 1048576 && fail "a byte count counted as a reply status"
+pass "OST_READ byte count kept out of the status statistics"
 # The one error in the trace: the client asks for a config llog that does not exist.
 expect_count "$fs" "lnetcap.ptlrpc.status == -2" 1
 # Bodies on real bytes.
@@ -27,6 +32,14 @@ expect_count "$fs" 'lnetcap.mdt.name == "dir1" && lnetcap.mdt.reint.opcode == 2'
 expect_count "$fs" 'lnetcap.ldlm.intent.open && lnetcap.mdt.name == "big"' 2
 expect_count "$fs" 'lnetcap.ldlm.res.type == 11 && lnetcap.ldlm.lock.req_mode == 2' 8
 expect_count "$fs" 'lnetcap.ost.niobuf.len == 1048576' 2
+# ost_id of OST I/O (obdo and obd_ioobj) is a FID on this OST: the bytes
+# [0x240000400:0x2:0x0] print as Lustre's DOSTID 0x240000400:2 (ostid_seq:
+# ostid_id), not as the raw halves 0x2:9663677440.
+expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:2" && lnetcap.ost.ioobj.oi == "0x240000400:2"' 1
+expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:2"' 2
+expect_count "$fs" 'lnetcap.ost.oa.oi == "0x240000400:5" && lnetcap.ost.oi.fid == "[0x240000400:0x5:0x0]" && lnetcap.ost.oi.form == 3' 6
+# Object 4: the OST_WRITE request and reply, and the layout of the open reply before them.
+expect_count "$fs" 'lnetcap.ost.oi.seq == 0x240000400 && lnetcap.ost.oi.id == 4' 3
 expect_count "$fs" 'lnetcap.obd.target_uuid == "lfs-MDT0000_UUID"' 1
 expect_count "$fs" 'lnetcap.obd.ocd.connect_flags2.rep_mbits' 6
 # statfs replies: the MDT (ZFS, 128 KiB blocks) and the OST.
@@ -39,6 +52,40 @@ n=$(ts -r "$fs" -Y lnetcap.ptlrpc.bulk_of -T fields -e frame.number -e lnetcap.p
 [ "$n" = "26:25 27:25 54:53 55:53 63:61 70:68 77:75 84:82 97:95 101:100 102:100 139:138 140:138 " ] ||
 	fail "bulk/ACK links: '$n'"
 pass "bulk transfers and reply ACKs linked to their RPC"
+# delegate_lustre hands the LLOG bodies to the built-in 'lustre' dissector,
+# which rewrites Protocol and Info: ours (XID, status) must survive.
+n=$(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -Y lustre -T fields -e frame.number | wc -l)
+[ "$n" -gt 0 ] || fail "delegate_lustre: nothing handed to the built-in lustre dissector"
+diff <(ts -r "$fs" -T fields -e _ws.col.Protocol -e _ws.col.Info) \
+	<(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -T fields -e _ws.col.Protocol -e _ws.col.Info) ||
+	fail "delegate_lustre changed the Protocol/Info columns"
+pass "delegate_lustre keeps Protocol and Info ($n frames delegated)"
+# Following one file: lnetcap.fid matches a FID wherever it is (open
+# enqueue, its reply, the close, and the OST_WRITE whose obdo names the file
+# as parent).
+n=$(ts -r "$fs" -Y 'lnetcap.fid == "[0x200000401:0x2:0x0]"' -T fields -e frame.number | tr '\n' ' ')
+[ "$n" = "68 69 73 87 89 " ] || fail "frames of file [0x200000401:0x2:0x0]: '$n'"
+pass "lnetcap.fid follows one file across MDT and OST RPCs"
+# An opcode or XID filter keeps the RPC's bulk transfers and ACKs.
+n=$(ts -r "$fs" -Y 'lnetcap.ptlrpc.xid == 0x6b02500e01a80' -T fields -e frame.number | tr '\n' ' ')
+[ "$n" = "100 101 102 103 " ] || fail "xid filter of the 1 MiB OST_WRITE: '$n'"
+expect_count "$fs" 'lnetcap.ptlrpc.opc == OST_READ && lnetcap.ptlrpc.bulk_of' 2
+# The outcome of intents: DISP_* bits of the open replies (created and opened).
+expect_count "$fs" 'lnetcap.ldlm.disposition.open_create == 1 && lnetcap.ldlm.disposition.open_open == 1' 4
+expect_count "$fs" 'lnetcap.ldlm.disposition.lookup_pos == 1 && lnetcap.ldlm.disposition.open_open == 0' 5
+# Times are dates (run.sh sets TZ=UTC).
+expect_count "$fs" 'lnetcap.ost.oa.mtime == "Nov 22, 2026 02:17:27" && lnetcap.ptlrpc.opc == OST_WRITE' 2
+# ~0 sentinels read as words, not 4294967295.
+ts -r "$fs" -V > "$WORK/tree.txt" || fail "tshark -V failed"
+grep -Eq '(CPU|Supplementary GID[ 12]*|Extent end): [0-9]+$' "$WORK/tree.txt" &&
+	fail "a ~0 sentinel printed as a bare number: $(grep -Em1 '(CPU|Supplementary GID[ 12]*|Extent end): [0-9]+$' "$WORK/tree.txt")"
+grep -q 'CPU: unknown (4294967295)' "$WORK/tree.txt" && grep -q 'Extent end: EOF' "$WORK/tree.txt" &&
+	grep -q 'Supplementary GID: none' "$WORK/tree.txt" || fail "sentinels not named"
+pass "CPU unknown, suppgid none, extent end EOF"
+# Truncation notes only where a decoder needed the bytes: the 7 snapped
+# records (bulk data, LLOG bodies this plugin does not decode) get none.
+expect_count "$fs" 'lnetcap.rec.truncated' 7
+expect_count "$fs" 'lnetcap.rec.truncated && _ws.expert.message contains "snap"' 0
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# GUI smoke test: the real Wireshark (Qt) under Xvfb, as an unprivileged
+# user, with the plugin and the Lustre profile, on the converted real corpus
+# (samples/lustre-fs-part1.pcapng).  Fails when Wireshark does not come up,
+# dies, or prints any plugin/dissector warning or error on stderr, or when
+# the profile's colouring rules do not colour the error reply.  Screenshots
+# land in $LNETCAP_GUI_SHOTS when set (docs/PLUGIN.md's images came from it).
+for c in wireshark Xvfb xdotool import convert; do
+	command -v $c >/dev/null || skip "$c missing (apt-get install wireshark-qt xvfb xdotool imagemagick)"
+done
+fs=$(stage "$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng")
+mkdir -p "$WORK/config/profiles" "$WORK/run"
+cp -r "$LNETCAP_SOURCE_DIR/wireshark-plugin/profile/Lustre" "$WORK/config/profiles/"
+chmod -R a+rwX "$WORK/config"
+[ ${#RUNAS[@]} -eq 0 ] || chown lnetcap-test "$WORK/run"
+chmod 700 "$WORK/run"
+
+# A private X server on a free display.
+exec 5> "$WORK/display"
+Xvfb -displayfd 5 -screen 0 1280x800x24 -ac -nolisten tcp > "$WORK/xvfb.log" 2>&1 &
+xvfb=$!
+pids=("$xvfb")
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 50); do [ -s "$WORK/display" ] && break; sleep 0.2; done
+export DISPLAY=":$(head -1 "$WORK/display")"
+[ "$DISPLAY" != ":" ] || fail "Xvfb did not start: $(cat "$WORK/xvfb.log")"
+
+# gui NAME ARGS...: starts Wireshark on the corpus, waits for its window,
+# sizes it and takes a screenshot $WORK/NAME.png; leaves it running.
+gui() {
+	local name=$1 win
+	shift
+	(cd "$WORK" && exec "${RUNAS[@]}" env -i PATH="$PATH" HOME="$WORK" TZ=UTC LC_ALL=C.UTF-8 \
+		DISPLAY="$DISPLAY" XDG_RUNTIME_DIR="$WORK/run" \
+		WIRESHARK_PLUGIN_DIR="$WORK/plugins" WIRESHARK_CONFIG_DIR="$WORK/config" \
+		wireshark -C Lustre -r "$fs" "$@") > "$WORK/$name.out" 2> "$WORK/$name.err" &
+	pids+=("$!")
+	win=$(timeout 90 xdotool search --sync --name '^lustre-fs-part1' 2>/dev/null | head -1)
+	[ -n "$win" ] || fail "Wireshark ($name) opened no window: $(tail -5 "$WORK/$name.err")"
+	xdotool windowsize "$win" 1280 800 windowmove "$win" 0 0 2>/dev/null
+	sleep 3
+	# Select the LNetCap item in the details pane, expand its subtrees
+	# (Shift+Right) and go to its end (the layout of the open reply).
+	[ "$name" = tree ] && xdotool mousemove 100 462 click 1 sleep 1 key shift+Right sleep 1 key End 2>/dev/null && sleep 2
+	import -window root "$WORK/$name.png" || fail "screenshot failed"
+	kill -0 "${pids[-1]}" 2>/dev/null || fail "Wireshark ($name) died: $(tail -5 "$WORK/$name.err")"
+	kill "${pids[-1]}"
+	wait "${pids[-1]}" 2>/dev/null
+	# Any warning or error about our plugin, a dissector or a filter is a failure
+	# (Qt's own notices about the headless X server are not ours).
+	if grep -Ei 'lnetcap|lustre|plugin|dissector|epan|filter|profile|colou?r' "$WORK/$name.err"; then
+		fail "Wireshark ($name) warned about the plugin or profile (above)"
+	fi
+	[ -n "${LNETCAP_GUI_SHOTS:-}" ] && cp "$WORK/$name.png" "$LNETCAP_GUI_SHOTS/"
+	return 0
+}
+
+# 1. The open reply (frame 69): PtlRPC tree with the DISP bits and the
+#    file's LOV layout, expanded; XID/opcode/response-time columns.
+gui tree -g 69
+pass "Wireshark shows the corpus with the plugin and the Lustre profile"
+
+# 2. Colouring rules in the packet list: the error reply (frame 12, -ENOENT)
+#    must be drawn in the profile's pink (65535,40000,40000 = #FF9C9C); frame
+#    1 is kept in the list so the selection highlight is not on frame 12.
+gui colours -Y 'lnetcap.ptlrpc.status < 0 || frame.number == 1 || lnetcap.ptlrpc.bulk_of'
+convert "$WORK/colours.png" -format %c histogram:info:- > "$WORK/colours.hist"
+# Pixels of a colour: a row's background is about 1280 x 17 pixels (text
+# in that colour would be a few hundred).
+pixels() { awk -v c="$1" 'toupper($0) ~ c {sub(":", "", $1); n += $1} END {print n + 0}' "$WORK/colours.hist"; }
+[ "$(pixels '#FF9C9C')" -gt 10000 ] || fail "no pink error-reply row in the GUI's packet list ($(pixels '#FF9C9C') pixels)"
+[ "$(pixels '#C3EAFF')" -gt 50000 ] || fail "no light-blue bulk rows in the GUI's packet list ($(pixels '#C3EAFF') pixels)"
+pass "error reply and bulk rows coloured by the Lustre profile in the GUI"
