@@ -32,11 +32,16 @@
 #define LNETCAP_HDR_PAYLOAD_LEN                                                \
 	LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, payload_length)
 
-/* Where the payload of msg is: its MD's buffer unless the MD is pages. */
+/*
+ * Where the payload of msg is: its MD's buffer when the MD is contiguous
+ * (Lustre before 2.15), else its page vector (lnetcap_pages.bpf.h), or,
+ * when pages cannot be mapped here and the kfunc module is loaded, the
+ * kfunc.
+ */
 static __always_inline void lnetcap_payload_src(struct lnetcap_src *s, __u64 msg)
 {
 	__u64 md, start;
-	__u32 opts, off;
+	__u32 opts, off, want;
 
 	if (!cfg.snaplen || !s->payload_have)
 		return;
@@ -52,8 +57,12 @@ static __always_inline void lnetcap_payload_src(struct lnetcap_src *s, __u64 msg
 			}
 		}
 	}
-	/* Page vectors (bulk MDs, router buffers): kfunc or nothing. */
-	s->use_kfunc = LNETCAP_HAVE_KFUNC;
+	want = s->payload_have < cfg.snaplen ? s->payload_have : cfg.snaplen;
+	lnetcap_kiov_src(s, msg, want);
+	if (!s->payload && !s->use_pages && LNETCAP_HAVE_KFUNC) {
+		s->use_kfunc = 1;
+		s->why = 0;
+	}
 }
 
 /* -Q and "dir" terms, tested before any other read; a rejected message

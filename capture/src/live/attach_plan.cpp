@@ -49,11 +49,7 @@ void need_kprobes(const LustreEnv& env) {
 std::string AttachPlan::describe() const {
   std::string s = mode == AttachMode::kFentry ? "fentry" : "kprobe";
   s += ", offsets from " + layout.origin;
-  if (mode == AttachMode::kFentry)
-    s += kfunc ? ", payload pages via lnetcap_kfunc"
-               : ", payload pages unreadable (lnetcap_kfunc not loaded)";
-  else
-    s += ", payload pages unreadable (kprobe mode cannot call kfuncs)";
+  if (mode == AttachMode::kFentry && kfunc) s += ", lnetcap_kfunc loaded";
   return s;
 }
 

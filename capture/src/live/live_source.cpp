@@ -13,6 +13,7 @@
 #include "../error.h"
 #include "attach_plan.h"
 #include "capture_config.h"
+#include "kernel_memmap.h"
 #include "lustre_env.h"
 #include "privdrop.h"
 
@@ -79,6 +80,8 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   std::uint32_t ring = live::ring_bytes(opts, snaplen, page);
   auto terms = filter.kernel_terms();
   lnetcap_cfg cfg = live::make_cfg(opts, terms, plan.layout.lo, snaplen);
+  live::KernelMemmap memmap = live::detect_kernel_memmap();
+  cfg.km = memmap.km;
 
   std::unique_ptr<live::LoadedBpf> bpf;
   auto note = [&](const char* what, const Error& e) {
@@ -112,12 +115,13 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   }
   if (opts.verbose) {
     std::fprintf(stderr, "lnetcap: attach mode: %s\n", plan.describe().c_str());
+    std::fprintf(stderr, "lnetcap: %s\n", memmap.describe.c_str());
     if (!env.version.empty())
       std::fprintf(stderr, "lnetcap: Lustre %s (from %s)\n", env.version.c_str(),
                    env.version_source.c_str());
     std::fprintf(stderr, "lnetcap: ring %u KiB, snaplen %u, in-kernel filter: %s\n", ring / 1024,
                  snaplen, terms ? "type/portal/nid/net/dir terms" : "none");
-    if (plan.kfunc && snaplen > LNETCAP_KFUNC_SCRATCH)
+    if (plan.kfunc && !memmap.km.pages && snaplen > LNETCAP_KFUNC_SCRATCH)
       std::fprintf(stderr, "lnetcap: payload pages are copied up to %u bytes per record\n",
                    LNETCAP_KFUNC_SCRATCH);
   }
@@ -157,6 +161,7 @@ int list_live_interfaces(const Options& opts) {
   try {
     live::AttachPlan plan = live::plan_attach(opts, env);
     std::printf("attach mode: %s\n", plan.describe().c_str());
+    std::printf("payload: %s\n", live::detect_kernel_memmap().describe.c_str());
   } catch (const Error& e) {
     std::printf("attach mode: none: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcap: hint: %s\n", e.hint().c_str());
