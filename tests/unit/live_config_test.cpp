@@ -146,13 +146,22 @@ class LiveEnvFakeRoot : public ::testing::Test {
 TEST_F(LiveEnvFakeRoot, DetectsModuleVersionBtfAndKfunc) {
   auto env = detect_lustre(root_);
   EXPECT_FALSE(env.lnet_loaded);
-  file("sys/module/lnet/version", "2.16.1\n");
+  // LNet's own version is not the Lustre release: an LNet-only node has none.
+  file("sys/module/lnet/version", "0.7.0\n");
+  env = detect_lustre(root_);
+  EXPECT_TRUE(env.lnet_loaded);
+  EXPECT_EQ(env.version, "");
+  EXPECT_EQ(env.lnet_version, "0.7.0");
+  EXPECT_EQ(describe_lustre(env), "none (LNet only, lnet 0.7.0)");
+  file("sys/fs/lustre/version", "2.16.1\n");
   file("sys/kernel/btf/lnetcap_kfunc", "");
   file("sys/bus/event_source/devices/kprobe/type", "6\n");
   file("sys/kernel/debug/lnet/nis", "nid status\n10.0.0.9@tcp up\n");
   env = detect_lustre(root_);
   EXPECT_TRUE(env.lnet_loaded);
   EXPECT_EQ(env.version, "2.16.1");
+  EXPECT_EQ(env.version_source, "/sys/fs/lustre/version");
+  EXPECT_EQ(describe_lustre(env), "2.16.1");
   EXPECT_FALSE(env.lnet_btf);
   EXPECT_TRUE(env.kfunc_module);
   EXPECT_TRUE(env.kprobes);

@@ -116,9 +116,8 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   if (opts.verbose) {
     std::fprintf(stderr, "lnetcap: attach mode: %s\n", plan.describe().c_str());
     std::fprintf(stderr, "lnetcap: %s\n", memmap.describe.c_str());
-    if (!env.version.empty())
-      std::fprintf(stderr, "lnetcap: Lustre %s (from %s)\n", env.version.c_str(),
-                   env.version_source.c_str());
+    std::fprintf(stderr, "lnetcap: Lustre %s%s%s\n", live::describe_lustre(env).c_str(),
+                 env.version_source.empty() ? "" : " from ", env.version_source.c_str());
     std::fprintf(stderr, "lnetcap: ring %u KiB, snaplen %u, in-kernel filter: %s\n", ring / 1024,
                  snaplen, terms ? "type/portal/nid/net/dir terms" : "none");
     if (plan.kfunc && !memmap.km.pages && snaplen > LNETCAP_KFUNC_SCRATCH)
@@ -144,14 +143,15 @@ int list_live_interfaces(const Options& opts) {
     throw Error("the lnet kernel module is not loaded",
                 "load LNet first (modprobe lnet; lnetctl lnet configure --all)");
   auto nis = live::list_local_nis();
+  // "NI 1: 10.0.0.1@tcp [up]": never "1.10.0.0.1@tcp", which reads as a NID.
   int i = 1;
   for (const auto& ni : nis)
-    std::printf("%d.%s%s%s%s\n", i++, ni.nid.c_str(), ni.status.empty() ? "" : " [",
+    std::printf("NI %d: %s%s%s%s\n", i++, ni.nid.c_str(), ni.status.empty() ? "" : " [",
                 ni.status.c_str(), ni.status.empty() ? "" : "]");
   if (nis.empty())
     std::fprintf(stderr, "lnetcap: no local NIs found (/sys/kernel/debug/lnet/nis and lnetctl "
                          "net show are empty or unreadable)\n");
-  std::printf("lustre: %s%s%s\n", env.version.empty() ? "unknown version" : env.version.c_str(),
+  std::printf("lustre: %s%s%s\n", live::describe_lustre(env).c_str(),
               env.version_source.empty() ? "" : " from ", env.version_source.c_str());
 #ifndef LNETCAP_HAVE_BPF
   (void)opts;
