@@ -116,7 +116,7 @@ static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 	__u8 dest[4] = {}, local[4] = {};
 	__u32 type;
 
-	if (!hdr || !lnetcap_dir_wanted(LNETCAP_DIR_RECV))
+	if (!hdr)
 		return 0;
 	type = lnetcap_read_u32(hdr + LNETCAP_HDR_TYPE);
 	if (type == LNETCAP_MSG_PUT || type == LNETCAP_MSG_REPLY)
@@ -130,6 +130,9 @@ static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 	 * over the loopback NI, which carries messages for any local NID. */
 	if (ni && local[1] != LNETCAP_LND_LOLND &&
 	    (dest[1] != local[1] || dest[2] != local[2] || dest[3] != local[3]))
+		return 0;
+	/* Only now, at the one hook that records it, may -Q count it. */
+	if (!lnetcap_dir_wanted(LNETCAP_DIR_RECV))
 		return 0;
 	s.dir = LNETCAP_DIR_RECV;
 	s.hook = LNETCAP_HOOK_LNET_PARSE;
@@ -193,7 +196,7 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	 * is finalized once received, then sent). */
 	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
 				   cfg.lo.msg_routing_bit);
-	if (!rx || tx || routing || !lnetcap_dir_wanted(LNETCAP_DIR_RECV))
+	if (!rx || tx || routing)
 		return 0;
 	type = lnetcap_read_u32(msg + cfg.lo.msg_type);
 	if (type != LNETCAP_MSG_PUT && type != LNETCAP_MSG_REPLY)
@@ -206,6 +209,9 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	 * path: rx-committed, type REPLY, but addressed to the peer. */
 	if (type == LNETCAP_MSG_REPLY && rxni &&
 	    !lnetcap_nid_mem_eq(s.hdr, rxni + cfg.lo.ni_nid))
+		return 0;
+	/* Counted by -Q here only: GET and ACK were counted at lnet_parse. */
+	if (!lnetcap_dir_wanted(LNETCAP_DIR_RECV))
 		return 0;
 	s.dir = LNETCAP_DIR_RECV;
 	s.hook = LNETCAP_HOOK_LNET_FINALIZE;

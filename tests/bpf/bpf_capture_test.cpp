@@ -399,6 +399,41 @@ TEST_F(BpfCapture, KernelFilterRejectsAndCounts) {
   EXPECT_EQ(src_->stats().filtered, 3u);
 }
 
+// -Q out: each received message is counted once as seen and rejected, at
+// the hook that would have recorded it (lnet_parse for GET/ACK,
+// lnet_finalize for PUT/REPLY), never at both.
+TEST_F(BpfCapture, OutOnlyCountsEachReceivedMessageOnce) {
+  Options o;
+  o.direction = Direction::kOut;
+  start(live::make_cfg(o, std::nullopt, kLo, 1024));
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  // A received PUT: lnet_parse, then lnet_finalize once its payload landed.
+  auto put = make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 100, 12);
+  lnet_parse(fake_.ni(), put.data(), from, nullptr, 0);
+  fake_.set_hdr(put);
+  fake_.set_msg(LNETCAP_MSG_PUT, 100, 100, false, false);
+  fake_.set_flags(false, true, false);
+  lnet_finalize(fake_.msg(), 0);
+  // A received ACK: lnet_parse, then lnet_finalize of the same message.
+  auto ack = make_hdr(LNETCAP_MSG_ACK, kPeer, kLocal, 0, 0);
+  lnet_parse(fake_.ni(), ack.data(), from, nullptr, 0);
+  fake_.set_hdr(ack);
+  fake_.set_msg(LNETCAP_MSG_ACK, 0, 0, false, true);
+  lnet_finalize(fake_.msg(), 0);
+  // One sent PUT, kept.
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+  fake_.set_flags(true, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  auto k = src_->bpf().stats();
+  EXPECT_EQ(k[LNETCAP_STAT_SEEN], 3u);
+  EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 2u);
+  EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 1u);
+}
+
 TEST_F(BpfCapture, DirectionAndNidTerms) {
   Options o;
   o.direction = Direction::kIn;
