@@ -37,7 +37,7 @@ KernelMemmap memmap_from_kallsyms(std::string_view kallsyms, std::uint32_t page_
   KernelMemmap m;
 #if !defined(__x86_64__)
   (void)kallsyms, (void)page_struct_size, (void)page_size;
-  m.describe = "payload pages unreadable: page translation is implemented for x86_64 only";
+  m.describe = "pages unreadable: page translation is implemented for x86_64 only";
   return m;
 #else
   std::uint64_t page_offset_var = 0, vmemmap_var = 0;
@@ -61,7 +61,7 @@ KernelMemmap memmap_from_kallsyms(std::string_view kallsyms, std::uint32_t page_
     if (name == "vmemmap_base") vmemmap_var = addr;
   }
   if (!any_symbol || !any_address) {
-    m.describe = "payload pages unreadable: /proc/kallsyms " +
+    m.describe = "pages unreadable: /proc/kallsyms " +
                  std::string(any_symbol ? "hides kernel addresses (kernel.kptr_restrict)"
                                         : "is not readable") +
                  "; run as root or with CAP_SYSLOG";
@@ -72,13 +72,13 @@ KernelMemmap memmap_from_kallsyms(std::string_view kallsyms, std::uint32_t page_
   if (page_offset_var && vmemmap_var) {
     m.km.page_offset_var = page_offset_var;
     m.km.vmemmap_var = vmemmap_var;
-    m.describe = "payload pages read through the direct map (page_offset_base, vmemmap_base";
+    m.describe = "pages read through the direct map (page_offset_base, vmemmap_base";
   } else {
     // No randomized memory layout: the fixed 4-level map (5-level paging
     // always has the variables).
     m.km.page_offset = LNETCAP_X86_PAGE_OFFSET_L4;
     m.km.vmemmap = LNETCAP_X86_VMEMMAP_L4;
-    m.describe = "payload pages read through the direct map (fixed layout";
+    m.describe = "pages read through the direct map (fixed layout";
   }
   m.describe += page_struct_size ? ", struct page from BTF)" : ", struct page assumed 64 bytes)";
   m.km.pages = 1;

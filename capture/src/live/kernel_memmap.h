@@ -16,7 +16,7 @@ namespace lnetcap::live {
 
 struct KernelMemmap {
   lnetcap_kmem km{};
-  /// How it was found ("kallsyms + BTF"), or why payload pages are
+  /// "pages read through the direct map (...)", or why payload pages are
   /// unreadable; for -v and -D.
   std::string describe;
 };

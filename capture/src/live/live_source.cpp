@@ -115,7 +115,7 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   }
   if (opts.verbose) {
     std::fprintf(stderr, "lnetcap: attach mode: %s\n", plan.describe().c_str());
-    std::fprintf(stderr, "lnetcap: %s\n", memmap.describe.c_str());
+    std::fprintf(stderr, "lnetcap: payload %s\n", memmap.describe.c_str());
     std::fprintf(stderr, "lnetcap: Lustre %s%s%s\n", live::describe_lustre(env).c_str(),
                  env.version_source.empty() ? "" : " from ", env.version_source.c_str());
     std::fprintf(stderr, "lnetcap: ring %u KiB, snaplen %u, in-kernel filter: %s\n", ring / 1024,
