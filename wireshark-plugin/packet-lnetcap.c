@@ -252,6 +252,20 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 	return fr->seq_gap;
 }
 
+
+/* Why a live capture could not read a payload (record flags PAYLOAD_*). */
+static const char *
+unreadable_reason(guint flags)
+{
+	if (flags & LNETCAP_REC_F_PAYLOAD_NO_PAGE_MAP)
+		return "its pages could not be mapped on the capturing node";
+	if (flags & LNETCAP_REC_F_PAYLOAD_FAULT)
+		return "reading it faulted on the capturing node";
+	if (flags & LNETCAP_REC_F_PAYLOAD_PAGE_LIMIT)
+		return "it spans more pages than the capture reads per record";
+	return "the capture could not read it";
+}
+
 static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	proto_item *ti, *rec_item, *it;
@@ -310,8 +324,6 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 				 ENC_LITTLE_ENDIAN, &fs_rec_flags);
 	if (flags & LNETCAP_REC_F_GAP_BEFORE)
 		expert_add_info(pinfo, it, &ei_rec_gap_flag);
-	if (flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
-		expert_add_info(pinfo, it, &ei_rec_unreadable);
 
 	it = proto_tree_add_item_ret_uint(rt, hf_rec_health, tvb, REC(health_status), ENC_NA,
 					  &health);
@@ -345,10 +357,15 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		proto_item *t = proto_tree_add_boolean(rt, hf_rec_truncated, tvb,
 			REC(payload_caplen), TRUE);
 		proto_item_set_generated(t);
-		/* No expert note here: a snapped bulk payload or an undecoded
-		 * body needs nothing, and on a big trace those notes would bury
-		 * the real ones.  Decoders that miss bytes say so themselves
+		/* A payload the capture could not read is a problem worth a note,
+		 * with the reason the record carries.  A snapped bulk payload or an
+		 * undecoded body needs none: on a big trace those notes would bury
+		 * the real ones, and decoders that miss bytes say so themselves
 		 * (lnetcap.ptlrpc.truncated). */
+		if (flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
+			expert_add_info_format(pinfo, t, &ei_rec_unreadable,
+				"Only %u of %u payload bytes were captured: %s",
+				payload_caplen, payload_len, unreadable_reason(flags));
 	}
 	add_rec_nid(rt, tvb, pinfo, hf_rec_local_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid));
 	add_rec_nid(rt, tvb, pinfo, hf_rec_peer_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid));
