@@ -175,7 +175,7 @@ static void index_bulk(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t)
 		return;
 	if (hi < lo || hi - lo >= 128)
 		lo = hi;
-	for (guint64 mb = lo; mb <= hi; mb++) {
+	for (guint64 mb = lo; mb - lo <= hi - lo; mb++) { /* ends at hi = ~0 too (issue 12) */
 		trans_key_t key;
 		make_key(&key, &pkt->src, &pkt->dst, mb);
 		if (!wmem_map_lookup(bulk_map, &key)) {
