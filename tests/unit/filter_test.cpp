@@ -13,7 +13,7 @@ namespace test = lnetcap::test;
 namespace {
 bool match(const char* expr, const lnetcap::Message& m) { return Filter::parse(expr).matches(m); }
 
-std::string error_of(const char* expr) {
+std::string error_of(std::string_view expr) {
   try {
     Filter::parse(expr);
   } catch (const Error& e) {
@@ -104,6 +104,23 @@ TEST(Filter, ErrorsPointAtTheBadToken) {
   EXPECT_NE(error_of("type put portal 4").find("column 10"), std::string::npos);
   EXPECT_NE(error_of("jobid \"abc").find("unterminated"), std::string::npos);
   EXPECT_NE(error_of("src host").find("expected 'nid' or 'net'"), std::string::npos);
+}
+
+// Found by fuzz_filter (tests/fuzz/regressions/filter/nul-byte-in-a-word): a
+// NUL byte made the lexer emit empty words forever, until memory ran out.
+TEST(Filter, ANulByteIsPartOfAWordNotAnEndlessLoop) {
+  using namespace std::string_view_literals;
+  EXPECT_NE(error_of("opcode L\0DLM_ENQUEUE"sv).find("unknown opcode"), std::string::npos);
+  EXPECT_NE(error_of("\0"sv).find("unknown filter keyword at column 1"), std::string::npos);
+}
+
+// Found by fuzz_filter: to_string() dropped the quotes of a string, so
+// `jobid "dd 500"` printed as `jobid dd 500`, which does not parse back.
+TEST(Filter, QuotedStringsKeepTheirQuotesInTheCanonicalText) {
+  EXPECT_EQ(Filter::parse("jobid \"dd 500\" or jobid 'say \"hi\"'").to_string(),
+            "(jobid \"dd 500\" or jobid 'say \"hi\"')");
+  EXPECT_EQ(Filter::parse("jobid \"and\"").to_string(), "jobid \"and\"");
+  EXPECT_NO_THROW(Filter::parse(Filter::parse("jobid \"dd 500\"").to_string()));
 }
 
 TEST(Filter, KernelTermsOnlyFromATopLevelConjunction) {

@@ -77,7 +77,11 @@ std::vector<Token> lex(std::string_view s) {
       // end it too, except inside a NID after '@' ("c0a80102@<99:0>").
       std::size_t j = i;
       bool in_nid = false;
-      while (j < s.size() && !std::strchr(" \t\n\r()", s[j]) && (in_nid || !is_op_char(s[j]))) {
+      // (Not strchr: it finds the terminating NUL, so a NUL byte in the
+      // text made an empty word and the lexer never advanced.)
+      constexpr std::string_view kWordEnd = " \t\n\r()";
+      while (j < s.size() && kWordEnd.find(s[j]) == std::string_view::npos &&
+             (in_nid || !is_op_char(s[j]))) {
         if (s[j] == '@') in_nid = true;
         ++j;
       }
@@ -510,8 +514,17 @@ class Parser {
       fail(key, "unknown filter keyword");
     }
     for (std::size_t i = first; i < pos_; ++i)
-      t.source += (i == first ? "" : " ") + tokens_[i].text;
+      t.source += (i == first ? "" : " ") + source_text(tokens_[i]);
     return t;
+  }
+
+  // A token as the user could type it again: a quoted string keeps its
+  // quotes (a jobid "dd 500" must not print as two words).  The lexer ends a
+  // string at its own quote character, so it never holds both kinds.
+  static std::string source_text(const Token& t) {
+    if (t.kind != Tok::kString) return t.text;
+    const char q = t.text.find('"') == std::string::npos ? '"' : '\'';
+    return q + t.text + q;
   }
 
   Nid parse_nid(const Token& t) {
