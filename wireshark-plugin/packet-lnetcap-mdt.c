@@ -121,23 +121,25 @@ void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetc
 	lnetcap_add_fid(t, tvb, pinfo, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_fid2), enc,
 			hf_fid2, NULL);
 	proto_tree_add_item(t, hf_open_handle, tvb, MB(mbo_open_handle), enc);
+	guint64 valid = tvb_get_guint64(tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_valid), enc);
+#define MV(call, flag) lnetcap_mark_valid(call, valid, LNETCAP_OBD_MD_##flag, "OBD_MD_" #flag)
 	proto_tree_add_item(t, hf_valid, tvb, MB(mbo_valid), enc);
-	proto_tree_add_item(t, hf_size, tvb, MB(mbo_size), enc);
-	lnetcap_add_secs(t, hf_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_mtime), enc);
-	lnetcap_add_secs(t, hf_atime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_atime), enc);
-	lnetcap_add_secs(t, hf_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_ctime), enc);
-	proto_tree_add_item(t, hf_blocks, tvb, MB(mbo_blocks), enc);
+	MV(proto_tree_add_item(t, hf_size, tvb, MB(mbo_size), enc), FLSIZE);
+	MV(lnetcap_add_secs(t, hf_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_mtime), enc), FLMTIME);
+	MV(lnetcap_add_secs(t, hf_atime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_atime), enc), FLATIME);
+	MV(lnetcap_add_secs(t, hf_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_ctime), enc), FLCTIME);
+	MV(proto_tree_add_item(t, hf_blocks, tvb, MB(mbo_blocks), enc), FLBLOCKS);
 	proto_tree_add_item(t, hf_version, tvb, MB(mbo_version), enc);
 	proto_tree_add_item(t, hf_t_state, tvb, MB(mbo_t_state), enc);
 	proto_tree_add_item(t, hf_fsuid, tvb, MB(mbo_fsuid), enc);
 	proto_tree_add_item(t, hf_fsgid, tvb, MB(mbo_fsgid), enc);
 	proto_tree_add_item(t, hf_capability, tvb, MB(mbo_capability), enc);
-	proto_tree_add_item(t, hf_mode, tvb, MB(mbo_mode), enc);
-	proto_tree_add_item(t, hf_uid, tvb, MB(mbo_uid), enc);
-	proto_tree_add_item(t, hf_gid, tvb, MB(mbo_gid), enc);
-	proto_tree_add_item(t, hf_flags, tvb, MB(mbo_flags), enc);
-	proto_tree_add_item(t, hf_rdev, tvb, MB(mbo_rdev), enc);
-	proto_tree_add_item(t, hf_nlink, tvb, MB(mbo_nlink), enc);
+	MV(proto_tree_add_item(t, hf_mode, tvb, MB(mbo_mode), enc), FLMODE);
+	MV(proto_tree_add_item(t, hf_uid, tvb, MB(mbo_uid), enc), FLUID);
+	MV(proto_tree_add_item(t, hf_gid, tvb, MB(mbo_gid), enc), FLGID);
+	MV(proto_tree_add_item(t, hf_flags, tvb, MB(mbo_flags), enc), FLFLAGS);
+	MV(proto_tree_add_item(t, hf_rdev, tvb, MB(mbo_rdev), enc), FLRDEV);
+	MV(proto_tree_add_item(t, hf_nlink, tvb, MB(mbo_nlink), enc), FLNLINK);
 	proto_tree_add_item(t, hf_layout_gen, tvb, MB(mbo_layout_gen), enc);
 	proto_tree_add_item(t, hf_suppgid, tvb, MB(mbo_suppgid), enc);
 	proto_tree_add_item(t, hf_eadatasize, tvb, MB(mbo_eadatasize), enc);
@@ -145,10 +147,10 @@ void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetc
 	proto_tree_add_item(t, hf_max_mdsize, tvb, MB(mbo_max_mdsize), enc);
 	proto_tree_add_item(t, hf_uid_h, tvb, MB(mbo_uid_h), enc);
 	proto_tree_add_item(t, hf_gid_h, tvb, MB(mbo_gid_h), enc);
-	proto_tree_add_item(t, hf_projid, tvb, MB(mbo_projid), enc);
+	MV(proto_tree_add_item(t, hf_projid, tvb, MB(mbo_projid), enc), FLPROJID);
 	proto_tree_add_item(t, hf_dom_size, tvb, MB(mbo_dom_size), enc);
 	proto_tree_add_item(t, hf_dom_blocks, tvb, MB(mbo_dom_blocks), enc);
-	lnetcap_add_secs(t, hf_btime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_btime), enc);
+	MV(lnetcap_add_secs(t, hf_btime, tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_btime), enc), FLBTIME);
 	proto_tree_add_item(t, hf_padding_9, tvb, MB(mbo_xattr_absent), enc);
 }
 

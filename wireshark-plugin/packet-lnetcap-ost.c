@@ -144,21 +144,23 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_obdo),
 					     ett_oa, "ost_body (obdo)", &t, &off))
 		return;
+	guint64 valid = tvb_get_guint64(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_valid), enc);
+#define OV(call, flag) lnetcap_mark_valid(call, valid, LNETCAP_OBD_MD_##flag, "OBD_MD_" #flag)
 	proto_tree_add_item(t, hf_oa_valid, tvb, OA(o_valid), enc);
 	lnetcap_add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
 	proto_tree_add_item(t, hf_oa_parent_seq, tvb, OA(o_parent_seq), enc);
-	proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc);
-	lnetcap_add_secs(t, hf_oa_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_mtime), enc);
-	lnetcap_add_secs(t, hf_oa_atime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_atime), enc);
-	lnetcap_add_secs(t, hf_oa_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_ctime), enc);
-	proto_tree_add_item(t, hf_oa_blocks, tvb, OA(o_blocks), enc);
-	proto_tree_add_item(t, hf_oa_grant, tvb, OA(o_grant), enc);
-	proto_tree_add_item(t, hf_oa_blksize, tvb, OA(o_blksize), enc);
-	proto_tree_add_item(t, hf_oa_mode, tvb, OA(o_mode), enc);
-	proto_tree_add_item(t, hf_oa_uid, tvb, OA(o_uid), enc);
-	proto_tree_add_item(t, hf_oa_gid, tvb, OA(o_gid), enc);
-	proto_tree_add_item(t, hf_oa_flags, tvb, OA(o_flags), enc);
-	proto_tree_add_item(t, hf_oa_nlink, tvb, OA(o_nlink), enc);
+	OV(proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc), FLSIZE);
+	OV(lnetcap_add_secs(t, hf_oa_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_mtime), enc), FLMTIME);
+	OV(lnetcap_add_secs(t, hf_oa_atime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_atime), enc), FLATIME);
+	OV(lnetcap_add_secs(t, hf_oa_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_ctime), enc), FLCTIME);
+	OV(proto_tree_add_item(t, hf_oa_blocks, tvb, OA(o_blocks), enc), FLBLOCKS);
+	OV(proto_tree_add_item(t, hf_oa_grant, tvb, OA(o_grant), enc), FLGRANT);
+	OV(proto_tree_add_item(t, hf_oa_blksize, tvb, OA(o_blksize), enc), FLBLKSZ);
+	OV(proto_tree_add_item(t, hf_oa_mode, tvb, OA(o_mode), enc), FLMODE);
+	OV(proto_tree_add_item(t, hf_oa_uid, tvb, OA(o_uid), enc), FLUID);
+	OV(proto_tree_add_item(t, hf_oa_gid, tvb, OA(o_gid), enc), FLGID);
+	OV(proto_tree_add_item(t, hf_oa_flags, tvb, OA(o_flags), enc), FLFLAGS);
+	OV(proto_tree_add_item(t, hf_oa_nlink, tvb, OA(o_nlink), enc), FLNLINK);
 	proto_tree_add_item(t, hf_oa_parent_oid, tvb, OA(o_parent_oid), enc);
 	proto_tree_add_item(t, hf_oa_misc, tvb, OA(o_misc), enc);
 	proto_tree_add_item(t, hf_oa_ioepoch, tvb, OA(o_ioepoch), enc);
@@ -189,8 +191,8 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	proto_tree_add_item(t, hf_oa_layout_version, tvb, OA(o_layout_version), enc);
 	proto_tree_add_item(t, hf_oa_uid_h, tvb, OA(o_uid_h), enc);
 	proto_tree_add_item(t, hf_oa_gid_h, tvb, OA(o_gid_h), enc);
-	proto_tree_add_item(t, hf_oa_data_version, tvb, OA(o_data_version), enc);
-	proto_tree_add_item(t, hf_oa_projid, tvb, OA(o_projid), enc);
+	OV(proto_tree_add_item(t, hf_oa_data_version, tvb, OA(o_data_version), enc), FLDATAVERSION);
+	OV(proto_tree_add_item(t, hf_oa_projid, tvb, OA(o_projid), enc), FLPROJID);
 }
 
 /* Number of whole elements of size esz in buffer i that were captured;

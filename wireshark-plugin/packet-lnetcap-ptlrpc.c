@@ -294,6 +294,12 @@ gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	return TRUE;
 }
 
+void lnetcap_mark_valid(proto_item *it, guint64 valid, guint64 bit, const char *flag)
+{
+	if (it && !(valid & bit))
+		proto_item_append_text(it, " [not valid: %s not set]", flag);
+}
+
 proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc)
 {
 	nstime_t t;

@@ -153,6 +153,9 @@ gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint3
 gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
 			      const char *name, proto_tree **out, guint32 *off);
+/* Marks a field of an obdo/mdt_body that its o_valid/mbo_valid does not
+ * declare valid (OBD_MD_FL* bit flag unset): Lustre ignores its value. */
+void lnetcap_mark_valid(proto_item *it, guint64 valid, guint64 bit, const char *flag);
 /* Adds an FT_ABSOLUTE_TIME field from Lustre's 64-bit seconds since the
  * epoch (mtime, atime, ctime, btime...): shown as a UTC date. */
 proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc);

@@ -39,6 +39,25 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_ost_id, 16);
 #define LNETCAP_FID_SEQ_IDIF_MAX 0x1ffffffffULL
 #define LNETCAP_IDIF_MAX_OID ((1ULL << 48) - 1)
 
+/* Which obdo/mdt_body fields o_valid/mbo_valid declare valid (lustre_idl.h
+ * OBD_MD_FL*, 2.16; only the bits of fields lnetcap shows). */
+#define LNETCAP_OBD_MD_FLATIME 0x2ULL
+#define LNETCAP_OBD_MD_FLMTIME 0x4ULL
+#define LNETCAP_OBD_MD_FLCTIME 0x8ULL
+#define LNETCAP_OBD_MD_FLSIZE 0x10ULL
+#define LNETCAP_OBD_MD_FLBLOCKS 0x20ULL
+#define LNETCAP_OBD_MD_FLBLKSZ 0x40ULL
+#define LNETCAP_OBD_MD_FLMODE 0x80ULL
+#define LNETCAP_OBD_MD_FLUID 0x200ULL
+#define LNETCAP_OBD_MD_FLGID 0x400ULL
+#define LNETCAP_OBD_MD_FLFLAGS 0x800ULL
+#define LNETCAP_OBD_MD_FLNLINK 0x2000ULL
+#define LNETCAP_OBD_MD_FLRDEV 0x10000ULL
+#define LNETCAP_OBD_MD_FLGRANT 0x8000000ULL
+#define LNETCAP_OBD_MD_FLDATAVERSION 0x0010000000000000ULL
+#define LNETCAP_OBD_MD_FLPROJID 0x0100000000000000ULL
+#define LNETCAP_OBD_MD_FLBTIME 0x1000000000000000ULL
+
 /* --- OST ------------------------------------------------------------------- */
 struct lnetcap_ost_layout {
 	__u32 ol_stripe_size;

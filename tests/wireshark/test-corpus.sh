@@ -86,6 +86,14 @@ pass "CPU unknown, suppgid none, extent end EOF"
 # records (bulk data, LLOG bodies this plugin does not decode) get none.
 expect_count "$fs" 'lnetcap.rec.truncated' 7
 expect_count "$fs" 'lnetcap.rec.truncated && _ws.expert.message contains "snap"' 0
+# Fields o_valid/mbo_valid do not declare valid say so (Lustre ignores them):
+# the OST_WRITE reply's o_nlink is not valid, its o_size is.
+ts -r "$fs" -Y 'frame.number == 89' -V > "$WORK/f89.txt"
+grep -q 'Links: 34341249 \[not valid: OBD_MD_FLNLINK not set\]' "$WORK/f89.txt" &&
+	grep -qx ' *Size: 8' "$WORK/f89.txt" || fail "o_valid marks on frame 89: $(grep -E 'Links|Size' "$WORK/f89.txt")"
+ts -r "$fs" -Y 'frame.number == 143' -V | grep -q 'Size: 0 \[not valid: OBD_MD_FLSIZE not set\]' ||
+	fail "mbo_valid 0 not shown as invalid fields on frame 143"
+pass "fields outside o_valid/mbo_valid marked not valid"
 ts -q -r "$fs" -z lnetcap,srt | golden corpus-fs-srt.txt
 ts -2 -r "$fs" -T fields -E separator='|' -e frame.number -e _ws.col.Info | golden corpus-fs-info.txt
 
