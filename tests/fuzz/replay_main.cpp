@@ -3,6 +3,7 @@
 // libFuzzer: the normal (gcc) build replays the seed corpus and every
 // regression input this way, so a fixed bug stays fixed in every build.
 //   fuzz_X_replay FILE|DIR...
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>

@@ -60,3 +60,13 @@ TEST(Net, ParsesAndPrints) {
   EXPECT_EQ(Net::parse("elan"), std::nullopt);  // removed LND: no string functions
   EXPECT_EQ(Nid::from_nid4(0x0001000000000005ULL).to_string(), "5@<1:0>");
 }
+
+// Found by fuzz_filter (tests/fuzz/regressions/filter/numbered-loopback-net):
+// <9:3> printed as "lo3", which Net::parse (like Lustre) refuses.
+TEST(Net, ANumberedLoopbackNetPrintsAsTextThatParsesBack) {
+  const Net lo3{LNETCAP_LND_LOLND, 3};
+  EXPECT_EQ(lo3.to_string(), "<9:3>");
+  EXPECT_EQ(Net::parse(lo3.to_string()), lo3);
+  EXPECT_EQ(Net::parse("lo")->to_string(), "lo");
+  EXPECT_EQ(Nid::parse("0@<9:3>")->to_string(), "0@<9:3>");
+}
