@@ -9,7 +9,8 @@
 #   RIG_ROUNDS    rounds of every scenario to generate (default 3)
 #   RIG_DROPS     1: also run the tiny-ring drop test
 #   RIG_BENCH     messages for the cost measurement (0 = skip)
-#   (no lnetcap_kfunc module: payloads must come from the pages alone)
+#   (no lnetcap_kfunc module in the checked captures: payloads must come
+#   from the pages alone; fentry loads it for the SIGINT run only)
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
 # drops.pcapng + drops.log, perf.txt.  The host checks the files; this
 # script only fails on things it can see itself.
@@ -105,9 +106,17 @@ cp $dbg/double_log "$RIG_OUT/double.log"
 wait_capture "$RIG_OUT/capture.err"
 
 echo "== stop on SIGINT"
-start_capture /tmp/sigint.pcapng "$RIG_OUT/sigint.err"
+# In fentry mode this run has the lnetcap_kfunc module loaded: the object
+# that can call it (the fallback for nodes without page translation) must
+# still load and attach.
+[ "$RIG_ATTACH" = fentry ] && $RIG_BB insmod "$kdir/lnetcap_kfunc.ko"
+start_capture /tmp/sigint.pcapng "$RIG_OUT/sigint.err" -v
 echo "ping_rpc" >$dbg/double_ctl
 stop_capture "$RIG_OUT/sigint.err"
+if [ "$RIG_ATTACH" = fentry ]; then
+	grep -q 'lnetcap_kfunc loaded' "$RIG_OUT/sigint.err" || fail "the kfunc object was not used"
+	$RIG_BB rmmod lnetcap_kfunc
+fi
 cat $dbg/double_stats
 
 echo "== in-kernel filter and text output"
