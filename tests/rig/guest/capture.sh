@@ -145,25 +145,29 @@ if [ "$RIG_ATTACH" = fentry ]; then
 	echo "== extcap capture without root (file capabilities)"
 	# Wireshark runs its extcap entry as the desktop user; the lnetcap binary
 	# carries the capabilities instead (docs/EXTCAP.md).  A copy with them
-	# runs as nobody through the exact call Wireshark makes.
+	# runs as nobody through the exact call Wireshark makes, capturing the
+	# PUTs, whose payloads it must read too (cap_syslog: kallsyms addresses).
+	puts=$(($("$LNETCAP" -r "$RIG_OUT/capture.pcapng" -q 'type put' | wc -l) / rounds))
 	cp "$LNETCAP" /tmp/lnetcap-caps
 	chmod 755 /tmp/lnetcap-caps
-	setcap cap_bpf,cap_perfmon,cap_sys_admin,cap_sys_resource,cap_dac_read_search+ep /tmp/lnetcap-caps ||
-		fail "setcap failed"
+	setcap cap_bpf,cap_perfmon,cap_sys_admin,cap_sys_resource,cap_dac_read_search,cap_syslog+ep \
+		/tmp/lnetcap-caps || fail "setcap failed"
 	mkdir -p /tmp/extcap && chmod 1777 /tmp/extcap
 	echo clear >$dbg/double_ctl
 	links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
 	runuser -u nobody -- /tmp/lnetcap-caps --capture --extcap-interface lnet \
-		--fifo /tmp/extcap/out.pcapng --extcap-capture-filter 'type get' -c "$per_round" \
+		--fifo /tmp/extcap/out.pcapng --extcap-capture-filter 'type put' -c "$puts" \
 		2>"$RIG_OUT/extcap.err" &
 	cap_pid=$!
 	wait_attached "$links" "$RIG_OUT/extcap.err"
 	echo "all 1" >$dbg/double_ctl
 	wait_capture "$RIG_OUT/extcap.err"
-	n=$("$LNETCAP" -r /tmp/extcap/out.pcapng -q 'type get' | wc -l)
-	[ "$n" = "$per_round" ] || fail "extcap capture as nobody wrote $n GETs, expected $per_round"
+	n=$("$LNETCAP" -r /tmp/extcap/out.pcapng -q 'type put' | wc -l)
+	[ "$n" = "$puts" ] || fail "extcap capture as nobody wrote $n PUTs, expected $puts"
+	! "$LNETCAP" -r /tmp/extcap/out.pcapng | grep 'payload unreadable' ||
+		fail "the extcap capture as nobody could not read payloads"
 	cp /tmp/extcap/out.pcapng "$RIG_OUT/extcap.pcapng"
-	echo "extcap capture as nobody: $n messages"
+	echo "extcap capture as nobody: $n messages, payloads read"
 fi
 
 if [ "${RIG_DROPS:-0}" = 1 ]; then
