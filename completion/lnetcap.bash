@@ -29,6 +29,9 @@ _lnetcap()
         --attach)
             COMPREPLY=($(compgen -W 'auto fentry kprobe' -- "$cur"))
             return ;;
+        --lustre-version)
+            COMPREPLY=($(compgen -W '2.15 2.16 2.17' -- "$cur"))
+            return ;;
         --chart)
             COMPREPLY=($(compgen -W 'mermaid html' -- "$cur"))
             return ;;
@@ -74,7 +77,7 @@ _lnetcap()
         -*)
             COMPREPLY=($(compgen -W '-r --read -i --interface -D --list-interfaces
                 -s --snapshot-length -B --buffer-size -Q --direction
-                -Z --relinquish-privileges --btf --attach --port --local-nid
+                -Z --relinquish-privileges --btf --attach --lustre-version --port --local-nid
                 -w --write -c --count -p --pretty -q --quiet -v --verbose -x --hex
                 -U --packet-buffered --print --nano -C --file-size -G --rotate-seconds
                 -W --file-count -z --postrotate-command --stats-interval --summary

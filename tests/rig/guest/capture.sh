@@ -9,7 +9,8 @@
 #   RIG_ROUNDS    rounds of every scenario to generate (default 3)
 #   RIG_DROPS     1: also run the tiny-ring drop test
 #   RIG_BENCH     messages for the cost measurement (0 = skip)
-#   (no lnetcap_kfunc module: payloads must come from the pages alone)
+#   (no lnetcap_kfunc module in the checked captures: payloads must come
+#   from the pages alone; fentry loads it for the SIGINT run only)
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
 # drops.pcapng + drops.log, perf.txt.  The host checks the files; this
 # script only fails on things it can see itself.
@@ -105,9 +106,17 @@ cp $dbg/double_log "$RIG_OUT/double.log"
 wait_capture "$RIG_OUT/capture.err"
 
 echo "== stop on SIGINT"
-start_capture /tmp/sigint.pcapng "$RIG_OUT/sigint.err"
+# In fentry mode this run has the lnetcap_kfunc module loaded: the object
+# that can call it (the fallback for nodes without page translation) must
+# still load and attach.
+[ "$RIG_ATTACH" = fentry ] && $RIG_BB insmod "$kdir/lnetcap_kfunc.ko"
+start_capture /tmp/sigint.pcapng "$RIG_OUT/sigint.err" -v
 echo "ping_rpc" >$dbg/double_ctl
 stop_capture "$RIG_OUT/sigint.err"
+if [ "$RIG_ATTACH" = fentry ]; then
+	grep -q 'lnetcap_kfunc loaded' "$RIG_OUT/sigint.err" || fail "the kfunc object was not used"
+	$RIG_BB rmmod lnetcap_kfunc
+fi
 cat $dbg/double_stats
 
 echo "== in-kernel filter and text output"
@@ -136,25 +145,29 @@ if [ "$RIG_ATTACH" = fentry ]; then
 	echo "== extcap capture without root (file capabilities)"
 	# Wireshark runs its extcap entry as the desktop user; the lnetcap binary
 	# carries the capabilities instead (docs/EXTCAP.md).  A copy with them
-	# runs as nobody through the exact call Wireshark makes.
+	# runs as nobody through the exact call Wireshark makes, capturing the
+	# PUTs, whose payloads it must read too (cap_syslog: kallsyms addresses).
+	puts=$(($("$LNETCAP" -r "$RIG_OUT/capture.pcapng" -q 'type put' | wc -l) / rounds))
 	cp "$LNETCAP" /tmp/lnetcap-caps
 	chmod 755 /tmp/lnetcap-caps
-	setcap cap_bpf,cap_perfmon,cap_sys_admin,cap_sys_resource,cap_dac_read_search+ep /tmp/lnetcap-caps ||
-		fail "setcap failed"
+	setcap cap_bpf,cap_perfmon,cap_sys_admin,cap_sys_resource,cap_dac_read_search,cap_syslog+ep \
+		/tmp/lnetcap-caps || fail "setcap failed"
 	mkdir -p /tmp/extcap && chmod 1777 /tmp/extcap
 	echo clear >$dbg/double_ctl
 	links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
 	runuser -u nobody -- /tmp/lnetcap-caps --capture --extcap-interface lnet \
-		--fifo /tmp/extcap/out.pcapng --extcap-capture-filter 'type get' -c "$per_round" \
+		--fifo /tmp/extcap/out.pcapng --extcap-capture-filter 'type put' -c "$puts" \
 		2>"$RIG_OUT/extcap.err" &
 	cap_pid=$!
 	wait_attached "$links" "$RIG_OUT/extcap.err"
 	echo "all 1" >$dbg/double_ctl
 	wait_capture "$RIG_OUT/extcap.err"
-	n=$("$LNETCAP" -r /tmp/extcap/out.pcapng -q 'type get' | wc -l)
-	[ "$n" = "$per_round" ] || fail "extcap capture as nobody wrote $n GETs, expected $per_round"
+	n=$("$LNETCAP" -r /tmp/extcap/out.pcapng -q 'type put' | wc -l)
+	[ "$n" = "$puts" ] || fail "extcap capture as nobody wrote $n PUTs, expected $puts"
+	! "$LNETCAP" -r /tmp/extcap/out.pcapng | grep 'payload unreadable' ||
+		fail "the extcap capture as nobody could not read payloads"
 	cp /tmp/extcap/out.pcapng "$RIG_OUT/extcap.pcapng"
-	echo "extcap capture as nobody: $n messages"
+	echo "extcap capture as nobody: $n messages, payloads read"
 fi
 
 if [ "${RIG_DROPS:-0}" = 1 ]; then
