@@ -53,11 +53,14 @@ rm -f "$OUT/guest.rc" "$OUT/guest.log" "$OUT/console.log"
 . "$RIG_DIR/rig.env"
 
 t0=$(date +%s.%N)
+# no_timer_check: under TCG on a loaded host the guest's timer ticks arrive
+# late, and the kernel's IO-APIC timer check then panics at boot ("IO-APIC +
+# timer doesn't work!"); the check proves nothing about LNet.
 set +e
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-accel tcg,thread=multi -machine q35 -cpu max -m "$mem" -smp "$cpus" \
 	-kernel "$RIG_VMLINUZ" -initrd "$RIG_INITRD" \
-	-append "console=ttyS0 loglevel=4 panic=-1 rig.out=$OUT" \
+	-append "console=ttyS0 loglevel=4 panic=-1 no_timer_check rig.out=$OUT" \
 	-display none -monitor none -serial "file:$OUT/console.log" \
 	-no-reboot -nic none \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
