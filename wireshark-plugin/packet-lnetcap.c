@@ -191,15 +191,15 @@ static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dis
 }
 
 /* Conversation Filter / Colorize Conversation in the packet list's menu. */
-static gboolean conv_filter_valid(packet_info *pinfo)
+static lnetcap_conv_valid_t conv_filter_valid(LNETCAP_CONV_FILTER_PARAMS(pinfo))
 {
 	return pinfo->src.type == at_lnetcap_nid && pinfo->dst.type == at_lnetcap_nid;
 }
 
-static gchar *lnetcap_conv_filter_string(packet_info *pinfo)
+static gchar *lnetcap_conv_filter_string(LNETCAP_CONV_FILTER_PARAMS(pinfo))
 {
 	char *a, *b, *s;
-	if (!conv_filter_valid(pinfo))
+	if (!conv_filter_valid(LNETCAP_CONV_FILTER_CALL(pinfo)))
 		return NULL;
 	a = address_to_str(NULL, &pinfo->src);
 	b = address_to_str(NULL, &pinfo->dst);
@@ -533,7 +533,8 @@ void proto_register_lnetcap(void)
 	at_lnetcap_nid = address_type_dissector_register("AT_LNETCAP_NID", "LNet NID",
 		nid_addr_to_str, nid_addr_str_len, NULL, nid_col_filter, nid_addr_len, NULL, NULL);
 	register_conversation_table(proto_lnetcap, TRUE, conv_packet, endpoint_packet);
-	register_conversation_filter("lnetcap", "LNetCap", conv_filter_valid, lnetcap_conv_filter_string);
+	register_conversation_filter("lnetcap", "LNetCap", conv_filter_valid, lnetcap_conv_filter_string
+		LNETCAP_CONV_FILTER_USER_DATA);
 
 	last_seq_by_cpu = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 						g_direct_hash, g_direct_equal);

@@ -20,4 +20,20 @@ typedef bool lnetcap_ws_bool;
 typedef gboolean lnetcap_ws_bool;
 #endif
 
+/* Wireshark 4.1+ (released in 4.2) passes a user_data pointer to the
+ * conversation filter callbacks and takes it at registration.  The plugin
+ * writes its callbacks with LNETCAP_CONV_FILTER_PARAMS and registers them
+ * with LNETCAP_CONV_FILTER_USER_DATA as the last argument list item. */
+#if WIRESHARK_VERSION_MAJOR > 4 || (WIRESHARK_VERSION_MAJOR == 4 && WIRESHARK_VERSION_MINOR >= 1)
+#define LNETCAP_CONV_FILTER_PARAMS(pinfo) packet_info *pinfo, void *user_data _U_
+#define LNETCAP_CONV_FILTER_CALL(pinfo) (pinfo), NULL
+#define LNETCAP_CONV_FILTER_USER_DATA , NULL
+typedef lnetcap_ws_bool lnetcap_conv_valid_t;
+#else
+#define LNETCAP_CONV_FILTER_PARAMS(pinfo) packet_info *pinfo
+#define LNETCAP_CONV_FILTER_CALL(pinfo) (pinfo)
+#define LNETCAP_CONV_FILTER_USER_DATA
+typedef gboolean lnetcap_conv_valid_t;
+#endif
+
 #endif /* LNETCAP_WS_VERSION_H */
