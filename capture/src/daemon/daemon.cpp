@@ -94,8 +94,11 @@ int run_daemon(const DaemonOptions& opts) {
   // The daemon filters per subscriber; the source itself takes everything.
   const bool replay = !opts.source.read_file.empty();
   SourcePump pump(open_capture_source(opts.source, filter::Filter()), opts.pacing);
-  SubscriberSet subscribers(router, subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
-                                                      describe_source(opts.source)});
+  const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
+  SubscriberSet subscribers(router,
+                            subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
+                                              describe_source(opts.source)},
+                            replay && !paced);
   for (const auto& uri : opts.listen)
     std::fprintf(stderr, "lnetcapd: serving %s on %s\n", describe_source(opts.source).c_str(),
                  subscribe::normalize_endpoint(uri).c_str());

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "subscriber_set.h"
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <thread>
 
 #include "../error.h"
+#include "../signals.h"
 #include "../subscribe/zmq_frames.h"
 #include "snap_length.h"
 
@@ -12,8 +15,17 @@ namespace lnetcap::daemon {
 
 using subscribe::SendResult;
 
-SubscriberSet::SubscriberSet(zmq::socket_t& router, subscribe::Accept identity)
-    : router_(router), identity_(std::move(identity)) {}
+SubscriberSet::SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full)
+    : router_(router), identity_(std::move(identity)), wait_when_full_(wait_when_full) {}
+
+// Records and interfaces go through here; control messages never wait.
+SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan>& parts) {
+  for (;;) {
+    const SendResult r = subscribe::send_parts(router_, id, parts);
+    if (r != SendResult::kQueueFull || !wait_when_full_ || stop_requested()) return r;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
 
 void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames) {
   try {
@@ -85,7 +97,8 @@ bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
     a.iface = s.snaplen == subscribe::kSnaplenAsCaptured
                   ? interfaces[s.interfaces_sent]
                   : interface_for_snaplen(interfaces[s.interfaces_sent], s.snaplen);
-    if (subscribe::send_frames(router_, id, subscribe::encode(a)) != SendResult::kSent) return false;
+    const subscribe::Frames frames = subscribe::encode(a);
+    if (send(id, std::vector<ByteSpan>(frames.begin(), frames.end())) != SendResult::kSent) return false;
     ++s.interfaces_sent;
   }
   return true;
@@ -115,7 +128,7 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
     std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
     for (const auto& c : rec.comments)
       parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
-    switch (subscribe::send_parts(router_, id, parts)) {
+    switch (send(id, parts)) {
       case SendResult::kSent: ++s.sent; break;
       case SendResult::kQueueFull: ++s.dropped; break;
       case SendResult::kPeerGone: gone.push_back(id); break;

@@ -20,13 +20,17 @@
 #include "../message.h"
 #include "../source.h"
 #include "../subscribe/protocol.h"
+#include "../subscribe/zmq_frames.h"
 
 namespace lnetcap::daemon {
 
 class SubscriberSet {
  public:
-  /// `identity` is what every ACCEPT says (node name, source).
-  SubscriberSet(zmq::socket_t& router, subscribe::Accept identity);
+  /// `identity` is what every ACCEPT says (node name, source).  With
+  /// wait_when_full a full queue makes the daemon wait instead of dropping:
+  /// for a file replayed as fast as possible, where no clock is to be kept
+  /// up with, the replay then runs as fast as its slowest subscriber.
+  SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full = false);
 
   /// A message from a subscriber: SUBSCRIBE (filter compiled, ACCEPT or a
   /// REFUSE naming the error) or BYE.  Malformed messages are logged.
@@ -61,6 +65,7 @@ class SubscriberSet {
  private:
   subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,
                                std::uint64_t watermark_ns) const;
+  subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
   bool announce_interfaces(const std::string& id, Subscriber& s,
                            const std::vector<CaptureInterface>& interfaces);
   void subscribe(const std::string& id, const subscribe::Frames& frames);
@@ -68,6 +73,7 @@ class SubscriberSet {
 
   zmq::socket_t& router_;
   subscribe::Accept identity_;
+  bool wait_when_full_;
   std::map<std::string, Subscriber> subscribers_;
   std::uint64_t next_number_ = 1;
   std::vector<std::uint8_t> scratch_;
