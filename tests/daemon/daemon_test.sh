@@ -180,14 +180,14 @@ stopped-subscriber)
   # epb_dropcount), and the total is in its ISB.
   need "$socklnd_sample"
   total=2910  # samples/README.md
-  start_daemon d -r "$socklnd_sample" --rate 1000 --queue 300 --wait-subscribers 2 --linger 60
+  start_daemon d -r "$socklnd_sample" --rate 500 --queue 1000 --wait-subscribers 2 --linger 60
   "$lnetcap" --from "$(uri d)" -w "$tmp/slow.pcapng" >"$tmp/slow.out" 2>"$tmp/slow.err" &
   slow=$!
   wait_for_log "$tmp/d.log" "subscriber 1 ("
   kill -STOP "$slow"
   timeout 60 "$lnetcap" --from "$(uri d)" -w "$tmp/fast.pcapng" >"$tmp/fast.out" 2>"$tmp/fast.err" &
   fast=$!
-  sleep 1.5  # the replay takes 2.9 s
+  sleep 4  # the replay takes 5.8 s; the stopped one can hold about 1100
   kill -CONT "$slow"
   wait "$fast" || { cat "$tmp/fast.err" >&2; fail "the fast subscriber exited $?"; }
   wait "$slow" || { cat "$tmp/slow.err" >&2; fail "the stopped subscriber exited $?"; }
