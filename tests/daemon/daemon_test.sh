@@ -231,6 +231,29 @@ PY
 )
   [ "$in_isb" = "$dropped" ] || fail "isb_ifdrop says $in_isb, the subscriber counted $dropped"
   echo "stopped subscriber: $got received, $dropped dropped ($in_epbs as epb_dropcount gaps), fast one: $total of $total" ;;
+sd-notify)
+  # Type=notify: READY=1 reaches $NOTIFY_SOCKET once the socket listens,
+  # STOPPING=1 when the daemon ends.
+  need "$sample"
+  python3 - "$tmp/notify" >"$tmp/notify.txt" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(30)
+for _ in range(2):
+    print(s.recv(4096).decode().replace("\n", "|"), flush=True)
+PY
+  listener=$!
+  for _ in $(seq 100); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
+  NOTIFY_SOCKET=$tmp/notify "$lnetcapd" -r "$sample" --listen "$tmp/n.sock" --group "$(id -gn)" \
+    --wait-subscribers 1 2>"$tmp/n.log" &
+  daemons+=($!)
+  for _ in $(seq 100); do grep -q READY "$tmp/notify.txt" && break; sleep 0.1; done
+  contains "$tmp/notify.txt" "READY=1|STATUS=serving replay of $sample"
+  [ -S "$tmp/n.sock" ] || fail "READY=1 before the socket exists"
+  expect_exit 0 sub "$lnetcap" --from "$tmp/n.sock" -q
+  wait "$listener" || fail "no second notification"
+  contains "$tmp/notify.txt" "STOPPING=1" ;;
 socket-permissions)
   need "$sample"
   group=$(getent group daemon >/dev/null && echo daemon || id -gn)

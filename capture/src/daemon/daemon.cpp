@@ -18,6 +18,7 @@
 #include "../record.h"
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
+#include "service_notify.h"
 #include "subscriber_set.h"
 #include "version.h"
 
@@ -102,6 +103,9 @@ int run_daemon(const DaemonOptions& opts) {
   for (const auto& uri : opts.listen)
     std::fprintf(stderr, "lnetcapd: serving %s on %s\n", describe_source(opts.source).c_str(),
                  subscribe::normalize_endpoint(uri).c_str());
+  // Type=notify: ready once the source is open (attached) and the sockets listen.
+  if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts.source)))
+    std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");
 
   std::vector<CaptureInterface> interfaces;
   SourceStats stats;
@@ -174,6 +178,7 @@ int run_daemon(const DaemonOptions& opts) {
       if (subscribers.send_end(end, stats) || Clock::now() >= end_deadline) break;
     }
   }
+  notify_service_manager("STOPPING=1");
   subscribers.log_totals();
   std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats.received,
                stats.dropped);
