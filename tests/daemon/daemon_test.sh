@@ -254,6 +254,22 @@ PY
   expect_exit 0 sub "$lnetcap" --from "$tmp/n.sock" -q
   wait "$listener" || fail "no second notification"
   contains "$tmp/notify.txt" "STOPPING=1" ;;
+sigterm-ends-subscribers)
+  # SIGTERM: the daemon tells every subscriber the stream ended, and both
+  # exit 0 at once with what was captured so far, properly closed.
+  need "$socklnd_sample"
+  start_daemon d -r "$socklnd_sample" --rate 200 --wait-subscribers 1
+  "$lnetcap" --from "$(uri d)" -w "$tmp/part.pcapng" 2>"$tmp/sub.err" &
+  sub=$!
+  sleep 1.5
+  kill -TERM "$d_pid"
+  start=$SECONDS
+  daemon_exit d
+  wait "$sub" || { cat "$tmp/sub.err" >&2; fail "the subscriber exited $?"; }
+  [ $((SECONDS - start)) -lt 5 ] || fail "the subscriber took $((SECONDS - start)) s to notice the end"
+  n=$(packets "$tmp/part.pcapng" | wc -l)
+  [ "$n" -gt 0 ] && [ "$n" -lt 2910 ] || fail "expected part of the replay, got $n records"
+  "$lnetcap" -r "$tmp/part.pcapng" -q >/dev/null 2>&1 || fail "the partial file does not read back" ;;
 socket-permissions)
   need "$sample"
   group=$(getent group daemon >/dev/null && echo daemon || id -gn)

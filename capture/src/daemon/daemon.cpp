@@ -2,6 +2,7 @@
 #include "daemon.h"
 
 #include <grp.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,7 +95,9 @@ int run_daemon(const DaemonOptions& opts) {
 
   // The daemon filters per subscriber; the source itself takes everything.
   const bool replay = !opts.source.read_file.empty();
-  SourcePump pump(open_capture_source(opts.source, filter::Filter()), opts.pacing);
+  Pacing pacing = opts.pacing;
+  pacing.replay = replay;
+  SourcePump pump(open_capture_source(opts.source, filter::Filter()), pacing);
   const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
   SubscriberSet subscribers(router,
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
@@ -127,7 +130,11 @@ int run_daemon(const DaemonOptions& opts) {
   for (;;) {
     zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
-    zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(100));
+    try {
+      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(100));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
+    }
     while (subscribe::receive_frames(router, frames, &routing_id)) subscribers.handle(routing_id, frames);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
@@ -141,8 +148,9 @@ int run_daemon(const DaemonOptions& opts) {
       if (item.end) {
         ended = true;
         end.failed = !item.error.empty();
-        end.reason = end.failed ? item.error : replay ? "end of " + opts.source.read_file
-                                                      : "lnetcapd stopping";
+        end.reason = end.failed             ? item.error
+                     : stop_requested() || !replay ? "lnetcapd stopping"
+                                                   : "end of " + opts.source.read_file;
         if (end.failed) {
           std::fprintf(stderr, "lnetcapd: %s\n", item.error.c_str());
           if (!item.hint.empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", item.hint.c_str());

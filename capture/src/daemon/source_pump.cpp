@@ -90,6 +90,7 @@ void SourcePump::run() {
         source_->request_stop();  // a live source drains what it holds, then ends
         stopping = true;
       }
+      if (stopping && pacing_.replay) break;
       if (!source_->next(rec)) break;
       if (rec.bytes.empty()) continue;  // an idle live source's tick
       if (pacing_.realtime || pacing_.records_per_second > 0) pace(rec.ts_ns, index);

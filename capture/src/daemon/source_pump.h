@@ -27,6 +27,8 @@ namespace lnetcap::daemon {
 struct Pacing {
   bool realtime = false;
   double records_per_second = 0;  // 0 = unpaced
+  // A replay ends at once on stop; a live source first drains what it holds.
+  bool replay = false;
 };
 
 struct PumpedRecord {
