@@ -29,6 +29,8 @@
 #include "signals.h"
 #include "socklnd/socklnd_source.h"
 #include "text/checked_write.h"
+#include "subscribe/protocol.h"
+#include "subscribe/subscription_source.h"
 #include "text/text_sink.h"
 #include "version.h"
 
@@ -43,7 +45,9 @@ bool names_network_interface(const std::string& name) {
   return if_nametoindex(name.c_str()) != 0 || name == "any";
 }
 
-std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Filter& filter) {
+}  // namespace
+
+std::unique_ptr<RecordSource> open_capture_source(const Options& opts, const filter::Filter& filter) {
   if (!opts.read_file.empty()) {
     if (opts.read_file == "-") {
       // A pipe cannot be opened twice: one byte tells pcapng (0x0A, the SHB)
@@ -62,6 +66,17 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
   return open_live_capture(opts, filter);
 }
 
+namespace {
+
+std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Filter& filter) {
+  // lnetcapd evaluates the filter and snap length (push-down): they travel
+  // as text, and a filter it cannot parse comes back as its error.
+  if (!opts.from.empty())
+    return subscribe::open_subscriptions(opts.from, opts.filter,
+                                         opts.snaplen.value_or(subscribe::kSnaplenAsCaptured));
+  return open_capture_source(opts, filter);
+}
+
 std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
                                                     const std::vector<std::string>& metadata) {
   std::vector<std::unique_ptr<RecordSink>> sinks;
@@ -75,7 +90,9 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
     p.rotation = rotation;
     p.post_rotate_command = opts.post_rotate_command;
     p.section_comments = metadata;
-    if (opts.read_file.empty() && !opts.anonymize) p.interface_note = "on " + host_name();
+    // Subscriptions name their node themselves (one interface per node and NI).
+    if (opts.read_file.empty() && opts.from.empty() && !opts.anonymize)
+      p.interface_note = "on " + host_name();
     sinks.push_back(std::make_unique<PcapngSink>(p));
   }
   const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();
@@ -112,7 +129,10 @@ void print_counts(const SourceStats& s, std::uint64_t matched, bool live, int ve
   if (live) {
     line(std::to_string(matched) + " messages captured");
     line(std::to_string(s.received) + " messages received by filter");
-    line(std::to_string(s.dropped) + " messages dropped by kernel");
+    line(std::to_string(s.dropped - s.queue_dropped) + " messages dropped by kernel");
+    if (s.queue_dropped)
+      line(std::to_string(s.queue_dropped) +
+           " messages dropped by lnetcapd (this subscriber's queue was full)");
     if (s.filtered) line(std::to_string(s.filtered) + " messages rejected by the in-kernel filter");
   } else if (s.dropped) {
     line("lnetcap: the capture reports " + std::to_string(s.dropped) + " messages dropped");
@@ -160,7 +180,9 @@ int run(const Options& opts) {
   }
   refuse_text_on_pcapng_stdout(opts);
   refuse_overwriting_inputs(opts);
-  const filter::Filter filter = filter::Filter::parse(opts.filter, opts.filter_file);
+  // With --from the daemon filters; checking here too would only hide its answer.
+  const filter::Filter filter =
+      opts.from.empty() ? filter::Filter::parse(opts.filter, opts.filter_file) : filter::Filter();
   if (!opts.print_format.empty()) text::Format::compile(opts.print_format);  // fail early
   if (opts.list_interfaces) return list_live_interfaces(opts);
 
@@ -178,8 +200,9 @@ int run(const Options& opts) {
   }
   std::unique_ptr<RecordSource> source = open_source(opts, filter);
   auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
-  std::vector<std::string> metadata =
-      capture_metadata(opts, live, file_source ? &file_source->provenance() : nullptr);
+  // A subscriber's host, kernel and Lustre are not those of the capture.
+  std::vector<std::string> metadata = capture_metadata(
+      opts, live && opts.from.empty(), file_source ? &file_source->provenance() : nullptr);
   std::unique_ptr<anon::AnonymizingStage> anonymizing;
   if (opts.anonymize) {
     auto key = opts.anon_key.empty() ? anon::Anonymizer::random_key()

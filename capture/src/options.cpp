@@ -41,6 +41,7 @@ enum LongOnly {
   kOptExtcapFifo,
   kOptExtcapCaptureFilter,
   kOptExtcapVersion,
+  kOptFrom,
 };
 
 // '+': stop at the first non-option, so filter terms such as "status == -2"
@@ -91,6 +92,7 @@ const option kLongOptions[] = {
     {"fifo", required_argument, nullptr, kOptExtcapFifo},
     {"extcap-capture-filter", required_argument, nullptr, kOptExtcapCaptureFilter},
     {"extcap-version", optional_argument, nullptr, kOptExtcapVersion},
+    {"from", required_argument, nullptr, kOptFrom},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -234,6 +236,7 @@ Options parse_options(int argc, char** argv) {
         o.has_extcap_capture_filter = true;
         break;
       case kOptExtcapVersion: break;  // we speak the protocol of every 4.x
+      case kOptFrom: o.from.push_back(arg); break;
       case '?':
       default: {
         std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
@@ -257,6 +260,9 @@ Options parse_options(int argc, char** argv) {
     if (!o.filter.empty()) throw Error("give a filter with -F or on the command line, not both");
     o.filter = read_filter_file(o.filter_file);
   }
+  if (!o.from.empty() && (!o.read_file.empty() || !o.interface.empty()))
+    throw Error("--from reads from lnetcapd: give no -r or -i with it",
+                "lnetcapd's own command line chooses what it captures");
   return o;
 }
 
@@ -274,6 +280,11 @@ Input:
                            "o2ib1", "10.0.0.1@tcp") to restrict the eBPF
                            capture to local NIs, or a network interface
                            ("eth0") to decode socklnd traffic with libpcap
+      --from URI           subscribe to lnetcapd (repeatable: streams merged
+                           in time order); URI is local (the default socket
+                           /run/lnetcap/lnetcapd.sock), a socket path,
+                           ipc://PATH or tcp://HOST:PORT; the filter and -s
+                           are evaluated by the daemon (docs/DAEMON.md)
   -D, --list-interfaces    list local LNet NIs and the attach mode
   -s, --snapshot-length N  payload bytes kept per message (default 1024;
                            0 = LNet headers only)
@@ -341,6 +352,7 @@ Examples:
   lnetcap -r trace.pcapng 'status < 0'         failed RPCs
   lnetcap -r trace.pcapng -p '%-5c %Lm %-5Ls %-5Lt %-20LP [%-16Pj] %-30Po'
   lnetcap -r trace.pcapng --summary=json
+  lnetcap --from local -w - opcode LDLM_ENQUEUE  subscribe to lnetcapd
   lnetcap -r trace.pcapng -w public.pcapng --anon-key site.key
   sudo lnetcap --assert 'count(type put and portal MDS_REQUEST) == 4' -- touch /mnt/lustre/f
 )";

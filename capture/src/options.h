@@ -18,6 +18,7 @@ struct Options {
   std::string read_file;      // -r FILE ("-" = stdin)
   std::string write_file;     // -w FILE ("-" = stdout)
   std::string interface;      // -i NI, NID, net or network interface
+  std::vector<std::string> from;  // --from URI (repeatable): lnetcapd subscriptions
   bool list_interfaces = false;  // -D
   std::optional<std::uint64_t> count;  // -c N
   bool quiet = false;                  // -q

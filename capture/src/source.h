@@ -41,6 +41,8 @@ struct SourceStats {
   std::uint64_t received = 0;  // records delivered to the pipeline
   std::uint64_t dropped = 0;   // records lost before user space (kernel ring full, gaps)
   std::uint64_t filtered = 0;  // rejected before user space (in-kernel filter)
+  // Of `dropped`, those lnetcapd could not queue for this subscriber (--from).
+  std::uint64_t queue_dropped = 0;
   // Source-specific counters for -v ("socklnd HELLOs V3", 6), in print order.
   std::vector<std::pair<std::string, std::uint64_t>> details;
 };

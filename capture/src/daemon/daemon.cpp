@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "daemon.h"
+
+#include <grp.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "../app.h"
+#include "../capture_metadata.h"
+#include "../error.h"
+#include "../filter/filter.h"
+#include "../record.h"
+#include "../signals.h"
+#include "../subscribe/zmq_frames.h"
+#include "service_notify.h"
+#include "subscriber_set.h"
+#include "version.h"
+
+namespace lnetcap::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t realtime_now_ns() {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+// An ipc socket is the access control: mode 0660, group `lnetcap` (or
+// --group).  The umask makes the socket born with that mode, so there is
+// no moment where it is wider.
+void listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOptions& opts) {
+  const std::string endpoint = subscribe::normalize_endpoint(uri);
+  const bool ipc = endpoint.rfind("ipc://", 0) == 0;
+  if (endpoint.rfind("tcp://", 0) == 0 && !opts.allow_insecure_tcp)
+    throw Error("refusing to listen on " + endpoint + " without authentication",
+                "CurveZMQ is not implemented yet; on a trusted network add --allow-insecure-tcp, "
+                "else use the local socket");
+  const mode_t old_mask = ipc ? ::umask(0117) : 0;
+  try {
+    router.bind(endpoint);
+  } catch (const zmq::error_t& e) {
+    if (ipc) ::umask(old_mask);
+    throw Error("cannot listen on " + endpoint + ": " + e.what(),
+                ipc ? "does its directory exist (systemd's RuntimeDirectory=lnetcap creates "
+                      "/run/lnetcap)? choose another with --listen"
+                    : "is the address local and the port free?");
+  }
+  if (!ipc) return;
+  ::umask(old_mask);
+  const std::string path = endpoint.substr(6);
+  if (const group* g = ::getgrnam(opts.group.c_str())) {
+    if (::chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
+      throw Error("cannot give " + path + " to group " + opts.group + ": " + std::strerror(errno));
+  } else if (opts.group_given) {
+    throw Error("group '" + opts.group + "' does not exist", "create it or name another with --group");
+  } else {
+    std::fprintf(stderr, "lnetcapd: no group '%s': only %s's own user may subscribe on %s\n",
+                 opts.group.c_str(), "lnetcapd", path.c_str());
+  }
+}
+
+std::string describe_source(const Options& o) {
+  if (!o.read_file.empty()) return "replay of " + o.read_file;
+  if (!o.interface.empty()) return "live capture on " + o.interface;
+  return "live eBPF capture";
+}
+
+}  // namespace
+
+int run_daemon(const DaemonOptions& opts) {
+  if (opts.show_help) {
+    std::fputs(daemon_usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (opts.show_version) {
+    std::printf("lnetcapd %s\n", LNETCAP_VERSION);
+    return 0;
+  }
+  install_signal_handlers();
+  zmq::context_t context;
+  zmq::socket_t router(context, zmq::socket_type::router);
+  router.set(zmq::sockopt::router_mandatory, 1);
+  router.set(zmq::sockopt::sndhwm, opts.queue);
+  router.set(zmq::sockopt::linger, 0);
+  for (const auto& uri : opts.listen) listen_on(router, uri, opts);
+
+  // The daemon filters per subscriber; the source itself takes everything.
+  const bool replay = !opts.source.read_file.empty();
+  Pacing pacing = opts.pacing;
+  pacing.replay = replay;
+  SourcePump pump(open_capture_source(opts.source, filter::Filter()), pacing);
+  const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
+  SubscriberSet subscribers(router,
+                            subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
+                                              describe_source(opts.source)},
+                            replay && !paced);
+  for (const auto& uri : opts.listen)
+    std::fprintf(stderr, "lnetcapd: serving %s on %s\n", describe_source(opts.source).c_str(),
+                 subscribe::normalize_endpoint(uri).c_str());
+  // Type=notify: ready once the source is open (attached) and the sockets listen.
+  if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts.source)))
+    std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");
+
+  std::vector<CaptureInterface> interfaces;
+  SourceStats stats;
+  auto watermark = [&]() -> std::uint64_t {
+    // Subscribers merging several daemons hand a record out early only when
+    // every other stream's watermark allows.  A replay promises nothing (a
+    // socklnd conversion is not strictly in time order), so merges of
+    // replays wait for every stream and equal mergecap's; a live source
+    // delivers nothing more than a second old (per-CPU ring order).
+    return replay ? 0 : realtime_now_ns() - 1000000000ULL;
+  };
+  bool started = false, ended = false;
+  subscribe::End end;
+  Clock::time_point next_heartbeat = Clock::now() + std::chrono::seconds(1), end_deadline;
+  subscribe::Frames frames;
+  std::string routing_id;
+  PumpedRecord item;
+
+  for (;;) {
+    zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(100));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
+    }
+    while (subscribe::receive_frames(router, frames, &routing_id)) subscribers.handle(routing_id, frames);
+
+    if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
+      pump.start();
+      started = true;
+    }
+    // A bounded batch, so control messages are never kept waiting long.
+    for (int batch = 0; started && !ended && batch < 512 && pump.pop(item); ++batch) {
+      for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
+      stats = item.stats;
+      if (item.end) {
+        ended = true;
+        end.failed = !item.error.empty();
+        end.reason = end.failed             ? item.error
+                     : stop_requested() || !replay ? "lnetcapd stopping"
+                                                   : "end of " + opts.source.read_file;
+        if (end.failed) {
+          std::fprintf(stderr, "lnetcapd: %s\n", item.error.c_str());
+          if (!item.hint.empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", item.hint.c_str());
+        }
+        break;
+      }
+      const CapturedRecord rec = item.record();
+      std::string why;
+      auto view = parse_record(rec.bytes, &why);
+      if (!view) {
+        std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
+        continue;
+      }
+      subscribers.deliver(rec, decode_message(*view, rec.ts_ns, rec.interface_id), interfaces, stats,
+                          watermark());
+    }
+    if (Clock::now() >= next_heartbeat) {
+      subscribers.heartbeat(stats, watermark());
+      next_heartbeat = Clock::now() + std::chrono::seconds(1);
+    }
+    if (stop_requested() && !ended) {
+      if (started) {
+        pump.stop();  // its end item follows what the source still drains
+      } else {
+        ended = true;
+        end.reason = "lnetcapd stopping";
+      }
+    }
+    if (ended) {
+      if (end_deadline == Clock::time_point{})
+        end_deadline = Clock::now() + std::chrono::seconds(opts.linger_seconds);
+      end.counters.watermark_ns = watermark();
+      if (subscribers.send_end(end, stats) || Clock::now() >= end_deadline) break;
+    }
+  }
+  notify_service_manager("STOPPING=1");
+  subscribers.log_totals();
+  std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats.received,
+               stats.dropped);
+  // Let queued messages (the END of a subscriber that just drained) reach
+  // their subscribers, but not beyond the linger time.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end_deadline - Clock::now());
+  router.set(zmq::sockopt::linger, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+  router.close();
+  context.close();
+  return end.failed ? 1 : 0;
+}
+
+}  // namespace lnetcap::daemon

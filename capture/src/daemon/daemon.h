@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// daemon.h - lnetcapd: one capture source served to many filtered
+// subscribers over ZeroMQ (docs/DAEMON.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "../options.h"
+#include "source_pump.h"
+
+namespace lnetcap::daemon {
+
+struct DaemonOptions {
+  Options source;                    // -r, -i, -s, -B, --attach... as lnetcap takes them
+  Pacing pacing;                     // --realtime, --rate (replay only)
+  std::vector<std::string> listen;   // endpoints; default the local socket
+  std::string group = "lnetcap";     // --group: who may use an ipc socket
+  bool group_given = false;
+  bool allow_insecure_tcp = false;   // --allow-insecure-tcp
+  int queue = 1000;                  // --queue: messages per subscriber (ZMQ_SNDHWM)
+  unsigned wait_subscribers = 0;     // --wait-subscribers N: start the source then
+  unsigned linger_seconds = 10;      // --linger: how long END may wait for a stopped subscriber
+  std::string node;                  // --node NAME (default: the host name)
+  bool show_help = false, show_version = false;
+};
+
+/// Parses lnetcapd's command line.  Throws Error.
+DaemonOptions parse_daemon_options(int argc, char** argv);
+std::string daemon_usage_text();
+
+/// Runs the daemon until its source ends (a replayed file) or a signal;
+/// returns the exit status.  Throws Error when it cannot start.
+int run_daemon(const DaemonOptions& opts);
+
+}  // namespace lnetcap::daemon

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// daemon_options.cpp - lnetcapd's command line (getopt_long, as lnetcap's).
+#include <getopt.h>
+
+#include <charconv>
+
+#include "../error.h"
+#include "daemon.h"
+
+namespace lnetcap::daemon {
+namespace {
+
+enum LongOnly {
+  kOptVersion = 1000,
+  kOptRealtime,
+  kOptRate,
+  kOptGroup,
+  kOptQueue,
+  kOptWaitSubscribers,
+  kOptLinger,
+  kOptNode,
+  kOptAllowInsecureTcp,
+  kOptAttach,
+  kOptBtf,
+  kOptPort,
+  kOptLocalNid,
+};
+
+constexpr char kShortOptions[] = "+B:hi:l:r:s:Z:";
+
+const option kLongOptions[] = {
+    {"buffer-size", required_argument, nullptr, 'B'},
+    {"help", no_argument, nullptr, 'h'},
+    {"interface", required_argument, nullptr, 'i'},
+    {"listen", required_argument, nullptr, 'l'},
+    {"read", required_argument, nullptr, 'r'},
+    {"snapshot-length", required_argument, nullptr, 's'},
+    {"relinquish-privileges", required_argument, nullptr, 'Z'},
+    {"version", no_argument, nullptr, kOptVersion},
+    {"realtime", no_argument, nullptr, kOptRealtime},
+    {"rate", required_argument, nullptr, kOptRate},
+    {"group", required_argument, nullptr, kOptGroup},
+    {"queue", required_argument, nullptr, kOptQueue},
+    {"wait-subscribers", required_argument, nullptr, kOptWaitSubscribers},
+    {"linger", required_argument, nullptr, kOptLinger},
+    {"node", required_argument, nullptr, kOptNode},
+    {"allow-insecure-tcp", no_argument, nullptr, kOptAllowInsecureTcp},
+    {"attach", required_argument, nullptr, kOptAttach},
+    {"btf", required_argument, nullptr, kOptBtf},
+    {"port", required_argument, nullptr, kOptPort},
+    {"local-nid", required_argument, nullptr, kOptLocalNid},
+    {nullptr, 0, nullptr, 0},
+};
+
+std::uint64_t number(const char* opt, const std::string& text, std::uint64_t min, std::uint64_t max) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < min || v > max)
+    throw Error("invalid value '" + text + "' for " + opt + " (expected a number from " +
+                    std::to_string(min) + " to " + std::to_string(max) + ")",
+                "see lnetcapd -h");
+  return v;
+}
+
+}  // namespace
+
+DaemonOptions parse_daemon_options(int argc, char** argv) {
+  DaemonOptions o;
+  for (int i = 0; i < argc; ++i) o.source.command_line += (i ? " " : "") + std::string(argv[i]);
+  optind = 0;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, kShortOptions, kLongOptions, nullptr)) != -1) {
+    const std::string arg = optarg ? optarg : "";
+    switch (c) {
+      case 'B': o.source.buffer_kib = static_cast<std::uint32_t>(number("-B", arg, 4, 4u << 20)); break;
+      case 'h': o.show_help = true; break;
+      case 'i': o.source.interface = arg; break;
+      case 'l': o.listen.push_back(arg); break;
+      case 'r': o.source.read_file = arg; break;
+      case 's': o.source.snaplen = static_cast<std::uint32_t>(number("-s", arg, 0, 1u << 20)); break;
+      case 'Z': o.source.drop_user = arg; break;
+      case kOptVersion: o.show_version = true; break;
+      case kOptRealtime: o.pacing.realtime = true; break;
+      case kOptRate: o.pacing.records_per_second = static_cast<double>(number("--rate", arg, 1, 100000000)); break;
+      case kOptGroup: o.group = arg; o.group_given = true; break;
+      case kOptQueue: o.queue = static_cast<int>(number("--queue", arg, 1, 10000000)); break;
+      case kOptWaitSubscribers: o.wait_subscribers = static_cast<unsigned>(number("--wait-subscribers", arg, 0, 10000)); break;
+      case kOptLinger: o.linger_seconds = static_cast<unsigned>(number("--linger", arg, 0, 86400)); break;
+      case kOptNode: o.node = arg; break;
+      case kOptAllowInsecureTcp: o.allow_insecure_tcp = true; break;
+      case kOptAttach:
+        if (arg != "auto" && arg != "fentry" && arg != "kprobe")
+          throw Error("invalid attach mode '" + arg + "'", "use auto, fentry or kprobe");
+        o.source.attach_mode = arg;
+        break;
+      case kOptBtf: o.source.btf_file = arg; break;
+      case kOptPort: o.source.lnet_port = static_cast<std::uint16_t>(number("--port", arg, 1, 65535)); break;
+      case kOptLocalNid: o.source.local_nid = arg; break;
+      default: {
+        const std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
+                                       : std::string(argv[optind - 1]);
+        throw Error("unknown option or missing value: " + bad, "see lnetcapd -h");
+      }
+    }
+  }
+  if (optind < argc)
+    throw Error(std::string("unexpected argument '") + argv[optind] + "'",
+                "lnetcapd takes no filter: each subscriber sends its own");
+  if (!o.source.read_file.empty() && !o.source.interface.empty())
+    throw Error("give one source: -r FILE or -i NAME, not both");
+  if ((o.pacing.realtime || o.pacing.records_per_second > 0) && o.source.read_file.empty())
+    throw Error("--realtime and --rate pace a replayed file (-r)");
+  if (o.pacing.realtime && o.pacing.records_per_second > 0)
+    throw Error("give --realtime or --rate, not both");
+  if (o.listen.empty()) o.listen.push_back("local");
+  return o;
+}
+
+std::string daemon_usage_text() {
+  return R"(Usage: lnetcapd [source options] [--listen ENDPOINT]... [daemon options]
+
+Serve one LNet capture to many `lnetcap --from` subscribers, each with its own
+filter and snap length evaluated here (docs/DAEMON.md).
+
+Source (one; the live eBPF capture by default):
+  -r, --read FILE          replay a capture file (lnetcap pcapng or a socklnd
+                           TCP pcap), as fast as possible unless paced
+      --realtime           replay at the speed it was recorded
+      --rate N             replay N records per second
+  -i, --interface NAME     as lnetcap -i: an LNet net/NID (eBPF) or a network
+                           interface (socklnd traffic through libpcap)
+  -s, --snapshot-length N  payload bytes captured per message
+  -B, --buffer-size KIB    eBPF ring buffer size
+      --attach MODE, --btf FILE, --port N, --local-nid NID   as for lnetcap
+  -Z, --relinquish-privileges USER   run as USER once attached
+Daemon:
+  -l, --listen ENDPOINT    where subscribers connect (repeatable): "local"
+                           (default: ipc:///run/lnetcap/lnetcapd.sock),
+                           /path/to/socket, ipc://PATH or tcp://HOST:PORT
+      --group NAME         group that may use an ipc socket (default
+                           lnetcap, when it exists); the socket is mode 0660
+      --allow-insecure-tcp listen on TCP without authentication (CurveZMQ is
+                           not implemented yet: anyone who can connect can
+                           read every message)
+      --queue N            messages queued per subscriber before its records
+                           are dropped and counted (default 1000)
+      --wait-subscribers N start the source once N subscribers are there
+      --linger SECS        after the source ends, how long a stopped
+                           subscriber's end-of-stream may wait (default 10)
+      --node NAME          node name subscribers put in interface
+                           descriptions (default: the host name)
+  -h, --help               this text
+      --version            print the version
+)";
+}
+
+}  // namespace lnetcap::daemon

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "source_pump.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "../error.h"
+#include "../signals.h"
+
+namespace lnetcap::daemon {
+
+SourcePump::SourcePump(std::unique_ptr<RecordSource> source, Pacing pacing, std::size_t capacity)
+    : source_(std::move(source)), pacing_(pacing), capacity_(capacity) {
+  event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (event_fd_ < 0) throw Error(std::string("eventfd: ") + std::strerror(errno));
+}
+
+SourcePump::~SourcePump() {
+  stop();
+  if (thread_.joinable()) thread_.join();
+  ::close(event_fd_);
+}
+
+void SourcePump::start() { thread_ = std::thread([this] { run(); }); }
+
+void SourcePump::stop() {
+  stop_ = true;
+  space_.notify_all();
+}
+
+bool SourcePump::pop(PumpedRecord& out) {
+  std::uint64_t ignored;
+  (void)!::read(event_fd_, &ignored, sizeof ignored);  // re-armed by every push
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (queue_.empty()) return false;
+  out = std::move(queue_.front());
+  queue_.pop_front();
+  space_.notify_one();
+  return true;
+}
+
+void SourcePump::push(PumpedRecord item) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    // The end item always goes in, so the daemon learns the source is done.
+    space_.wait(lock, [&] { return queue_.size() < capacity_ || stop_ || item.end; });
+    queue_.push_back(std::move(item));
+  }
+  const std::uint64_t one = 1;
+  (void)!::write(event_fd_, &one, sizeof one);
+}
+
+// Sleeps in short steps so that a stop request is never kept waiting.
+void SourcePump::pace(std::uint64_t ts_ns, std::uint64_t index) {
+  using Clock = std::chrono::steady_clock;
+  if (index == 0) {
+    pace_start_ = Clock::now();
+    pace_first_ts_ = ts_ns;
+  }
+  std::chrono::nanoseconds offset{0};
+  if (pacing_.records_per_second > 0)
+    offset = std::chrono::nanoseconds(static_cast<std::int64_t>(index * 1e9 / pacing_.records_per_second));
+  else if (pacing_.realtime && ts_ns > pace_first_ts_)
+    offset = std::chrono::nanoseconds(ts_ns - pace_first_ts_);
+  const auto due = pace_start_ + offset;
+  while (!stop_ && !stop_requested() && Clock::now() < due)
+    std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(), std::chrono::milliseconds(50)));
+}
+
+void SourcePump::run() {
+  std::size_t known_interfaces = 0;
+  std::uint64_t index = 0;
+  auto new_interfaces = [&] {
+    std::vector<CaptureInterface> fresh;
+    const auto& all = source_->interfaces();
+    for (; known_interfaces < all.size(); ++known_interfaces) fresh.push_back(all[known_interfaces]);
+    return fresh;
+  };
+  PumpedRecord end;
+  end.end = true;
+  try {
+    CapturedRecord rec;
+    bool stopping = false;
+    for (;;) {
+      if (!stopping && (stop_ || stop_requested())) {
+        source_->request_stop();  // a live source drains what it holds, then ends
+        stopping = true;
+      }
+      if (stopping && pacing_.replay) break;
+      if (!source_->next(rec)) break;
+      if (rec.bytes.empty()) continue;  // an idle live source's tick
+      if (pacing_.realtime || pacing_.records_per_second > 0) pace(rec.ts_ns, index);
+      ++index;
+      PumpedRecord item;
+      item.meta = rec;
+      item.meta.bytes = {};
+      item.bytes.assign(rec.bytes.begin(), rec.bytes.end());
+      item.new_interfaces = new_interfaces();
+      item.stats = source_->stats();
+      push(std::move(item));
+    }
+  } catch (const Error& e) {
+    end.error = e.what();
+    end.hint = e.hint();
+  } catch (const std::exception& e) {
+    end.error = std::string("internal error: ") + e.what();
+  }
+  end.new_interfaces = new_interfaces();
+  end.stats = source_->stats();
+  push(std::move(end));
+}
+
+}  // namespace lnetcap::daemon

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "subscriber_set.h"
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <thread>
+
+#include "../error.h"
+#include "../signals.h"
+#include "../subscribe/zmq_frames.h"
+#include "snap_length.h"
+
+namespace lnetcap::daemon {
+
+using subscribe::SendResult;
+
+SubscriberSet::SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full)
+    : router_(router), identity_(std::move(identity)), wait_when_full_(wait_when_full) {}
+
+// Records and interfaces go through here; control messages never wait.
+SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan>& parts) {
+  for (;;) {
+    const SendResult r = subscribe::send_parts(router_, id, parts);
+    if (r != SendResult::kQueueFull || !wait_when_full_ || stop_requested()) return r;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames) {
+  try {
+    switch (subscribe::message_type(frames)) {
+      case subscribe::MessageType::kSubscribe: subscribe(id, frames); return;
+      case subscribe::MessageType::kBye: remove(id, "left"); return;
+      default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "lnetcapd: ignoring a bad message from a subscriber: %s\n", e.what());
+  }
+}
+
+void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames) {
+  const subscribe::Subscribe request = subscribe::decode_subscribe(frames);
+  Subscriber s;
+  try {
+    s.filter = filter::Filter::parse(request.filter);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "lnetcapd: refused %s: %s\n", request.client.c_str(), e.what());
+    subscribe::send_frames(router_, id, subscribe::encode(subscribe::Refuse{e.what(), e.hint()}));
+    return;
+  }
+  if (subscribers_.count(id)) remove(id, "subscribed again");
+  s.number = next_number_++;
+  s.client = request.client;
+  s.filter_text = request.filter;
+  s.snaplen = request.snaplen;
+  if (subscribe::send_frames(router_, id, subscribe::encode(identity_)) != SendResult::kSent) {
+    std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
+    return;
+  }
+  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) subscribed: filter '%s', snaplen %s\n",
+               s.number, s.client.c_str(), s.filter_text.c_str(),
+               s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
+                                                          : std::to_string(s.snaplen).c_str());
+  subscribers_.emplace(id, std::move(s));
+}
+
+void SubscriberSet::remove(const std::string& id, const char* why) {
+  auto it = subscribers_.find(id);
+  if (it == subscribers_.end()) return;
+  const Subscriber& s = it->second;
+  std::fprintf(stderr,
+               "lnetcapd: subscriber %" PRIu64 " (%s) %s: %" PRIu64 " matched, %" PRIu64
+               " sent, %" PRIu64 " dropped\n",
+               s.number, s.client.c_str(), why, s.matched, s.sent, s.dropped);
+  subscribers_.erase(it);
+}
+
+subscribe::Counters SubscriberSet::counters(const Subscriber& s, const SourceStats& stats,
+                                            std::uint64_t watermark_ns) const {
+  subscribe::Counters c;
+  c.matched = s.matched;
+  c.subscriber_dropped = s.dropped;
+  c.source_received = stats.received;
+  c.source_dropped = stats.dropped;
+  c.watermark_ns = watermark_ns;
+  return c;
+}
+
+// Interfaces go out in order, before the first record that uses them; when
+// one does not fit in the queue, neither would the record.
+bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
+                                        const std::vector<CaptureInterface>& interfaces) {
+  while (s.interfaces_sent < interfaces.size()) {
+    subscribe::InterfaceAnnouncement a;
+    a.id = static_cast<std::uint32_t>(s.interfaces_sent);
+    a.iface = s.snaplen == subscribe::kSnaplenAsCaptured
+                  ? interfaces[s.interfaces_sent]
+                  : interface_for_snaplen(interfaces[s.interfaces_sent], s.snaplen);
+    const subscribe::Frames frames = subscribe::encode(a);
+    if (send(id, std::vector<ByteSpan>(frames.begin(), frames.end())) != SendResult::kSent) return false;
+    ++s.interfaces_sent;
+  }
+  return true;
+}
+
+void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
+                            const std::vector<CaptureInterface>& interfaces,
+                            const SourceStats& stats, std::uint64_t watermark_ns) {
+  std::vector<std::string> gone;
+  for (auto& [id, s] : subscribers_) {
+    if (!s.filter.matches(msg)) continue;
+    ++s.matched;
+    if (!announce_interfaces(id, s, interfaces)) {
+      ++s.dropped;
+      continue;
+    }
+    subscribe::RecordMeta m;
+    m.seq = s.matched;
+    m.counters = counters(s, stats, watermark_ns);
+    m.ts_ns = rec.ts_ns;
+    m.interface_id = rec.interface_id;
+    m.orig_len = rec.orig_len;
+    m.epb_flags = rec.epb_flags;
+    m.has_drops_before = rec.has_drops_before;
+    m.drops_before = rec.drops_before;
+    const subscribe::Frame header = subscribe::encode_record_header(m);
+    std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
+    for (const auto& c : rec.comments)
+      parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
+    switch (send(id, parts)) {
+      case SendResult::kSent: ++s.sent; break;
+      case SendResult::kQueueFull: ++s.dropped; break;
+      case SendResult::kPeerGone: gone.push_back(id); break;
+    }
+  }
+  for (const auto& id : gone) remove(id, "disconnected");
+}
+
+void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_ns) {
+  std::vector<std::string> gone;
+  for (auto& [id, s] : subscribers_)
+    if (!s.end_sent &&  // after END a subscriber may be gone
+        subscribe::send_frames(router_, id, subscribe::encode(counters(s, stats, watermark_ns))) ==
+        SendResult::kPeerGone)
+      gone.push_back(id);
+  for (const auto& id : gone) remove(id, "disconnected");
+}
+
+bool SubscriberSet::send_end(const subscribe::End& end, const SourceStats& stats) {
+  bool all = true;
+  std::vector<std::string> gone;
+  for (auto& [id, s] : subscribers_) {
+    if (s.end_sent) continue;
+    subscribe::End mine = end;
+    mine.counters = counters(s, stats, end.counters.watermark_ns);
+    switch (subscribe::send_frames(router_, id, subscribe::encode(mine))) {
+      case SendResult::kSent: s.end_sent = true; break;
+      case SendResult::kQueueFull: all = false; break;
+      case SendResult::kPeerGone: gone.push_back(id); break;
+    }
+  }
+  for (const auto& id : gone) remove(id, "disconnected");
+  return all;
+}
+
+void SubscriberSet::log_totals() const {
+  for (const auto& [id, s] : subscribers_)
+    std::fprintf(stderr,
+                 "lnetcapd: subscriber %" PRIu64 " (%s)%s: %" PRIu64 " matched, %" PRIu64
+                 " sent, %" PRIu64 " dropped\n",
+                 s.number, s.client.c_str(), s.end_sent ? "" : " (end not delivered)", s.matched,
+                 s.sent, s.dropped);
+}
+
+}  // namespace lnetcap::daemon

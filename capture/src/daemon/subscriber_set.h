@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// subscriber_set.h - lnetcapd's subscribers on its ROUTER socket: each one's
+// compiled filter and snap length (evaluated here, so a subscriber receives
+// only what it asked for), its sequence numbers and its drop count.
+//
+// No stalls: every send is non-blocking with ZMQ_ROUTER_MANDATORY, so a
+// subscriber whose queue (ZMQ_SNDHWM messages plus the socket buffer) is
+// full loses that record - counted, and visible to it as a gap in the
+// sequence numbers - while the capture and every other subscriber go on.
+#pragma once
+
+#include <zmq.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../filter/filter.h"
+#include "../message.h"
+#include "../source.h"
+#include "../subscribe/protocol.h"
+#include "../subscribe/zmq_frames.h"
+
+namespace lnetcap::daemon {
+
+class SubscriberSet {
+ public:
+  /// `identity` is what every ACCEPT says (node name, source).  With
+  /// wait_when_full a full queue makes the daemon wait instead of dropping:
+  /// for a file replayed as fast as possible, where no clock is to be kept
+  /// up with, the replay then runs as fast as its slowest subscriber.
+  SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full = false);
+
+  /// A message from a subscriber: SUBSCRIBE (filter compiled, ACCEPT or a
+  /// REFUSE naming the error) or BYE.  Malformed messages are logged.
+  void handle(const std::string& routing_id, const subscribe::Frames& frames);
+  /// Offers one source record to every subscriber whose filter matches.
+  /// interfaces: the source's interfaces so far (announced as needed).
+  void deliver(const CapturedRecord& rec, const Message& msg,
+               const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
+               std::uint64_t watermark_ns);
+  /// A HEARTBEAT to every subscriber (best effort: a full queue skips it).
+  void heartbeat(const SourceStats& stats, std::uint64_t watermark_ns);
+  /// Queues END for every subscriber that has not got it yet; true once
+  /// every subscriber has it (a stopped one gets it when it drains).
+  bool send_end(const subscribe::End& end, const SourceStats& stats);
+  /// Logs every subscriber's counters (at exit).
+  void log_totals() const;
+  std::size_t size() const { return subscribers_.size(); }
+
+  struct Subscriber {
+    std::uint64_t number = 0;  // 1, 2, ... in order of subscription (logs)
+    std::string client;
+    filter::Filter filter;
+    std::string filter_text;
+    std::uint32_t snaplen = subscribe::kSnaplenAsCaptured;
+    std::uint64_t matched = 0, dropped = 0, sent = 0;
+    std::size_t interfaces_sent = 0;
+    bool end_sent = false;
+  };
+  /// By routing id (for tests and logs).
+  const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
+
+ private:
+  subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,
+                               std::uint64_t watermark_ns) const;
+  subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
+  bool announce_interfaces(const std::string& id, Subscriber& s,
+                           const std::vector<CaptureInterface>& interfaces);
+  void subscribe(const std::string& id, const subscribe::Frames& frames);
+  void remove(const std::string& id, const char* why);
+
+  zmq::socket_t& router_;
+  subscribe::Accept identity_;
+  bool wait_when_full_;
+  std::map<std::string, Subscriber> subscribers_;
+  std::uint64_t next_number_ = 1;
+  std::vector<std::uint8_t> scratch_;
+};
+
+}  // namespace lnetcap::daemon

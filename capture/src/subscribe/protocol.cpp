@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "protocol.h"
+
+#include "../error.h"
+
+namespace lnetcap::subscribe {
+namespace {
+
+constexpr std::uint8_t kMagic[4] = {'L', 'N', 'S', 'B'};
+constexpr std::size_t kPreamble = 8;
+
+Frame preamble(MessageType type) {
+  Frame f;
+  LeWriter w(f);
+  w.bytes(kMagic, sizeof kMagic);
+  w.u8(kProtocolVersion);
+  w.u8(static_cast<std::uint8_t>(type));
+  w.u16(0);
+  return f;
+}
+
+Frame text_frame(const std::string& s) { return Frame(s.begin(), s.end()); }
+
+std::string frame_text(const Frames& frames, std::size_t i) {
+  if (i >= frames.size()) return {};
+  return std::string(frames[i].begin(), frames[i].end());
+}
+
+// Reads the fixed fields after the preamble, failing with the message name.
+class FixedReader {
+ public:
+  FixedReader(const Frames& frames, MessageType want, const char* name, std::size_t fixed_len,
+              std::size_t min_frames) {
+    if (message_type(frames) != want) throw Error(std::string("lnetcapd protocol: expected ") + name);
+    if (frames[0].size() < kPreamble + fixed_len || frames.size() < min_frames)
+      throw Error(std::string("lnetcapd protocol: truncated ") + name + " message");
+    p_ = frames[0].data() + kPreamble;
+  }
+  std::uint32_t u32() { auto v = load_le32(p_); p_ += 4; return v; }
+  std::uint64_t u64() { auto v = load_le64(p_); p_ += 8; return v; }
+
+ private:
+  const std::uint8_t* p_;
+};
+
+constexpr std::size_t kCountersLen = 5 * 8;
+
+void put_counters(LeWriter& w, const Counters& c) {
+  w.u64(c.matched);
+  w.u64(c.subscriber_dropped);
+  w.u64(c.source_received);
+  w.u64(c.source_dropped);
+  w.u64(c.watermark_ns);
+}
+
+Counters get_counters(FixedReader& r) {
+  Counters c;
+  c.matched = r.u64();
+  c.subscriber_dropped = r.u64();
+  c.source_received = r.u64();
+  c.source_dropped = r.u64();
+  c.watermark_ns = r.u64();
+  return c;
+}
+
+}  // namespace
+
+MessageType message_type(const Frames& frames) {
+  if (frames.empty() || frames[0].size() < kPreamble ||
+      !std::equal(kMagic, kMagic + 4, frames[0].begin()))
+    throw Error("lnetcapd protocol: not an lnetcapd message",
+                "is the URI an lnetcapd endpoint?");
+  if (frames[0][4] != kProtocolVersion)
+    throw Error("lnetcapd protocol version " + std::to_string(frames[0][4]) +
+                    " is not the one this lnetcap speaks (" +
+                    std::to_string(kProtocolVersion) + ")",
+                "use lnetcap and lnetcapd of the same release");
+  return static_cast<MessageType>(frames[0][5]);
+}
+
+Frames encode(const Subscribe& m) {
+  Frame f = preamble(MessageType::kSubscribe);
+  LeWriter(f).u32(m.snaplen);
+  return {f, text_frame(m.filter), text_frame(m.client)};
+}
+
+Frames encode_bye() { return {preamble(MessageType::kBye)}; }
+
+Frames encode(const Accept& m) {
+  return {preamble(MessageType::kAccept), text_frame(m.node), text_frame(m.source)};
+}
+
+Frames encode(const Refuse& m) {
+  return {preamble(MessageType::kRefuse), text_frame(m.message), text_frame(m.hint)};
+}
+
+Frames encode(const InterfaceAnnouncement& m) {
+  Frame f = preamble(MessageType::kInterface);
+  LeWriter w(f);
+  w.u32(m.id);
+  w.u32(m.iface.snaplen);
+  return {f, text_frame(m.iface.name), text_frame(m.iface.description), text_frame(m.iface.os),
+          text_frame(m.iface.hardware), text_frame(m.iface.filter)};
+}
+
+Frames encode(const Counters& heartbeat) {
+  Frame f = preamble(MessageType::kHeartbeat);
+  LeWriter w(f);
+  put_counters(w, heartbeat);
+  return {f};
+}
+
+Frames encode(const End& m) {
+  Frame f = preamble(MessageType::kEnd);
+  LeWriter w(f);
+  put_counters(w, m.counters);
+  w.u32(m.failed ? 1 : 0);
+  return {f, text_frame(m.reason)};
+}
+
+Frame encode_record_header(const RecordMeta& m) {
+  Frame f = preamble(MessageType::kRecord);
+  LeWriter w(f);
+  w.u64(m.seq);
+  put_counters(w, m.counters);
+  w.u64(m.ts_ns);
+  w.u32(m.interface_id);
+  w.u32(m.orig_len);
+  w.u32(m.epb_flags);
+  w.u32(m.has_drops_before ? 1 : 0);
+  w.u64(m.drops_before);
+  return f;
+}
+
+Subscribe decode_subscribe(const Frames& frames) {
+  FixedReader r(frames, MessageType::kSubscribe, "SUBSCRIBE", 4, 2);
+  Subscribe m;
+  m.snaplen = r.u32();
+  m.filter = frame_text(frames, 1);
+  m.client = frame_text(frames, 2);
+  return m;
+}
+
+Accept decode_accept(const Frames& frames) {
+  FixedReader r(frames, MessageType::kAccept, "ACCEPT", 0, 3);
+  return Accept{frame_text(frames, 1), frame_text(frames, 2)};
+}
+
+Refuse decode_refuse(const Frames& frames) {
+  FixedReader r(frames, MessageType::kRefuse, "REFUSE", 0, 2);
+  return Refuse{frame_text(frames, 1), frame_text(frames, 2)};
+}
+
+InterfaceAnnouncement decode_interface(const Frames& frames) {
+  FixedReader r(frames, MessageType::kInterface, "INTERFACE", 8, 6);
+  InterfaceAnnouncement m;
+  m.id = r.u32();
+  m.iface.snaplen = r.u32();
+  m.iface.name = frame_text(frames, 1);
+  m.iface.description = frame_text(frames, 2);
+  m.iface.os = frame_text(frames, 3);
+  m.iface.hardware = frame_text(frames, 4);
+  m.iface.filter = frame_text(frames, 5);
+  return m;
+}
+
+Counters decode_heartbeat(const Frames& frames) {
+  FixedReader r(frames, MessageType::kHeartbeat, "HEARTBEAT", kCountersLen, 1);
+  return get_counters(r);
+}
+
+End decode_end(const Frames& frames) {
+  FixedReader r(frames, MessageType::kEnd, "END", kCountersLen + 4, 2);
+  End m;
+  m.counters = get_counters(r);
+  m.failed = r.u32() != 0;
+  m.reason = frame_text(frames, 1);
+  return m;
+}
+
+RecordMeta decode_record_header(const Frames& frames) {
+  FixedReader r(frames, MessageType::kRecord, "RECORD", 8 + kCountersLen + 8 + 16 + 8, 2);
+  RecordMeta m;
+  m.seq = r.u64();
+  m.counters = get_counters(r);
+  m.ts_ns = r.u64();
+  m.interface_id = r.u32();
+  m.orig_len = r.u32();
+  m.epb_flags = r.u32();
+  m.has_drops_before = r.u32() != 0;
+  m.drops_before = r.u64();
+  if (m.seq == 0 || m.seq > m.counters.matched)
+    throw Error("lnetcapd protocol: RECORD sequence number " + std::to_string(m.seq) +
+                " outside 1.." + std::to_string(m.counters.matched));
+  return m;
+}
+
+}  // namespace lnetcap::subscribe

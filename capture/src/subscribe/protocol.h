@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// protocol.h - the lnetcapd subscription protocol (docs/DAEMON.md), shared
+// by the daemon and `lnetcap --from`.  Pure encode/decode of ZeroMQ
+// multipart messages (a list of frames, without the ROUTER's routing id),
+// so it is tested without sockets.
+//
+// Frame 0 of every message starts with an 8-byte preamble: "LNSB", the
+// protocol version (u8), the message type (u8) and two reserved zero bytes;
+// fixed little-endian fields follow in the same frame, strings and the
+// record bytes travel in their own frames.  A RECORD's body frame is the
+// lnetcap record exactly as an EPB of a pcapng file holds it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../bytes.h"
+#include "../source.h"
+
+namespace lnetcap::subscribe {
+
+using Frame = std::vector<std::uint8_t>;
+using Frames = std::vector<Frame>;
+
+inline constexpr std::uint8_t kProtocolVersion = 1;
+/// SUBSCRIBE's snap length meaning "the payload bytes the daemon captured".
+inline constexpr std::uint32_t kSnaplenAsCaptured = 0xffffffffu;
+
+enum class MessageType : std::uint8_t {
+  // subscriber -> daemon
+  kSubscribe = 1,
+  kBye = 2,
+  // daemon -> subscriber
+  kAccept = 16,
+  kRefuse = 17,
+  kInterface = 18,
+  kRecord = 19,
+  kHeartbeat = 20,
+  kEnd = 21,
+};
+
+struct Subscribe {
+  std::string filter;                         // the lnetcap filter language
+  std::uint32_t snaplen = kSnaplenAsCaptured;  // payload bytes kept per record
+  std::string client;                         // "lnetcap 0.1.0 pid 42 uid 1000", for logs
+};
+
+struct Accept {
+  std::string node;    // the daemon's node name (pcapng interface descriptions)
+  std::string source;  // what it captures: "replay of x.pcapng", "eBPF live capture"
+};
+
+struct Refuse {
+  std::string message;  // one line, e.g. the filter's parse error
+  std::string hint;
+};
+
+struct InterfaceAnnouncement {
+  std::uint32_t id = 0;  // the interface_id records use
+  CaptureInterface iface;
+};
+
+/// Per-subscriber counters; every RECORD, HEARTBEAT and END carries them.
+struct Counters {
+  std::uint64_t matched = 0;             // records that matched this filter so far
+  std::uint64_t subscriber_dropped = 0;  // of those, lost because the queue was full
+  std::uint64_t source_received = 0;     // records the source delivered to the daemon
+  std::uint64_t source_dropped = 0;      // lost before the daemon (kernel ring, gaps)
+  std::uint64_t watermark_ns = 0;        // no later record is older than this (0 = unknown)
+};
+
+struct RecordMeta {
+  std::uint64_t seq = 0;  // = counters.matched when it was sent; a gap = drops
+  Counters counters;      // subscriber_dropped counts drops before this record
+  std::uint64_t ts_ns = 0;
+  std::uint32_t interface_id = 0;
+  std::uint32_t orig_len = 0;
+  std::uint32_t epb_flags = 0;
+  bool has_drops_before = false;  // the source's own epb_dropcount
+  std::uint64_t drops_before = 0;
+};
+
+struct End {
+  Counters counters;
+  bool failed = false;  // the source failed (reason says how)
+  std::string reason;   // "end of samples/x.pcapng", "lnetcapd stopping"
+};
+
+/// Type of a message; throws Error when frame 0 is not an lnetcapd message
+/// of this protocol version.
+MessageType message_type(const Frames& frames);
+
+Frames encode(const Subscribe& m);
+Frames encode_bye();
+Frames encode(const Accept& m);
+Frames encode(const Refuse& m);
+Frames encode(const InterfaceAnnouncement& m);
+Frames encode(const Counters& heartbeat);
+Frames encode(const End& m);
+/// A RECORD's header frame; the daemon sends it, the record bytes and one
+/// frame per EPB comment.
+Frame encode_record_header(const RecordMeta& m);
+
+// Decoders throw Error naming what is malformed.
+Subscribe decode_subscribe(const Frames& frames);
+Accept decode_accept(const Frames& frames);
+Refuse decode_refuse(const Frames& frames);
+InterfaceAnnouncement decode_interface(const Frames& frames);
+Counters decode_heartbeat(const Frames& frames);
+End decode_end(const Frames& frames);
+/// frames[0] is the header, frames[1] the record, frames[2...] comments.
+RecordMeta decode_record_header(const Frames& frames);
+
+}  // namespace lnetcap::subscribe

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "subscription_source.h"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "../error.h"
+#include "../signals.h"
+#include "merge_source.h"
+#include "version.h"
+#include "zmq_frames.h"
+
+namespace lnetcap::subscribe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// lnetcapd sends a HEARTBEAT every second; this much silence means it is gone.
+constexpr auto kSilenceLimit = std::chrono::seconds(10);
+// How long next() waits before giving the pipeline a look (signals, status).
+constexpr auto kTick = std::chrono::milliseconds(200);
+
+Error protocol_error(const std::string& uri, const std::string& what) {
+  return Error("lnetcapd at " + uri + ": " + what, "use lnetcap and lnetcapd of the same release");
+}
+
+}  // namespace
+
+SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
+                                       std::chrono::milliseconds answer_timeout)
+    : uri_(normalize_endpoint(uri)), socket_(context_, zmq::socket_type::dealer) {
+  socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
+  socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
+  try {
+    socket_.connect(uri_);
+  } catch (const zmq::error_t& e) {
+    throw Error("cannot connect to " + uri_ + ": " + e.what(),
+                "give --from local, a socket path, ipc://PATH or tcp://HOST:PORT");
+  }
+  send_frames(socket_, {}, encode(request));
+  Frames answer;
+  const auto deadline = Clock::now() + answer_timeout;
+  for (;;) {
+    if (stop_requested()) throw Error("interrupted while waiting for lnetcapd at " + uri_);
+    if (receive(answer, kTick)) break;
+    if (Clock::now() >= deadline)
+      throw Error("no answer from lnetcapd at " + uri_ + " within " +
+                      std::to_string(answer_timeout.count() / 1000) + " s",
+                  "is lnetcapd running there, and are you in the group that may use its "
+                  "socket (lnetcap)?");
+  }
+  switch (message_type(answer)) {
+    case MessageType::kAccept: accept_ = decode_accept(answer); break;
+    case MessageType::kRefuse: {
+      const Refuse r = decode_refuse(answer);
+      throw Error("lnetcapd at " + uri_ + " refused the subscription: " + r.message, r.hint);
+    }
+    default: throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
+  }
+  last_heard_ = Clock::now();
+}
+
+SubscriptionSource::~SubscriptionSource() {
+  if (!ended_) say_bye();
+}
+
+void SubscriptionSource::say_bye() {
+  try {
+    send_frames(socket_, {}, encode_bye());
+  } catch (const zmq::error_t&) {
+  }
+}
+
+bool SubscriptionSource::receive(Frames& frames, std::chrono::milliseconds timeout) {
+  if (receive_frames(socket_, frames)) return true;
+  zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+  try {
+    zmq::poll(&item, 1, timeout);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) throw;
+  }
+  return receive_frames(socket_, frames);
+}
+
+bool SubscriptionSource::next(CapturedRecord& out) {
+  for (;;) {
+    if (ended_) return false;
+    if (stop_ || stop_requested()) {
+      say_bye();
+      ended_ = true;
+      return false;
+    }
+    if (!receive(frames_, kTick)) {
+      if (Clock::now() - last_heard_ > kSilenceLimit)
+        throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
+                    "is lnetcapd still running?");
+      if (status_pending()) {
+        out = CapturedRecord{};
+        return true;
+      }
+      continue;
+    }
+    last_heard_ = Clock::now();
+    switch (message_type(frames_)) {
+      case MessageType::kInterface: {
+        InterfaceAnnouncement a = decode_interface(frames_);
+        if (a.id != interfaces_.size()) throw protocol_error(uri_, "interfaces announced out of order");
+        // One pcapng interface per node and NI: say which node it is.
+        a.iface.description += (a.iface.description.empty() ? "on " : ", on ") + accept_.node;
+        interfaces_.push_back(std::move(a.iface));
+        continue;
+      }
+      case MessageType::kRecord: {
+        const RecordMeta m = decode_record_header(frames_);
+        if (m.seq <= last_seq_) throw protocol_error(uri_, "record sequence numbers went backwards");
+        if (m.interface_id >= interfaces_.size())
+          throw protocol_error(uri_, "record on an interface never announced");
+        const std::uint64_t gap = m.seq - last_seq_ - 1;  // dropped for this subscriber
+        gap_drops_ += gap;
+        last_seq_ = m.seq;
+        counters_ = m.counters;
+        out = CapturedRecord{};
+        out.ts_ns = m.ts_ns;
+        out.interface_id = m.interface_id;
+        out.bytes = ByteSpan(frames_[1]);
+        out.orig_len = m.orig_len;
+        out.epb_flags = m.epb_flags;
+        out.has_drops_before = m.has_drops_before || gap > 0;
+        out.drops_before = m.drops_before + gap;
+        for (std::size_t i = 2; i < frames_.size(); ++i)
+          out.comments.emplace_back(frames_[i].begin(), frames_[i].end());
+        ++delivered_;
+        return true;
+      }
+      case MessageType::kHeartbeat:
+        counters_ = decode_heartbeat(frames_);
+        continue;
+      case MessageType::kEnd: {
+        const End e = decode_end(frames_);
+        counters_ = e.counters;
+        ended_ = true;
+        if (counters_.matched - delivered_ != counters_.subscriber_dropped)
+          std::fprintf(stderr,
+                       "lnetcap: warning: lnetcapd at %s counts %" PRIu64
+                       " records dropped for this subscriber, the sequence numbers %" PRIu64 "\n",
+                       uri_.c_str(), counters_.subscriber_dropped, counters_.matched - delivered_);
+        if (e.failed) throw Error("lnetcapd at " + uri_ + ": its source failed: " + e.reason);
+        return false;
+      }
+      default: throw protocol_error(uri_, "unexpected message type");
+    }
+  }
+}
+
+SourceStats SubscriptionSource::stats() const {
+  SourceStats s;
+  s.received = delivered_;
+  // At the end every matched record is either delivered or dropped; before
+  // it, records may still be on their way, so only the gaps are certain.
+  s.queue_dropped = ended_ ? counters_.matched - delivered_ : gap_drops_;
+  s.dropped = counters_.source_dropped + s.queue_dropped;
+  s.details = {{"lnetcapd " + uri_ + ": records matching the filter", counters_.matched},
+               {"lnetcapd " + uri_ + ": records the source delivered", counters_.source_received},
+               {"lnetcapd " + uri_ + ": records the source dropped", counters_.source_dropped}};
+  return s;
+}
+
+std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
+                                                 const std::string& filter, std::uint32_t snaplen) {
+  Subscribe request;
+  request.filter = filter;
+  request.snaplen = snaplen;
+  request.client = std::string("lnetcap ") + LNETCAP_VERSION + " pid " + std::to_string(::getpid()) +
+                   " uid " + std::to_string(::getuid());
+  std::vector<std::unique_ptr<TimedSource>> sources;
+  for (const auto& uri : uris) sources.push_back(std::make_unique<SubscriptionSource>(uri, request));
+  if (sources.size() == 1) return std::move(sources.front());
+  return std::make_unique<MergeSource>(std::move(sources));
+}
+
+}  // namespace lnetcap::subscribe

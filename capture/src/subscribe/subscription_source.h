@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// subscription_source.h - `lnetcap --from URI`: the records an lnetcapd
+// sends this subscriber, as a RecordSource, so every sink works on them.
+//
+// Drops are never silent: a gap in the per-subscriber sequence numbers
+// (records lnetcapd dropped because this subscriber's queue was full) is
+// added to the record's epb_dropcount, next to the source's own drops, and
+// to the counters of the status line and the ISB.
+#pragma once
+
+#include <zmq.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../source.h"
+#include "protocol.h"
+
+namespace lnetcap::subscribe {
+
+/// A RecordSource that can also say how far in time it has got, so that
+/// several can be merged in time order (merge_source.h).
+class TimedSource : public RecordSource {
+ public:
+  /// No record still to come is older than this (0 = unknown).
+  virtual std::uint64_t watermark_ns() const = 0;
+};
+
+class SubscriptionSource : public TimedSource {
+ public:
+  /// Connects, subscribes and waits for the daemon's answer.  Throws Error
+  /// when it refuses (the filter's error) or does not answer.
+  SubscriptionSource(const std::string& uri, const Subscribe& request,
+                     std::chrono::milliseconds answer_timeout = std::chrono::seconds(5));
+  ~SubscriptionSource() override;
+  bool next(CapturedRecord& out) override;
+  const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
+  SourceStats stats() const override;
+  void request_stop() override { stop_ = true; }
+  std::uint64_t watermark_ns() const override { return counters_.watermark_ns; }
+  const Accept& daemon() const { return accept_; }
+
+ private:
+  bool receive(Frames& frames, std::chrono::milliseconds timeout);
+  void say_bye();
+
+  std::string uri_;
+  zmq::context_t context_;
+  zmq::socket_t socket_;
+  Accept accept_;
+  std::vector<CaptureInterface> interfaces_;
+  Frames frames_;  // the last RECORD (out.bytes points into it)
+  Counters counters_;
+  std::uint64_t delivered_ = 0, last_seq_ = 0, gap_drops_ = 0;
+  bool stop_ = false, ended_ = false;
+  std::chrono::steady_clock::time_point last_heard_;
+};
+
+/// Opens the sources of every --from (merged in time order when several).
+std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
+                                                 const std::string& filter,
+                                                 std::uint32_t snaplen);
+
+}  // namespace lnetcap::subscribe

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// zmq_frames.h - multipart send/receive of protocol.h frames over cppzmq,
+// shared by lnetcapd (ROUTER, with a routing id in front) and the
+// subscriber (DEALER).
+#pragma once
+
+#include <zmq.hpp>
+
+#include <string>
+
+#include "protocol.h"
+
+namespace lnetcap::subscribe {
+
+enum class SendResult { kSent, kQueueFull, kPeerGone };
+
+/// Sends frames without blocking.  On a ROUTER with ZMQ_ROUTER_MANDATORY
+/// (routing_id non-empty) a full queue is kQueueFull and an unknown or
+/// disconnected peer kPeerGone; the whole multipart message is either
+/// queued or not.
+SendResult send_frames(zmq::socket_t& socket, const std::string& routing_id, const Frames& frames);
+
+/// The same for frames held elsewhere (a record's bytes are not copied
+/// into a Frame first).
+SendResult send_parts(zmq::socket_t& socket, const std::string& routing_id,
+                      const std::vector<ByteSpan>& frames);
+
+/// Receives one multipart message if one is waiting (never blocks).  On a
+/// ROUTER, the first frame is moved to *routing_id.
+bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id = nullptr);
+
+/// "local" -> the default socket; "/path" -> ipc:///path; other URIs as they are.
+std::string normalize_endpoint(const std::string& uri);
+
+inline constexpr char kDefaultSocketPath[] = "/run/lnetcap/lnetcapd.sock";
+
+}  // namespace lnetcap::subscribe

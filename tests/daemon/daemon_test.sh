@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# daemon_test.sh BUILD_DIR SOURCE_DIR CASE - lnetcapd and `lnetcap --from`
+# end to end: real daemons replaying samples/ and the shared corpus on ipc
+# sockets in a private temporary directory (so cases run in parallel),
+# real subscribers with every sink.  What a subscriber gets is compared,
+# record for record (tests/tools/pcap_dump: caplen, orig_len, time, bytes),
+# with what lnetcap writes reading the same input directly - never with
+# figures the daemon itself reports.
+set -uo pipefail
+build=$1 src=$2 case=$3
+lnetcap=$build/capture/lnetcap
+lnetcapd=$build/capture/lnetcapd
+pcap_dump=$build/tests/pcap_dump
+sample=$src/samples/lustre-fs-part1.pcapng
+socklnd_sample=$src/samples/lnet-socklnd.pcapng
+corpus=$src/../shared/corpus/lustre-fs-part1.pcap
+export TZ=UTC LC_ALL=C
+tmp=$(mktemp -d /tmp/lnetcapd-test.XXXXXX)
+daemons=()
+cleanup() {
+  for pid in "${daemons[@]}"; do kill -CONT "$pid" 2>/dev/null; kill "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL [$case]: $*" >&2; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done; exit 1; }
+skip() { echo "SKIP [$case]: $*" >&2; exit 77; }
+need() { [ -f "$1" ] || skip "$1 missing"; }
+contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
+# The packets of a capture, one line each, without the link-type line.
+packets() { "$pcap_dump" "$1" | tail -n +2; }
+same_packets() {  # same_packets GOT WANT
+  packets "$1" >"$tmp/got.txt"; packets "$2" >"$tmp/want.txt"
+  [ -s "$tmp/want.txt" ] || fail "$2 has no packets"
+  cmp -s "$tmp/got.txt" "$tmp/want.txt" ||
+    fail "$1 differs from $2: $(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets, first difference: $(diff "$tmp/got.txt" "$tmp/want.txt" | head -3 | cut -c1-160)"
+}
+# start_daemon NAME ARGS...: lnetcapd on ipc://$tmp/NAME.sock, log in NAME.log.
+start_daemon() {
+  local name=$1; shift
+  "$lnetcapd" --listen "ipc://$tmp/$name.sock" --group "$(id -gn)" "$@" 2>"$tmp/$name.log" &
+  daemons+=($!)
+  eval "${name}_pid=$!"
+  for _ in $(seq 100); do [ -S "$tmp/$name.sock" ] && return 0; sleep 0.1; done
+  fail "lnetcapd $name did not create its socket"
+}
+uri() { echo "ipc://$tmp/$1.sock"; }
+wait_for_log() {  # wait_for_log FILE STRING
+  for _ in $(seq 100); do grep -qF -- "$2" "$1" && return 0; sleep 0.1; done
+  fail "'$2' never appeared in $1"
+}
+expect_exit() {  # expect_exit CODE NAME cmd...: output in NAME.out/NAME.err
+  local want=$1 name=$2; shift 2
+  timeout 60 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local got=$?
+  [ "$got" -eq "$want" ] || { cat "$tmp/$name.out" "$tmp/$name.err" >&2; fail "exit $got, wanted $want: $*"; }
+}
+daemon_exit() {  # daemon_exit NAME: waits for it, fails unless it exited 0
+  local pid_var=${1}_pid
+  wait "${!pid_var}" || fail "lnetcapd $1 exited $?"
+}
+
+case $case in
+replay-sample-equals-direct)
+  need "$sample"
+  start_daemon d -r "$sample" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  [ "$(packets "$tmp/sub.pcapng" | wc -l)" -eq 149 ] || fail "samples/README.md says 149 records"
+  daemon_exit d
+  contains "$tmp/d.log" "149 matched, 149 sent, 0 dropped"
+  # Text output too (the same decoding, whatever the transport).
+  start_daemon t -r "$sample" --wait-subscribers 1
+  expect_exit 0 text "$lnetcap" --from "$(uri t)" --nano
+  expect_exit 0 text_direct "$lnetcap" -r "$sample" --nano
+  cmp -s "$tmp/text.out" "$tmp/text_direct.out" || fail "text differs: $(diff "$tmp/text.out" "$tmp/text_direct.out" | head -3)"
+  daemon_exit t ;;
+replay-corpus-equals-direct)
+  # The daemon converts socklnd TCP traffic itself (the corpus pcap).
+  need "$corpus"
+  start_daemon d -r "$corpus" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$corpus" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  daemon_exit d ;;
+replay-lossless-when-unpaced)
+  # Replayed as fast as possible there is no clock to keep up with: the
+  # daemon waits for a full queue instead of dropping (a tiny one here).
+  need "$socklnd_sample"; command -v editcap >/dev/null && command -v mergecap >/dev/null || skip "editcap/mergecap missing"
+  for i in 0 1 2 3 4 5 6 7 8 9; do editcap -t $((i * 100)) "$socklnd_sample" "$tmp/part$i.pcapng" 2>/dev/null; done
+  mergecap -a -w "$tmp/big.pcapng" "$tmp"/part?.pcapng
+  start_daemon d -r "$tmp/big.pcapng" --queue 10 --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$tmp/big.pcapng" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  daemon_exit d
+  contains "$tmp/d.log" "29100 matched, 29100 sent, 0 dropped" ;;
+push-down-filter)
+  need "$sample"
+  start_daemon d -r "$sample" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  n=$(packets "$tmp/direct.pcapng" | wc -l)
+  daemon_exit d
+  # Only the matching records left the daemon: the filter ran there.
+  contains "$tmp/d.log" "filter 'opcode LDLM_ENQUEUE'"
+  contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
+snaplen)
+  need "$sample"
+  start_daemon d -r "$sample" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -s 16 -w "$tmp/sub.pcapng"
+  daemon_exit d
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  # Per record: orig_len and time as captured, caplen cut to the 104-byte
+  # record header + 72-byte LNet header + at most 16 payload bytes.
+  paste -d' ' <(packets "$tmp/sub.pcapng" | cut -d' ' -f1-3) <(packets "$tmp/direct.pcapng" | cut -d' ' -f1-3) |
+    awk '{ want = ($4 < 192) ? $4 : 192; if ($1 != want || $2 != $5 || $3 != $6) { print; bad = 1 } } END { exit bad }' ||
+    fail "snap length 16 not applied record by record"
+  [ "$(packets "$tmp/sub.pcapng" | wc -l)" -eq 149 ] || fail "records lost" ;;
+bad-filter-refused)
+  need "$sample"
+  start_daemon d -r "$sample" --wait-subscribers 1
+  expect_exit 1 bad "$lnetcap" --from "$(uri d)" type pot
+  contains "$tmp/bad.err" "refused the subscription"
+  contains "$tmp/bad.err" "'pot'"
+  [ ! -s "$tmp/bad.out" ] || fail "a refused subscription printed records"
+  # The daemon goes on serving: the next subscriber gets everything.
+  expect_exit 0 good "$lnetcap" --from "$(uri d)" -q
+  [ "$(wc -l <"$tmp/good.out")" -eq 149 ] || fail "the good subscriber got $(wc -l <"$tmp/good.out") lines"
+  daemon_exit d ;;
+summary-and-assert)
+  need "$sample"
+  start_daemon d -r "$sample" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" --summary=json
+  expect_exit 0 direct "$lnetcap" -r "$sample" --summary=json
+  cmp -s "$tmp/sub.out" "$tmp/direct.out" || fail "summaries differ"
+  daemon_exit d
+  start_daemon a -r "$sample" --wait-subscribers 1
+  expect_exit 1 sub_assert "$lnetcap" --from "$(uri a)" --assert 'count(opcode LDLM_ENQUEUE) <= 2'
+  expect_exit 1 direct_assert "$lnetcap" -r "$sample" --assert 'count(opcode LDLM_ENQUEUE) <= 2'
+  cmp -s "$tmp/sub_assert.out" "$tmp/direct_assert.out" || fail "assertion reports differ"
+  contains "$tmp/sub_assert.out" "FAIL"
+  daemon_exit a ;;
+rotation)
+  need "$sample"
+  start_daemon d -r "$sample" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/rot.pcapng" -C 20k
+  daemon_exit d
+  files=$(cd "$tmp" && ls | grep '^rot\.pcapng' | sort -V)
+  [ "$(echo "$files" | wc -l)" -ge 3 ] || fail "expected several rotated files: $files"
+  for f in $files; do packets "$tmp/$f"; done >"$tmp/rotated.txt"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  packets "$tmp/direct.pcapng" | cmp -s - "$tmp/rotated.txt" || fail "rotated files differ from the direct conversion" ;;
+merge-equals-mergecap)
+  # Three "nodes": the sample cut in three interleaved streams, each
+  # replayed by its own daemon; one subscriber merges them.
+  need "$sample"; command -v mergecap >/dev/null || skip "mergecap missing"
+  "$lnetcap" -r "$sample" -w "$tmp/n1.pcapng" 'rpc request' 2>/dev/null
+  "$lnetcap" -r "$sample" -w "$tmp/n2.pcapng" 'rpc reply' 2>/dev/null
+  "$lnetcap" -r "$sample" -w "$tmp/n3.pcapng" 'not rpc request and not rpc reply' 2>/dev/null
+  for n in n1 n2 n3; do
+    [ "$(packets "$tmp/$n.pcapng" | wc -l)" -gt 0 ] || fail "$n is empty: the split is no test"
+    start_daemon "$n" -r "$tmp/$n.pcapng" --wait-subscribers 1 --node "node-$n"
+  done
+  expect_exit 0 sub "$lnetcap" --from "$(uri n1)" --from "$(uri n2)" --from "$(uri n3)" -w "$tmp/merged.pcapng"
+  mergecap -w "$tmp/expected.pcapng" "$tmp/n1.pcapng" "$tmp/n2.pcapng" "$tmp/n3.pcapng"
+  same_packets "$tmp/merged.pcapng" "$tmp/expected.pcapng"
+  for n in n1 n2 n3; do daemon_exit "$n"; done
+  # One pcapng interface per node and NI, saying which node.
+  "$lnetcap" -r "$tmp/merged.pcapng" -c1 >/dev/null 2>&1 || fail "merged file unreadable"
+  for n in n1 n2 n3; do grep -qa "on node-$n" "$tmp/merged.pcapng" || fail "no interface of node-$n"; done ;;
+stopped-subscriber)
+  # One subscriber is stopped (kill -STOP) while another keeps up: the other
+  # loses nothing; the stopped one's losses are counted exactly.  It is
+  # continued half-way, so the loss is a gap before later records (their
+  # epb_dropcount), and the total is in its ISB.
+  need "$socklnd_sample"
+  total=2910  # samples/README.md
+  start_daemon d -r "$socklnd_sample" --rate 500 --queue 1000 --wait-subscribers 2 --linger 60
+  "$lnetcap" --from "$(uri d)" -w "$tmp/slow.pcapng" >"$tmp/slow.out" 2>"$tmp/slow.err" &
+  slow=$!
+  wait_for_log "$tmp/d.log" "subscriber 1 ("
+  kill -STOP "$slow"
+  timeout 60 "$lnetcap" --from "$(uri d)" -w "$tmp/fast.pcapng" >"$tmp/fast.out" 2>"$tmp/fast.err" &
+  fast=$!
+  sleep 4  # the replay takes 5.8 s; the stopped one can hold about 1100
+  kill -CONT "$slow"
+  wait "$fast" || { cat "$tmp/fast.err" >&2; fail "the fast subscriber exited $?"; }
+  wait "$slow" || { cat "$tmp/slow.err" >&2; fail "the stopped subscriber exited $?"; }
+  daemon_exit d
+  expect_exit 0 direct "$lnetcap" -r "$socklnd_sample" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/fast.pcapng" "$tmp/direct.pcapng"
+  [ "$(packets "$tmp/fast.pcapng" | wc -l)" -eq $total ] || fail "the fast subscriber lost records"
+  got=$(packets "$tmp/slow.pcapng" | wc -l)
+  dropped=$(sed -n 's/^\([0-9]*\) messages dropped by lnetcapd.*/\1/p' "$tmp/slow.err")
+  [ -n "$dropped" ] && [ "$dropped" -gt 0 ] || fail "the stopped subscriber reports no drops: $(cat "$tmp/slow.err")"
+  [ $((got + dropped)) -eq $total ] || fail "received $got + dropped $dropped != $total"
+  contains "$tmp/d.log" "$total matched, $got sent, $dropped dropped"
+  # What it did receive is the direct conversion's records, in order.
+  packets "$tmp/slow.pcapng" >"$tmp/slow.txt"
+  packets "$tmp/direct.pcapng" | grep -Fxf "$tmp/slow.txt" | cmp -s - "$tmp/slow.txt" ||
+    fail "the stopped subscriber's records are not a subsequence of the direct conversion"
+  # The gap is in its pcapng: epb_dropcount before later records (lnetcap
+  # -r sums them), and every drop in the ISB's isb_ifdrop.
+  "$lnetcap" -r "$tmp/slow.pcapng" -q >/dev/null 2>"$tmp/reread.err"
+  in_epbs=$(sed -n 's/.*the capture reports \([0-9]*\) messages dropped.*/\1/p' "$tmp/reread.err")
+  [ -n "$in_epbs" ] && [ "$in_epbs" -gt 0 ] && [ "$in_epbs" -le "$dropped" ] ||
+    fail "epb_dropcount in the stopped subscriber's file: '$in_epbs' (of $dropped)"
+  in_isb=$(python3 - "$tmp/slow.pcapng" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, drops = 0, 0
+while off + 12 <= len(d):
+    btype, blen = struct.unpack_from("<II", d, off)
+    if btype == 5:  # Interface Statistics Block: options after id + timestamp
+        o = off + 20
+        while o + 4 <= off + blen - 4:
+            code, olen = struct.unpack_from("<HH", d, o)
+            if code == 0:
+                break
+            if code == 5:  # isb_ifdrop
+                drops += struct.unpack_from("<Q", d, o + 4)[0]
+            o += 4 + (olen + 3) // 4 * 4
+    off += blen
+print(drops)
+PY
+)
+  [ "$in_isb" = "$dropped" ] || fail "isb_ifdrop says $in_isb, the subscriber counted $dropped"
+  echo "stopped subscriber: $got received, $dropped dropped ($in_epbs as epb_dropcount gaps), fast one: $total of $total" ;;
+sd-notify)
+  # Type=notify: READY=1 reaches $NOTIFY_SOCKET once the socket listens,
+  # STOPPING=1 when the daemon ends.
+  need "$sample"
+  python3 - "$tmp/notify" >"$tmp/notify.txt" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(30)
+for _ in range(2):
+    print(s.recv(4096).decode().replace("\n", "|"), flush=True)
+PY
+  listener=$!
+  for _ in $(seq 100); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
+  NOTIFY_SOCKET=$tmp/notify "$lnetcapd" -r "$sample" --listen "$tmp/n.sock" --group "$(id -gn)" \
+    --wait-subscribers 1 2>"$tmp/n.log" &
+  daemons+=($!)
+  for _ in $(seq 100); do grep -q READY "$tmp/notify.txt" && break; sleep 0.1; done
+  contains "$tmp/notify.txt" "READY=1|STATUS=serving replay of $sample"
+  [ -S "$tmp/n.sock" ] || fail "READY=1 before the socket exists"
+  expect_exit 0 sub "$lnetcap" --from "$tmp/n.sock" -q
+  wait "$listener" || fail "no second notification"
+  contains "$tmp/notify.txt" "STOPPING=1" ;;
+sigterm-ends-subscribers)
+  # SIGTERM: the daemon tells every subscriber the stream ended, and both
+  # exit 0 at once with what was captured so far, properly closed.
+  need "$socklnd_sample"
+  start_daemon d -r "$socklnd_sample" --rate 200 --wait-subscribers 1
+  "$lnetcap" --from "$(uri d)" -w "$tmp/part.pcapng" 2>"$tmp/sub.err" &
+  sub=$!
+  sleep 1.5
+  kill -TERM "$d_pid"
+  start=$SECONDS
+  daemon_exit d
+  wait "$sub" || { cat "$tmp/sub.err" >&2; fail "the subscriber exited $?"; }
+  [ $((SECONDS - start)) -lt 5 ] || fail "the subscriber took $((SECONDS - start)) s to notice the end"
+  n=$(packets "$tmp/part.pcapng" | wc -l)
+  [ "$n" -gt 0 ] && [ "$n" -lt 2910 ] || fail "expected part of the replay, got $n records"
+  "$lnetcap" -r "$tmp/part.pcapng" -q >/dev/null 2>&1 || fail "the partial file does not read back" ;;
+socket-permissions)
+  need "$sample"
+  group=$(getent group daemon >/dev/null && echo daemon || id -gn)
+  "$lnetcapd" -r "$sample" --listen "$tmp/p.sock" --group "$group" --wait-subscribers 1 2>"$tmp/p.log" &
+  daemons+=($!)
+  for _ in $(seq 100); do [ -S "$tmp/p.sock" ] && break; sleep 0.1; done
+  [ "$(stat -c %a "$tmp/p.sock")" = 660 ] || fail "socket mode $(stat -c %a "$tmp/p.sock"), wanted 660"
+  [ "$(stat -c %G "$tmp/p.sock")" = "$group" ] || fail "socket group $(stat -c %G "$tmp/p.sock"), wanted $group"
+  expect_exit 1 nogroup "$lnetcapd" -r "$sample" --listen "$tmp/q.sock" --group no-such-group-lnetcap
+  contains "$tmp/nogroup.err" "group 'no-such-group-lnetcap' does not exist" ;;
+tcp-needs-consent)
+  need "$sample"
+  expect_exit 1 tcp "$lnetcapd" -r "$sample" --listen tcp://127.0.0.1:7988
+  contains "$tmp/tcp.err" "refusing to listen on tcp://127.0.0.1:7988 without authentication" ;;
+no-daemon)
+  expect_exit 1 none "$lnetcap" --from "ipc://$tmp/nobody.sock" -w "$tmp/x.pcapng"
+  contains "$tmp/none.err" "no answer from lnetcapd at ipc://$tmp/nobody.sock"
+  expect_exit 1 both "$lnetcap" --from local -r "$sample"
+  contains "$tmp/both.err" "give no -r or -i with it" ;;
+*) fail "unknown case" ;;
+esac
+echo "PASS [$case]"

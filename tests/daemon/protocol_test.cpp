@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The subscription protocol: every message survives encode/decode, and
+// malformed or foreign messages are refused with a clear message.
+#include <gtest/gtest.h>
+
+#include "error.h"
+#include "subscribe/protocol.h"
+#include "subscribe/zmq_frames.h"
+
+namespace lnetcap::subscribe {
+namespace {
+
+TEST(DaemonProtocol, SubscribeRoundTrip) {
+  Subscribe s{"opcode LDLM_ENQUEUE and status < 0", 64, "lnetcap 0.1.0 pid 7 uid 1000"};
+  const Frames f = encode(s);
+  EXPECT_EQ(message_type(f), MessageType::kSubscribe);
+  const Subscribe d = decode_subscribe(f);
+  EXPECT_EQ(d.filter, s.filter);
+  EXPECT_EQ(d.snaplen, 64u);
+  EXPECT_EQ(d.client, s.client);
+  // "As captured" is its own value, not a large snap length by accident.
+  EXPECT_EQ(decode_subscribe(encode(Subscribe{})).snaplen, kSnaplenAsCaptured);
+}
+
+TEST(DaemonProtocol, PreambleIsMagicVersionType) {
+  const Frames f = encode_bye();
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f[0].size(), 8u);
+  EXPECT_EQ(std::string(f[0].begin(), f[0].begin() + 4), "LNSB");
+  EXPECT_EQ(f[0][4], kProtocolVersion);
+  EXPECT_EQ(f[0][5], 2);  // BYE
+}
+
+TEST(DaemonProtocol, AcceptRefuseInterfaceRoundTrip) {
+  const Accept a = decode_accept(encode(Accept{"oss1", "replay of x.pcapng"}));
+  EXPECT_EQ(a.node, "oss1");
+  EXPECT_EQ(a.source, "replay of x.pcapng");
+  const Refuse r = decode_refuse(encode(Refuse{"filter: unknown word 'pot' at column 6", "see lnetcap -h"}));
+  EXPECT_EQ(r.message, "filter: unknown word 'pot' at column 6");
+  EXPECT_EQ(r.hint, "see lnetcap -h");
+  InterfaceAnnouncement i;
+  i.id = 3;
+  i.iface = CaptureInterface{"o2ib1", "10.0.0.1@o2ib1 mlx5_0", "Linux 6.1", "x86_64", "", 1224};
+  const InterfaceAnnouncement d = decode_interface(encode(i));
+  EXPECT_EQ(d.id, 3u);
+  EXPECT_EQ(d.iface.name, "o2ib1");
+  EXPECT_EQ(d.iface.description, "10.0.0.1@o2ib1 mlx5_0");
+  EXPECT_EQ(d.iface.os, "Linux 6.1");
+  EXPECT_EQ(d.iface.hardware, "x86_64");
+  EXPECT_EQ(d.iface.snaplen, 1224u);
+}
+
+TEST(DaemonProtocol, RecordHeaderCarriesSequenceAndEveryDropCount) {
+  RecordMeta m;
+  m.seq = 41;
+  m.counters = Counters{41, 7, 1000, 12, 1700000000000000000ULL};
+  m.ts_ns = 1700000000123456789ULL;
+  m.interface_id = 2;
+  m.orig_len = 1328;
+  m.epb_flags = 2;
+  m.has_drops_before = true;
+  m.drops_before = 5;
+  const Frame rec{1, 2, 3};
+  const RecordMeta d = decode_record_header(Frames{encode_record_header(m), rec});
+  EXPECT_EQ(d.seq, 41u);
+  EXPECT_EQ(d.counters.matched, 41u);
+  EXPECT_EQ(d.counters.subscriber_dropped, 7u);
+  EXPECT_EQ(d.counters.source_received, 1000u);
+  EXPECT_EQ(d.counters.source_dropped, 12u);
+  EXPECT_EQ(d.counters.watermark_ns, 1700000000000000000ULL);
+  EXPECT_EQ(d.ts_ns, m.ts_ns);
+  EXPECT_EQ(d.interface_id, 2u);
+  EXPECT_EQ(d.orig_len, 1328u);
+  EXPECT_EQ(d.epb_flags, 2u);
+  EXPECT_TRUE(d.has_drops_before);
+  EXPECT_EQ(d.drops_before, 5u);
+}
+
+TEST(DaemonProtocol, HeartbeatAndEndRoundTrip) {
+  const Counters c = decode_heartbeat(encode(Counters{10, 2, 30, 4, 5}));
+  EXPECT_EQ(c.matched, 10u);
+  EXPECT_EQ(c.subscriber_dropped, 2u);
+  EXPECT_EQ(c.source_received, 30u);
+  EXPECT_EQ(c.source_dropped, 4u);
+  EXPECT_EQ(c.watermark_ns, 5u);
+  const End e = decode_end(encode(End{Counters{9, 1, 9, 0, 0}, true, "x.pcapng: offset 88: bad block"}));
+  EXPECT_TRUE(e.failed);
+  EXPECT_EQ(e.reason, "x.pcapng: offset 88: bad block");
+  EXPECT_EQ(e.counters.matched, 9u);
+}
+
+TEST(DaemonProtocol, RejectsForeignTruncatedAndNewerMessages) {
+  EXPECT_THROW(message_type(Frames{}), Error);
+  EXPECT_THROW(message_type(Frames{Frame{'H', 'T', 'T', 'P', '/', '1', '.', '1'}}), Error);
+  Frames newer = encode_bye();
+  newer[0][4] = kProtocolVersion + 1;
+  try {
+    message_type(newer);
+    FAIL() << "a newer protocol version was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("protocol version 2"), std::string::npos) << e.what();
+  }
+  Frames cut = encode(Counters{});
+  cut[0].resize(cut[0].size() - 1);
+  EXPECT_THROW(decode_heartbeat(cut), Error);
+  // A RECORD without its body frame, or with a sequence number beyond
+  // what the daemon says matched, is refused.
+  RecordMeta m;
+  m.seq = 1;
+  m.counters.matched = 1;
+  EXPECT_THROW(decode_record_header(Frames{encode_record_header(m)}), Error);
+  m.seq = 2;
+  EXPECT_THROW(decode_record_header(Frames{encode_record_header(m), Frame{1}}), Error);
+  // The wrong decoder for a message says what it expected.
+  EXPECT_THROW(decode_accept(encode_bye()), Error);
+}
+
+TEST(DaemonProtocol, EndpointNames) {
+  EXPECT_EQ(normalize_endpoint("local"), "ipc:///run/lnetcap/lnetcapd.sock");
+  EXPECT_EQ(normalize_endpoint("/tmp/x/d.sock"), "ipc:///tmp/x/d.sock");
+  EXPECT_EQ(normalize_endpoint("tcp://oss1:7988"), "tcp://oss1:7988");
+  EXPECT_EQ(normalize_endpoint("ipc:///tmp/y"), "ipc:///tmp/y");
+}
+
+}  // namespace
+}  // namespace lnetcap::subscribe

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// lnetcapd's per-subscriber work (daemon/subscriber_set.h) over real ZeroMQ
+// sockets: filters and snap lengths are applied in the daemon, a bad filter
+// is refused with its error, and a subscriber that does not read loses
+// records that are counted exactly while another one loses nothing.
+#include <gtest/gtest.h>
+
+#include <zmq.hpp>
+
+#include "daemon/snap_length.h"
+#include "daemon/subscriber_set.h"
+#include "message_fixtures.h"
+#include "subscribe/zmq_frames.h"
+
+namespace lnetcap {
+namespace {
+
+using namespace subscribe;
+using test::OwnedMessage;
+
+class PushDown : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    router_.set(zmq::sockopt::router_mandatory, 1);
+    router_.set(zmq::sockopt::sndhwm, 4);
+    router_.bind(endpoint_);
+    interfaces_.push_back(CaptureInterface{"tcp", "10.0.3.2@tcp", "", "", "", 1224});
+  }
+
+  // A subscriber: a DEALER that sends SUBSCRIBE; the daemon side handles it.
+  zmq::socket_t subscribe(const std::string& filter, std::uint32_t snaplen = kSnaplenAsCaptured,
+                          int rcvhwm = 1000) {
+    zmq::socket_t s(context_, zmq::socket_type::dealer);
+    s.set(zmq::sockopt::rcvhwm, rcvhwm);
+    s.connect(endpoint_);
+    send_frames(s, {}, encode(Subscribe{filter, snaplen, "test"}));
+    Frames f;
+    std::string id;
+    zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::seconds(5));
+    EXPECT_TRUE(receive_frames(router_, f, &id));
+    set_.handle(id, f);
+    return s;
+  }
+
+  void deliver(const OwnedMessage& m) {
+    CapturedRecord rec;
+    rec.ts_ns = m.msg.ts_ns;
+    rec.bytes = ByteSpan(m.bytes);
+    rec.orig_len = static_cast<std::uint32_t>(m.bytes.size());
+    ++stats_.received;
+    set_.deliver(rec, m.msg, interfaces_, stats_, 0);
+  }
+
+  // Every message waiting on s (waits up to `wait` for the first).
+  static std::vector<Frames> drain(zmq::socket_t& s, std::chrono::milliseconds wait = std::chrono::milliseconds(500)) {
+    std::vector<Frames> out;
+    for (;;) {
+      zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
+      if (zmq::poll(&item, 1, out.empty() ? wait : std::chrono::milliseconds(10)) == 0) return out;
+      Frames f;
+      while (receive_frames(s, f)) out.push_back(f);
+    }
+  }
+
+  static std::vector<RecordMeta> records(const std::vector<Frames>& messages) {
+    std::vector<RecordMeta> out;
+    for (const auto& m : messages)
+      if (message_type(m) == MessageType::kRecord) out.push_back(decode_record_header(m));
+    return out;
+  }
+
+  std::string endpoint_ = "inproc://push-down";
+  zmq::context_t context_;
+  zmq::socket_t router_{context_, zmq::socket_type::router};
+  daemon::SubscriberSet set_{router_, Accept{"node1", "test source"}};
+  std::vector<CaptureInterface> interfaces_;
+  SourceStats stats_;
+};
+
+TEST_F(PushDown, EachSubscriberGetsOnlyWhatItsFilterMatches) {
+  auto gets = subscribe("type get");
+  auto all = subscribe("");
+  const OwnedMessage enqueue = test::enqueue_request(), ping = test::ping_get();
+  deliver(enqueue);
+  deliver(ping);
+  deliver(enqueue);
+
+  const auto g = drain(gets);
+  ASSERT_GE(g.size(), 3u);
+  EXPECT_EQ(message_type(g[0]), MessageType::kAccept);
+  EXPECT_EQ(decode_accept(g[0]).node, "node1");
+  EXPECT_EQ(message_type(g[1]), MessageType::kInterface);  // before the first record
+  const auto grec = records(g);
+  ASSERT_EQ(grec.size(), 1u);
+  EXPECT_EQ(grec[0].seq, 1u);
+  // The body is the record exactly as the source had it.
+  EXPECT_EQ(g.back()[1], ping.bytes);
+
+  const auto arec = records(drain(all));
+  ASSERT_EQ(arec.size(), 3u);
+  EXPECT_EQ(arec[0].seq, 1u);
+  EXPECT_EQ(arec[2].seq, 3u);
+  EXPECT_EQ(arec[2].counters.source_received, 3u);
+  EXPECT_EQ(set_.subscribers().size(), 2u);
+}
+
+TEST_F(PushDown, BadFilterIsRefusedWithItsError) {
+  auto bad = subscribe("type pot");
+  const auto m = drain(bad);
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_EQ(message_type(m[0]), MessageType::kRefuse);
+  const Refuse r = decode_refuse(m[0]);
+  EXPECT_NE(r.message.find("'pot'"), std::string::npos) << r.message;
+  EXPECT_EQ(set_.size(), 0u);
+}
+
+TEST_F(PushDown, SnapLengthIsAppliedPerSubscriber) {
+  auto cut = subscribe("", 16);
+  auto whole = subscribe("");
+  const OwnedMessage enqueue = test::enqueue_request();
+  deliver(enqueue);
+  const auto c = drain(cut);
+  const auto w = drain(whole);
+  ASSERT_EQ(records(c).size(), 1u);
+  std::string why;
+  const auto short_view = parse_record(c.back()[1], &why);
+  ASSERT_TRUE(short_view) << why;
+  EXPECT_EQ(short_view->payload.size(), 16u);
+  EXPECT_EQ(short_view->hdr.payload_len, enqueue.msg.rec.hdr.payload_len);
+  EXPECT_TRUE(std::equal(short_view->payload.begin(), short_view->payload.end(),
+                         enqueue.msg.rec.payload.begin()));
+  EXPECT_EQ(records(c)[0].orig_len, enqueue.bytes.size());  // orig_len as captured
+  EXPECT_EQ(decode_interface(c[1]).iface.snaplen, 104u + 96u + 16u);
+  EXPECT_EQ(w.back()[1], enqueue.bytes);
+}
+
+TEST_F(PushDown, StoppedSubscriberLosesCountedRecordsOthersLoseNone) {
+  auto stopped = subscribe("", kSnaplenAsCaptured, 1);  // reads nothing until the end
+  auto reader = subscribe("");
+  const OwnedMessage ping = test::ping_get();
+  constexpr int kRecords = 200;
+  std::vector<Frames> got;
+  for (int i = 0; i < kRecords; ++i) {
+    deliver(ping);
+    // The reader keeps up: everything it was sent is waiting for it.
+    for (auto& f : drain(reader, std::chrono::milliseconds(200))) got.push_back(f);
+  }
+  const auto rrec = records(got);
+  ASSERT_EQ(rrec.size(), static_cast<std::size_t>(kRecords));
+  for (int i = 0; i < kRecords; ++i) EXPECT_EQ(rrec[i].seq, static_cast<std::uint64_t>(i + 1));
+
+  const auto& subs = set_.subscribers();
+  const daemon::SubscriberSet::Subscriber* slow = nullptr;
+  for (const auto& [id, s] : subs)
+    if (s.number == 1) slow = &s;
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->matched, static_cast<std::uint64_t>(kRecords));
+  EXPECT_GT(slow->dropped, 0u);
+  EXPECT_EQ(slow->sent + slow->dropped, static_cast<std::uint64_t>(kRecords));
+  // What it finally reads: its gaps in sequence numbers are its drops.
+  const auto srec = records(drain(stopped));
+  ASSERT_EQ(srec.size(), slow->sent);
+  std::uint64_t last = 0, gaps = 0;
+  for (const auto& r : srec) {
+    ASSERT_GT(r.seq, last);
+    gaps += r.seq - last - 1;
+    last = r.seq;
+  }
+  gaps += kRecords - last;  // dropped after its last delivered record
+  EXPECT_EQ(gaps, slow->dropped);
+}
+
+TEST(SnapLength, CutKeepsHeadersAndPayloadLength) {
+  const OwnedMessage m = test::enqueue_request();
+  std::vector<std::uint8_t> scratch;
+  const ByteSpan same = daemon::cut_payload(m.bytes, 1u << 20, &scratch);
+  EXPECT_EQ(same.data(), m.bytes.data());  // nothing to cut: no copy
+  const ByteSpan none = daemon::cut_payload(m.bytes, 0, &scratch);
+  std::string why;
+  auto v = parse_record(none, &why);
+  ASSERT_TRUE(v) << why;
+  EXPECT_EQ(v->payload.size(), 0u);
+  EXPECT_EQ(v->hdr.payload_len, m.msg.rec.hdr.payload_len);
+  EXPECT_EQ(v->lnet_header.size(), m.msg.rec.lnet_header.size());
+}
+
+}  // namespace
+}  // namespace lnetcap
