@@ -35,6 +35,8 @@ struct lnetcap_layout {
 	__u16 msg_len;           /* unsigned int: payload length */
 	__u16 msg_wanted;        /* unsigned int: bytes received (RX) */
 	__u16 msg_offset;        /* unsigned int: offset in the MD */
+	__u16 msg_niov;          /* unsigned int: entries of msg_kiov */
+	__u16 msg_kiov;          /* struct bio_vec *: the payload's pages */
 	__u16 msg_hdr;           /* struct lnet_hdr (96 bytes) */
 	__u16 msg_tx_committed_byte;
 	__u16 msg_rx_committed_byte;
@@ -51,10 +53,55 @@ struct lnetcap_layout {
 	/* struct lnet_peer_ni */
 	__u16 lpni_nid;          /* struct lnet_nid */
 } LNETCAP_PACKED;
-LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 44);
+LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 48);
 
 /* struct lnet_libmd option bit: the MD is a bio_vec array, not a buffer. */
 #define LNETCAP_LNET_MD_KIOV 0x100U
+
+/*
+ * How a struct page * becomes the kernel address of its bytes, as the
+ * kernel's page_address() does on x86_64's direct map:
+ *
+ *   va = page_offset_base + (page - vmemmap_base) / page_struct_size
+ *                           * page_size
+ *
+ * vmemmap_base and page_offset_base are variables when the kernel
+ * randomizes its memory layout (CONFIG_RANDOMIZE_MEMORY): the agent finds
+ * their addresses in /proc/kallsyms and the programs read their values.
+ * Otherwise they are the fixed 4-level constants.  page_struct_size is
+ * sizeof(struct page) from the kernel's BTF.  pages = 0: no translation is
+ * known, page-vector payloads are unreadable.
+ */
+struct lnetcap_kmem {
+	__u64 page_offset_var; /* &page_offset_base, 0 = use page_offset */
+	__u64 vmemmap_var;     /* &vmemmap_base, 0 = use vmemmap */
+	__u64 page_offset;
+	__u64 vmemmap;
+	__u32 page_struct_size;
+	__u32 page_size;       /* power of two */
+	__u8 pages;            /* 1: the translation above is usable */
+	__u8 pad[7];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_kmem, 48);
+
+/* x86_64 with a fixed memory layout (4-level paging, no KASLR of the
+ * direct map): arch/x86/include/asm/page_64_types.h, pgtable_64_types.h. */
+#define LNETCAP_X86_PAGE_OFFSET_L4 0xffff888000000000ULL
+#define LNETCAP_X86_VMEMMAP_L4 0xffffea0000000000ULL
+
+/* struct bio_vec (include/linux/bvec.h, unchanged since 2.6): page
+ * pointer, then length and offset. */
+#define LNETCAP_BVEC_SIZE 16U
+#define LNETCAP_BVEC_LEN 8U
+#define LNETCAP_BVEC_OFFSET 12U
+/* Bio_vec entries walked to find the first payload byte (LNET_MAX_IOV)
+ * and pieces copied per record.  Payload pieces are at most one page, so
+ * the page path carries up to LNETCAP_PAGE_PIECES pages of payload. */
+#define LNETCAP_MAX_KIOV 256U
+#define LNETCAP_PAGE_PIECES 64U
+/* Largest piece read at once (x86_64 pages); the per-CPU "pages" slot is
+ * snaplen + this many bytes. */
+#define LNETCAP_PIECE_MAX 4096U
 
 /* Bytes copied per record by the lnetcap_kfunc path (per-CPU scratch). */
 #define LNETCAP_KFUNC_SCRATCH 16384U
@@ -71,6 +118,7 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 44);
  */
 struct lnetcap_cfg {
 	struct lnetcap_layout lo;
+	struct lnetcap_kmem km;
 	__u32 snaplen;       /* payload bytes per record (0 = headers only) */
 	__u32 wakeup_batch;  /* power of two: force a consumer wakeup every N */
 	__u32 dir_mask;      /* 1 << LNETCAP_DIR_* of directions to keep */

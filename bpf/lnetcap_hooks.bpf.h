@@ -32,11 +32,16 @@
 #define LNETCAP_HDR_PAYLOAD_LEN                                                \
 	LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, payload_length)
 
-/* Where the payload of msg is: its MD's buffer unless the MD is pages. */
+/*
+ * Where the payload of msg is: its MD's buffer when the MD is contiguous
+ * (Lustre before 2.15), else its page vector (lnetcap_pages.bpf.h), or,
+ * when pages cannot be mapped here and the kfunc module is loaded, the
+ * kfunc.
+ */
 static __always_inline void lnetcap_payload_src(struct lnetcap_src *s, __u64 msg)
 {
 	__u64 md, start;
-	__u32 opts, off;
+	__u32 opts, off, want;
 
 	if (!cfg.snaplen || !s->payload_have)
 		return;
@@ -52,8 +57,12 @@ static __always_inline void lnetcap_payload_src(struct lnetcap_src *s, __u64 msg
 			}
 		}
 	}
-	/* Page vectors (bulk MDs, router buffers): kfunc or nothing. */
-	s->use_kfunc = LNETCAP_HAVE_KFUNC;
+	want = s->payload_have < cfg.snaplen ? s->payload_have : cfg.snaplen;
+	lnetcap_kiov_src(s, msg, want);
+	if (!s->payload && !s->use_pages && LNETCAP_HAVE_KFUNC) {
+		s->use_kfunc = 1;
+		s->why = 0;
+	}
 }
 
 /* -Q and "dir" terms, tested before any other read; a rejected message
@@ -107,7 +116,7 @@ static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 	__u8 dest[4] = {}, local[4] = {};
 	__u32 type;
 
-	if (!hdr || !lnetcap_dir_wanted(LNETCAP_DIR_RECV))
+	if (!hdr)
 		return 0;
 	type = lnetcap_read_u32(hdr + LNETCAP_HDR_TYPE);
 	if (type == LNETCAP_MSG_PUT || type == LNETCAP_MSG_REPLY)
@@ -121,6 +130,9 @@ static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 	 * over the loopback NI, which carries messages for any local NID. */
 	if (ni && local[1] != LNETCAP_LND_LOLND &&
 	    (dest[1] != local[1] || dest[2] != local[2] || dest[3] != local[3]))
+		return 0;
+	/* Only now, at the one hook that records it, may -Q count it. */
+	if (!lnetcap_dir_wanted(LNETCAP_DIR_RECV))
 		return 0;
 	s.dir = LNETCAP_DIR_RECV;
 	s.hook = LNETCAP_HOOK_LNET_PARSE;
@@ -184,7 +196,7 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	 * is finalized once received, then sent). */
 	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
 				   cfg.lo.msg_routing_bit);
-	if (!rx || tx || routing || !lnetcap_dir_wanted(LNETCAP_DIR_RECV))
+	if (!rx || tx || routing)
 		return 0;
 	type = lnetcap_read_u32(msg + cfg.lo.msg_type);
 	if (type != LNETCAP_MSG_PUT && type != LNETCAP_MSG_REPLY)
@@ -197,6 +209,9 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	 * path: rx-committed, type REPLY, but addressed to the peer. */
 	if (type == LNETCAP_MSG_REPLY && rxni &&
 	    !lnetcap_nid_mem_eq(s.hdr, rxni + cfg.lo.ni_nid))
+		return 0;
+	/* Counted by -Q here only: GET and ACK were counted at lnet_parse. */
+	if (!lnetcap_dir_wanted(LNETCAP_DIR_RECV))
 		return 0;
 	s.dir = LNETCAP_DIR_RECV;
 	s.hook = LNETCAP_HOOK_LNET_FINALIZE;

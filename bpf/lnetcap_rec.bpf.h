@@ -41,6 +41,20 @@ struct {
 	__type(value, struct lnetcap_pcpu);
 } pcpu SEC(".maps");
 
+/*
+ * Payloads spread over several pages are gathered here before they are
+ * copied into the ring: one slot per CPU (the agent sets max_entries to the
+ * possible CPUs and value_size to snaplen + LNETCAP_PIECE_MAX, so a piece of
+ * up to one page written at any offset below snaplen stays inside the slot,
+ * which is what the verifier checks).  No BTF types: the agent resizes it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 4 * LNETCAP_PIECE_MAX);
+} pages SEC(".maps");
+
 #ifdef LNETCAP_WITH_KFUNC
 /*
  * Payload pages (bulk MDs, router buffers) need kmap: only the lnetcap_kfunc
@@ -80,7 +94,12 @@ struct lnetcap_src {
 	__u16 flags;        /* LNETCAP_REC_F_* known up front */
 	__u8 dir;           /* enum lnetcap_direction */
 	__u8 hook;          /* enum lnetcap_hook */
-	__u8 use_kfunc;     /* payload only reachable through msg_kiov */
+	__u8 use_kfunc;     /* payload only reachable through the kfunc */
+	__u8 use_pages;     /* payload spans several msg_kiov pieces */
+	__u16 why;          /* LNETCAP_REC_F_PAYLOAD_* reason when unreadable */
+	/* use_pages: where the payload starts (lnetcap_pages.bpf.h) */
+	__u64 kiov;
+	__u32 niov, kiov_i, kiov_skip;
 };
 
 /* The fixed part of a sample, built on the stack before anything is
@@ -224,6 +243,8 @@ static __always_inline __u64 lnetcap_clamp(__u64 v, __u64 max)
 	return v;
 }
 
+#include "lnetcap_pages.bpf.h"
+
 /*
  * Copies the payload prefix into the reserved sample.  room is a constant on
  * every path (the reservation class), so the verifier sees the copy bounded.
@@ -231,16 +252,33 @@ static __always_inline __u64 lnetcap_clamp(__u64 v, __u64 max)
 static __always_inline __u32 lnetcap_copy_payload(__u8 *dst, __u32 room,
 						  __u32 caplen,
 						  const struct lnetcap_src *s,
-						  struct lnetcap_pcpu *pc)
+						  struct lnetcap_pcpu *pc,
+						  __u16 *why)
 {
 	__u64 len = lnetcap_clamp(caplen, room);
 
 	if (len == 0)
 		return 0;
+	if (s->use_pages) {
+		__u32 cpu = bpf_get_smp_processor_id();
+		__u64 r = lnetcap_gather_pages(s->kiov, s->niov, s->kiov_i,
+					       s->kiov_skip, len);
+		struct lnetcap_page_slot *buf = bpf_map_lookup_elem(&pages, &cpu);
+		__u64 got = (__u32)r;
+
+		*why = r >> 32;
+		if (got < len)
+			lnetcap_count(pc, LNETCAP_STAT_PAYLOAD_READ_FAILED);
+		got = lnetcap_clamp(got, room);
+		if (buf && got && bpf_probe_read_kernel(dst, got, buf->data) == 0)
+			return got;
+		return 0;
+	}
 	if (!s->use_kfunc) {
 		if (LNETCAP_READ(dst, len, (const void *)s->payload) == 0)
 			return len;
 		lnetcap_count(pc, LNETCAP_STAT_PAYLOAD_READ_FAILED);
+		*why = LNETCAP_REC_F_PAYLOAD_FAULT;
 		return 0;
 	}
 #ifdef LNETCAP_WITH_KFUNC
@@ -256,6 +294,7 @@ static __always_inline __u32 lnetcap_copy_payload(__u8 *dst, __u32 room,
 					      sc->buf, len);
 		if (got <= 0) {
 			lnetcap_count(pc, LNETCAP_STAT_PAYLOAD_READ_FAILED);
+			*why = LNETCAP_REC_F_PAYLOAD_FAULT;
 			return 0;
 		}
 		len = lnetcap_clamp(got, len);
@@ -321,6 +360,7 @@ static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
 	struct lnetcap_fixed f;
 	__u32 want, caplen, size;
 	__u64 seq, flags;
+	__u16 why = s->why;
 	__u8 *rec;
 
 	lnetcap_count(pc, LNETCAP_STAT_SEEN);
@@ -338,7 +378,7 @@ static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
 	if (want > cfg.snaplen)
 		want = cfg.snaplen;
 	caplen = want;
-	if (!s->payload && !s->use_kfunc)
+	if (!s->payload && !s->use_kfunc && !s->use_pages)
 		caplen = 0;
 
 	/* Three reservation classes; each size is a load-time constant. */
@@ -361,14 +401,15 @@ static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
 	}
 	if (size == LNETCAP_SMALL_PAYLOAD && cfg.snaplen > LNETCAP_SMALL_PAYLOAD)
 		caplen = lnetcap_copy_payload(rec + LNETCAP_RING_FIXED,
-					      LNETCAP_SMALL_PAYLOAD, caplen, s, pc);
+					      LNETCAP_SMALL_PAYLOAD, caplen, s, pc,
+					      &why);
 	else if (size)
 		caplen = lnetcap_copy_payload(rec + LNETCAP_RING_FIXED,
-					      cfg.snaplen, caplen, s, pc);
+					      cfg.snaplen, caplen, s, pc, &why);
 	else
 		caplen = 0;
 	if (caplen < want)
-		f.rh.rec_flags |= LNETCAP_REC_F_PAYLOAD_UNREADABLE;
+		f.rh.rec_flags |= LNETCAP_REC_F_PAYLOAD_UNREADABLE | why;
 	f.rh.payload_caplen = caplen;
 	__builtin_memcpy(rec, &f, sizeof(f));
 

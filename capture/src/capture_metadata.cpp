@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "live/lustre_env.h"
 #include "version.h"
 
 namespace lnetcap {
@@ -15,21 +16,6 @@ std::string host_name() {
   return uname(&u) == 0 ? u.nodename : "unknown-host";
 }
 
-std::string lustre_version() {
-  // The lnet module's version (DKMS/kmod builds set MODULE_VERSION), else
-  // the version Lustre publishes in procfs/sysfs.
-  for (const char* path : {"/sys/module/lnet/version", "/sys/fs/lustre/version", "/proc/fs/lustre/version"}) {
-    std::ifstream in(path);
-    std::string line;
-    if (in && std::getline(in, line) && !line.empty()) {
-      const auto colon = line.find(':');  // "lustre: 2.16.1" in procfs
-      if (colon != std::string::npos) line = line.substr(line.find_first_not_of(' ', colon + 1));
-      return line;
-    }
-  }
-  return {};
-}
-
 std::vector<std::string> capture_metadata(const Options& opts, bool live) {
   std::vector<std::string> c;
   c.push_back(std::string("lnetcap ") + LNETCAP_VERSION);
@@ -37,8 +23,7 @@ std::vector<std::string> capture_metadata(const Options& opts, bool live) {
   if (live) {
     if (!opts.anonymize && uname(&u) == 0) c.push_back(std::string("host: ") + u.nodename);
     if (uname(&u) == 0) c.push_back(std::string("kernel: ") + u.release + " " + u.machine);
-    const std::string lv = lustre_version();
-    c.push_back("lustre: " + (lv.empty() ? std::string("not loaded") : lv));
+    c.push_back("lustre: " + live::describe_lustre(live::detect_lustre()));
   }
   if (!opts.anonymize) c.push_back("command: " + opts.command_line);
   if (!opts.filter.empty()) c.push_back("filter: " + opts.filter);

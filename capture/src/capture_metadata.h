@@ -13,8 +13,6 @@ namespace lnetcap {
 
 /// This node's host name (uname's nodename).
 std::string host_name();
-/// Lustre's version on this node ("2.16.1"), or "" when LNet is not loaded.
-std::string lustre_version();
 /// Section comments for a capture run with opts.  With --anonymize the host
 /// name and command line are left out and NIDs in the filter are mapped by
 /// the caller.

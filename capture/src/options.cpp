@@ -261,6 +261,8 @@ Input:
   -Z, --relinquish-privileges USER   drop to USER after attaching
       --btf FILE           BTF of the lnet module (for kprobe mode offsets)
       --attach MODE        auto (default), fentry or kprobe
+      --lustre-version V   Lustre release whose built-in offsets to use (2.15, 2.16, 2.17)
+                           when the node does not publish it
       --port N             socklnd TCP port (default 988)
       --local-nid NID      direction of imported TCP traffic relative to NID
 Output:

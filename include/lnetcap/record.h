@@ -73,7 +73,10 @@ enum lnetcap_hook {
 	X(GAP_BEFORE, 0x2, "source lost data before this record")              \
 	X(PAYLOAD_UNREADABLE, 0x4, "payload bytes could not be read")          \
 	X(STATUS_VALID, 0x8, "completion status is valid")                     \
-	X(HEALTH_VALID, 0x10, "health status and retry count are valid")
+	X(HEALTH_VALID, 0x10, "health status and retry count are valid")      \
+	X(PAYLOAD_NO_PAGE_MAP, 0x20, "payload pages could not be mapped")      \
+	X(PAYLOAD_FAULT, 0x40, "reading the payload faulted")                  \
+	X(PAYLOAD_PAGE_LIMIT, 0x80, "payload spans more pages than are read")
 
 enum lnetcap_rec_flag {
 #define LNETCAP_X_(name, value, str) LNETCAP_REC_F_##name = value,

@@ -348,9 +348,11 @@ static void dbl_msg_free(struct dbl_msg *dm)
 /* ---- memory descriptors ---------------------------------------------------- */
 
 /*
- * A contiguous MD (ptlrpc request and reply buffers): like lnet_md_build(),
- * keep md_start and also describe the buffer as page fragments in md_kiov.
- * @buf must be kmalloc()ed (physically contiguous).
+ * A contiguous MD (ptlrpc request and reply buffers): like Lustre 2.15+'s
+ * lnet_md_build(), keep md_start, describe the buffer as page fragments in
+ * md_kiov and mark the MD LNET_MD_KIOV, so LNet and the LND only ever use
+ * the pages.  @buf is kmalloc()ed or vmalloc()ed (one page per entry
+ * either way, found as lnet_md_build finds them).
  */
 static struct lnet_libmd *dbl_md_contig(void *buf, unsigned int len,
 					unsigned int options)
@@ -370,14 +372,15 @@ static struct lnet_libmd *dbl_md_contig(void *buf, unsigned int len,
 	md->md_max_size = len;
 	md->md_threshold = 1;
 	md->md_refcount = 1;
-	md->md_options = options;
+	md->md_options = options | LNET_MD_KIOV;
 	md->md_niov = niov;
 	for (i = 0; i < niov; i++) {
 		char *p = (char *)buf + done;
 		unsigned int n = min_t(unsigned int, len - done,
 				       PAGE_SIZE - offset_in_page(p));
 
-		md->md_kiov[i].bv_page = virt_to_page(p);
+		md->md_kiov[i].bv_page = is_vmalloc_addr(p) ?
+					 vmalloc_to_page(p) : virt_to_page(p);
 		md->md_kiov[i].bv_offset = offset_in_page(p);
 		md->md_kiov[i].bv_len = n;
 		done += n;
@@ -933,8 +936,12 @@ static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
 /*
  * The reply to a request: the server PUTs it into the client's reply
  * buffer at offset 224 (after room for an early reply), on the reply
- * portal, matched by the xid.
+ * portal, matched by the xid.  The buffer is vmalloc()ed and placed so
+ * that the reply straddles two pages that are not neighbours in physical
+ * memory: a capture must follow the page vector to read it.
  */
+#define DBL_REPBUF_HEAD	400	/* MD bytes in the first page */
+
 static int dbl_recv_reply(u32 portal, u32 opc, u32 version, u64 xid,
 			  const void *body2, u32 len2)
 {
@@ -945,14 +952,15 @@ static int dbl_recv_reply(u32 portal, u32 opc, u32 version, u64 xid,
 	void *repbuf, *wire;
 	unsigned int len;
 
-	repbuf = kzalloc(2048, GFP_KERNEL);
+	repbuf = vzalloc(2 * PAGE_SIZE);
 	wire = kmalloc(1024, GFP_KERNEL);
-	md = repbuf ? dbl_md_contig(repbuf, 2048,
-				    LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE |
-				    LNET_MD_TRUNCATE) : NULL;
+	md = repbuf ? dbl_md_contig((char *)repbuf + PAGE_SIZE - DBL_REPBUF_HEAD,
+				    2048, LNET_MD_OP_PUT |
+				    LNET_MD_MANAGE_REMOTE | LNET_MD_TRUNCATE) :
+		      NULL;
 	if (!md || !wire) {
 		kfree(md);
-		kfree(repbuf);
+		vfree(repbuf);
 		kfree(wire);
 		return -ENOMEM;
 	}
@@ -964,7 +972,7 @@ static int dbl_recv_reply(u32 portal, u32 opc, u32 version, u64 xid,
 	lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
 	dbl_me_unlink(md);
 	kfree(md);
-	kfree(repbuf);
+	vfree(repbuf);
 	kfree(wire);
 	return 0;
 }
@@ -1440,5 +1448,9 @@ module_exit(lnet_double_exit);
 
 MODULE_AUTHOR("lnetcap developers");
 MODULE_DESCRIPTION("LNet test double for the lnetcap kernel rig (not Lustre)");
-MODULE_VERSION("2.16.1_lnetcap_double");
+/* LNet's own version (LNET_VERSION), as real lnet.ko reports it under
+ * /sys/module/lnet/version; the Lustre release is published elsewhere
+ * (/sys/fs/lustre/version, by obdclass), which the double, being LNet
+ * only like a router, does not have. */
+MODULE_VERSION("0.7.0");
 MODULE_LICENSE("GPL");

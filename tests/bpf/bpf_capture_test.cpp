@@ -156,10 +156,111 @@ TEST_F(BpfCapture, ForwardedAndPagePayloadsAreMarked) {
   EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_FORWARD);
   EXPECT_FALSE(got[0].view.hdr.flags & LNETCAP_REC_F_TASK_VALID);
   for (const auto& g : got) {
+    // No page translation configured: unreadable, and the record says why.
     EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+    EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_NO_PAGE_MAP);
     EXPECT_EQ(g.view.payload.size(), 0u);
   }
   EXPECT_EQ(got[1].view.hdr.direction, LNETCAP_DIR_SEND);
+}
+
+// Page vectors (every MD on Lustre 2.15+) read through the direct map:
+// one piece, several pieces with odd offsets and an offset into the
+// vector, through KASLR-style variables, received at lnet_finalize.
+class BpfPages : public BpfCapture {
+ protected:
+  lnetcap_cfg pages_cfg(std::uint32_t snaplen, bool vars) {
+    lnetcap_cfg c = default_cfg(snaplen);
+    c.km = fake_.kmem(vars);
+    return c;
+  }
+  /// Sends one PUT of len bytes and returns its record (views into
+  /// got_, valid until the next send).
+  const Got& send(std::uint32_t len) {
+    fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, len, 12));
+    put_len(len);
+    fake_.set_flags(true, false, false);
+    lnet_ni_send(fake_.ni(), fake_.msg());
+    got_.push_back(drain(*src_));
+    EXPECT_EQ(got_.back().size(), 1u);
+    if (got_.back().empty()) got_.back().emplace_back();
+    return got_.back()[0];
+  }
+  std::vector<std::vector<Got>> got_;
+  void put_len(std::uint32_t len) {
+    std::uint32_t v[2] = {len, len};
+    std::memcpy(static_cast<std::uint8_t*>(fake_.msg()) + kLo.msg_len, v, sizeof(v));
+  }
+};
+
+TEST_F(BpfPages, OnePieceIsReadExactly) {
+  start(pages_cfg(1024, false));
+  fake_.set_msg(LNETCAP_MSG_PUT, 0, 0, true, false);
+  fake_.set_kiov({{2, 100, 3000}}, 40);
+  auto g = send(700);
+  EXPECT_FALSE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+  EXPECT_EQ(g.view.payload.size(), 700u);
+  EXPECT_EQ(std::vector<std::uint8_t>(g.view.payload.begin(), g.view.payload.end()),
+            fake_.kiov_bytes(700));
+}
+
+TEST_F(BpfPages, SeveralPiecesAreGathered) {
+  for (bool vars : {false, true}) {
+    start(pages_cfg(3000, vars));
+    fake_.set_msg(LNETCAP_MSG_PUT, 0, 0, true, false);
+    // msg_offset 1300 skips the first piece and 300 bytes of the second;
+    // the payload then spans four pieces, one of them empty.
+    fake_.set_kiov({{5, 3096, 1000}, {1, 0, 700}, {3, 4000, 96}, {0, 0, 0}, {7, 10, 4000}},
+                   1300);
+    const auto& g = send(2500);
+    EXPECT_FALSE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) << vars;
+    ASSERT_EQ(g.view.payload.size(), 2500u) << vars;
+    EXPECT_EQ(std::vector<std::uint8_t>(g.view.payload.begin(), g.view.payload.end()),
+              fake_.kiov_bytes(2500))
+        << vars;
+    // Cut by the snap length, not unreadable.
+    const auto& cut = send(4000);
+    EXPECT_EQ(cut.view.payload.size(), 3000u);
+    EXPECT_FALSE(cut.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+    EXPECT_EQ(std::vector<std::uint8_t>(cut.view.payload.begin(), cut.view.payload.end()),
+              fake_.kiov_bytes(3000));
+  }
+}
+
+TEST_F(BpfPages, SmallClassFromSeveralPieces) {
+  start(pages_cfg(1024, false));
+  fake_.set_msg(LNETCAP_MSG_PUT, 0, 0, true, false);
+  fake_.set_kiov({{4, 4090, 6}, {6, 0, 4096}}, 0);
+  auto g = send(200);
+  ASSERT_EQ(g.view.payload.size(), 200u);
+  EXPECT_EQ(std::vector<std::uint8_t>(g.view.payload.begin(), g.view.payload.end()),
+            fake_.kiov_bytes(200));
+}
+
+TEST_F(BpfPages, ReceivedPutAtFinalize) {
+  start(pages_cfg(1024, true));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 900, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 900, 900, true, false);
+  fake_.set_kiov({{1, 2048, 2048}, {2, 0, 4096}}, 1500);
+  fake_.set_from(kPeer);
+  fake_.set_flags(false, true, false);
+  lnet_finalize(fake_.msg(), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(std::vector<std::uint8_t>(got[0].view.payload.begin(), got[0].view.payload.end()),
+            fake_.kiov_bytes(900));
+}
+
+TEST_F(BpfPages, BadPagePointerSaysWhy) {
+  start(pages_cfg(1024, false));
+  fake_.set_msg(LNETCAP_MSG_PUT, 0, 0, true, false);
+  fake_.set_kiov({{1, 0, 100}, {2, 0, 4096}}, 0);
+  fake_.set_kiov_page_ptr(1, 8);  // not a struct page of the vmemmap
+  auto g = send(1000);
+  EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+  EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_NO_PAGE_MAP);
+  EXPECT_LT(g.view.payload.size(), 1000u);
 }
 
 TEST_F(BpfCapture, ReceivedGetAtParseOnly) {
@@ -296,6 +397,41 @@ TEST_F(BpfCapture, KernelFilterRejectsAndCounts) {
   EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 3u);
   EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 1u);
   EXPECT_EQ(src_->stats().filtered, 3u);
+}
+
+// -Q out: each received message is counted once as seen and rejected, at
+// the hook that would have recorded it (lnet_parse for GET/ACK,
+// lnet_finalize for PUT/REPLY), never at both.
+TEST_F(BpfCapture, OutOnlyCountsEachReceivedMessageOnce) {
+  Options o;
+  o.direction = Direction::kOut;
+  start(live::make_cfg(o, std::nullopt, kLo, 1024));
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  // A received PUT: lnet_parse, then lnet_finalize once its payload landed.
+  auto put = make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 100, 12);
+  lnet_parse(fake_.ni(), put.data(), from, nullptr, 0);
+  fake_.set_hdr(put);
+  fake_.set_msg(LNETCAP_MSG_PUT, 100, 100, false, false);
+  fake_.set_flags(false, true, false);
+  lnet_finalize(fake_.msg(), 0);
+  // A received ACK: lnet_parse, then lnet_finalize of the same message.
+  auto ack = make_hdr(LNETCAP_MSG_ACK, kPeer, kLocal, 0, 0);
+  lnet_parse(fake_.ni(), ack.data(), from, nullptr, 0);
+  fake_.set_hdr(ack);
+  fake_.set_msg(LNETCAP_MSG_ACK, 0, 0, false, true);
+  lnet_finalize(fake_.msg(), 0);
+  // One sent PUT, kept.
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+  fake_.set_flags(true, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  auto k = src_->bpf().stats();
+  EXPECT_EQ(k[LNETCAP_STAT_SEEN], 3u);
+  EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 2u);
+  EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 1u);
 }
 
 TEST_F(BpfCapture, DirectionAndNidTerms) {

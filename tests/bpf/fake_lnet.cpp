@@ -61,8 +61,70 @@ std::vector<std::uint8_t> make_hdr(std::uint32_t type, const Nid& src, const Nid
 }
 
 FakeLnet::FakeLnet(const lnetcap_layout& lo)
-    : lo_(lo), ni_(256, 0), ni2_(256, 0), peer_(512, 0), md_(512, 0), msg_(1024, 0), payload_(4096) {
+    : lo_(lo), ni_(256, 0), ni2_(256, 0), peer_(512, 0), md_(512, 0), msg_(1024, 0), payload_(4096),
+      dmap_((kPages + 1) * 4096), vmemmap_(kPages * kPageStruct), kiov_(16 * 64) {
   for (std::size_t i = 0; i < payload_.size(); ++i) payload_[i] = static_cast<std::uint8_t>(i * 7);
+  auto a = reinterpret_cast<std::uintptr_t>(dmap_.data());
+  dmap_base_ = dmap_.data() + ((4096 - a % 4096) % 4096);
+  // Every byte of the direct map says where it is: page * 31 + offset.
+  for (std::uint32_t p = 0; p < kPages; ++p)
+    for (std::uint32_t o = 0; o < 4096; ++o)
+      dmap_base_[p * 4096 + o] = static_cast<std::uint8_t>(p * 31 + o * 3 + (o >> 8));
+}
+
+void FakeLnet::set_kiov(const std::vector<Piece>& pieces, std::uint32_t msg_offset) {
+  pieces_ = pieces;
+  kiov_skip_ = msg_offset;
+  std::fill(kiov_.begin(), kiov_.end(), 0);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    std::uint8_t* bv = kiov_.data() + i * LNETCAP_BVEC_SIZE;
+    void* page = vmemmap_.data() + pieces[i].page * kPageStruct;
+    std::memcpy(bv, &page, sizeof(page));
+    std::memcpy(bv + LNETCAP_BVEC_LEN, &pieces[i].len, 4);
+    std::memcpy(bv + LNETCAP_BVEC_OFFSET, &pieces[i].offset, 4);
+  }
+  put<std::uint32_t>(md_, lo_.md_options, LNETCAP_LNET_MD_KIOV);
+  put<std::uint32_t>(msg_, lo_.msg_offset, msg_offset);
+  put<std::uint32_t>(msg_, lo_.msg_niov, static_cast<std::uint32_t>(pieces.size()));
+  put<void*>(msg_, lo_.msg_kiov, kiov_.data());
+}
+
+void FakeLnet::set_kiov_page_ptr(std::uint32_t i, std::uint64_t page) {
+  std::memcpy(kiov_.data() + i * LNETCAP_BVEC_SIZE, &page, sizeof(page));
+}
+
+std::vector<std::uint8_t> FakeLnet::kiov_bytes(std::uint32_t n) const {
+  std::vector<std::uint8_t> out;
+  std::uint32_t skip = kiov_skip_;
+  for (const auto& p : pieces_) {
+    for (std::uint32_t o = 0; o < p.len && out.size() < n; ++o) {
+      if (skip) {
+        --skip;
+        continue;
+      }
+      out.push_back(dmap_base_[p.page * 4096 + p.offset + o]);
+    }
+  }
+  return out;
+}
+
+lnetcap_kmem FakeLnet::kmem(bool vars) {
+  lnetcap_kmem km{};
+  auto base = reinterpret_cast<std::uint64_t>(dmap_base_);
+  auto vmemmap = reinterpret_cast<std::uint64_t>(vmemmap_.data());
+  if (vars) {
+    vars_[0] = base;
+    vars_[1] = vmemmap;
+    km.page_offset_var = reinterpret_cast<std::uint64_t>(&vars_[0]);
+    km.vmemmap_var = reinterpret_cast<std::uint64_t>(&vars_[1]);
+  } else {
+    km.page_offset = base;
+    km.vmemmap = vmemmap;
+  }
+  km.page_struct_size = kPageStruct;
+  km.page_size = 4096;
+  km.pages = 1;
+  return km;
 }
 
 template <class T>

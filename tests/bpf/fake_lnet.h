@@ -46,6 +46,22 @@ class FakeLnet {
   /// A send (or receive when rx) of len payload bytes from a contiguous MD.
   void set_msg(std::uint32_t type, std::uint32_t len, std::uint32_t wanted, bool kiov_md,
                bool no_md);
+  /// One bio_vec of a page vector: a page of the fake direct map, and
+  /// where in it the bytes are.
+  struct Piece {
+    std::uint32_t page, offset, len;
+  };
+  /// Makes msg's payload the page vector `pieces` (a KIOV MD), starting
+  /// msg_offset bytes into it.  The pages live in a fake direct map whose
+  /// struct pages sit in a fake vmemmap (kmem() describes both).
+  void set_kiov(const std::vector<Piece>& pieces, std::uint32_t msg_offset);
+  /// The bytes a page-vector payload holds from its first byte.
+  std::vector<std::uint8_t> kiov_bytes(std::uint32_t n) const;
+  /// The page translation for the fake maps; with vars, through fake
+  /// page_offset_base / vmemmap_base variables as on a KASLR kernel.
+  lnetcap_kmem kmem(bool vars);
+  /// Overwrites the page pointer of bio_vec i (to test bad pointers).
+  void set_kiov_page_ptr(std::uint32_t i, std::uint64_t page);
   void set_flags(bool tx_committed, bool rx_committed, bool routing);
   void set_health(int status, int retries);
   void set_from(const Nid& nid);
@@ -58,6 +74,13 @@ class FakeLnet {
   template <class T> void put(std::vector<std::uint8_t>& b, std::size_t off, T v);
   lnetcap_layout lo_;
   std::vector<std::uint8_t> ni_, ni2_, peer_, md_, msg_, payload_;
+  // The fake direct map (page aligned inside dmap_) and vmemmap.
+  static constexpr std::uint32_t kPages = 8, kPageStruct = 64;
+  std::vector<std::uint8_t> dmap_, vmemmap_, kiov_;
+  std::uint8_t* dmap_base_ = nullptr;
+  std::uint64_t vars_[2] = {};  // page_offset_base, vmemmap_base
+  std::vector<Piece> pieces_;
+  std::uint32_t kiov_skip_ = 0;
 };
 
 /// Loads the uprobe flavour and attaches it to the stand-ins above.

@@ -4,9 +4,8 @@
 //
 //   rig_check [options] CAPTURE.pcapng DOUBLE_LOG
 //     --snaplen N        the -s the capture ran with (default 1024)
-//     --payload MODE     full: every payload prefix must be there (fentry +
-//                        kfunc); contiguous: payloads only in kiov pages may
-//                        be missing if flagged PAYLOAD_UNREADABLE (kprobe)
+//     (every payload prefix must be there, byte for byte, in every attach
+//     mode: the double's MDs are all page vectors, as on Lustre 2.15+)
 //     --expect-drops     the ring was made tiny: require dropped > 0 and
 //                        captured + dropped == generated, instead of an
 //                        exact one-to-one match
@@ -48,7 +47,6 @@ struct Expected {
   std::uint32_t plen = 0;   // payload_length of the message
   std::uint32_t have = 0;   // bytes actually present (received/sent)
   Bytes payload;            // first <= 1024 bytes
-  bool kiov_only = false;   // payload only in pages (bulk, router buffer)
   bool check_plen = true;
   std::optional<int> status;  // checked when set (DROP records)
   int matched = 0;
@@ -114,18 +112,16 @@ const char* dir_name(unsigned d) {
 
 int main(int argc, char** argv) {
   std::uint32_t snaplen = 1024;
-  std::string payload_mode = "full";
   bool expect_drops = false;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--snaplen" && i + 1 < argc) snaplen = std::stoul(argv[++i]);
-    else if (a == "--payload" && i + 1 < argc) payload_mode = argv[++i];
     else if (a == "--expect-drops") expect_drops = true;
     else pos.push_back(a);
   }
   if (pos.size() != 2) {
-    std::fprintf(stderr, "usage: rig_check [--snaplen N] [--payload full|contiguous] "
+    std::fprintf(stderr, "usage: rig_check [--snaplen N] "
                          "[--expect-drops] CAPTURE.pcapng DOUBLE_LOG\n");
     return 2;
   }
@@ -153,7 +149,6 @@ int main(int argc, char** argv) {
       e.payload = unhex(f["payload"]);
       // Sent payloads in kiov-only buffers: bulk REPLY (type 3) and
       // forwarded messages (router buffer pages).
-      e.kiov_only = e.dir == LNETCAP_DIR_FORWARD || f["type"] == "3";
       exp.push_back(e);
     } else if (hook == "lnet_parse") {
       if (f["dir"] == "forward") continue;  // recorded once, as FORWARD
@@ -164,7 +159,6 @@ int main(int argc, char** argv) {
       e.plen = std::stoul(f["plen"]);
       unsigned type = std::stoul(f["type"]);
       e.have = 0;  // GET/ACK carry nothing; PUT/REPLY filled at finalize
-      e.kiov_only = true;
       rx_of_msg[f["msg"]] = exp.size();
       (void)type;
       exp.push_back(e);
@@ -187,8 +181,6 @@ int main(int argc, char** argv) {
       if (f["rc"] == "0") {
         e.have = std::stoul(f["plen"]);
         e.payload = unhex(f["payload"]);
-        // Reply buffers and ping sinks are contiguous MDs; bulk is kiov.
-        e.kiov_only = e.plen > 4096;
       }
       rx_of_msg.erase(it);
     }
@@ -199,7 +191,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- records ---------------------------------------------------------------
-  std::size_t records = 0, unmatched = 0, bad = 0, unreadable = 0;
+  std::size_t records = 0, unmatched = 0, bad = 0;
   std::uint64_t gap_drops = 0, isb_drops = 0, epb_drops = 0;
   try {
     lnetcap::pcapng::Reader rd(pos[0]);
@@ -261,16 +253,9 @@ int main(int argc, char** argv) {
         ok = false;
       }
       if (rec->payload.size() != want_cap) {
-        bool excused = payload_mode == "contiguous" && hit->kiov_only &&
-                       rec->payload.empty() &&
-                       (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
-        if (excused) {
-          unreadable++;
-        } else {
-          std::printf("MISMATCH payload caplen %zu, expected %u (flags 0x%x): %s\n",
-                      rec->payload.size(), want_cap, h.flags, hit->what.c_str());
-          ok = false;
-        }
+        std::printf("MISMATCH payload caplen %zu, expected %u (flags 0x%x): %s\n",
+                    rec->payload.size(), want_cap, h.flags, hit->what.c_str());
+        ok = false;
       }
       if (!ok) bad++;
     }
@@ -295,9 +280,9 @@ int main(int argc, char** argv) {
   }
   std::uint64_t drops = std::max(isb_drops, epb_drops);
   std::printf("rig_check: generated %zu, captured %zu, missing %zu, duplicate %zu, "
-              "unexpected %zu, bad %zu, payload unreadable (allowed) %zu, "
+              "unexpected %zu, bad %zu, "
               "drops: isb %llu epb %llu gap-flags %llu\n",
-              exp.size(), records, missing, dup, unmatched, bad, unreadable,
+              exp.size(), records, missing, dup, unmatched, bad,
               static_cast<unsigned long long>(isb_drops),
               static_cast<unsigned long long>(epb_drops),
               static_cast<unsigned long long>(gap_drops));

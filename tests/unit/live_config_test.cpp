@@ -14,6 +14,7 @@
 #include "error.h"
 #include "live/attach_plan.h"
 #include "live/capture_config.h"
+#include "live/kernel_memmap.h"
 #include "live/lustre_env.h"
 #include "live/seq_tracker.h"
 
@@ -146,19 +147,59 @@ class LiveEnvFakeRoot : public ::testing::Test {
 TEST_F(LiveEnvFakeRoot, DetectsModuleVersionBtfAndKfunc) {
   auto env = detect_lustre(root_);
   EXPECT_FALSE(env.lnet_loaded);
-  file("sys/module/lnet/version", "2.16.1\n");
+  // LNet's own version is not the Lustre release: an LNet-only node has none.
+  file("sys/module/lnet/version", "0.7.0\n");
+  env = detect_lustre(root_);
+  EXPECT_TRUE(env.lnet_loaded);
+  EXPECT_EQ(env.version, "");
+  EXPECT_EQ(env.lnet_version, "0.7.0");
+  EXPECT_EQ(describe_lustre(env), "none (LNet only, lnet 0.7.0)");
+  file("sys/fs/lustre/version", "2.16.1\n");
   file("sys/kernel/btf/lnetcap_kfunc", "");
   file("sys/bus/event_source/devices/kprobe/type", "6\n");
   file("sys/kernel/debug/lnet/nis", "nid status\n10.0.0.9@tcp up\n");
   env = detect_lustre(root_);
   EXPECT_TRUE(env.lnet_loaded);
   EXPECT_EQ(env.version, "2.16.1");
+  EXPECT_EQ(env.version_source, "/sys/fs/lustre/version");
+  EXPECT_EQ(describe_lustre(env), "2.16.1");
   EXPECT_FALSE(env.lnet_btf);
   EXPECT_TRUE(env.kfunc_module);
   EXPECT_TRUE(env.kprobes);
   auto nis = list_local_nis(root_);
   ASSERT_EQ(nis.size(), 1u);
   EXPECT_EQ(nis[0].nid, "10.0.0.9@tcp");
+}
+
+// How page-vector payloads are mapped (bpf/lnetcap_pages.bpf.h): the
+// variables of a KASLR kernel, the fixed layout without them, and a clear
+// reason when kallsyms hides addresses.
+TEST(KernelMemmap, FromKallsyms) {
+  auto m = memmap_from_kallsyms("ffffffff81000000 T _stext\n"
+                                "ffffffff82a1b2c8 D page_offset_base\n"
+                                "ffffffff82a1b2d0 D vmemmap_base\n",
+                                64, 4096);
+  EXPECT_EQ(m.km.pages, 1);
+  EXPECT_EQ(m.km.page_offset_var, 0xffffffff82a1b2c8ull);
+  EXPECT_EQ(m.km.vmemmap_var, 0xffffffff82a1b2d0ull);
+  EXPECT_EQ(m.km.page_struct_size, 64u);
+  EXPECT_EQ(m.km.page_size, 4096u);
+
+  m = memmap_from_kallsyms("ffffffff81000000 T _stext\n", 0, 4096);
+  EXPECT_EQ(m.km.pages, 1);
+  EXPECT_EQ(m.km.page_offset_var, 0u);
+  EXPECT_EQ(m.km.page_offset, LNETCAP_X86_PAGE_OFFSET_L4);
+  EXPECT_EQ(m.km.vmemmap, LNETCAP_X86_VMEMMAP_L4);
+  EXPECT_EQ(m.km.page_struct_size, 64u);  // no BTF: the x86_64 size
+  EXPECT_NE(m.describe.find("assumed 64"), std::string::npos);
+
+  m = memmap_from_kallsyms("0000000000000000 T _stext\n0000000000000000 D vmemmap_base\n", 64,
+                           4096);
+  EXPECT_EQ(m.km.pages, 0);
+  EXPECT_NE(m.describe.find("kptr_restrict"), std::string::npos);
+  m = memmap_from_kallsyms("", 64, 4096);
+  EXPECT_EQ(m.km.pages, 0);
+  EXPECT_NE(m.describe.find("not readable"), std::string::npos);
 }
 
 TEST(LiveAttachPlan, RefusesWithoutLnet) {

@@ -142,6 +142,8 @@ void expect_msg_layout(const lnetcap_layout& lo) {
   EXPECT_EQ(lo.msg_len, offsetof(M, msg_len));
   EXPECT_EQ(lo.msg_wanted, offsetof(M, msg_wanted));
   EXPECT_EQ(lo.msg_offset, offsetof(M, msg_offset));
+  EXPECT_EQ(lo.msg_niov, offsetof(M, msg_niov));
+  EXPECT_EQ(lo.msg_kiov, offsetof(M, msg_kiov));
   EXPECT_EQ(lo.msg_hdr, offsetof(M, msg_hdr));
   Bit tx = find_bit<M>([](M& m) { m.msg_tx_committed = 1; });
   Bit rx = find_bit<M>([](M& m) { m.msg_rx_committed = 1; });

@@ -27,10 +27,16 @@ Layout kprobe_layout(const Options& opts, const LustreEnv& env) {
   if (env.lnet_btf)
     return btf_layout("/sys/kernel/btf/lnet", "/sys/kernel/btf/vmlinux", "BTF of module lnet");
   std::string version = !opts.lustre_version.empty() ? opts.lustre_version : env.version;
-  if (version.empty())
-    throw Error("cannot tell which Lustre version is loaded, so no built-in layout applies",
-                std::string("pass --lustre-version X.Y if it is one of ") + builtin_versions() +
-                    ", else " + kBtfHint);
+  if (version.empty()) {
+    // An LNet-only node (a router) publishes no Lustre release.  Every
+    // release with a built-in table declares the fields read identically
+    // (layout_tables.cpp), so that one layout is the only candidate.
+    if (auto l = builtin_layout("2.16")) {
+      l->origin = "built-in table shared by Lustre " + builtin_versions() +
+                  " (no Lustre release published: LNet-only node)";
+      return *l;
+    }
+  }
   if (auto l = builtin_layout(version)) return *l;
   throw Error("no attach mode fits: the lnet module has no BTF (needed for fentry) and "
               "Lustre " + version + " has no built-in layout (known: " + builtin_versions() + ")",
@@ -49,11 +55,7 @@ void need_kprobes(const LustreEnv& env) {
 std::string AttachPlan::describe() const {
   std::string s = mode == AttachMode::kFentry ? "fentry" : "kprobe";
   s += ", offsets from " + layout.origin;
-  if (mode == AttachMode::kFentry)
-    s += kfunc ? ", payload pages via lnetcap_kfunc"
-               : ", payload pages unreadable (lnetcap_kfunc not loaded)";
-  else
-    s += ", payload pages unreadable (kprobe mode cannot call kfuncs)";
+  if (mode == AttachMode::kFentry && kfunc) s += ", lnetcap_kfunc loaded";
   return s;
 }
 

@@ -18,7 +18,7 @@ struct AttachPlan {
   AttachMode mode = AttachMode::kKprobe;
   bool kfunc = false;  // payload pages through the lnetcap_kfunc module
   Layout layout;
-  /// "fentry, offsets from BTF of module lnet, payload pages via lnetcap_kfunc"
+  /// "fentry, offsets from BTF of module lnet, lnetcap_kfunc loaded"
   std::string describe() const;
 };
 

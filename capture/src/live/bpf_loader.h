@@ -61,6 +61,14 @@ class LoadedBpf {
 /// 2+: debug).
 void set_libbpf_verbosity(int verbose);
 
+/// Bytes of each CPU's slot in map "pages" (bpf/lnetcap_pages.bpf.h):
+/// two u32 totals, then snaplen's bit mask + 1 plus two pieces of data.
+inline std::uint32_t pages_slot_bytes(std::uint32_t snaplen) {
+  std::uint32_t m = snaplen;
+  for (int sh = 1; sh < 32; sh <<= 1) m |= m >> sh;
+  return 8 + m + 1 + 2 * LNETCAP_PIECE_MAX;
+}
+
 /// Opens Skel, writes cfg and the map sizes, loads and, if attach, attaches
 /// every auto-attachable program.
 template <class Skel>
@@ -75,6 +83,9 @@ std::unique_ptr<LoadedBpf> load_skeleton(const lnetcap_cfg& cfg, std::uint32_t r
   if (ncpus <= 0) ncpus = 1;
   int err = bpf_map__set_max_entries(s->maps.events, ring_bytes);
   if (!err) err = bpf_map__set_max_entries(s->maps.pcpu, static_cast<std::uint32_t>(ncpus));
+  // One slot per CPU for payloads gathered from several pages.
+  if (!err) err = bpf_map__set_max_entries(s->maps.pages, static_cast<std::uint32_t>(ncpus));
+  if (!err) err = bpf_map__set_value_size(s->maps.pages, pages_slot_bytes(cfg.snaplen));
   if (err) throw_load_error("size maps of", err, what);
   err = Skel::load(s);
   if (err) throw_load_error("load", err, what);

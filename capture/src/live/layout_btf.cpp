@@ -100,6 +100,8 @@ Layout layout_from_btf_file(const std::string& path, const std::string& base_pat
   lo.msg_len = r.offset("lnet_msg", "msg_len");
   lo.msg_wanted = r.offset("lnet_msg", "msg_wanted");
   lo.msg_offset = r.offset("lnet_msg", "msg_offset");
+  lo.msg_niov = r.offset("lnet_msg", "msg_niov");
+  lo.msg_kiov = r.offset("lnet_msg", "msg_kiov");
   lo.msg_hdr = r.offset("lnet_msg", "msg_hdr");
   auto [txb, txbit] = r.flag("msg_tx_committed");
   auto [rxb, rxbit] = r.flag("msg_rx_committed");

@@ -37,6 +37,8 @@ lnetcap_layout lustre_215_217() {
   lo.msg_len = 224;
   lo.msg_wanted = 228;
   lo.msg_offset = 232;
+  lo.msg_niov = 236;
+  lo.msg_kiov = 240;
   lo.msg_hdr = 432;
   // Bitfields start right after bool msg_no_resend (byte 164), sharing its
   // 32-bit unit; msg_rx_cpt:15 would straddle it, so the next flags start

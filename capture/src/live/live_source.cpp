@@ -13,6 +13,7 @@
 #include "../error.h"
 #include "attach_plan.h"
 #include "capture_config.h"
+#include "kernel_memmap.h"
 #include "lustre_env.h"
 #include "privdrop.h"
 
@@ -79,6 +80,8 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   std::uint32_t ring = live::ring_bytes(opts, snaplen, page);
   auto terms = filter.kernel_terms();
   lnetcap_cfg cfg = live::make_cfg(opts, terms, plan.layout.lo, snaplen);
+  live::KernelMemmap memmap = live::detect_kernel_memmap();
+  cfg.km = memmap.km;
 
   std::unique_ptr<live::LoadedBpf> bpf;
   auto note = [&](const char* what, const Error& e) {
@@ -112,12 +115,12 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   }
   if (opts.verbose) {
     std::fprintf(stderr, "lnetcap: attach mode: %s\n", plan.describe().c_str());
-    if (!env.version.empty())
-      std::fprintf(stderr, "lnetcap: Lustre %s (from %s)\n", env.version.c_str(),
-                   env.version_source.c_str());
+    std::fprintf(stderr, "lnetcap: payload %s\n", memmap.describe.c_str());
+    std::fprintf(stderr, "lnetcap: Lustre %s%s%s\n", live::describe_lustre(env).c_str(),
+                 env.version_source.empty() ? "" : " from ", env.version_source.c_str());
     std::fprintf(stderr, "lnetcap: ring %u KiB, snaplen %u, in-kernel filter: %s\n", ring / 1024,
                  snaplen, terms ? "type/portal/nid/net/dir terms" : "none");
-    if (plan.kfunc && snaplen > LNETCAP_KFUNC_SCRATCH)
+    if (plan.kfunc && !memmap.km.pages && snaplen > LNETCAP_KFUNC_SCRATCH)
       std::fprintf(stderr, "lnetcap: payload pages are copied up to %u bytes per record\n",
                    LNETCAP_KFUNC_SCRATCH);
   }
@@ -140,14 +143,15 @@ int list_live_interfaces(const Options& opts) {
     throw Error("the lnet kernel module is not loaded",
                 "load LNet first (modprobe lnet; lnetctl lnet configure --all)");
   auto nis = live::list_local_nis();
+  // "NI 1: 10.0.0.1@tcp [up]": never "1.10.0.0.1@tcp", which reads as a NID.
   int i = 1;
   for (const auto& ni : nis)
-    std::printf("%d.%s%s%s%s\n", i++, ni.nid.c_str(), ni.status.empty() ? "" : " [",
+    std::printf("NI %d: %s%s%s%s\n", i++, ni.nid.c_str(), ni.status.empty() ? "" : " [",
                 ni.status.c_str(), ni.status.empty() ? "" : "]");
   if (nis.empty())
     std::fprintf(stderr, "lnetcap: no local NIs found (/sys/kernel/debug/lnet/nis and lnetctl "
                          "net show are empty or unreadable)\n");
-  std::printf("lustre: %s%s%s\n", env.version.empty() ? "unknown version" : env.version.c_str(),
+  std::printf("lustre: %s%s%s\n", live::describe_lustre(env).c_str(),
               env.version_source.empty() ? "" : " from ", env.version_source.c_str());
 #ifndef LNETCAP_HAVE_BPF
   (void)opts;
@@ -157,6 +161,7 @@ int list_live_interfaces(const Options& opts) {
   try {
     live::AttachPlan plan = live::plan_attach(opts, env);
     std::printf("attach mode: %s\n", plan.describe().c_str());
+    std::printf("payload: %s\n", live::detect_kernel_memmap().describe.c_str());
   } catch (const Error& e) {
     std::printf("attach mode: none: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcap: hint: %s\n", e.hint().c_str());

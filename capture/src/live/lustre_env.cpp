@@ -65,10 +65,10 @@ LustreEnv detect_lustre(const std::string& root_in) {
   env.kprobes = exists(root + "sys/bus/event_source/devices/kprobe") ||
                 exists(root + "sys/kernel/tracing/kprobe_events") ||
                 exists(root + "sys/kernel/debug/tracing/kprobe_events");
+  env.lnet_version = read_first_line(root + "sys/module/lnet/version");
   const std::pair<const char*, const char*> sources[] = {
-      {"sys/module/lnet/version", "/sys/module/lnet/version"},
-      {"proc/fs/lustre/version", "/proc/fs/lustre/version"},
       {"sys/fs/lustre/version", "/sys/fs/lustre/version"},
+      {"proc/fs/lustre/version", "/proc/fs/lustre/version"},
   };
   for (const auto& [rel, shown] : sources) {
     std::string v = version_token(read_first_line(root + rel));
@@ -79,13 +79,20 @@ LustreEnv detect_lustre(const std::string& root_in) {
     }
   }
   if (env.version.empty() && env.lnet_loaded && root == "/") {
-    std::string v = version_token(run_capture("lctl --version 2>/dev/null"));
+    std::string v = version_token(run_capture("lctl get_param -n version 2>/dev/null"));
     if (!v.empty()) {
       env.version = v;
-      env.version_source = "lctl --version";
+      env.version_source = "lctl get_param version";
     }
   }
   return env;
+}
+
+std::string describe_lustre(const LustreEnv& env) {
+  if (!env.version.empty()) return env.version;
+  if (!env.lnet_loaded) return "not loaded";
+  return "none (LNet only" +
+         (env.lnet_version.empty() ? std::string() : ", lnet " + env.lnet_version) + ")";
 }
 
 std::vector<LocalNi> parse_nis_table(std::string_view text) {

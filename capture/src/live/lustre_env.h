@@ -12,15 +12,24 @@ namespace lnetcap::live {
 
 struct LustreEnv {
   bool lnet_loaded = false;       // /sys/module/lnet
-  std::string version;            // "2.16.1", empty when unknown
+  std::string version;            // Lustre release "2.16.1", empty when unknown
   std::string version_source;     // where version came from
+  std::string lnet_version;       // /sys/module/lnet/version: LNet's own ("0.7.0")
   bool lnet_btf = false;          // /sys/kernel/btf/lnet
   bool kfunc_module = false;      // /sys/kernel/btf/lnetcap_kfunc
   bool kprobes = false;           // kprobe PMU or tracefs kprobe_events
 };
 
 /// Probes /sys, /proc and tracefs (root defaults to "/"; tests pass a fake tree).
+/// The Lustre release comes from where Lustre publishes it
+/// (/sys/fs/lustre/version, /proc/fs/lustre/version, `lctl get_param -n
+/// version`), never from the lnet module, whose version is LNet's own.
+/// An LNet-only node (a router) has none.
 LustreEnv detect_lustre(const std::string& root = "/");
+
+/// "2.16.1", or "none (LNet only, lnet 0.7.0)", or "not loaded": for
+/// capture metadata and -D.
+std::string describe_lustre(const LustreEnv& env);
 
 struct LocalNi {
   std::string nid;     // "10.0.0.1@tcp"
