@@ -12,7 +12,9 @@
 // wire messages before the first or after the last paired one are outside
 // the window and do not count.  Messages that stay on the node (0@lo, a NID
 // talking to itself) and DROP records never reach the wire and are counted
-// apart.
+// apart.  A received message that LNet itself dropped (RECV with an error
+// status, or a DROP record) is paired with the wire but owes no payload: its
+// bytes never landed in memory.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,7 @@ struct Captured {
   std::uint8_t direction = 0;
   std::uint16_t flags = 0;
   std::uint32_t payload_len = 0;  // record's payload_len
+  std::optional<std::int32_t> status;  // LNet's completion status, when recorded
   std::string src, dst;           // NIDs as text
   std::vector<std::uint8_t> tail;  // the 56 header bytes after the NIDs
   std::vector<std::uint8_t> payload;
@@ -47,10 +50,12 @@ std::vector<Captured> read_capture(const std::string& path);
 struct Verdict {
   // the capture
   std::size_t records = 0, on_node = 0, drop_records = 0;
+  std::size_t recv_error = 0;  // RECV records whose completion status is an error
   std::map<std::string, std::size_t> by_direction;  // "SEND" -> n, all records
   // against the wire
   std::size_t wire = 0, hello = 0, in_window = 0, outside_window = 0;
   std::size_t matched = 0, only_capture = 0, missing = 0;
+  std::size_t dropped_by_lnet = 0;  // paired, but LNet dropped it: no payload owed
   std::size_t wrong_field_pairs = 0;
   std::map<std::string, std::size_t> wrong_fields;  // field name -> pairs
   // payload bytes of paired messages that carry some

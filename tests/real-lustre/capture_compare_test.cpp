@@ -51,7 +51,7 @@ Msg ack(std::uint64_t mb) {
 // A record as lnetcap writes it (live: in-memory nid16 header; wire: the
 // socklnd converter's nid4 header) read back through the project's decoder.
 Captured as(std::uint8_t dir, const Msg& m, std::uint64_t frame, std::uint16_t flags = 0,
-            bool drop_payload = false) {
+            bool drop_payload = false, std::int32_t status = 0) {
   LnetHeaderSpec h = m.h;
   h.nid16 = dir != LNETCAP_DIR_WIRE;
   RecordSpec r;
@@ -68,6 +68,7 @@ Captured as(std::uint8_t dir, const Msg& m, std::uint64_t frame, std::uint16_t f
     rh.payload_len = m.h.payload_length;
     rh.local_nid = r.local;
     rh.peer_nid = r.peer;
+    rh.status = status;
     bytes.clear();
     const auto hdr = lnet_header(h);
     encode_record(rh, hdr, {}, bytes);
@@ -165,4 +166,31 @@ TEST(CaptureCompare, MessagesOnTheNodeAreCountedApart) {
   EXPECT_TRUE(v.passed()) << format_verdict(v);
   EXPECT_EQ(v.on_node, 1u);
   EXPECT_EQ(v.records, 2u);
+}
+
+TEST(CaptureCompare, ReceivedMessageLnetDroppedOwesNoPayload) {
+  // B runs no MGS: its LNet drops the MGS_CONNECT request (rc -2) before
+  // any byte lands in memory, so the capture cannot hold its payload.
+  auto q = request(0x1000);
+  std::swap(q.h.src, q.h.dst);  // received by the node
+  auto v = run({as(LNETCAP_DIR_RECV, q, 1, LNETCAP_REC_F_STATUS_VALID, true, -2)},
+               {as(LNETCAP_DIR_WIRE, q, 1)});
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.dropped_by_lnet, 1u);
+  EXPECT_EQ(v.recv_error, 1u);
+  EXPECT_EQ(v.rpc_wire, 0u);
+  // The same record with a good status owes its payload.
+  v = run({as(LNETCAP_DIR_RECV, q, 1, LNETCAP_REC_F_STATUS_VALID, true, 0)},
+          {as(LNETCAP_DIR_WIRE, q, 1)});
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.payload_unreadable, 1u);
+}
+
+TEST(CaptureCompare, FailedSendDropRecordNeedNotBeOnTheWire) {
+  auto q = request(0x1000), k = request(0x2000);
+  auto v = run({as(LNETCAP_DIR_SEND, k, 1), as(LNETCAP_DIR_DROP, q, 2, LNETCAP_REC_F_STATUS_VALID, true, -5)},
+               {as(LNETCAP_DIR_WIRE, k, 1)});
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.drop_records, 1u);
+  EXPECT_EQ(v.only_capture, 0u);
 }
