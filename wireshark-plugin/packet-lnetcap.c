@@ -214,6 +214,20 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 	return fr->seq_gap;
 }
 
+
+/* Why a live capture could not read a payload (record flags PAYLOAD_*). */
+static const char *
+unreadable_reason(guint flags)
+{
+	if (flags & LNETCAP_REC_F_PAYLOAD_NO_PAGE_MAP)
+		return "its pages could not be mapped on the capturing node";
+	if (flags & LNETCAP_REC_F_PAYLOAD_FAULT)
+		return "reading it faulted on the capturing node";
+	if (flags & LNETCAP_REC_F_PAYLOAD_PAGE_LIMIT)
+		return "it spans more pages than the capture reads per record";
+	return "the capture could not read it";
+}
+
 static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	proto_item *ti, *rec_item, *it;
@@ -272,8 +286,6 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 				 ENC_LITTLE_ENDIAN, &fs_rec_flags);
 	if (flags & LNETCAP_REC_F_GAP_BEFORE)
 		expert_add_info(pinfo, it, &ei_rec_gap_flag);
-	if (flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
-		expert_add_info(pinfo, it, &ei_rec_unreadable);
 
 	it = proto_tree_add_item_ret_uint(rt, hf_rec_health, tvb, REC(health_status), ENC_NA,
 					  &health);
@@ -307,9 +319,16 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		proto_item *t = proto_tree_add_boolean(rt, hf_rec_truncated, tvb,
 			REC(payload_caplen), TRUE);
 		proto_item_set_generated(t);
-		expert_add_info_format(pinfo, t, &ei_rec_truncated,
-			"Only %u of %u payload bytes were captured (snap length)",
-			payload_caplen, payload_len);
+		/* The snap length is the cause only when the capture did not
+		 * flag the payload unreadable; the flags say why it was. */
+		if (flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
+			expert_add_info_format(pinfo, t, &ei_rec_unreadable,
+				"Only %u of %u payload bytes were captured: %s",
+				payload_caplen, payload_len, unreadable_reason(flags));
+		else
+			expert_add_info_format(pinfo, t, &ei_rec_truncated,
+				"Only %u of %u payload bytes were captured (snap length)",
+				payload_caplen, payload_len);
 	}
 	add_rec_nid(rt, tvb, pinfo, hf_rec_local_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid));
 	add_rec_nid(rt, tvb, pinfo, hf_rec_peer_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid));

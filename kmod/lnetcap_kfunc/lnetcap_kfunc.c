@@ -13,6 +13,12 @@
  * address @msg, starting @offset bytes into the payload, and returns the
  * number of bytes copied or -errno.
  *
+ * lnetcap reads page vectors without this module (bpf/lnetcap_pages.bpf.h,
+ * through the kernel's direct map).  The module is only used where that
+ * cannot work: /proc/kallsyms hides the addresses it needs even from root
+ * (kernel.kptr_restrict=2), or a kernel layout the translation does not
+ * cover; kmap_local_page() works everywhere.
+ *
  * Why the message is passed as a u64 address and not as a
  * struct lnet_msg *: in Linux 6.1 the verifier only lets a kfunc take a
  * PTR_TO_BTF_ID argument whose BTF type is the very same type object
@@ -25,11 +31,10 @@
  * yields -EFAULT, never an oops: the kfunc reads nothing a tracing
  * program could not already read with bpf_probe_read_kernel().
  *
- * Which bytes: the payload is msg_len bytes for a message being sent,
- * msg_wanted bytes (what the LND received) for one being received, at
- * msg_offset in the MD.  A contiguous MD (ptlrpc request/reply buffers)
- * is copied from md_start directly; KIOV MDs and router buffers (no MD)
- * are walked page by page with kmap_local_page().
+ * Which bytes: those at msg_offset in the MD.  A contiguous MD (Lustre
+ * before 2.15) is copied from md_start directly; KIOV MDs (every MD since
+ * 2.15) and router buffers (no MD) are walked page by page with
+ * kmap_local_page().
  *
  * It is built against <lnet/lib-types.h>: Lustre's own header on a Lustre
  * node, the test double's header in the rig.
@@ -96,46 +101,78 @@ __diag_push();
 __diag_ignore_all("-Wmissing-prototypes",
 		  "kfuncs are global functions found through BTF");
 
+/*
+ * Where the bitfield msg_receiving lives (offsetof cannot name a bitfield):
+ * found once at load time on a static, zeroed struct lnet_msg.
+ */
+static struct lnet_msg lnetcap_probe_msg;
+static unsigned int lnetcap_rx_byte;
+static u8 lnetcap_rx_mask;
+
+static void lnetcap_find_rx_bit(void)
+{
+	const u8 *p = (const u8 *)&lnetcap_probe_msg;
+	unsigned int i;
+
+	lnetcap_probe_msg.msg_receiving = 1;
+	for (i = 0; i < sizeof(lnetcap_probe_msg); i++) {
+		if (p[i]) {
+			lnetcap_rx_byte = i;
+			lnetcap_rx_mask = p[i];
+			return;
+		}
+	}
+}
+
+/* Reads one member of a struct at an untrusted kernel address. */
+#define lnetcap_get(dst, ptr, member)					\
+	copy_from_kernel_nofault(&(dst), &(ptr)->member, sizeof(dst))
+
 noinline int bpf_lnetcap_msg_payload(u64 msg, u32 offset, void *dst,
 				     u32 dst__sz)
 {
 	const struct lnet_msg *umsg = (const void *)(unsigned long)msg;
-	/* Only the members before msg_ev are needed. */
-	struct lnet_msg m;
-	unsigned int len, want;
+	/*
+	 * Only the members used are read, one by one: a struct lnet_msg or
+	 * lnet_libmd copy would put hundreds or thousands of bytes on the
+	 * stack of an LND thread.
+	 */
+	unsigned int opts, moff, niov, len, want;
+	struct lnet_libmd *md;
+	struct bio_vec *kiov;
+	char *start;
+	u8 flags;
 
 	if (!umsg)
 		return -EINVAL;
 	if (!dst__sz)
 		return 0;
-	if (copy_from_kernel_nofault(&m, umsg,
-				     offsetof(struct lnet_msg, msg_ev)))
+	if (lnetcap_get(md, umsg, msg_md) || lnetcap_get(moff, umsg, msg_offset) ||
+	    copy_from_kernel_nofault(&flags, (const u8 *)umsg + lnetcap_rx_byte, 1))
 		return -EFAULT;
-
-	len = m.msg_receiving ? m.msg_wanted : m.msg_len;
+	/* Received: what the LND landed (msg_wanted); sent: msg_len. */
+	if (flags & lnetcap_rx_mask ? lnetcap_get(len, umsg, msg_wanted) :
+				      lnetcap_get(len, umsg, msg_len))
+		return -EFAULT;
 	if (offset >= len)
 		return 0;
 	want = min(len - offset, dst__sz);
-
-	if (m.msg_md) {
-		struct lnet_libmd md;
-
-		if (copy_from_kernel_nofault(&md, m.msg_md,
-					     offsetof(struct lnet_libmd,
-						      md_kiov)))
+	if (md) {
+		if (lnetcap_get(opts, md, md_options) ||
+		    lnetcap_get(start, md, md_start))
 			return -EFAULT;
-		if (!(md.md_options & LNET_MD_KIOV) && md.md_start) {
-			if (copy_from_kernel_nofault(dst, md.md_start +
-						     m.msg_offset + offset,
+		if (!(opts & LNET_MD_KIOV) && start) {
+			if (copy_from_kernel_nofault(dst, start + moff + offset,
 						     want))
 				return -EFAULT;
 			return want;
 		}
 	}
-	if (!m.msg_kiov)
+	if (lnetcap_get(kiov, umsg, msg_kiov) || lnetcap_get(niov, umsg, msg_niov))
+		return -EFAULT;
+	if (!kiov)
 		return -ENODATA;
-	return lnetcap_copy_kiov(m.msg_kiov, m.msg_niov, m.msg_offset + offset,
-				 dst, want);
+	return lnetcap_copy_kiov(kiov, niov, moff + offset, dst, want);
 }
 
 __diag_pop();
@@ -153,6 +190,7 @@ static int __init lnetcap_kfunc_init(void)
 {
 	int rc;
 
+	lnetcap_find_rx_bit();
 	/*
 	 * Without module BTF the kernel accepts the registration (returns 0)
 	 * but no program can ever call the kfunc; say why here, since the

@@ -15,6 +15,7 @@
 #include "live/attach_plan.h"
 #include "live/capture_config.h"
 #include "live/kernel_memmap.h"
+#include "live/layout_check.h"
 #include "live/lustre_env.h"
 #include "live/seq_tracker.h"
 
@@ -200,6 +201,35 @@ TEST(KernelMemmap, FromKallsyms) {
   m = memmap_from_kallsyms("", 64, 4096);
   EXPECT_EQ(m.km.pages, 0);
   EXPECT_NE(m.describe.find("not readable"), std::string::npos);
+}
+
+// A layout that does not fit the running module shows in the first
+// records; a right one passes them all.
+TEST(LayoutCheck, FlagsImpossibleRecords) {
+  auto rec = [](const char* local, std::uint32_t type, std::uint32_t plen) {
+    RecordView v;
+    v.hdr.local_nid = *Nid::parse(local);
+    v.hdr.peer_nid = *Nid::parse("10.0.0.2@tcp");
+    v.hdr.payload_len = plen;
+    static std::uint8_t h[96];
+    std::memset(h, 0, sizeof(h));
+    h[48] = static_cast<std::uint8_t>(type);
+    v.lnet_header = ByteSpan(h, sizeof(h));
+    return v;
+  };
+  LayoutCheck ok({"0@lo", "10.0.0.1@tcp"});
+  for (int i = 0; i < LayoutCheck::kRecords; ++i)
+    EXPECT_FALSE(ok.problem(rec(i % 2 ? "0@lo" : "10.0.0.1@tcp", LNETCAP_MSG_PUT, 4096)));
+  EXPECT_TRUE(ok.done());
+  EXPECT_FALSE(ok.problem(rec("7.7.7.7@tcp", 9, 1u << 30)));  // checking is over
+
+  LayoutCheck c({"10.0.0.1@tcp"});
+  auto p = c.problem(rec("7.0.0.3@tcp", LNETCAP_MSG_GET, 0));
+  ASSERT_TRUE(p);
+  EXPECT_NE(p->find("7.0.0.3@tcp is not one of this node's NIs"), std::string::npos);
+  EXPECT_TRUE(c.problem(rec("10.0.0.1@tcp", 7, 0)));
+  EXPECT_TRUE(c.problem(rec("10.0.0.1@tcp", LNETCAP_MSG_PUT, (1u << 20) + 1)));
+  EXPECT_FALSE(c.problem(rec("10.0.0.1@tcp", LNETCAP_MSG_ACK, 0)));
 }
 
 TEST(LiveAttachPlan, RefusesWithoutLnet) {

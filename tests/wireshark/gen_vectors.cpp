@@ -12,6 +12,7 @@
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test).
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
+//        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
 //   (for the benchmark, see replicate_pcap()).
@@ -798,6 +799,24 @@ int nid_vectors(const char* out_path, const char* expected_path) {
   return std::fclose(e) == 0 ? 0 : 1;
 }
 
+// Payload notes: one record cut by the snap length, and one per reason a
+// live capture could not read a payload (record flags PAYLOAD_*).
+int unreadable_vectors(const char* out_path) {
+  Out o(out_path);
+  Lnet l = req("10.0.0.1@tcp", "10.0.0.2@tcp", LNETCAP_PORTAL_OST_REQUEST, 0x2000);
+  Bytes payload(300, 0x5a);
+  o.msg(l, payload, 1000, nullptr, 100);  // snap length
+  for (int why : {0, int{LNETCAP_REC_F_PAYLOAD_NO_PAGE_MAP}, int{LNETCAP_REC_F_PAYLOAD_FAULT},
+                  int{LNETCAP_REC_F_PAYLOAD_PAGE_LIMIT}}) {
+    RecordHeader h = o.rh(l.src, l.dst, LNETCAP_DIR_SEND);
+    h.seq = o.seq_;
+    h.flags = static_cast<std::uint16_t>(h.flags | LNETCAP_REC_F_PAYLOAD_UNREADABLE | why);
+    o.msg(l, payload, 1000, &h, 0);
+  }
+  o.close();
+  return 0;
+}
+
 }  // namespace
 
 // Picks an opcode the body dissectors handle, most of the time.
@@ -823,6 +842,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (argc >= 3 && std::string(argv[1]) == "unreadable") return unreadable_vectors(argv[2]);
   if (argc >= 5 && std::string(argv[1]) == "replicate-pcap")
     return replicate_pcap(argv[2], argv[3], std::atoi(argv[4]), 988);
   try {

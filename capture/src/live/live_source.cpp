@@ -129,7 +129,8 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   for (const auto& ni : live::list_local_nis()) names.push_back(ni.nid);
   std::string desc = "lnetcap " + std::string(plan.mode == live::AttachMode::kFentry ? "fentry" : "kprobe");
   if (!env.version.empty()) desc += ", Lustre " + env.version;
-  auto src = std::make_unique<live::RingSource>(std::move(bpf), names, snaplen, desc);
+  auto src = std::make_unique<live::RingSource>(std::move(bpf), names, snaplen, desc,
+                                                plan.layout.origin);
   // -Z: the programs are attached and the ring and counters are mapped;
   // nothing below needs privileges.  The caller opens outputs after this.
   if (!opts.drop_user.empty()) live::drop_privileges(opts.drop_user);

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../bytes.h"
+#include "../error.h"
 #include "../nid.h"
 #include "../record.h"
 #include "../signals.h"
@@ -41,11 +42,14 @@ constexpr std::size_t kEnv = sizeof(lnetcap_ring_env);
 }  // namespace
 
 RingSource::RingSource(std::unique_ptr<LoadedBpf> bpf, const std::vector<std::string>& nis,
-                       std::uint32_t snaplen, std::string description)
+                       std::uint32_t snaplen, std::string description,
+                       std::string layout_origin)
     : bpf_(std::move(bpf)),
       ring_(bpf_->ring_fd(), bpf_->ring_bytes()),
       rec_snaplen_(LNETCAP_REC_HDR_V1_LEN + LNETCAP_HDR_NID16_LEN + snaplen),
       description_(std::move(description)),
+      layout_origin_(std::move(layout_origin)),
+      check_(nis),
       mono_to_utc_ns_(monotonic_to_utc()) {
   for (const auto& name : nis) {
     std::string key;
@@ -120,6 +124,16 @@ bool RingSource::next(CapturedRecord& out) {
     if (!view) {
       if (++invalid_ == 1) std::fprintf(stderr, "lnetcap: skipping a bad kernel record: %s\n", why.c_str());
       continue;
+    }
+    if (!layout_origin_.empty() && !check_.done()) {
+      if (auto bad = check_.problem(*view))
+        throw Error("the struct offsets in use (" + layout_origin_ +
+                        ") do not match the running lnet module: a captured message is "
+                        "impossible (" + *bad + "), so nothing more is printed",
+                    "make the offsets from Lustre's debuginfo (pahole "
+                    "--btf_encode_detached=lnet.btf lnet.ko, then --btf lnet.btf), or name "
+                    "the running release with --lustre-version X.Y; lnetcap -D -v shows what "
+                    "was detected");
     }
     out.bytes = ByteSpan(rec, len);
     out.orig_len = record_orig_len(*view);

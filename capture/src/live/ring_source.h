@@ -15,6 +15,7 @@
 
 #include "../source.h"
 #include "bpf_loader.h"
+#include "layout_check.h"
 #include "ring_reader.h"
 #include "seq_tracker.h"
 
@@ -24,8 +25,11 @@ class RingSource : public RecordSource {
  public:
   /// nis: local NIDs known at start (one pcapng interface each, in order);
   /// interfaces for other local NIDs are added as records show them.
+  /// layout_origin: where the struct offsets came from; when not empty,
+  /// the first records are checked (LayoutCheck) and an implausible one
+  /// stops the capture with an Error naming it.
   RingSource(std::unique_ptr<LoadedBpf> bpf, const std::vector<std::string>& nis,
-             std::uint32_t snaplen, std::string description);
+             std::uint32_t snaplen, std::string description, std::string layout_origin = {});
 
   bool next(CapturedRecord& out) override;
   const std::vector<CaptureInterface>& interfaces() const override { return ifaces_; }
@@ -51,6 +55,8 @@ class RingSource : public RecordSource {
   std::uint32_t last_iface_ = 0;
   std::uint32_t rec_snaplen_;
   std::string description_;
+  std::string layout_origin_;
+  LayoutCheck check_;
   std::int64_t mono_to_utc_ns_ = 0;
   std::atomic<bool> stop_{false};
   bool draining_ = false;

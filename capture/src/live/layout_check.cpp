@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "layout_check.h"
+
+#include "lnetcap/lnet.h"
+
+#include "../bytes.h"
+
+namespace lnetcap::live {
+namespace {
+
+// nid_size counts address bytes beyond 4: 0 (IPv4, numeric) or 12 (IPv6).
+bool sane_nid(const Nid& n) { return n.size == 0 || n.size == 12; }
+
+bool zero(const Nid& n) {
+  if (n.size || n.type || n.num) return false;
+  for (auto b : n.addr)
+    if (b) return false;
+  return true;
+}
+
+}  // namespace
+
+LayoutCheck::LayoutCheck(const std::vector<std::string>& local_nids) {
+  for (const auto& s : local_nids)
+    if (auto n = Nid::parse(s)) nis_.push_back(*n);
+}
+
+std::optional<std::string> LayoutCheck::problem(const RecordView& rec) {
+  if (done()) return std::nullopt;
+  ++checked_;
+  const RecordHeader& h = rec.hdr;
+  if (h.payload_len > LNETCAP_LNET_MTU)
+    return "its payload length " + std::to_string(h.payload_len) + " exceeds LNet's 1 MiB";
+  if (!sane_nid(h.local_nid) || !sane_nid(h.peer_nid))
+    return "its local or peer NID has an impossible address size";
+  if (!nis_.empty() && !zero(h.local_nid)) {
+    bool ours = false;
+    for (const auto& n : nis_) ours = ours || n == h.local_nid;
+    if (!ours)
+      return "its local NI " + h.local_nid.to_string() + " is not one of this node's NIs";
+  }
+  if (rec.lnet_header.size() == LNETCAP_HDR_NID16_LEN) {
+    std::uint32_t type = load_le32(rec.lnet_header.data() + 48);
+    if (type > LNETCAP_MSG_HELLO)
+      return "its LNet message type " + std::to_string(type) + " does not exist";
+    if (!sane_nid(Nid::from_lnet_nid(rec.lnet_header.data())) ||
+        !sane_nid(Nid::from_lnet_nid(rec.lnet_header.data() + 20)))
+      return "its LNet header has a NID with an impossible address size";
+  }
+  return std::nullopt;
+}
+
+}  // namespace lnetcap::live
