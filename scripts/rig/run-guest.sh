@@ -15,7 +15,7 @@
 # 125 when the guest never ran the script.
 set -euo pipefail
 
-timeout_s=300 mem=1024 cpus=2 netdev= mac=52:54:00:12:34:56 dump=
+timeout_s=300 mem=1024 cpus=2 netdev='' mac=52:54:00:12:34:56 dump=''
 while getopts 't:m:c:n:a:w:' o; do
 	case $o in
 	t) timeout_s=$OPTARG ;;

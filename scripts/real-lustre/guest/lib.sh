@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # Sourced by the real-Lustre guest scripts (they run inside a QEMU guest
 # of the rig, chrooted into the host root; see scripts/rig/run-guest.sh).
 # Needs from the environment: RIG_* (rig.env), RIG_OUT, RIG_BB, LR_WORK
