@@ -4,7 +4,7 @@
 # Throughput boot of a real-Lustre run (run.sh -p): node b as in node.sh
 # but without a capture; node a runs lnet_selftest brw write (1M and 4k,
 # concurrency 8) PERF_CYCLES times, alternating no capture and a capture
-# started as node.sh starts it, in one boot so that both conditions share
+# started as node.sh starts it (in ABBA order), in one boot so that both conditions share
 # the guest's state.  Under TCG only the ratio means something.
 # Results in $RIG_OUT/perf/<cycle>-<none|capture>-<size>.txt (`lst stat`).
 set -uo pipefail
@@ -40,7 +40,11 @@ brw() { # tag size
 }
 
 for cyc in $(seq 1 "${PERF_CYCLES:-3}"); do
-	for cond in none capture; do
+	# ABBA order: a trend in the host's load over the boot weighs on both
+	# conditions alike.
+	conds="none capture"
+	[ $((cyc % 2)) = 0 ] && conds="capture none"
+	for cond in $conds; do
 		if [ "$cond" = capture ]; then
 			capture_out_of_the_box /tmp/perf.pcapng || { log "no capture"; continue; }
 			cp "$RIG_OUT/start.txt" "$P/$cyc-start.txt"
