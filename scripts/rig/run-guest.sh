@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# run-guest.sh [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]
+# run-guest.sh [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-n NETDEV [-a MAC] [-w PCAP]]
+#              RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]
 #
 # Boots the rig kernel (prepare.sh must have run) under QEMU TCG and runs
 # SCRIPT (a host path, run with the host's bash inside chroot of the host
@@ -14,17 +15,20 @@
 # 125 when the guest never ran the script.
 set -euo pipefail
 
-timeout_s=300 mem=1024 cpus=2
-while getopts 't:m:c:' o; do
+timeout_s=300 mem=1024 cpus=2 netdev='' mac=52:54:00:12:34:56 dump=''
+while getopts 't:m:c:n:a:w:' o; do
 	case $o in
 	t) timeout_s=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	c) cpus=$OPTARG ;;
+	n) netdev=$OPTARG ;;
+	a) mac=$OPTARG ;;
+	w) dump=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: run-guest.sh [-t S] RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: run-guest.sh [-t S] [-n NETDEV [-a MAC] [-w PCAP]] RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]" >&2; exit 2; }
 RIG_DIR=$(cd "$1" && pwd)
 OUT=$2
 SCRIPT=$(readlink -f "$3")
@@ -52,6 +56,12 @@ rm -f "$OUT/guest.rc" "$OUT/guest.log" "$OUT/console.log"
 # shellcheck source=/dev/null
 . "$RIG_DIR/rig.env"
 
+net=(-nic none)
+if [ -n "$netdev" ]; then
+	net=(-netdev "$netdev,id=n0" -device "virtio-net-pci,netdev=n0,mac=$mac")
+	[ -n "$dump" ] && net+=(-object "filter-dump,id=dump0,netdev=n0,file=$dump")
+fi
+
 t0=$(date +%s.%N)
 # no_timer_check: under TCG on a loaded host the guest's timer ticks arrive
 # late, and the kernel's IO-APIC timer check then panics at boot ("IO-APIC +
@@ -62,7 +72,7 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-kernel "$RIG_VMLINUZ" -initrd "$RIG_INITRD" \
 	-append "console=ttyS0 loglevel=4 panic=-1 no_timer_check rig.out=$OUT" \
 	-display none -monitor none -serial "file:$OUT/console.log" \
-	-no-reboot -nic none \
+	-no-reboot "${net[@]}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$OUT,mount_tag=rigout,security_model=none" \
 	</dev/null >"$OUT/qemu.log" 2>&1

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+# Sourced by the real-Lustre guest scripts (they run inside a QEMU guest
+# of the rig, chrooted into the host root; see scripts/rig/run-guest.sh).
+# Needs from the environment: RIG_* (rig.env), RIG_OUT, RIG_BB, LR_WORK
+# (the harness's work dir: src/, inst/, kmod/, kernel-ko.list), KMODS (the
+# Lustre module variant to load), LNETCAP.
+INST=$LR_WORK/inst
+export PATH=$INST/usr/sbin:$INST/usr/bin:$INST/sbin:$PATH
+export LD_LIBRARY_PATH=$INST/usr/lib:$INST/usr/lib64:$INST/usr/lib/x86_64-linux-gnu
+
+log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
+
+# devtmpfs has no /dev/fd or /dev/std*: process substitution and tools
+# writing to /dev/stdout need them.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
+done
+
+# Module name -> file, for the guest kernel's modules and Lustre's.  The
+# kernel's list is made on the host (prepare.sh): a find over 9p in a TCG
+# guest takes minutes.
+declare -A KO=()
+while read -r f; do
+	n=${f##*/}
+	n=${n%.ko}
+	KO[${n//-/_}]=$f
+done < <(cat "$LR_WORK/kernel-ko.list"; ls "$KMODS"/*.ko)
+
+# load_mod NAME [PARAM...]: insmod NAME after the modules it depends on
+# (the image ships no modules.dep: read "depends=" from .modinfo).
+load_mod() {
+	local n=${1//-/_} d
+	shift
+	grep -q "^$n " /proc/modules && return 0
+	[ -n "${KO[$n]:-}" ] || { log "no module $n"; return 1; }
+	for d in $(objcopy -O binary --only-section=.modinfo "${KO[$n]}" /dev/stdout |
+		tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '); do
+		load_mod "$d" || return 1
+	done
+	$RIG_BB insmod "${KO[$n]}" "$@" || { log "insmod $n failed"; return 1; }
+}
+
+# net_up IP: eth0 (virtio-net) with IP/24.
+net_up() {
+	load_mod virtio_net
+	for _ in $(seq 1 100); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
+	ip link set lo up
+	ip addr add "$1/24" dev eth0
+	ip link set eth0 up
+}
+
+# lnet_up: LNet on tcp(eth0), ksocklnd, lnet_selftest.
+lnet_up() {
+	load_mod lnet 'networks=tcp(eth0)' && load_mod ksocklnd && load_mod lnet_selftest ||
+		return 1
+	lnetctl lnet configure --all >/dev/null 2>&1 || lctl network up
+	lnetctl net show
+}
+
+# counters TAG: LNet's own global counters in counters-TAG.txt.
+counters() {
+	lnetctl stats show >"$RIG_OUT/counters-$1.txt" 2>&1
+}
+
+# wait_file PATH SECONDS
+wait_file() {
+	for _ in $(seq 1 $(($2 * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+bpf_links() { bpftool link list 2>/dev/null | grep -c '^[0-9]' || true; }
+
+# capture_start OUT ERR [ARG...]: lnetcap -v -w OUT ARG... in the
+# background (cap_pid); returns once its eBPF programs are attached, 1 when
+# it exits first (its stderr is in ERR).
+capture_start() {
+	local out=$1 err=$2 before
+	shift 2
+	before=$(bpf_links)
+	"$LNETCAP" -v -w "$out" "$@" 2>"$err" &
+	cap_pid=$!
+	for _ in $(seq 1 1800); do
+		[ "$(bpf_links)" -ge $((before + 3)) ] && return 0
+		kill -0 "$cap_pid" 2>/dev/null || { wait "$cap_pid"; return 1; }
+		sleep 0.1
+	done
+	log "lnetcap did not attach within 180 s"
+	kill -KILL "$cap_pid"
+	return 1
+}
+
+# capture_stop: SIGINT as a user would; KILL after 60 s.
+capture_stop() {
+	kill -INT "$cap_pid" 2>/dev/null || true
+	for _ in $(seq 1 600); do kill -0 "$cap_pid" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$cap_pid" 2>/dev/null && { log "lnetcap ignored SIGINT: KILL"; kill -KILL "$cap_pid"; }
+	local rc=0
+	wait "$cap_pid" || rc=$?
+	log "lnetcap exit status $rc"
+	return 0
+}
+
+# capture_out_of_the_box OUT: starts lnetcap with no option, as a user
+# would on a real node, and records in start.txt whether that worked.
+# When it did not and LUSTRE_VERSION is set, retries with
+# --lustre-version so that the rest of the run still has a capture (the
+# report fails the run on the first attempt either way).
+capture_out_of_the_box() {
+	local out=$1
+	"$LNETCAP" -D >"$RIG_OUT/lnetcap-D.txt" 2>&1
+	echo "rc=$?" >>"$RIG_OUT/lnetcap-D.txt"
+	if capture_start "$out" "$RIG_OUT/capture.err"; then
+		echo "start=ok" >"$RIG_OUT/start.txt"
+		return 0
+	fi
+	{
+		echo "start=FAIL"
+		sed -n '1,3p' "$RIG_OUT/capture.err" | sed 's/^/  /'
+	} >"$RIG_OUT/start.txt"
+	cp "$RIG_OUT/capture.err" "$RIG_OUT/capture-first.err"
+	[ -n "${LUSTRE_VERSION:-}" ] || return 1
+	if capture_start "$out" "$RIG_OUT/capture.err" --lustre-version "$LUSTRE_VERSION"; then
+		echo "retry=ok --lustre-version $LUSTRE_VERSION" >>"$RIG_OUT/start.txt"
+		return 0
+	fi
+	echo "retry=FAIL --lustre-version $LUSTRE_VERSION" >>"$RIG_OUT/start.txt"
+	return 1
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run.sh [options] LUSTRE_GIT TAG
+#
+# lnetcap against real Lustre: builds TAG of LUSTRE_GIT (a lustre-release
+# git dir) for the rig's kernel, boots two QEMU guests of the rig joined by
+# a recorded socket link, runs LNet traffic (lnetctl/lctl ping,
+# lnet_selftest brw + ping, a client mount attempt) while lnetcap captures
+# on both, started with no option as a user would, and reports per attach
+# mode and node: messages against the wire (converted by `lnetcap -r`) and
+# LNet's counters, wrong header fields, payload bytes, PtlRPC opcode/XID/
+# status/jobid (tests/real-lustre/lustre_compare).  Opt-in: not part of
+# ctest (a Lustre build takes ~40 min on 2 cores, a run 5-10 min).
+# docs/REAL-LUSTRE.md has the details and the last results.
+#
+# Options:
+#   -w WORK    work dir, outside the repository (default /var/tmp/lnetcap-real-lustre)
+#   -B BUILD   lnetcap build dir with lnetcap and lustre_compare (default <repo>/build)
+#   -m MODES   attach modes to run: kprobe (modules without BTF, as real
+#              clusters have) and/or fentry (module BTF) (default "kprobe fentry")
+#   -t TESTS   workload on node a: ping lst mount (default all three)
+#   -s SECS    lnet_selftest duration (default 15)
+#   -p         also measure lnet_selftest throughput with and without a
+#              capture (docs/PERFORMANCE.md), one more boot per mode
+#   -S KIND    server build for a file-system workload: only "none" exists
+#              (a ZFS server build is the hook left for it: docs/REAL-LUSTRE.md)
+#   -P PORT    TCP port on 127.0.0.1 for the guests' link (default 4771)
+#   -r RUNDIR  no build and no boot: report again on the files of an
+#              earlier run (WORK/runs/<time>), e.g. after changing lnetcap -r
+#
+# Output: WORK/runs/<time>/<mode>/{a,b}/ (guest files), wire.pcap(ng),
+# report.txt; the report is printed.  Exit status 0 when every check of
+# every mode passed, 1 when one failed, 2 on bad usage or setup failure.
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$SRC/scripts/real-lustre
+WORK=/var/tmp/lnetcap-real-lustre BUILD=$SRC/build MODES="kprobe fentry"
+TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT=
+usage() { sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while getopts 'w:B:m:t:s:pS:P:r:h' o; do
+	case $o in
+	w) WORK=$OPTARG ;;
+	B) BUILD=$OPTARG ;;
+	m) MODES=$OPTARG ;;
+	t) TESTS=$OPTARG ;;
+	s) LST_SECS=$OPTARG ;;
+	p) PERF=1 ;;
+	S) SERVER=$OPTARG ;;
+	P) PORT=$OPTARG ;;
+	r) REREPORT=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+die() { echo "real-lustre: $*" >&2; exit 2; }
+if [ -n "$REREPORT" ]; then
+	[ -d "$REREPORT" ] || die "-r $REREPORT: no such run directory"
+	set -- none "$(sed -n 's/^real-lustre: Lustre \([^,]*\),.*/\1/p' "$REREPORT/report.txt" 2>/dev/null)"
+	MODES=
+	for m in kprobe fentry; do [ -d "$REREPORT/$m" ] && MODES+="$m "; done
+fi
+[ $# = 2 ] || usage
+LUSTRE_GIT=$1 TAG=$2
+[ "$SERVER" = none ] ||
+	die "-S $SERVER: no server build yet; a file-system workload needs a ZFS server build (docs/REAL-LUSTRE.md)"
+for m in $MODES; do
+	case $m in kprobe | fentry) ;; *) die "-m: unknown attach mode '$m' (kprobe, fentry)" ;; esac
+done
+LNETCAP=$BUILD/capture/lnetcap
+COMPARE=$BUILD/tests/real-lustre/lustre_compare
+[ -x "$LNETCAP" ] && [ -x "$COMPARE" ] ||
+	die "$BUILD has no lnetcap or lustre_compare: scripts/build.sh (or -B BUILD)"
+case $WORK in "$SRC" | "$SRC"/*) die "-w $WORK is inside the repository; Lustre builds never go there" ;; esac
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+# v2_16_1 -> 2.16.1: what --lustre-version would be given when lnetcap
+# cannot start on its own (the retry that keeps the rest of the run going).
+LUSTRE_VERSION=$(echo "$TAG" | sed -n 's/^v\([0-9]*\)_\([0-9]*\)_\([0-9]*\).*/\1.\2.\3/p')
+
+if [ -z "$REREPORT" ]; then
+	echo "real-lustre: building $TAG (log: $WORK/build.log)"
+	"$HERE/build-lustre.sh" "$LUSTRE_GIT" "$TAG" "$WORK" >"$WORK/build.log" 2>&1 ||
+		{ tail -20 "$WORK/build.log" >&2; die "the Lustre build failed (log: $WORK/build.log)"; }
+	"$HERE/prepare.sh" "$WORK" "$SRC" >"$WORK/prepare.log" 2>&1 ||
+		{ tail -20 "$WORK/prepare.log" >&2; die "preparing the rig failed (log: $WORK/prepare.log)"; }
+	RUNS=$WORK/runs/$(date -u +%Y%m%dT%H%M%S)
+else
+	RUNS=$(cd "$REREPORT" && pwd)
+fi
+mkdir -p "$RUNS"
+REPORT=$RUNS/report.txt
+commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
+echo "real-lustre: Lustre $TAG, lnetcap $commit, tests: $TESTS" >"$REPORT"
+
+# boot_pair DIR KMODS GUEST_SCRIPT [VAR=VALUE...]: node b listens, node a
+# connects; a's link is recorded in DIR/wire.pcap unless NO_WIRE=1.
+boot_pair() {
+	local dir=$1 kmods=$2 script=$3 rc=0
+	shift 3
+	local common=(LR_WORK="$WORK" KMODS="$kmods" LNETCAP="$LNETCAP"
+		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" "$@")
+	local dump=(-w "$dir/wire.pcap")
+	[ "${NO_WIRE:-0}" = 1 ] && dump=()
+	nice -n 10 "$SRC/scripts/rig/run-guest.sh" -t 1800 -m 2048 \
+		-n "socket,listen=127.0.0.1:$PORT" -a 52:54:00:4c:00:02 \
+		"$WORK/rig" "$dir/b" "$script" ROLE=b PEER_OUT="$dir/a" "${common[@]}" \
+		>"$dir/b.run.log" 2>&1 &
+	local pb=$!
+	sleep 3
+	nice -n 10 "$SRC/scripts/rig/run-guest.sh" -t 1800 -m 2048 \
+		-n "socket,connect=127.0.0.1:$PORT" -a 52:54:00:4c:00:01 "${dump[@]}" \
+		"$WORK/rig" "$dir/a" "$script" ROLE=a PEER_OUT="$dir/b" "${common[@]}" \
+		>"$dir/a.run.log" 2>&1 || rc=$?
+	# a is done (or dead): b stops waiting on a's "done"
+	touch "$dir/a/done"
+	wait "$pb" || true
+	return "$rc"
+}
+
+# counter NAME FILE: one of LNet's global counters from `lnetctl stats show`.
+counter() { sed -n "s/^ *$1: *\([0-9]*\)$/\1/p" "$2" | head -1; }
+
+# node_report MODE DIR NODE NID: the lines of one node; returns 1 on a failure.
+node_report() {
+	local mode=$1 dir=$2 node=$3 nid=$4 g=$2/$3 bad=0
+	local p="$mode $node:"
+	if [ ! -f "$g/start.txt" ]; then
+		echo "$p no capture attempt (guest log: $g/guest.log)"
+		return 1
+	fi
+	echo "$p $(head -1 "$g/start.txt") $(sed -n 2p "$g/start.txt" | sed 's/^ *//')"
+	grep -q '^start=ok' "$g/start.txt" || bad=1
+	sed -n 's/^retry=/retry=/p' "$g/start.txt" | sed "s/^/$p /"
+	local desc
+	desc=$(sed -n 's/^lnetcap: attach mode: //p' "$g/capture.err" | head -1)
+	echo "$p attach=${desc%%,*} (expected $mode): ${desc#*, }"
+	[ "${desc%%,*}" = "$mode" ] || bad=1
+	echo "$p version: $(sed -n 's/^lnetcap: Lustre //p' "$g/capture.err" | head -1)" \
+		"(lnet module: $(cat "$g/lnet-version.txt" 2>/dev/null))"
+	[ -s "$g/$node.pcapng" ] || { echo "$p no capture file"; return 1; }
+	"$LNETCAP" -r "$g/$node.pcapng" >"$dir/$node.txt" 2>&1 || true
+	"$LNETCAP" -r "$g/$node.pcapng" --summary >"$dir/$node-summary.txt" 2>&1 || true
+	local v rc=0
+	v=$("$COMPARE" --local "$nid" "$g/$node.pcapng" "$dir/wire.pcapng" 2>&1) || rc=$?
+	echo "$v" | sed "s/^/$p /"
+	[ "$rc" = 0 ] || bad=1
+	# LNet's counters over the capture window.  LNet counts a message as
+	# sent or received only when it completed without error, and counts
+	# what it dropped apart: a received message it dropped is a RECV record
+	# with an error status (recv_error) today.
+	local k want have
+	local -A rec=()
+	for k in send recv drop recv_error; do
+		rec[$k]=$(echo "$v" | sed -n "s/^records=.* $k=\([0-9]*\).*/\1/p")
+		rec[$k]=${rec[$k]:-0}
+	done
+	for k in send recv drop; do
+		want=$(($(counter "${k}_count" "$g/counters-after.txt") - $(counter "${k}_count" "$g/counters-before.txt")))
+		case $k in
+		send) have=${rec[send]} ;;
+		recv) have=$((rec[recv] - rec[recv_error])) ;;
+		drop) have=$((rec[drop] + rec[recv_error])) ;;
+		esac
+		echo "$p counter ${k}_count=$want capture=$have $([ "$want" = "$have" ] && echo ok || echo DIFFERENT)"
+		[ "$want" = "$have" ] || bad=1
+	done
+	[ "${rec[recv_error]}" = 0 ] ||
+		echo "$p note: ${rec[recv_error]} received message(s) LNet dropped are RECV records with an error status, not DROP records (issue 11 item 6)"
+	local drops
+	drops=$(grep -iE 'dropped|lost' "$g/capture.err" | head -2 | tr '\n' ' ')
+	[ -n "$drops" ] && echo "$p lnetcap: $drops"
+	return "$bad"
+}
+
+status=0
+port=$PORT
+for mode in $MODES; do
+	variant=nobtf
+	[ "$mode" = fentry ] && variant=btf
+	dir=$RUNS/$mode
+	mkdir -p "$dir"
+	t0=$(date +%s)
+	if [ -z "$REREPORT" ]; then
+		echo "real-lustre: $mode: booting two guests ($dir)"
+		PORT=$port boot_pair "$dir" "$WORK/kmod/$variant" "$HERE/guest/node.sh" ||
+			echo "$mode: node a's script failed (rc $?, log $dir/a/guest.log)" >>"$REPORT"
+		port=$((port + 1))
+	fi
+	{
+		echo "== $mode (Lustre modules $variant), $(($(date +%s) - t0)) s"
+		if [ -s "$dir/wire.pcap" ] &&
+			"$LNETCAP" -r "$dir/wire.pcap" -w "$dir/wire.pcapng" 2>"$dir/wire.err"; then
+			"$LNETCAP" -r "$dir/wire.pcapng" >"$dir/wire.txt" 2>&1 || true
+		else
+			echo "$mode: no wire recording to compare with ($dir/wire.err)"
+		fi
+	} >>"$REPORT"
+	node_report "$mode" "$dir" a 10.77.0.1@tcp >>"$REPORT" || status=1
+	node_report "$mode" "$dir" b 10.77.0.2@tcp >>"$REPORT" || status=1
+	pdir=$RUNS/$mode-perf
+	if [ -n "$REREPORT" ] && [ -d "$pdir/a/perf" ]; then
+		python3 "$HERE/perf-summary.py" "$mode" "$pdir/a/perf" >>"$REPORT" 2>&1 || true
+	elif [ "$PERF" = 1 ]; then
+		mkdir -p "$pdir"
+		echo "real-lustre: $mode: throughput boot ($pdir)"
+		NO_WIRE=1 PORT=$port boot_pair "$pdir" "$WORK/kmod/$variant" "$HERE/guest/perf.sh" ||
+			echo "$mode: throughput run failed ($pdir/a/guest.log)" >>"$REPORT"
+		port=$((port + 1))
+		python3 "$HERE/perf-summary.py" "$mode" "$pdir/a/perf" >>"$REPORT" 2>&1 || true
+	fi
+done
+echo "real-lustre: $([ "$status" = 0 ] && echo PASS || echo FAIL)" >>"$REPORT"
+chmod -R a+rX "$RUNS" 2>/dev/null || true
+cat "$REPORT"
+echo "(files: $RUNS)"
+exit "$status"
