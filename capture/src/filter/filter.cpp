@@ -129,7 +129,10 @@ struct Node {
 
 namespace {
 
-bool compare(std::int64_t a, Cmp c, std::int64_t b) {
+// Signed fields compare as int64 (every field up to 32 bits fits); xid is
+// the one unsigned 64-bit field and must compare unsigned.
+template <typename T>
+bool compare_as(T a, Cmp c, T b) {
   switch (c) {
     case Cmp::kEq: return a == b;
     case Cmp::kNe: return a != b;
@@ -141,17 +144,7 @@ bool compare(std::int64_t a, Cmp c, std::int64_t b) {
   return false;
 }
 
-bool compare_u64(std::uint64_t a, Cmp c, std::uint64_t b) {
-  switch (c) {
-    case Cmp::kEq: return a == b;
-    case Cmp::kNe: return a != b;
-    case Cmp::kLt: return a < b;
-    case Cmp::kLe: return a <= b;
-    case Cmp::kGt: return a > b;
-    case Cmp::kGe: return a >= b;
-  }
-  return false;
-}
+bool compare(std::int64_t a, Cmp c, std::int64_t b) { return compare_as(a, c, b); }
 
 bool eval_term(const Term& t, const Message& m) {
   const LnetFields& l = m.lnet;
@@ -170,7 +163,7 @@ bool eval_term(const Term& t, const Message& m) {
     case Field::kOpcode: return r.present && r.body_len && compare(r.opc, t.cmp, t.number);
     case Field::kXid: {
       auto x = m.xid();
-      return x && compare_u64(*x, t.cmp, t.xid);
+      return x && compare_as<std::uint64_t>(*x, t.cmp, t.xid);
     }
     case Field::kJobid: return r.present && r.jobid == t.text;
     case Field::kJobidPresent: return r.present && !r.jobid.empty();
