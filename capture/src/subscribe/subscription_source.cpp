@@ -8,6 +8,7 @@
 
 #include "../error.h"
 #include "../signals.h"
+#include "curve_keys.h"
 #include "merge_source.h"
 #include "version.h"
 #include "zmq_frames.h"
@@ -28,8 +29,20 @@ Error protocol_error(const std::string& uri, const std::string& what) {
 }  // namespace
 
 SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
-                                       std::chrono::milliseconds answer_timeout)
+                                       const CurveClient& curve, std::chrono::milliseconds answer_timeout)
     : uri_(normalize_endpoint(uri)), socket_(context_, zmq::socket_type::dealer) {
+  const bool tcp = uri_.rfind("tcp://", 0) == 0;
+  const bool use_curve = tcp && (!curve.key_file.empty() || !curve.server_key.empty());
+  if (use_curve) {
+    if (curve.key_file.empty() || curve.server_key.empty())
+      throw Error("CurveZMQ for " + uri_ + " needs both --curve-key FILE and --server-key KEY",
+                  "the daemon prints its public key when it starts; make your key pair with "
+                  "lnetcapd --gen-key FILE");
+    const CurveKeyPair own = read_key_file(curve.key_file);
+    socket_.set(zmq::sockopt::curve_serverkey, read_public_key(curve.server_key, "server key"));
+    socket_.set(zmq::sockopt::curve_publickey, own.public_z85);
+    socket_.set(zmq::sockopt::curve_secretkey, own.secret_z85);
+  }
   socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
   socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
   try {
@@ -47,8 +60,12 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     if (Clock::now() >= deadline)
       throw Error("no answer from lnetcapd at " + uri_ + " within " +
                       std::to_string(answer_timeout.count() / 1000) + " s",
-                  "is lnetcapd running there, and are you in the group that may use its "
-                  "socket (lnetcap)?");
+                  use_curve ? "is lnetcapd running there, is your public key in its authorized-keys "
+                              "file, and is --server-key its key? (it logs a refused key)"
+                  : tcp ? "is lnetcapd running there? a daemon with --authorized-keys needs "
+                          "--curve-key and --server-key"
+                        : "is lnetcapd running there, and are you in the group that may use its "
+                          "socket (lnetcap)?");
   }
   switch (message_type(answer)) {
     case MessageType::kAccept: accept_ = decode_accept(answer); break;
@@ -167,14 +184,15 @@ SourceStats SubscriptionSource::stats() const {
 }
 
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
-                                                 const std::string& filter, std::uint32_t snaplen) {
+                                                 const std::string& filter, std::uint32_t snaplen,
+                                                 const CurveClient& curve) {
   Subscribe request;
   request.filter = filter;
   request.snaplen = snaplen;
   request.client = std::string("lnetcap ") + LNETCAP_VERSION + " pid " + std::to_string(::getpid()) +
                    " uid " + std::to_string(::getuid());
   std::vector<std::unique_ptr<TimedSource>> sources;
-  for (const auto& uri : uris) sources.push_back(std::make_unique<SubscriptionSource>(uri, request));
+  for (const auto& uri : uris) sources.push_back(std::make_unique<SubscriptionSource>(uri, request, curve));
   if (sources.size() == 1) return std::move(sources.front());
   return std::make_unique<MergeSource>(std::move(sources));
 }
