@@ -309,10 +309,13 @@ curve-authorized-and-refused)
   [ "$(stat -c %a "$tmp/server.key")" = 600 ] || fail "server key file is not mode 0600"
   server_pub=$(sed -n 's/^public-key //p' "$tmp/server.key")
   contains "$tmp/c.log" "server key $server_pub"
-  # An unknown key: refused within the answer time, logged by its Z85 key;
-  # the daemon keeps waiting for (and then serves) an authorized one.
+  # An unknown key: refused at the handshake (well before the 5 s answer
+  # time), logged by its Z85 key; the daemon keeps waiting for (and then
+  # serves) an authorized one.
   expect_exit 1 bad "$lnetcap" --from "$c_uri" --curve-key "$tmp/bad.key" --server-key "$server_pub" -w "$tmp/bad.pcapng"
-  contains "$tmp/bad.err" "is your public key in its authorized-keys file"
+  contains "$tmp/bad.err" "lnetcapd at $c_uri refused the CurveZMQ handshake"
+  contains "$tmp/bad.err" "is your public key (in $tmp/bad.key) in its authorized-keys file"
+  [ ! -s "$tmp/bad.pcapng" ] || fail "a refused subscriber wrote records"
   contains "$tmp/c.log" "key $bad_pub is not authorized"
   expect_exit 0 good "$lnetcap" --from "$c_uri" --curve-key "$tmp/good.key" --server-key "$tmp/server.key" -w "$tmp/good.pcapng"
   expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"

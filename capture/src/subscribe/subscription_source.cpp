@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "../error.h"
 #include "../signals.h"
@@ -26,6 +27,21 @@ Error protocol_error(const std::string& uri, const std::string& what) {
   return Error("lnetcapd at " + uri + ": " + what, "use lnetcap and lnetcapd of the same release");
 }
 
+// Whether the CURVE handshake was turned down: the daemon's ZAP handler
+// refused our key, or the server key was wrong.  libzmq reports that only
+// as a socket monitor event; without it the subscriber would wait out its
+// answer time.
+bool handshake_refused(zmq::socket_t& monitor) {
+  zmq::message_t event, address;
+  while (monitor.recv(event, zmq::recv_flags::dontwait)) {
+    if (event.more()) (void)monitor.recv(address);
+    std::uint16_t id = 0;
+    if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+    if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH || id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
@@ -43,6 +59,12 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     socket_.set(zmq::sockopt::curve_publickey, own.public_z85);
     socket_.set(zmq::sockopt::curve_secretkey, own.secret_z85);
   }
+  zmq::socket_t monitor(context_, zmq::socket_type::pair);
+  if (use_curve) {
+    zmq_socket_monitor(socket_.handle(), "inproc://curve-handshake",
+                       ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+    monitor.connect("inproc://curve-handshake");
+  }
   socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
   socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
   try {
@@ -57,6 +79,10 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
   for (;;) {
     if (stop_requested()) throw Error("interrupted while waiting for lnetcapd at " + uri_);
     if (receive(answer, kTick)) break;
+    if (use_curve && handshake_refused(monitor))
+      throw Error("lnetcapd at " + uri_ + " refused the CurveZMQ handshake",
+                  "is your public key (in " + curve.key_file + ") in its authorized-keys file, and is "
+                  "--server-key its public key? it logs a refused key");
     if (Clock::now() >= deadline)
       throw Error("no answer from lnetcapd at " + uri_ + " within " +
                       std::to_string(answer_timeout.count() / 1000) + " s",
@@ -75,6 +101,7 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     }
     default: throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
   }
+  if (use_curve) zmq_socket_monitor(socket_.handle(), nullptr, 0);
   last_heard_ = Clock::now();
 }
 
