@@ -26,6 +26,9 @@ _lnetcap()
         -Q|--direction)
             COMPREPLY=($(compgen -W 'in out inout' -- "$cur"))
             return ;;
+        --curve-key|--server-key)
+            _filedir
+            return ;;
         --from)
             # lnetcapd's default socket, or a socket path.
             COMPREPLY=($(compgen -W 'local' -- "$cur"))
@@ -80,7 +83,7 @@ _lnetcap()
             COMPREPLY=($(compgen -P '--summary=' -W 'table json prometheus' -- "${cur#--summary=}"))
             return ;;
         -*)
-            COMPREPLY=($(compgen -W '-r --read -i --interface --from -D --list-interfaces
+            COMPREPLY=($(compgen -W '-r --read -i --interface --from --curve-key --server-key -D --list-interfaces
                 -s --snapshot-length -B --buffer-size -Q --direction
                 -Z --relinquish-privileges --btf --attach --lustre-version --port --local-nid
                 -w --write -c --count -p --pretty -q --quiet -v --verbose -x --hex

@@ -73,7 +73,8 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
   // as text, and a filter it cannot parse comes back as its error.
   if (!opts.from.empty())
     return subscribe::open_subscriptions(opts.from, opts.filter,
-                                         opts.snaplen.value_or(subscribe::kSnaplenAsCaptured));
+                                         opts.snaplen.value_or(subscribe::kSnaplenAsCaptured),
+                                         subscribe::CurveClient{opts.curve_key, opts.server_key});
   return open_capture_source(opts, filter);
 }
 

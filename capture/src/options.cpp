@@ -42,6 +42,8 @@ enum LongOnly {
   kOptExtcapCaptureFilter,
   kOptExtcapVersion,
   kOptFrom,
+  kOptCurveKey,
+  kOptServerKey,
 };
 
 // '+': stop at the first non-option, so filter terms such as "status == -2"
@@ -93,6 +95,8 @@ const option kLongOptions[] = {
     {"extcap-capture-filter", required_argument, nullptr, kOptExtcapCaptureFilter},
     {"extcap-version", optional_argument, nullptr, kOptExtcapVersion},
     {"from", required_argument, nullptr, kOptFrom},
+    {"curve-key", required_argument, nullptr, kOptCurveKey},
+    {"server-key", required_argument, nullptr, kOptServerKey},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -237,6 +241,8 @@ Options parse_options(int argc, char** argv) {
         break;
       case kOptExtcapVersion: break;  // we speak the protocol of every 4.x
       case kOptFrom: o.from.push_back(arg); break;
+      case kOptCurveKey: o.curve_key = arg; break;
+      case kOptServerKey: o.server_key = arg; break;
       case '?':
       default: {
         std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
@@ -285,6 +291,11 @@ Input:
                            /run/lnetcap/lnetcapd.sock), a socket path,
                            ipc://PATH or tcp://HOST:PORT; the filter and -s
                            are evaluated by the daemon (docs/DAEMON.md)
+      --curve-key FILE     for tcp:// --from: this client's CurveZMQ key pair
+                           (make one with lnetcapd --gen-key FILE; its public
+                           key goes into the daemon's authorized-keys file)
+      --server-key KEY     for tcp:// --from: the daemon's public key (Z85)
+                           or a file holding it
   -D, --list-interfaces    list local LNet NIs and the attach mode
   -s, --snapshot-length N  payload bytes kept per message (default 1024;
                            0 = LNet headers only)

@@ -19,6 +19,8 @@ struct Options {
   std::string write_file;     // -w FILE ("-" = stdout)
   std::string interface;      // -i NI, NID, net or network interface
   std::vector<std::string> from;  // --from URI (repeatable): lnetcapd subscriptions
+  std::string curve_key;          // --curve-key FILE: own key pair for tcp:// --from
+  std::string server_key;         // --server-key KEY|FILE: lnetcapd's public key
   bool list_interfaces = false;  // -D
   std::optional<std::uint64_t> count;  // -c N
   bool quiet = false;                  // -q

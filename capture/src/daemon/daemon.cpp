@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "../app.h"
 #include "../capture_metadata.h"
@@ -18,9 +19,11 @@
 #include "../filter/filter.h"
 #include "../record.h"
 #include "../signals.h"
+#include "../subscribe/curve_keys.h"
 #include "../subscribe/zmq_frames.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
+#include "zap_handler.h"
 #include "version.h"
 
 namespace lnetcap::daemon {
@@ -37,13 +40,16 @@ std::uint64_t realtime_now_ns() {
 // An ipc socket is the access control: mode 0660, group `lnetcap` (or
 // --group).  The umask makes the socket born with that mode, so there is
 // no moment where it is wider.
-void listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOptions& opts) {
+// A TCP endpoint needs CurveZMQ (--authorized-keys) or the explicit
+// --allow-insecure-tcp.
+// Returns the endpoint bound (tcp://HOST:* names the port the kernel chose).
+std::string listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOptions& opts) {
   const std::string endpoint = subscribe::normalize_endpoint(uri);
   const bool ipc = endpoint.rfind("ipc://", 0) == 0;
-  if (endpoint.rfind("tcp://", 0) == 0 && !opts.allow_insecure_tcp)
+  if (endpoint.rfind("tcp://", 0) == 0 && !opts.allow_insecure_tcp && opts.authorized_keys.empty())
     throw Error("refusing to listen on " + endpoint + " without authentication",
-                "CurveZMQ is not implemented yet; on a trusted network add --allow-insecure-tcp, "
-                "else use the local socket");
+                "give --authorized-keys FILE (CurveZMQ, docs/DAEMON.md), or on a trusted network "
+                "--allow-insecure-tcp, or use the local socket");
   const mode_t old_mask = ipc ? ::umask(0117) : 0;
   try {
     router.bind(endpoint);
@@ -54,7 +60,7 @@ void listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOption
                       "/run/lnetcap)? choose another with --listen"
                     : "is the address local and the port free?");
   }
-  if (!ipc) return;
+  if (!ipc) return router.get(zmq::sockopt::last_endpoint);
   ::umask(old_mask);
   const std::string path = endpoint.substr(6);
   if (const group* g = ::getgrnam(opts.group.c_str())) {
@@ -66,6 +72,24 @@ void listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOption
     std::fprintf(stderr, "lnetcapd: no group '%s': only %s's own user may subscribe on %s\n",
                  opts.group.c_str(), "lnetcapd", path.c_str());
   }
+  return endpoint;
+}
+
+bool listens_on_tcp(const DaemonOptions& opts) {
+  for (const auto& uri : opts.listen)
+    if (subscribe::normalize_endpoint(uri).rfind("tcp://", 0) == 0) return true;
+  return false;
+}
+
+// The server's key pair: the configured file, made on first start.
+subscribe::CurveKeyPair server_key_pair(const std::string& path) {
+  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) {
+    auto pair = subscribe::write_new_key_file(path);
+    std::fprintf(stderr, "lnetcapd: made CurveZMQ key pair %s; public key %s\n", path.c_str(),
+                 pair.public_z85.c_str());
+    return pair;
+  }
+  return subscribe::read_key_file(path);
 }
 
 std::string describe_source(const Options& o) {
@@ -85,13 +109,37 @@ int run_daemon(const DaemonOptions& opts) {
     std::printf("lnetcapd %s\n", LNETCAP_VERSION);
     return 0;
   }
+  if (!opts.gen_key.empty()) {
+    std::printf("%s\n", subscribe::write_new_key_file(opts.gen_key).public_z85.c_str());
+    return 0;
+  }
   install_signal_handlers();
   zmq::context_t context;
+  // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
+  // subscribers need an authorized key too.
+  const bool curve = !opts.authorized_keys.empty();
+  if (curve && !subscribe::curve_available())
+    throw Error("this libzmq has no CURVE support", "install Debian's libzmq5 (built with libsodium)");
+  std::optional<ZapHandler> zap;
+  subscribe::CurveKeyPair server_keys;
+  if (curve) {
+    if (!listens_on_tcp(opts))
+      throw Error("--authorized-keys is for TCP endpoints", "add --listen tcp://HOST:PORT");
+    server_keys = server_key_pair(opts.curve_key);
+    zap.emplace(context, subscribe::read_authorized_keys(opts.authorized_keys));
+  }
   zmq::socket_t router(context, zmq::socket_type::router);
+  if (curve) {
+    router.set(zmq::sockopt::curve_server, 1);
+    router.set(zmq::sockopt::curve_secretkey, server_keys.secret_z85);
+    // A ZAP domain makes libzmq consult the handler for every client.
+    router.set(zmq::sockopt::zap_domain, "lnetcapd");
+  }
   router.set(zmq::sockopt::router_mandatory, 1);
   router.set(zmq::sockopt::sndhwm, opts.queue);
   router.set(zmq::sockopt::linger, 0);
-  for (const auto& uri : opts.listen) listen_on(router, uri, opts);
+  std::vector<std::string> bound;
+  for (const auto& uri : opts.listen) bound.push_back(listen_on(router, uri, opts));
 
   // The daemon filters per subscriber; the source itself takes everything.
   const bool replay = !opts.source.read_file.empty();
@@ -103,9 +151,10 @@ int run_daemon(const DaemonOptions& opts) {
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
                                               describe_source(opts.source)},
                             replay && !paced);
-  for (const auto& uri : opts.listen)
-    std::fprintf(stderr, "lnetcapd: serving %s on %s\n", describe_source(opts.source).c_str(),
-                 subscribe::normalize_endpoint(uri).c_str());
+  for (const auto& endpoint : bound)
+    std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
+                 endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
+                 curve ? server_keys.public_z85.c_str() : "");
   // Type=notify: ready once the source is open (attached) and the sockets listen.
   if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts.source)))
     std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");

@@ -18,6 +18,9 @@ struct DaemonOptions {
   std::string group = "lnetcap";     // --group: who may use an ipc socket
   bool group_given = false;
   bool allow_insecure_tcp = false;   // --allow-insecure-tcp
+  std::string authorized_keys;       // --authorized-keys FILE: TCP with CurveZMQ
+  std::string curve_key = "/var/lib/lnetcap/curve.key";  // --curve-key FILE (made on first start)
+  std::string gen_key;               // --gen-key FILE: write a key pair and exit
   int queue = 1000;                  // --queue: messages per subscriber (ZMQ_SNDHWM)
   unsigned wait_subscribers = 0;     // --wait-subscribers N: start the source then
   unsigned linger_seconds = 10;      // --linger: how long END may wait for a stopped subscriber

@@ -20,6 +20,9 @@ enum LongOnly {
   kOptLinger,
   kOptNode,
   kOptAllowInsecureTcp,
+  kOptAuthorizedKeys,
+  kOptCurveKey,
+  kOptGenKey,
   kOptAttach,
   kOptBtf,
   kOptPort,
@@ -45,6 +48,9 @@ const option kLongOptions[] = {
     {"linger", required_argument, nullptr, kOptLinger},
     {"node", required_argument, nullptr, kOptNode},
     {"allow-insecure-tcp", no_argument, nullptr, kOptAllowInsecureTcp},
+    {"authorized-keys", required_argument, nullptr, kOptAuthorizedKeys},
+    {"curve-key", required_argument, nullptr, kOptCurveKey},
+    {"gen-key", required_argument, nullptr, kOptGenKey},
     {"attach", required_argument, nullptr, kOptAttach},
     {"btf", required_argument, nullptr, kOptBtf},
     {"port", required_argument, nullptr, kOptPort},
@@ -89,6 +95,9 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
       case kOptLinger: o.linger_seconds = static_cast<unsigned>(number("--linger", arg, 0, 86400)); break;
       case kOptNode: o.node = arg; break;
       case kOptAllowInsecureTcp: o.allow_insecure_tcp = true; break;
+      case kOptAuthorizedKeys: o.authorized_keys = arg; break;
+      case kOptCurveKey: o.curve_key = arg; break;
+      case kOptGenKey: o.gen_key = arg; break;
       case kOptAttach:
         if (arg != "auto" && arg != "fentry" && arg != "kprobe")
           throw Error("invalid attach mode '" + arg + "'", "use auto, fentry or kprobe");
@@ -113,6 +122,8 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
     throw Error("--realtime and --rate pace a replayed file (-r)");
   if (o.pacing.realtime && o.pacing.records_per_second > 0)
     throw Error("give --realtime or --rate, not both");
+  if (o.allow_insecure_tcp && !o.authorized_keys.empty())
+    throw Error("give --authorized-keys (CurveZMQ) or --allow-insecure-tcp, not both");
   if (o.listen.empty()) o.listen.push_back("local");
   return o;
 }
@@ -140,9 +151,17 @@ Daemon:
                            /path/to/socket, ipc://PATH or tcp://HOST:PORT
       --group NAME         group that may use an ipc socket (default
                            lnetcap, when it exists); the socket is mode 0660
-      --allow-insecure-tcp listen on TCP without authentication (CurveZMQ is
-                           not implemented yet: anyone who can connect can
-                           read every message)
+      --authorized-keys FILE  TCP endpoints use CurveZMQ (authenticated,
+                           encrypted) and admit only the client public keys
+                           listed in FILE (one Z85 key a line, '#' comments);
+                           an unknown key is refused and logged
+      --curve-key FILE     the daemon's key pair (default
+                           /var/lib/lnetcap/curve.key, made mode 0600 on
+                           first start; clients need its public key)
+      --gen-key FILE       write a new key pair to FILE (mode 0600), print
+                           its public key and exit
+      --allow-insecure-tcp listen on TCP without authentication: anyone who
+                           can connect can read every message
       --queue N            messages queued per subscriber before its records
                            are dropped and counted (default 1000)
       --wait-subscribers N start the source once N subscribers are there

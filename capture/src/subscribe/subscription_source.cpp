@@ -5,9 +5,11 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "../error.h"
 #include "../signals.h"
+#include "curve_keys.h"
 #include "merge_source.h"
 #include "version.h"
 #include "zmq_frames.h"
@@ -25,11 +27,44 @@ Error protocol_error(const std::string& uri, const std::string& what) {
   return Error("lnetcapd at " + uri + ": " + what, "use lnetcap and lnetcapd of the same release");
 }
 
+// Whether the CURVE handshake was turned down: the daemon's ZAP handler
+// refused our key, or the server key was wrong.  libzmq reports that only
+// as a socket monitor event; without it the subscriber would wait out its
+// answer time.
+bool handshake_refused(zmq::socket_t& monitor) {
+  zmq::message_t event, address;
+  while (monitor.recv(event, zmq::recv_flags::dontwait)) {
+    if (event.more()) (void)monitor.recv(address);
+    std::uint16_t id = 0;
+    if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+    if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH || id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
-                                       std::chrono::milliseconds answer_timeout)
+                                       const CurveClient& curve, std::chrono::milliseconds answer_timeout)
     : uri_(normalize_endpoint(uri)), socket_(context_, zmq::socket_type::dealer) {
+  const bool tcp = uri_.rfind("tcp://", 0) == 0;
+  const bool use_curve = tcp && (!curve.key_file.empty() || !curve.server_key.empty());
+  if (use_curve) {
+    if (curve.key_file.empty() || curve.server_key.empty())
+      throw Error("CurveZMQ for " + uri_ + " needs both --curve-key FILE and --server-key KEY",
+                  "the daemon prints its public key when it starts; make your key pair with "
+                  "lnetcapd --gen-key FILE");
+    const CurveKeyPair own = read_key_file(curve.key_file);
+    socket_.set(zmq::sockopt::curve_serverkey, read_public_key(curve.server_key, "server key"));
+    socket_.set(zmq::sockopt::curve_publickey, own.public_z85);
+    socket_.set(zmq::sockopt::curve_secretkey, own.secret_z85);
+  }
+  zmq::socket_t monitor(context_, zmq::socket_type::pair);
+  if (use_curve) {
+    zmq_socket_monitor(socket_.handle(), "inproc://curve-handshake",
+                       ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+    monitor.connect("inproc://curve-handshake");
+  }
   socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
   socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
   try {
@@ -44,11 +79,19 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
   for (;;) {
     if (stop_requested()) throw Error("interrupted while waiting for lnetcapd at " + uri_);
     if (receive(answer, kTick)) break;
+    if (use_curve && handshake_refused(monitor))
+      throw Error("lnetcapd at " + uri_ + " refused the CurveZMQ handshake",
+                  "is your public key (in " + curve.key_file + ") in its authorized-keys file, and is "
+                  "--server-key its public key? it logs a refused key");
     if (Clock::now() >= deadline)
       throw Error("no answer from lnetcapd at " + uri_ + " within " +
                       std::to_string(answer_timeout.count() / 1000) + " s",
-                  "is lnetcapd running there, and are you in the group that may use its "
-                  "socket (lnetcap)?");
+                  use_curve ? "is lnetcapd running there, is your public key in its authorized-keys "
+                              "file, and is --server-key its key? (it logs a refused key)"
+                  : tcp ? "is lnetcapd running there? a daemon with --authorized-keys needs "
+                          "--curve-key and --server-key"
+                        : "is lnetcapd running there, and are you in the group that may use its "
+                          "socket (lnetcap)?");
   }
   switch (message_type(answer)) {
     case MessageType::kAccept: accept_ = decode_accept(answer); break;
@@ -58,6 +101,7 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     }
     default: throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
   }
+  if (use_curve) zmq_socket_monitor(socket_.handle(), nullptr, 0);
   last_heard_ = Clock::now();
 }
 
@@ -167,14 +211,15 @@ SourceStats SubscriptionSource::stats() const {
 }
 
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
-                                                 const std::string& filter, std::uint32_t snaplen) {
+                                                 const std::string& filter, std::uint32_t snaplen,
+                                                 const CurveClient& curve) {
   Subscribe request;
   request.filter = filter;
   request.snaplen = snaplen;
   request.client = std::string("lnetcap ") + LNETCAP_VERSION + " pid " + std::to_string(::getpid()) +
                    " uid " + std::to_string(::getuid());
   std::vector<std::unique_ptr<TimedSource>> sources;
-  for (const auto& uri : uris) sources.push_back(std::make_unique<SubscriptionSource>(uri, request));
+  for (const auto& uri : uris) sources.push_back(std::make_unique<SubscriptionSource>(uri, request, curve));
   if (sources.size() == 1) return std::move(sources.front());
   return std::make_unique<MergeSource>(std::move(sources));
 }

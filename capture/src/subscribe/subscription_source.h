@@ -28,11 +28,17 @@ class TimedSource : public RecordSource {
   virtual std::uint64_t watermark_ns() const = 0;
 };
 
+/// CurveZMQ credentials for tcp:// subscriptions (--curve-key, --server-key).
+struct CurveClient {
+  std::string key_file;    // this client's key pair
+  std::string server_key;  // the daemon's public key, Z85 or a file
+};
+
 class SubscriptionSource : public TimedSource {
  public:
   /// Connects, subscribes and waits for the daemon's answer.  Throws Error
   /// when it refuses (the filter's error) or does not answer.
-  SubscriptionSource(const std::string& uri, const Subscribe& request,
+  SubscriptionSource(const std::string& uri, const Subscribe& request, const CurveClient& curve = {},
                      std::chrono::milliseconds answer_timeout = std::chrono::seconds(5));
   ~SubscriptionSource() override;
   bool next(CapturedRecord& out) override;
@@ -61,6 +67,6 @@ class SubscriptionSource : public TimedSource {
 /// Opens the sources of every --from (merged in time order when several).
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
                                                  const std::string& filter,
-                                                 std::uint32_t snaplen);
+                                                 std::uint32_t snaplen, const CurveClient& curve = {});
 
 }  // namespace lnetcap::subscribe

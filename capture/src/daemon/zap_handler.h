@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// zap_handler.h - admits CurveZMQ clients whose public key is in the
+// authorized-keys file (ZeroMQ's ZAP, RFC 27, on inproc://zeromq.zap.01).
+#pragma once
+
+#include <set>
+#include <string>
+#include <thread>
+
+#include <zmq.hpp>
+
+namespace lnetcap::daemon {
+
+class ZapHandler {
+ public:
+  /// Binds the ZAP endpoint in `context` (before any CURVE server socket
+  /// binds, so no handshake goes unanswered) and answers on a thread until
+  /// the context is closed.
+  ZapHandler(zmq::context_t& context, std::set<std::string> authorized_z85);
+  ~ZapHandler();
+  ZapHandler(const ZapHandler&) = delete;
+  ZapHandler& operator=(const ZapHandler&) = delete;
+
+ private:
+  void serve();
+  zmq::context_t& context_;
+  zmq::socket_t socket_;
+  std::set<std::string> authorized_;
+  std::thread thread_;
+};
+
+}  // namespace lnetcap::daemon
