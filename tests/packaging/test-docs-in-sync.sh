@@ -8,7 +8,10 @@ AGENT=${LNETCAP_AGENT:?}
 MAN=$SRC/docs/lnetcap.8
 COMP=$SRC/completion/lnetcap.bash
 
-opts=$("$AGENT" -h 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+# Options are the ones -h defines at the start of a line ("  -r, --read FILE",
+# "      --from URI"); an option of another program named in a description
+# ("lnetcapd --gen-key") is not one of lnetcap's.
+opts=$("$AGENT" -h 2>&1 | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]+' | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 [ "$(echo "$opts" | wc -l)" -gt 20 ] || fail "lnetcap -h lists too few options: $opts"
 missing_man="" missing_comp=""
 for o in $opts; do
