@@ -46,7 +46,7 @@ void LnetcapFileSource::sync_interfaces() {
 std::uint64_t LnetcapFileSource::position() const { return offset_; }
 
 bool LnetcapFileSource::next(CapturedRecord& out) {
-  if (!reader_.next(packet_)) return false;
+  if (stopped_ || !reader_.next(packet_)) return false;
   offset_ = packet_.offset;
   sync_interfaces();
   const pcapng::Interface& iface = reader_.interfaces()[packet_.interface_id];

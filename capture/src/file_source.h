@@ -16,6 +16,8 @@ class LnetcapFileSource : public RecordSource {
   bool next(CapturedRecord& out) override;
   const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
   SourceStats stats() const override { return stats_; }
+  /// Ctrl-C, or a reader that went away: stop before the next record.
+  void request_stop() override { stopped_ = true; }
   /// Bytes of the file consumed so far and its size (0 when unknown), for a
   /// progress indicator.
   std::uint64_t position() const;
@@ -37,6 +39,7 @@ class LnetcapFileSource : public RecordSource {
   SourceStats stats_;
   std::uint64_t size_ = 0;
   std::uint64_t offset_ = 0;
+  bool stopped_ = false;
 };
 
 }  // namespace lnetcap

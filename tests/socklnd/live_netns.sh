@@ -8,11 +8,14 @@
 # open_socklnd_live (socklnd_live_check).  Also checks that capturing
 # without CAP_NET_RAW fails with a clear error and hint.
 #
-#   live_netns.sh BUILD_DIR [COUNT]
+#   live_netns.sh BUILD_DIR [COUNT [LNETCAP]]
+# With LNETCAP, also checks that an idle live capture stops on SIGINT
+# and leaves a valid file.
 # Exit 77 (skip) without root, ip(8) or network namespaces.
 set -u
 BIN=$1
 COUNT=${2:-60}
+LNETCAP=${3:-}
 TRAFFIC=$BIN/socklnd_traffic
 CHECK=$BIN/socklnd_live_check
 
@@ -86,5 +89,24 @@ if ip -n "$NS_S" -6 addr add fd00:77::1/64 dev veth-s nodad 2>/dev/null &&
 else
   echo "note: IPv6 unavailable in the namespaces, V4 round not run"
 fi
+# 3. An idle capture (no traffic at all) stops on SIGINT within a read
+#    timeout or so, and what it wrote is a complete pcapng file.
+if [ -n "$LNETCAP" ]; then
+  ip netns exec "$NS_S" "$LNETCAP" -i veth-s -w "$WORK/idle.pcapng" 2>"$WORK/idle.err" &
+  IDLE_PID=$!
+  sleep 1
+  kill -INT "$IDLE_PID"
+  for _ in $(seq 50); do kill -0 "$IDLE_PID" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$IDLE_PID" 2>/dev/null; then
+    kill -KILL "$IDLE_PID"; echo "FAIL: idle live capture ignored SIGINT for 5 s"; fail=1
+  elif ! wait "$IDLE_PID"; then
+    cat "$WORK/idle.err"; echo "FAIL: idle live capture exited non-zero after SIGINT"; fail=1
+  elif ! "$LNETCAP" -r "$WORK/idle.pcapng" -q >/dev/null 2>"$WORK/idle-read.err"; then
+    cat "$WORK/idle-read.err"; echo "FAIL: the idle capture's file does not read back"; fail=1
+  else
+    echo "ok: idle live capture stopped on SIGINT with a complete file"
+  fi
+fi
+
 [ "$fail" = 0 ] && echo "PASS: live socklnd capture of $COUNT PUT/ACK pairs per round on veth in a netns pair"
 exit "$fail"

@@ -98,6 +98,36 @@ TEST_F(FormatTest, UnknownCodeNamesItsColumn) {
   }
 }
 
+// A successful bulk reply carries the bytes moved in pb_status (1 MiB
+// here): the line says so instead of printing "status 1048576".
+TEST_F(FormatTest, BulkReplyShowsBytesNotStatus) {
+  test::RpcSpec rpc;
+  rpc.type = LNETCAP_PTL_RPC_MSG_REPLY;
+  rpc.opc = LNETCAP_OPC_OST_READ;
+  rpc.version = 3;
+  rpc.status = 1048576;
+  auto payload = test::lustre_msg(rpc);
+  test::LnetHeaderSpec h;
+  h.src = test::nid("10.0.3.1@tcp");
+  h.dst = test::nid("10.0.3.2@tcp");
+  h.portal = LNETCAP_PORTAL_OSC_REPLY;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  test::RecordSpec r;
+  r.direction = 2;
+  r.local = h.dst;
+  r.peer = h.src;
+  std::string out;
+  text::format_line(test::make_message(r, h, payload).msg, {}, out);
+  EXPECT_NE(out.find(": OST_READ reply 1048576 bytes"), std::string::npos) << out;
+  EXPECT_EQ(out.find("status"), std::string::npos) << out;
+  // A failed read still reports its errno.
+  rpc.status = -5;
+  payload = test::lustre_msg(rpc);
+  out.clear();
+  text::format_line(test::make_message(r, h, payload).msg, {}, out);
+  EXPECT_NE(out.find("OST_READ reply status -5 (EIO)"), std::string::npos) << out;
+}
+
 TEST_F(FormatTest, DefaultLine) {
   std::string out;
   text::format_line(test::enqueue_request().msg, {}, out);

@@ -24,6 +24,11 @@ std::optional<Layout> builtin_layout(std::string_view lustre_version);
 /// Versions with a built-in table, for messages ("2.15, 2.16, 2.17").
 std::string builtin_versions();
 
+/// Every entry as "struct.member offset" lines ("lnet_msg.msg_routing
+/// 170:4" for a bitfield's byte and bit), in a fixed order: how layouts of
+/// real builds are recorded and compared.
+std::string layout_text(const lnetcap_layout& lo);
+
 /// Reads every offset from BTF: the split BTF of module `lnet` (base
 /// vmlinux) or a standalone file.  Throws Error naming the first struct or
 /// member that is missing.

@@ -6,6 +6,7 @@
 #include "socklnd_source.h"
 
 #include <pcap/pcap.h>
+#include <poll.h>
 
 #include <atomic>
 #include <chrono>
@@ -121,8 +122,34 @@ class PcapSocklndSource final : public RecordSource {
     done_ = true;
   }
 
+  // A blocking read on an idle TPACKET_V3 socket does not return when its
+  // read timeout expires, nor when SIGINT arrives (libpcap retries the
+  // interrupted poll), so a live capture with no traffic never stopped.
+  // The handle is non-blocking; the wait is here, bounded, and a signal
+  // ends it so the caller sees stop_requested() at once.
+  bool wait_readable() {
+    pollfd p{pcap_get_selectable_fd(pcap_), POLLIN, 0};
+    return poll(&p, 1, kLiveTimeoutMs) > 0;
+  }
+
+  // Let idle connections expire on wall-clock time.  A busy capture drains
+  // the ring many times a second; looking for idle connections once per
+  // read timeout is enough.
+  void expire_idle() {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const auto now_ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+    if (now_ns - last_expire_ns_ < kLiveTimeoutMs * 1000000ull) return;
+    last_expire_ns_ = now_ns;
+    conv_.expire(now_ns);
+  }
+
   void read_one() {
     if (stop_.load() || (live_ && stop_requested())) return end();
+    if (live_ && !wait_readable()) {
+      expire_idle();  // nothing to read for a while, or a signal arrived
+      return;
+    }
     pcap_pkthdr* h = nullptr;
     const u_char* data = nullptr;
     int r = pcap_next_ex(pcap_, &h, &data);
@@ -139,10 +166,7 @@ class PcapSocklndSource final : public RecordSource {
         case DecodeStatus::kMalformed: ++bad_frames_; break;
       }
     } else if (r == 0) {
-      // Live read timeout: let idle connections expire on wall-clock time.
-      auto now = std::chrono::system_clock::now().time_since_epoch();
-      conv_.expire(static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()));
+      expire_idle();
     } else if (r == PCAP_ERROR_BREAK) {
       end();  // end of file, or request_stop()
     } else {
@@ -169,6 +193,7 @@ class PcapSocklndSource final : public RecordSource {
   bool done_ = false;
   std::optional<Error> error_;
   std::atomic<bool> stop_{false};
+  std::uint64_t last_expire_ns_ = 0;
   std::uint64_t frames_ = 0, not_tcp_ = 0, fragments_ = 0, bad_frames_ = 0;
 };
 
@@ -247,6 +272,10 @@ std::unique_ptr<RecordSource> open_socklnd_live(const Options& opts) {
     throw Error(dev + ": cannot set the capture filter '" + expr + "': " + why);
   }
   pcap_freecode(&prog);
+  if (pcap_setnonblock(p, 1, errbuf) != 0) {
+    pcap_close(p);
+    throw Error(dev + ": cannot make the capture non-blocking: " + errbuf);
+  }
   return std::make_unique<PcapSocklndSource>(p, dev, true, opts);
 }
 

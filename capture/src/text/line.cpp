@@ -50,7 +50,15 @@ void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
   const char* type = rpc_type_name(r.type);
   out += ' ';
   out += r.early_reply ? "early reply" : (type ? type : "?");
-  if (r.type != LNETCAP_PTL_RPC_MSG_REQUEST && r.status != 0) out += " status " + status_string(r.status);
+  // A successful OST_READ/OST_WRITE reply returns the bytes it moved in
+  // pb_status (tgt_brw_read/write set rq_status to the transfer size): a
+  // result, not a status, as the plugin shows it too.
+  const bool bulk_bytes = (r.opc == LNETCAP_OPC_OST_READ || r.opc == LNETCAP_OPC_OST_WRITE) &&
+                          r.type == LNETCAP_PTL_RPC_MSG_REPLY && r.status > 0;
+  if (bulk_bytes)
+    appendf(out, " %" PRId32 " bytes", r.status);
+  else if (r.type != LNETCAP_PTL_RPC_MSG_REQUEST && r.status != 0)
+    out += " status " + status_string(r.status);
   if (!r.jobid.empty()) out += " jobid " + report::wire_text(r.jobid);
   if (r.flags & 0x2) out += " RESENT";
   if (r.flags & 0x4) out += " REPLAY";

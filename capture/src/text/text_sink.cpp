@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "../signals.h"
 #include "checked_write.h"
 
 namespace lnetcap::text {
@@ -29,7 +30,23 @@ void TextSink::consume(const CapturedRecord&, const Message& msg,
   write_line();
 }
 
-void TextSink::write_line() { write_all(out_, line_, "the text lines", packet_buffered_); }
+// `lnetcap -r big | head`: once the reader has closed the pipe, printing
+// more is pointless but nothing is wrong.  Stop the source as Ctrl-C would
+// (so a -w file beside the text is still closed properly) and exit 0,
+// instead of failing with "Broken pipe".
+void TextSink::write_line() {
+  if (reader_gone_) return;
+  errno = 0;
+  const bool written = std::fwrite(line_.data(), 1, line_.size(), out_) == line_.size() &&
+                       (!packet_buffered_ || std::fflush(out_) == 0);
+  if (written) return;
+  const int err = errno;
+  if (err != EPIPE) write_failed(out_, "the text lines", err);
+  reader_gone_ = true;
+  __fpurge(out_);
+  std::clearerr(out_);
+  request_stop_now();
+}
 
 void TextSink::finish(const std::vector<CaptureInterface>&, const SourceStats&) {
   // A reader that stopped early (lnetcap ... | head) is not an error here.

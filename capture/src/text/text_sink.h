@@ -24,6 +24,7 @@ class TextSink : public RecordSink {
  private:
   void write_line();
 
+  bool reader_gone_ = false;  // standard output's reader closed it (EPIPE)
   std::FILE* out_;
   LineStyle style_;
   std::optional<Format> format_;
