@@ -2,6 +2,7 @@
 #include "attach_plan.h"
 
 #include "../error.h"
+#include "lnet_debuginfo.h"
 
 namespace lnetcap::live {
 namespace {
@@ -26,6 +27,21 @@ Layout kprobe_layout(const Options& opts, const LustreEnv& env) {
     return btf_layout(opts.btf_file, "/sys/kernel/btf/vmlinux", "BTF file " + opts.btf_file);
   if (env.lnet_btf)
     return btf_layout("/sys/kernel/btf/lnet", "/sys/kernel/btf/vmlinux", "BTF of module lnet");
+  // Installed debuginfo describes exactly this build: better than a table
+  // (--lustre-version still forces the table).  When it cannot be used,
+  // the table's origin says why, so -D and -v show it.
+  std::string debuginfo_note;
+  if (!env.lnet_debuginfo.empty() && opts.lustre_version.empty()) {
+    try {
+      return layout_from_debuginfo(env.lnet_debuginfo);
+    } catch (const Error& e) {
+      debuginfo_note = std::string(" (debuginfo not used: ") + e.what() + ")";
+    }
+  }
+  auto noted = [&](Layout l) {
+    l.origin += debuginfo_note;
+    return l;
+  };
   std::string version = !opts.lustre_version.empty() ? opts.lustre_version : env.version;
   if (version.empty()) {
     // An LNet-only node (a router) publishes no Lustre release.  Every
@@ -34,10 +50,10 @@ Layout kprobe_layout(const Options& opts, const LustreEnv& env) {
     if (auto l = builtin_layout("2.16")) {
       l->origin = "built-in table shared by Lustre " + builtin_versions() +
                   " (no Lustre release published: LNet-only node)";
-      return *l;
+      return noted(*l);
     }
   }
-  if (auto l = builtin_layout(version)) return *l;
+  if (auto l = builtin_layout(version)) return noted(*l);
   throw Error("no attach mode fits: the lnet module has no BTF (needed for fentry) and "
               "Lustre " + version + " has no built-in layout (known: " + builtin_versions() + ")",
               kBtfHint);

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "lnet_debuginfo.h"
+
 namespace lnetcap::live {
 namespace {
 
@@ -66,6 +68,7 @@ LustreEnv detect_lustre(const std::string& root_in) {
                 exists(root + "sys/kernel/tracing/kprobe_events") ||
                 exists(root + "sys/kernel/debug/tracing/kprobe_events");
   env.lnet_version = read_first_line(root + "sys/module/lnet/version");
+  if (env.lnet_loaded && !env.lnet_btf) env.lnet_debuginfo = find_lnet_debuginfo(root);
   const std::pair<const char*, const char*> sources[] = {
       {"sys/fs/lustre/version", "/sys/fs/lustre/version"},
       {"proc/fs/lustre/version", "/proc/fs/lustre/version"},

@@ -16,6 +16,7 @@ struct LustreEnv {
   std::string version_source;     // where version came from
   std::string lnet_version;       // /sys/module/lnet/version: LNet's own ("0.7.0")
   bool lnet_btf = false;          // /sys/kernel/btf/lnet
+  std::string lnet_debuginfo;     // the lnet module's debuginfo file, when installed
   bool kfunc_module = false;      // /sys/kernel/btf/lnetcap_kfunc
   bool kprobes = false;           // kprobe PMU or tracefs kprobe_events
 };
