@@ -71,6 +71,37 @@ daemon_exit() {  # daemon_exit NAME: waits for it, fails unless it exited 0
   local pid_var=${1}_pid
   wait "${!pid_var}" || fail "lnetcapd $1 exited $?"
 }
+# status NAME: `lnetcap --from ... --status` into NAME.status.
+status() { timeout 30 "$lnetcap" --from "$(uri "$1")" --status >"$tmp/$1.status" 2>"$tmp/$1.status.err" || fail "--status failed: $(cat "$tmp/$1.status.err")"; }
+status_value() { sed -n "s/^  $2: *//p" "$tmp/$1.status"; }  # status_value NAME ITEM
+wait_replayed() {  # wait_replayed NAME N: until the daemon has taken N records
+  for _ in $(seq 100); do status "$1"; [ "$(status_value "$1" "records received")" = "$2" ] && return 0; sleep 0.1; done
+  fail "lnetcapd $1 never reached $2 records: $(cat "$tmp/$1.status")"
+}
+# window_slice bytes|seconds LIMIT FILE: the packets (pcap_dump lines) of
+# FILE's newest records that a flight recorder with that bound holds: from
+# the newest back while the records' lengths + 160 bytes each (bookkeeping,
+# flight_recorder.h) fit LIMIT bytes, or while no older than LIMIT seconds
+# before the newest.  Prints the bytes held to fd 3.
+window_slice() {
+  packets "$3" | python3 -c '
+import sys
+mode, limit = sys.argv[1], float(sys.argv[2])
+lines = sys.stdin.read().splitlines()
+def ns(l):
+    s, f = l.split()[2].split(".")
+    return int(s) * 10**9 + int(f)
+newest, held, first = ns(lines[-1]), 0, len(lines)
+for i in range(len(lines) - 1, -1, -1):
+    size = int(lines[i].split()[0]) + 160
+    if mode == "bytes" and held + size > limit: break
+    if mode == "seconds" and ns(lines[i]) < newest - round(limit * 1e9): break
+    held += size
+    first = i
+print("\n".join(lines[first:]))
+open(3, "w").write(str(held) + "\n")
+' "$1" "$2"
+}
 
 case $case in
 replay-sample-equals-direct)
@@ -344,6 +375,112 @@ no-daemon)
   contains "$tmp/none.err" "no answer from lnetcapd at ipc://$tmp/nobody.sock"
   expect_exit 1 both "$lnetcap" --from local -r "$sample"
   contains "$tmp/both.err" "give no -r or -i with it" ;;
+recorder-window-bytes|recorder-window-seconds)
+  # The recorder holds exactly its window of a replay, and --dump returns
+  # it: the newest records of a direct conversion that fit the bound.
+  need "$sample"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  if [ "$case" = recorder-window-bytes ]; then mode=bytes limit=40000 opt=--recorder-size
+  else mode=seconds limit=7.5 opt=--recorder-seconds; fi
+  start_daemon d -r "$sample" "$opt" "$limit" --keep-serving
+  wait_replayed d 149
+  window_slice "$mode" "$limit" "$tmp/direct.pcapng" >"$tmp/want.txt" 3>"$tmp/held.txt"
+  n=$(wc -l <"$tmp/want.txt")
+  [ "$n" -gt 5 ] && [ "$n" -lt 140 ] || fail "a window of $n of 149 records tests nothing"
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  packets "$tmp/dump.pcapng" >"$tmp/got.txt"
+  cmp -s "$tmp/got.txt" "$tmp/want.txt" ||
+    fail "the dump is not the window: $(wc -l <"$tmp/got.txt") vs $n records; $(diff "$tmp/got.txt" "$tmp/want.txt" | head -2 | cut -c1-120)"
+  status d
+  [ "$(status_value d "records held")" = "$n" ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(status_value d "memory held (bytes)")" = "$(cat "$tmp/held.txt")" ] || fail "memory held: $(cat "$tmp/d.status"), want $(cat "$tmp/held.txt")"
+  if [ $mode = bytes ]; then
+    [ "$(cat "$tmp/held.txt")" -le $limit ] || fail "held more than the bound"
+  else
+    contains "$tmp/d.status" "keeps no size limit, 7.500 s"
+    # What the records held span, newest minus oldest.
+    span=$(awk 'NR == 1 { split($3, a, ".") } { split($3, b, ".") } END { printf "%.3f", (b[1] - a[1]) + (b[2] - a[2]) / 1e9 }' "$tmp/want.txt")
+    [ "$(status_value d "window covered (s)")" = "$span" ] || fail "window covered: $(cat "$tmp/d.status"), want $span"
+  fi
+  kill -TERM "$d_pid"; daemon_exit d
+  echo "window by $mode $limit: $n records, $(cat "$tmp/held.txt") bytes held" ;;
+dump-equals-direct)
+  # A recorder that holds the whole replay: --dump (with and without a
+  # filter, any sink) equals the direct conversion; a merged dump of two
+  # daemons equals mergecap; a daemon without a recorder refuses a dump.
+  need "$sample"
+  start_daemon d -r "$sample" --recorder-size 64M --keep-serving
+  wait_replayed d 149
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  same_packets "$tmp/dump.pcapng" "$tmp/direct.pcapng"
+  expect_exit 0 fdirect "$lnetcap" -r "$sample" -w "$tmp/fdirect.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 fdump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/fdump.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/fdump.pcapng" "$tmp/fdirect.pcapng"
+  expect_exit 0 sdump "$lnetcap" --from "$(uri d)" --dump --summary=json
+  expect_exit 0 sdirect "$lnetcap" -r "$sample" --summary=json
+  cmp -s "$tmp/sdump.out" "$tmp/sdirect.out" || fail "the dump's summary differs"
+  # A live subscriber still works next to dumps (old clients: SUBSCRIBE is unchanged).
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -q
+  contains "$tmp/d.log" "asked for the flight recorder's 149 records"
+  start_daemon plain -r "$sample" --keep-serving
+  expect_exit 1 refused "$lnetcap" --from "$(uri plain)" --dump -w "$tmp/none.pcapng"
+  contains "$tmp/refused.err" "this lnetcapd keeps no flight recorder"
+  contains "$tmp/refused.err" "--recorder-size"
+  expect_exit 1 nofrom "$lnetcap" --dump -w "$tmp/none.pcapng"
+  contains "$tmp/nofrom.err" "--dump asks lnetcapd: give --from URI"
+  kill -TERM "$d_pid" "$plain_pid"; daemon_exit d; daemon_exit plain ;;
+trigger-window)
+  # The one error reply of the sample triggers a file holding exactly the
+  # records from 2 s before it to 1 s after it.
+  need "$sample"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  expect_exit 0 match "$lnetcap" -r "$sample" -w "$tmp/match.pcapng" 'status < 0'
+  [ "$(packets "$tmp/match.pcapng" | wc -l)" -eq 1 ] || fail "the sample should have one error reply"
+  t=$(packets "$tmp/match.pcapng" | awk '{ print $3 }')
+  mkdir "$tmp/incidents"
+  start_daemon d -r "$sample" --trigger 'status < 0' --trigger-dir "$tmp/incidents" \
+    --trigger-before 2 --trigger-after 1 --node n1 --keep-serving
+  wait_replayed d 149
+  packets "$tmp/direct.pcapng" | python3 -c '
+import sys
+def ns(t):
+    s, f = t.split(".")
+    return int(s) * 10**9 + int(f)
+m = ns(sys.argv[1])
+for l in sys.stdin:
+    if m - 2 * 10**9 <= ns(l.split()[2]) <= m + 10**9: print(l, end="")
+' "$t" >"$tmp/want.txt"
+  files=("$tmp"/incidents/*.pcapng)
+  [ "${#files[@]}" -eq 1 ] && [ -f "${files[0]}" ] || fail "expected one trigger file: ${files[*]}"
+  case "${files[0]}" in */n1-*T*Z-*.pcapng) ;; *) fail "trigger file name ${files[0]}" ;; esac
+  packets "${files[0]}" >"$tmp/got.txt"
+  n=$(wc -l <"$tmp/want.txt")
+  [ "$n" -gt 3 ] && [ "$n" -lt 149 ] || fail "a window of $n records tests nothing"
+  cmp -s "$tmp/got.txt" "$tmp/want.txt" || fail "trigger file: $(wc -l <"$tmp/got.txt") records, want $n"
+  contains "$tmp/d.log" "wrote ${files[0]} ($n records)"
+  status d
+  [ "$(status_value d "triggers fired")" = 1 ] && [ "$(status_value d "trigger files written")" = 1 ] &&
+    [ "$(status_value d "trigger files skipped")" = 0 ] || fail "status: $(cat "$tmp/d.status")"
+  kill -TERM "$d_pid"; daemon_exit d ;;
+trigger-storm-limited)
+  # Every request triggers (a storm): at most 3 files a minute (the sample
+  # spans 59 s), the rest counted as skipped, in the log and --status.
+  need "$sample"
+  requests=$("$lnetcap" -r "$sample" -q 'rpc request' 2>/dev/null | wc -l)
+  [ "$requests" -gt 10 ] || fail "too few requests for a storm"
+  mkdir "$tmp/incidents"
+  start_daemon d -r "$sample" --trigger 'rpc request' --trigger-dir "$tmp/incidents" \
+    --trigger-before 1 --trigger-after 0.5 --trigger-max-per-minute 3 --keep-serving
+  wait_replayed d 149
+  status d
+  [ "$(status_value d "triggers fired")" = "$requests" ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(status_value d "trigger files written")" = 3 ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(status_value d "trigger files skipped")" = $((requests - 3)) ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(ls "$tmp/incidents" | wc -l)" -eq 3 ] || fail "files: $(ls "$tmp/incidents")"
+  contains "$tmp/d.log" "no file (at most 3 a minute)"
+  for f in "$tmp"/incidents/*; do "$lnetcap" -r "$f" -q >/dev/null 2>&1 || fail "$f does not read back"; done
+  kill -TERM "$d_pid"; daemon_exit d ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$case]"

@@ -21,6 +21,7 @@
 #include "../signals.h"
 #include "../subscribe/curve_keys.h"
 #include "../subscribe/zmq_frames.h"
+#include "recorder_and_metrics.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -151,6 +152,9 @@ int run_daemon(const DaemonOptions& opts) {
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
                                               describe_source(opts.source)},
                             replay && !paced);
+  RecorderAndMetrics extras(opts, opts.node.empty() ? host_name() : opts.node, describe_source(opts.source));
+  subscribers.set_recorder(extras.recorder());
+  subscribers.set_status([&extras] { return extras.status(); });
   for (const auto& endpoint : bound)
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
                  endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
@@ -175,12 +179,13 @@ int run_daemon(const DaemonOptions& opts) {
   subscribe::Frames frames;
   std::string routing_id;
   PumpedRecord item;
+  bool dumping = false;  // a flight recorder dump is being sent: poll often
 
   for (;;) {
     zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(100));
+      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(dumping ? 2 : 100));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
@@ -196,6 +201,7 @@ int run_daemon(const DaemonOptions& opts) {
       stats = item.stats;
       if (item.end) {
         ended = true;
+        extras.finish(interfaces);
         end.failed = !item.error.empty();
         end.reason = end.failed             ? item.error
                      : stop_requested() || !replay ? "lnetcapd stopping"
@@ -213,9 +219,12 @@ int run_daemon(const DaemonOptions& opts) {
         std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
         continue;
       }
-      subscribers.deliver(rec, decode_message(*view, rec.ts_ns, rec.interface_id), interfaces, stats,
-                          watermark());
+      const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      extras.observe(rec, msg, interfaces);
+      subscribers.deliver(rec, msg, interfaces, stats, watermark());
     }
+    dumping = subscribers.pump_dumps(interfaces, stats);
+    extras.update(stats, subscribers.size(), subscribers.total_dropped());
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);
@@ -232,7 +241,9 @@ int run_daemon(const DaemonOptions& opts) {
       if (end_deadline == Clock::time_point{})
         end_deadline = Clock::now() + std::chrono::seconds(opts.linger_seconds);
       end.counters.watermark_ns = watermark();
-      if (subscribers.send_end(end, stats) || Clock::now() >= end_deadline) break;
+      const bool all_told = subscribers.send_end(end, stats) || Clock::now() >= end_deadline;
+      // --keep-serving: a replay's end leaves dumps, status and metrics up.
+      if (all_told && !dumping && (!opts.keep_serving || stop_requested())) break;
     }
   }
   notify_service_manager("STOPPING=1");

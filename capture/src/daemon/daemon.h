@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "../options.h"
+#include "flight_recorder.h"
+#include "rpc_metrics.h"
 #include "source_pump.h"
+#include "trigger.h"
 
 namespace lnetcap::daemon {
 
@@ -25,12 +28,20 @@ struct DaemonOptions {
   unsigned wait_subscribers = 0;     // --wait-subscribers N: start the source then
   unsigned linger_seconds = 10;      // --linger: how long END may wait for a stopped subscriber
   std::string node;                  // --node NAME (default: the host name)
+  bool keep_serving = false;         // --keep-serving: a replay's end does not stop the daemon
+  RecorderConfig recorder;           // --recorder-size, --recorder-seconds
+  TriggerConfig trigger;             // --trigger, --trigger-*
+  MetricsConfig metrics;             // --metrics-listen, --metrics-max-label-values
   bool show_help = false, show_version = false;
 };
 
 /// Parses lnetcapd's command line.  Throws Error.
 DaemonOptions parse_daemon_options(int argc, char** argv);
 std::string daemon_usage_text();
+/// Values of the recorder's settings (also read from the config file):
+/// a size with k/M/G (at least 4k), seconds (fractions allowed) as ns.
+std::uint64_t parse_recorder_size(const char* what, const std::string& text);
+std::uint64_t parse_seconds_ns(const char* what, const std::string& text);
 
 /// Runs the daemon until its source ends (a replayed file) or a signal;
 /// returns the exit status.  Throws Error when it cannot start.

@@ -3,8 +3,10 @@
 #include <getopt.h>
 
 #include <charconv>
+#include <cstdlib>
 
 #include "../error.h"
+#include "../options.h"
 #include "daemon.h"
 
 namespace lnetcap::daemon {
@@ -27,6 +29,16 @@ enum LongOnly {
   kOptBtf,
   kOptPort,
   kOptLocalNid,
+  kOptKeepServing,
+  kOptRecorderSize,
+  kOptRecorderSeconds,
+  kOptTrigger,
+  kOptTriggerDir,
+  kOptTriggerBefore,
+  kOptTriggerAfter,
+  kOptTriggerMaxPerMinute,
+  kOptMetricsListen,
+  kOptMetricsMaxLabelValues,
 };
 
 constexpr char kShortOptions[] = "+B:hi:l:r:s:Z:";
@@ -55,6 +67,16 @@ const option kLongOptions[] = {
     {"btf", required_argument, nullptr, kOptBtf},
     {"port", required_argument, nullptr, kOptPort},
     {"local-nid", required_argument, nullptr, kOptLocalNid},
+    {"keep-serving", no_argument, nullptr, kOptKeepServing},
+    {"recorder-size", required_argument, nullptr, kOptRecorderSize},
+    {"recorder-seconds", required_argument, nullptr, kOptRecorderSeconds},
+    {"trigger", required_argument, nullptr, kOptTrigger},
+    {"trigger-dir", required_argument, nullptr, kOptTriggerDir},
+    {"trigger-before", required_argument, nullptr, kOptTriggerBefore},
+    {"trigger-after", required_argument, nullptr, kOptTriggerAfter},
+    {"trigger-max-per-minute", required_argument, nullptr, kOptTriggerMaxPerMinute},
+    {"metrics-listen", required_argument, nullptr, kOptMetricsListen},
+    {"metrics-max-label-values", required_argument, nullptr, kOptMetricsMaxLabelValues},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -69,6 +91,23 @@ std::uint64_t number(const char* opt, const std::string& text, std::uint64_t min
 }
 
 }  // namespace
+
+std::uint64_t parse_recorder_size(const char* opt, const std::string& text) {
+  const auto v = parse_size(text, 1);
+  if (!v || *v < 4096)
+    throw Error("invalid size '" + text + "' for " + opt + " (expected bytes, or a number with k, M or G; at least 4k)",
+                "e.g. 256M");
+  return *v;
+}
+
+std::uint64_t parse_seconds_ns(const char* opt, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v > 0) || v > 7 * 86400.0)
+    throw Error("invalid duration '" + text + "' for " + opt + " (expected seconds, more than 0, at most a week)",
+                "e.g. 300 or 0.5");
+  return static_cast<std::uint64_t>(v * 1e9 + 0.5);
+}
 
 DaemonOptions parse_daemon_options(int argc, char** argv) {
   DaemonOptions o;
@@ -106,6 +145,20 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
       case kOptBtf: o.source.btf_file = arg; break;
       case kOptPort: o.source.lnet_port = static_cast<std::uint16_t>(number("--port", arg, 1, 65535)); break;
       case kOptLocalNid: o.source.local_nid = arg; break;
+      case kOptKeepServing: o.keep_serving = true; break;
+      case kOptRecorderSize: o.recorder.max_bytes = parse_recorder_size("--recorder-size", arg); break;
+      case kOptRecorderSeconds: o.recorder.max_ns = parse_seconds_ns("--recorder-seconds", arg); break;
+      case kOptTrigger: o.trigger.filter = arg; break;
+      case kOptTriggerDir: o.trigger.directory = arg; break;
+      case kOptTriggerBefore: o.trigger.before_ns = parse_seconds_ns("--trigger-before", arg); break;
+      case kOptTriggerAfter: o.trigger.after_ns = parse_seconds_ns("--trigger-after", arg); break;
+      case kOptTriggerMaxPerMinute:
+        o.trigger.max_per_minute = static_cast<unsigned>(number("--trigger-max-per-minute", arg, 1, 100000));
+        break;
+      case kOptMetricsListen: o.metrics.listen = arg; break;
+      case kOptMetricsMaxLabelValues:
+        o.metrics.max_label_values = static_cast<unsigned>(number("--metrics-max-label-values", arg, 1, 100000));
+        break;
       default: {
         const std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
                                        : std::string(argv[optind - 1]);
@@ -124,6 +177,8 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
     throw Error("give --realtime or --rate, not both");
   if (o.allow_insecure_tcp && !o.authorized_keys.empty())
     throw Error("give --authorized-keys (CurveZMQ) or --allow-insecure-tcp, not both");
+  if (o.keep_serving && o.source.read_file.empty())
+    throw Error("--keep-serving is for a replayed file (-r)", "a live capture serves until it is stopped");
   if (o.listen.empty()) o.listen.push_back("local");
   return o;
 }
@@ -169,6 +224,22 @@ Daemon:
                            subscriber's end-of-stream may wait (default 10)
       --node NAME          node name subscribers put in interface
                            descriptions (default: the host name)
+      --keep-serving       after the end of a replay, keep serving (dumps,
+                           status, metrics) until SIGTERM/SIGINT
+Flight recorder (off unless a bound is given; docs/DAEMON.md):
+      --recorder-size SIZE keep the newest records up to SIZE bytes (k, M, G)
+      --recorder-seconds S keep the records of the last S seconds
+      --trigger FILTER     save the window around every record FILTER
+                           matches (lnetcap's filter language) to a file
+      --trigger-dir DIR    where (default /var/lib/lnetcap/incidents)
+      --trigger-before S, --trigger-after S   the window (default 10 and 5)
+      --trigger-max-per-minute N   at most N files a minute (default 6);
+                           other matches are counted as skipped
+Metrics (off by default):
+      --metrics-listen [ADDR:]PORT  serve Prometheus metrics over HTTP at
+                           /metrics (PORT alone: every address)
+      --metrics-max-label-values N  distinct peer and target labels kept
+                           (default 256; later ones are "other")
   -h, --help               this text
       --version            print the version
 )";

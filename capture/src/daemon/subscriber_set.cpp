@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "../error.h"
+#include "../record.h"
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
 #include "snap_length.h"
@@ -30,7 +31,11 @@ SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan
 void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames) {
   try {
     switch (subscribe::message_type(frames)) {
-      case subscribe::MessageType::kSubscribe: subscribe(id, frames); return;
+      case subscribe::MessageType::kSubscribe: subscribe(id, frames, false); return;
+      case subscribe::MessageType::kDump: subscribe(id, frames, true); return;
+      case subscribe::MessageType::kStatus:
+        subscribe::send_frames(router_, id, subscribe::encode(status_ ? status_() : subscribe::Status{}));
+        return;
       case subscribe::MessageType::kBye: remove(id, "left"); return;
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
@@ -39,8 +44,17 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
   }
 }
 
-void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames) {
-  const subscribe::Subscribe request = subscribe::decode_subscribe(frames);
+void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames, bool dump) {
+  const subscribe::Subscribe request = dump ? subscribe::decode_dump(frames) : subscribe::decode_subscribe(frames);
+  if (dump && !recorder_) {
+    std::fprintf(stderr, "lnetcapd: refused a dump for %s: no flight recorder\n", request.client.c_str());
+    subscribe::send_frames(router_, id,
+                           subscribe::encode(subscribe::Refuse{
+                               "this lnetcapd keeps no flight recorder",
+                               "start it with --recorder-size SIZE or --recorder-seconds N (or "
+                               "[recorder] in its config file)"}));
+    return;
+  }
   Subscriber s;
   try {
     s.filter = filter::Filter::parse(request.filter);
@@ -54,12 +68,17 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.client = request.client;
   s.filter_text = request.filter;
   s.snaplen = request.snaplen;
+  s.dump = dump;
+  if (dump) s.backlog.assign(recorder_->held().begin(), recorder_->held().end());
   if (subscribe::send_frames(router_, id, subscribe::encode(identity_)) != SendResult::kSent) {
     std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
     return;
   }
-  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) subscribed: filter '%s', snaplen %s\n",
-               s.number, s.client.c_str(), s.filter_text.c_str(),
+  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) %s: filter '%s', snaplen %s\n",
+               s.number, s.client.c_str(),
+               dump ? ("asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records").c_str()
+                    : "subscribed",
+               s.filter_text.c_str(),
                s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
                                                           : std::to_string(s.snaplen).c_str());
   subscribers_.emplace(id, std::move(s));
@@ -104,37 +123,87 @@ bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
   return true;
 }
 
+SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                      std::uint64_t seq,
+                                      const std::vector<CaptureInterface>& interfaces,
+                                      const SourceStats& stats, std::uint64_t watermark_ns) {
+  if (!announce_interfaces(id, s, interfaces)) return SendResult::kQueueFull;
+  subscribe::RecordMeta m;
+  m.seq = seq;
+  m.counters = counters(s, stats, watermark_ns);
+  m.counters.matched = seq;
+  m.ts_ns = rec.ts_ns;
+  m.interface_id = rec.interface_id;
+  m.orig_len = rec.orig_len;
+  m.epb_flags = rec.epb_flags;
+  m.has_drops_before = rec.has_drops_before;
+  m.drops_before = rec.drops_before;
+  const subscribe::Frame header = subscribe::encode_record_header(m);
+  std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
+  for (const auto& c : rec.comments)
+    parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
+  return send(id, parts);
+}
+
 void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
                             const std::vector<CaptureInterface>& interfaces,
                             const SourceStats& stats, std::uint64_t watermark_ns) {
   std::vector<std::string> gone;
   for (auto& [id, s] : subscribers_) {
-    if (!s.filter.matches(msg)) continue;
+    if (s.dump || !s.filter.matches(msg)) continue;
     ++s.matched;
-    if (!announce_interfaces(id, s, interfaces)) {
-      ++s.dropped;
-      continue;
-    }
-    subscribe::RecordMeta m;
-    m.seq = s.matched;
-    m.counters = counters(s, stats, watermark_ns);
-    m.ts_ns = rec.ts_ns;
-    m.interface_id = rec.interface_id;
-    m.orig_len = rec.orig_len;
-    m.epb_flags = rec.epb_flags;
-    m.has_drops_before = rec.has_drops_before;
-    m.drops_before = rec.drops_before;
-    const subscribe::Frame header = subscribe::encode_record_header(m);
-    std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
-    for (const auto& c : rec.comments)
-      parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
-    switch (send(id, parts)) {
+    switch (send_record(id, s, rec, s.matched, interfaces, stats, watermark_ns)) {
       case SendResult::kSent: ++s.sent; break;
-      case SendResult::kQueueFull: ++s.dropped; break;
+      case SendResult::kQueueFull: ++s.dropped; ++total_dropped_; break;
       case SendResult::kPeerGone: gone.push_back(id); break;
     }
   }
   for (const auto& id : gone) remove(id, "disconnected");
+}
+
+bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) {
+  bool pending = false;
+  std::vector<std::string> gone, done;
+  for (auto& [id, s] : subscribers_) {
+    if (!s.dump) continue;
+    SendResult r = SendResult::kSent;
+    // A bounded batch, so the capture is never kept waiting long.
+    for (int batch = 0; batch < 512 && !s.backlog.empty() && r == SendResult::kSent; ++batch) {
+      const StoredRecord& stored = *s.backlog.front();
+      const CapturedRecord rec = stored.view();
+      std::string why;
+      const auto view = parse_record(rec.bytes, &why);
+      if (!view || !s.filter.matches(decode_message(*view, rec.ts_ns, rec.interface_id))) {
+        s.backlog.pop_front();
+        continue;
+      }
+      r = send_record(id, s, rec, s.matched + 1, interfaces, stats, 0);
+      if (r == SendResult::kSent) {
+        ++s.matched;
+        ++s.sent;
+        s.backlog.pop_front();
+      }
+    }
+    if (r == SendResult::kPeerGone) {
+      gone.push_back(id);
+      continue;
+    }
+    if (!s.backlog.empty()) {
+      pending = true;
+      continue;
+    }
+    subscribe::End end;
+    end.counters = counters(s, stats, 0);
+    end.reason = "end of the flight recorder's records";
+    switch (subscribe::send_frames(router_, id, subscribe::encode(end))) {
+      case SendResult::kSent: done.push_back(id); break;
+      case SendResult::kQueueFull: pending = true; break;
+      case SendResult::kPeerGone: gone.push_back(id); break;
+    }
+  }
+  for (const auto& id : gone) remove(id, "disconnected");
+  for (const auto& id : done) remove(id, "got its dump");
+  return pending;
 }
 
 void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_ns) {
@@ -151,7 +220,7 @@ bool SubscriberSet::send_end(const subscribe::End& end, const SourceStats& stats
   bool all = true;
   std::vector<std::string> gone;
   for (auto& [id, s] : subscribers_) {
-    if (s.end_sent) continue;
+    if (s.end_sent || s.dump) continue;  // a dump ends when its records are sent
     subscribe::End mine = end;
     mine.counters = counters(s, stats, end.counters.watermark_ns);
     switch (subscribe::send_frames(router_, id, subscribe::encode(mine))) {

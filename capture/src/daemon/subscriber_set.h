@@ -12,6 +12,8 @@
 #include <zmq.hpp>
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "../source.h"
 #include "../subscribe/protocol.h"
 #include "../subscribe/zmq_frames.h"
+#include "flight_recorder.h"
 
 namespace lnetcap::daemon {
 
@@ -33,8 +36,17 @@ class SubscriberSet {
   SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full = false);
 
   /// A message from a subscriber: SUBSCRIBE (filter compiled, ACCEPT or a
-  /// REFUSE naming the error) or BYE.  Malformed messages are logged.
+  /// REFUSE naming the error), DUMP (the same, for the flight recorder's
+  /// records), STATUS (answered at once) or BYE.  Malformed messages are logged.
   void handle(const std::string& routing_id, const subscribe::Frames& frames);
+  /// The flight recorder DUMP requests read (none: DUMP is refused).
+  void set_recorder(const FlightRecorder* recorder) { recorder_ = recorder; }
+  /// What a STATUS request is answered with.
+  void set_status(std::function<subscribe::Status()> status) { status_ = std::move(status); }
+  /// Sends what fits of every pending dump (never dropping: a dump waits
+  /// for its reader), then its END; a finished dump leaves the set.
+  /// True while some dump still has records to send.
+  bool pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats);
   /// Offers one source record to every subscriber whose filter matches.
   /// interfaces: the source's interfaces so far (announced as needed).
   void deliver(const CapturedRecord& rec, const Message& msg,
@@ -48,6 +60,8 @@ class SubscriberSet {
   /// Logs every subscriber's counters (at exit).
   void log_totals() const;
   std::size_t size() const { return subscribers_.size(); }
+  /// Records dropped for any subscriber so far (those gone included).
+  std::uint64_t total_dropped() const { return total_dropped_; }
 
   struct Subscriber {
     std::uint64_t number = 0;  // 1, 2, ... in order of subscription (logs)
@@ -58,6 +72,8 @@ class SubscriberSet {
     std::uint64_t matched = 0, dropped = 0, sent = 0;
     std::size_t interfaces_sent = 0;
     bool end_sent = false;
+    bool dump = false;                    // a DUMP: sends `backlog`, not the live stream
+    std::deque<StoredRecordPtr> backlog;  // the recorder's records still to send
   };
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
@@ -68,7 +84,11 @@ class SubscriberSet {
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
   bool announce_interfaces(const std::string& id, Subscriber& s,
                            const std::vector<CaptureInterface>& interfaces);
-  void subscribe(const std::string& id, const subscribe::Frames& frames);
+  void subscribe(const std::string& id, const subscribe::Frames& frames, bool dump);
+  subscribe::SendResult send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                    std::uint64_t seq,
+                                    const std::vector<CaptureInterface>& interfaces,
+                                    const SourceStats& stats, std::uint64_t watermark_ns);
   void remove(const std::string& id, const char* why);
 
   zmq::socket_t& router_;
@@ -76,6 +96,9 @@ class SubscriberSet {
   bool wait_when_full_;
   std::map<std::string, Subscriber> subscribers_;
   std::uint64_t next_number_ = 1;
+  std::uint64_t total_dropped_ = 0;
+  const FlightRecorder* recorder_ = nullptr;
+  std::function<subscribe::Status()> status_;
   std::vector<std::uint8_t> scratch_;
 };
 
