@@ -353,6 +353,98 @@ curve-authorized-and-refused)
   same_packets "$tmp/good.pcapng" "$tmp/direct.pcapng"
   daemon_exit c
   contains "$tmp/c.log" "149 matched, 149 sent, 0 dropped" ;;
+config-file)
+  # Every setting from the file; the command line overrides the file.
+  need "$sample"; need "$socklnd_sample"
+  cat >"$tmp/lnetcapd.conf" <<CONF
+# the daemon of this test
+[source]
+read = $sample
+[listen]
+endpoints = ipc://$tmp/conf.sock
+group = $(id -gn)
+node = from-the-file
+[subscribers]
+wait-subscribers = 1
+CONF
+  "$lnetcapd" --config "$tmp/lnetcapd.conf" 2>"$tmp/conf.log" & daemons+=($!); conf_pid=$!
+  expect_exit 0 sub "$lnetcap" --from "$(uri conf)" -w "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  daemon_exit conf
+  grep -aq from-the-file "$tmp/sub.pcapng" || fail "[listen] node is not in the subscriber's interface descriptions"
+  # -r and --listen on the command line replace [source] read and [listen] endpoints.
+  rm -f "$tmp/conf.sock"
+  "$lnetcapd" --config "$tmp/lnetcapd.conf" -r "$socklnd_sample" --listen "ipc://$tmp/cli.sock" 2>"$tmp/cli.log" & daemons+=($!); cli_pid=$!
+  for _ in $(seq 100); do [ -S "$tmp/cli.sock" ] && break; sleep 0.1; done
+  [ ! -e "$tmp/conf.sock" ] || fail "the file's endpoint was bound although --listen replaced it"
+  expect_exit 0 sub2 "$lnetcap" --from "$(uri cli)" -w "$tmp/sub2.pcapng"
+  expect_exit 0 direct2 "$lnetcap" -r "$socklnd_sample" -w "$tmp/direct2.pcapng"
+  same_packets "$tmp/sub2.pcapng" "$tmp/direct2.pcapng"
+  daemon_exit cli ;;
+config-errors)
+  # A bad line, group, key or value: one message naming file, line and key, exit 1.
+  bad_config() {  # bad_config NAME WANTED-MESSAGE < file text
+    cat >"$tmp/$1.conf"
+    expect_exit 1 "$1" "$lnetcapd" --config "$tmp/$1.conf"
+    contains "$tmp/$1.err" "$2"
+    grep -q 'hint: ' "$tmp/$1.err" || fail "no hint for $1"
+  }
+  printf '[source]\nread = x\nthis is not a setting\n' | bad_config line "$tmp/line.conf:3: 'this is not a setting' is not a [group], key = value or comment"
+  printf 'read = x\n[source]\n' | bad_config nogroup "$tmp/nogroup.conf:1: 'read' comes before any [group]"
+  printf '[source]\nread = x\n\n[sauce]\nread = y\n' | bad_config group "$tmp/group.conf:4: unknown group [sauce]"
+  printf '[listen]\ngroup = x\n[subscribers]\n# the bound\nqueu = 5\n' | bad_config key "$tmp/key.conf:5: [subscribers] queu: unknown key"
+  printf '[subscribers]\nqueue = five\n' | bad_config number "$tmp/number.conf:2: [subscribers] queue: 'five' is not a number from 1 to 10000000"
+  printf '[security]\nallow-insecure-tcp = maybe\n' | bad_config bool "$tmp/bool.conf:2: [security] allow-insecure-tcp: 'maybe' is not a boolean"
+  printf '[source]\nattach = kretprobe\n' | bad_config attach "$tmp/attach.conf:2: [source] attach: 'kretprobe' is not an attach mode"
+  expect_exit 1 missing "$lnetcapd" --config "$tmp/absent.conf"
+  contains "$tmp/missing.err" "cannot read config file $tmp/absent.conf"
+  # The shipped example parses.
+  expect_exit 0 example "$lnetcapd" --config "$src/packaging/lnetcapd.conf" --version
+  # --no-config after --config: no file is read.
+  expect_exit 0 none "$lnetcapd" --config "$tmp/absent.conf" --no-config --version ;;
+config-reload)
+  # SIGHUP re-reads the file: new authorized keys apply at once; what needs
+  # a restart is named; a broken file changes nothing.
+  need "$sample"
+  expect_exit 0 k1 "$lnetcapd" --gen-key "$tmp/one.key"
+  expect_exit 0 k2 "$lnetcapd" --gen-key "$tmp/two.key"
+  expect_exit 0 ks "$lnetcapd" --gen-key "$tmp/server.key"
+  cat "$tmp/k1.out" >"$tmp/authorized"
+  write_config() {
+    cat >"$tmp/lnetcapd.conf" <<CONF
+[source]
+read = $sample
+rate = 5
+[listen]
+endpoints = tcp://127.0.0.1:*
+node = $1
+[security]
+authorized-keys = $tmp/authorized
+curve-key = $tmp/server.key
+CONF
+  }
+  write_config first
+  "$lnetcapd" --config "$tmp/lnetcapd.conf" 2>"$tmp/r.log" & daemons+=($!); r_pid=$!
+  wait_for_log "$tmp/r.log" "with CurveZMQ"
+  r_uri=$(sed -n 's/.* on \(tcp:[^ ]*\) with CurveZMQ.*/\1/p' "$tmp/r.log")
+  expect_exit 1 refused "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
+  contains "$tmp/refused.err" "refused the CurveZMQ handshake"
+  cat "$tmp/k2.out" >>"$tmp/authorized"
+  write_config second
+  kill -HUP "$r_pid"
+  wait_for_log "$tmp/r.log" "reloaded $tmp/lnetcapd.conf"
+  contains "$tmp/r.log" "reload: 2 authorized keys from $tmp/authorized"
+  contains "$tmp/r.log" "reload: not applied, restart lnetcapd for: [listen] node"
+  expect_exit 0 admitted "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
+  [ "$(wc -l <"$tmp/admitted.out")" -eq 1 ] || fail "the newly authorized key got no record"
+  # A broken file on reload: logged, the daemon keeps serving as before.
+  printf '[security]\nauthorised-keys = x\n' >"$tmp/lnetcapd.conf"
+  kill -HUP "$r_pid"
+  wait_for_log "$tmp/r.log" "reload of $tmp/lnetcapd.conf failed, nothing changed: $tmp/lnetcapd.conf:2: [security] authorised-keys: unknown key"
+  kill -0 "$r_pid" 2>/dev/null || fail "a broken config on reload stopped the daemon"
+  expect_exit 0 still "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
+  kill "$r_pid"; daemon_exit r ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
@@ -481,6 +573,44 @@ trigger-storm-limited)
   contains "$tmp/d.log" "no file (at most 3 a minute)"
   for f in "$tmp"/incidents/*; do "$lnetcap" -r "$f" -q >/dev/null 2>&1 || fail "$f does not read back"; done
   kill -TERM "$d_pid"; daemon_exit d ;;
+recorder-config)
+  # [recorder] and [metrics] in the config file: the daemon runs with them
+  # (--status shows them, a dump works, metrics answer); bad values are
+  # refused with file, line and key.
+  need "$sample"
+  mkdir "$tmp/incidents"
+  cat >"$tmp/r.conf" <<CONF
+[recorder]
+size = 40000
+seconds = 30
+trigger = status < 0
+trigger-dir = $tmp/incidents
+trigger-max-per-minute = 2
+[metrics]
+listen = 127.0.0.1:0
+max-label-values = 8
+CONF
+  start_daemon d --config "$tmp/r.conf" -r "$sample" --keep-serving
+  wait_replayed d 149
+  contains "$tmp/d.status" "flight recorder:                  keeps 40000 bytes, 30.000 s"
+  contains "$tmp/d.status" "trigger:                          'status < 0', files in $tmp/incidents"
+  [ "$(status_value d "trigger files written")" = 1 ] || fail "status: $(cat "$tmp/d.status")"
+  address=$(status_value d metrics)
+  case "$address" in http://127.0.0.1:[1-9]*/metrics) ;; *) fail "metrics at '$address'" ;; esac
+  python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$address" >"$tmp/metrics.txt" ||
+    fail "no answer from $address"
+  contains "$tmp/metrics.txt" "lnetcap_label_values_limit 8"
+  contains "$tmp/metrics.txt" "lnetcap_trigger_files_written_total 1"
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -q
+  [ "$(wc -l <"$tmp/dump.out")" = "$(status_value d "records held")" ] || fail "dump of $(wc -l <"$tmp/dump.out") records"
+  kill -TERM "$d_pid"; daemon_exit d
+  printf '[recorder]\nsize = 1k\n' >"$tmp/small.conf"
+  expect_exit 1 small "$lnetcapd" --config "$tmp/small.conf" -r "$sample"
+  contains "$tmp/small.err" "$tmp/small.conf:2: [recorder] size: invalid size '1k'"
+  printf '[metrics]\nlisten = 127.0.0.1:0\n[recorder]\n\ntrigger = type pot\n' >"$tmp/trig.conf"
+  expect_exit 1 trig "$lnetcapd" --config "$tmp/trig.conf" -r "$sample"
+  contains "$tmp/trig.err" "$tmp/trig.conf:5: [recorder] trigger: filter: "
+  contains "$tmp/trig.err" "'pot'" ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$case]"

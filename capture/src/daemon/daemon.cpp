@@ -22,6 +22,7 @@
 #include "../subscribe/curve_keys.h"
 #include "../subscribe/zmq_frames.h"
 #include "recorder_and_metrics.h"
+#include "daemon_config.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -99,9 +100,37 @@ std::string describe_source(const Options& o) {
   return "live eBPF capture";
 }
 
+// SIGHUP: re-reads the config file and command line; applies what can
+// change while serving (the authorized keys) and names what needs a
+// restart.  A bad file changes nothing: the daemon goes on as it was.
+void reload(const DaemonOptions& running, int argc, char** argv, ZapHandler* zap) {
+  const std::string file = running.config_path.empty() ? "the command line" : running.config_path;
+  DaemonOptions fresh;
+  try {
+    fresh = parse_daemon_options(argc, argv);
+    if (zap && !fresh.authorized_keys.empty()) {
+      auto keys = subscribe::read_authorized_keys(fresh.authorized_keys);
+      const std::size_t n = keys.size();
+      zap->set_authorized(std::move(keys));
+      std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
+                   fresh.authorized_keys.c_str());
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
+    if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
+    return;
+  }
+  std::string needing_restart;
+  for (const auto& s : settings_needing_restart(running, fresh))
+    needing_restart += (needing_restart.empty() ? "" : ", ") + s;
+  if (!needing_restart.empty())
+    std::fprintf(stderr, "lnetcapd: reload: not applied, restart lnetcapd for: %s\n", needing_restart.c_str());
+  std::fprintf(stderr, "lnetcapd: reloaded %s\n", file.c_str());
+}
+
 }  // namespace
 
-int run_daemon(const DaemonOptions& opts) {
+int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   if (opts.show_help) {
     std::fputs(daemon_usage_text().c_str(), stdout);
     return 0;
@@ -115,6 +144,7 @@ int run_daemon(const DaemonOptions& opts) {
     return 0;
   }
   install_signal_handlers();
+  install_reload_signal();
   zmq::context_t context;
   // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
   // subscribers need an authorized key too.
@@ -225,6 +255,7 @@ int run_daemon(const DaemonOptions& opts) {
     }
     dumping = subscribers.pump_dumps(interfaces, stats);
     extras.update(stats, subscribers.size(), subscribers.total_dropped());
+    if (take_reload_request()) reload(opts, argc, argv, zap ? &*zap : nullptr);
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);

@@ -18,6 +18,8 @@ struct DaemonOptions {
   Options source;                    // -r, -i, -s, -B, --attach... as lnetcap takes them
   Pacing pacing;                     // --realtime, --rate (replay only)
   std::vector<std::string> listen;   // endpoints; default the local socket
+  bool listen_from_config = false;   // a --listen on the command line replaces them
+  std::string config_path;           // the config file read ("" for none)
   std::string group = "lnetcap";     // --group: who may use an ipc socket
   bool group_given = false;
   bool allow_insecure_tcp = false;   // --allow-insecure-tcp
@@ -35,7 +37,9 @@ struct DaemonOptions {
   bool show_help = false, show_version = false;
 };
 
-/// Parses lnetcapd's command line.  Throws Error.
+/// Reads the config file (--config FILE, else /etc/lnetcap/lnetcapd.conf
+/// when it exists; none with --no-config), then applies lnetcapd's command
+/// line on top of it.  Throws Error naming the file, line and key or the option.
 DaemonOptions parse_daemon_options(int argc, char** argv);
 std::string daemon_usage_text();
 /// Values of the recorder's settings (also read from the config file):
@@ -45,6 +49,7 @@ std::uint64_t parse_seconds_ns(const char* what, const std::string& text);
 
 /// Runs the daemon until its source ends (a replayed file) or a signal;
 /// returns the exit status.  Throws Error when it cannot start.
-int run_daemon(const DaemonOptions& opts);
+/// argc/argv are kept to re-read the config file and command line on SIGHUP.
+int run_daemon(const DaemonOptions& opts, int argc, char** argv);
 
 }  // namespace lnetcap::daemon

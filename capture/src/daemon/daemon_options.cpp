@@ -2,12 +2,16 @@
 // daemon_options.cpp - lnetcapd's command line (getopt_long, as lnetcap's).
 #include <getopt.h>
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include "../error.h"
 #include "../options.h"
 #include "daemon.h"
+#include "daemon_config.h"
 
 namespace lnetcap::daemon {
 namespace {
@@ -39,6 +43,8 @@ enum LongOnly {
   kOptTriggerMaxPerMinute,
   kOptMetricsListen,
   kOptMetricsMaxLabelValues,
+  kOptConfig,
+  kOptNoConfig,
 };
 
 constexpr char kShortOptions[] = "+B:hi:l:r:s:Z:";
@@ -77,6 +83,8 @@ const option kLongOptions[] = {
     {"trigger-max-per-minute", required_argument, nullptr, kOptTriggerMaxPerMinute},
     {"metrics-listen", required_argument, nullptr, kOptMetricsListen},
     {"metrics-max-label-values", required_argument, nullptr, kOptMetricsMaxLabelValues},
+    {"config", required_argument, nullptr, kOptConfig},
+    {"no-config", no_argument, nullptr, kOptNoConfig},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -88,6 +96,30 @@ std::uint64_t number(const char* opt, const std::string& text, std::uint64_t min
                     std::to_string(min) + " to " + std::to_string(max) + ")",
                 "see lnetcapd -h");
   return v;
+}
+
+// The config file named on the command line (before getopt runs, since
+// the command line is applied on top of the file): --config FILE,
+// --config=FILE, --no-config; else the default when it exists.
+std::string config_path_from(int argc, char** argv) {
+  std::string path;
+  bool given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "--no-config") {
+      path.clear();
+      given = true;
+    } else if (a == "--config" && i + 1 < argc) {
+      path = argv[++i];
+      given = true;
+    } else if (a.rfind("--config=", 0) == 0) {
+      path = a.substr(9);
+      given = true;
+    }
+  }
+  if (!given && ::access(kDefaultConfigPath, F_OK) == 0) path = kDefaultConfigPath;
+  return path;
 }
 
 }  // namespace
@@ -111,6 +143,14 @@ std::uint64_t parse_seconds_ns(const char* opt, const std::string& text) {
 
 DaemonOptions parse_daemon_options(int argc, char** argv) {
   DaemonOptions o;
+  o.config_path = config_path_from(argc, argv);
+  if (!o.config_path.empty()) {
+    ConfigFile file(o.config_path);
+    apply_config_file(file, o);
+  }
+  // One source on the command line replaces the file's.
+  int command_line_sources = 0;
+  bool command_line_listen = false;
   for (int i = 0; i < argc; ++i) o.source.command_line += (i ? " " : "") + std::string(argv[i]);
   optind = 0;
   opterr = 0;
@@ -120,9 +160,21 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
     switch (c) {
       case 'B': o.source.buffer_kib = static_cast<std::uint32_t>(number("-B", arg, 4, 4u << 20)); break;
       case 'h': o.show_help = true; break;
-      case 'i': o.source.interface = arg; break;
-      case 'l': o.listen.push_back(arg); break;
-      case 'r': o.source.read_file = arg; break;
+      case 'i':
+        o.source.interface = arg;
+        o.source.read_file.clear();
+        ++command_line_sources;
+        break;
+      case 'l':
+        if (!command_line_listen) o.listen.clear();  // replaces [listen] endpoints
+        command_line_listen = true;
+        o.listen.push_back(arg);
+        break;
+      case 'r':
+        o.source.read_file = arg;
+        o.source.interface.clear();
+        ++command_line_sources;
+        break;
       case 's': o.source.snaplen = static_cast<std::uint32_t>(number("-s", arg, 0, 1u << 20)); break;
       case 'Z': o.source.drop_user = arg; break;
       case kOptVersion: o.show_version = true; break;
@@ -159,6 +211,7 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
       case kOptMetricsMaxLabelValues:
         o.metrics.max_label_values = static_cast<unsigned>(number("--metrics-max-label-values", arg, 1, 100000));
         break;
+      case kOptConfig: case kOptNoConfig: break;  // read before the loop
       default: {
         const std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
                                        : std::string(argv[optind - 1]);
@@ -169,14 +222,15 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
   if (optind < argc)
     throw Error(std::string("unexpected argument '") + argv[optind] + "'",
                 "lnetcapd takes no filter: each subscriber sends its own");
-  if (!o.source.read_file.empty() && !o.source.interface.empty())
+  if (command_line_sources > 1)
     throw Error("give one source: -r FILE or -i NAME, not both");
   if ((o.pacing.realtime || o.pacing.records_per_second > 0) && o.source.read_file.empty())
     throw Error("--realtime and --rate pace a replayed file (-r)");
   if (o.pacing.realtime && o.pacing.records_per_second > 0)
     throw Error("give --realtime or --rate, not both");
   if (o.allow_insecure_tcp && !o.authorized_keys.empty())
-    throw Error("give --authorized-keys (CurveZMQ) or --allow-insecure-tcp, not both");
+    throw Error("give --authorized-keys (CurveZMQ) or --allow-insecure-tcp, not both",
+                o.config_path.empty() ? "" : "one of them may come from " + o.config_path);
   if (o.keep_serving && o.source.read_file.empty())
     throw Error("--keep-serving is for a replayed file (-r)", "a live capture serves until it is stopped");
   if (o.listen.empty()) o.listen.push_back("local");
@@ -201,6 +255,10 @@ Source (one; the live eBPF capture by default):
       --attach MODE, --btf FILE, --port N, --local-nid NID   as for lnetcap
   -Z, --relinquish-privileges USER   run as USER once attached
 Daemon:
+      --config FILE        read settings from FILE (default
+                           /etc/lnetcap/lnetcapd.conf when it exists); the
+                           command line overrides it; SIGHUP re-reads it
+      --no-config          read no config file
   -l, --listen ENDPOINT    where subscribers connect (repeatable): "local"
                            (default: ipc:///run/lnetcap/lnetcapd.sock),
                            /path/to/socket, ipc://PATH or tcp://HOST:PORT
