@@ -29,6 +29,43 @@ const std::string& RpcMetrics::bounded(Dim d, const std::string& value) {
   return kOther;
 }
 
+// Past this many cached values a dimension computes its label each time
+// (only NIDs that all map to "other" get there).
+static std::size_t cache_limit(unsigned max_label_values) { return 2 * std::size_t(max_label_values) + 64; }
+
+RpcMetrics::Group& RpcMetrics::opcode_group(std::uint32_t opc) {
+  auto it = opcode_cache_.find(opc);
+  if (it != opcode_cache_.end()) return *it->second;
+  Group& g = groups_[kOpcode][bounded(kOpcode, opcode_label(opc))];
+  if (opcode_name(opc)) opcode_cache_.emplace(opc, &g);  // unknown ones are all "other"
+  return g;
+}
+
+RpcMetrics::Group& RpcMetrics::target_group(const Nid& server) {
+  auto it = target_cache_.find(server);
+  if (it != target_cache_.end()) return *it->second;
+  Group& g = groups_[kTarget][bounded(kTarget, server.to_string())];
+  if (target_cache_.size() < cache_limit(max_label_values_)) target_cache_.emplace(server, &g);
+  return g;
+}
+
+RpcMetrics::Group& RpcMetrics::peer_group(const Message& m) {
+  // The same cases as report::peer_key().
+  std::tuple<int, Nid, Nid> key{2, m.rec.hdr.peer_nid, Nid{}};
+  if (m.lnet.present) {
+    switch (m.rec.hdr.direction) {
+      case LNETCAP_DIR_SEND: key = {0, m.lnet.dest_nid, Nid{}}; break;
+      case LNETCAP_DIR_RECV: key = {0, m.lnet.src_nid, Nid{}}; break;
+      default: key = {1, std::min(m.lnet.src_nid, m.lnet.dest_nid), std::max(m.lnet.src_nid, m.lnet.dest_nid)};
+    }
+  }
+  auto it = peer_cache_.find(key);
+  if (it != peer_cache_.end()) return *it->second;
+  Group& g = groups_[kPeer][bounded(kPeer, report::peer_key(m))];
+  if (peer_cache_.size() < cache_limit(max_label_values_)) peer_cache_.emplace(key, &g);
+  return g;
+}
+
 void RpcMetrics::add_latency(Group& g, std::uint64_t ns) {
   // The comparison --summary=prometheus makes, so both put a sample in the
   // same bucket.
@@ -51,12 +88,9 @@ void RpcMetrics::add(const Message& m) {
 
   // Per-message figures by the message's own keys (report/summary.h).
   Group* own[kDims + 1] = {&total_, nullptr, nullptr, nullptr};
-  if (report::has_rpc_body(m)) own[1 + kOpcode] = &groups_[kOpcode][bounded(kOpcode, opcode_label(m.rpc.opc))];
-  if (request || reply) {
-    const Nid& server = request ? m.lnet.dest_nid : m.lnet.src_nid;
-    own[1 + kTarget] = &groups_[kTarget][bounded(kTarget, server.to_string())];
-  }
-  own[1 + kPeer] = &groups_[kPeer][bounded(kPeer, report::peer_key(m))];
+  if (report::has_rpc_body(m)) own[1 + kOpcode] = &opcode_group(m.rpc.opc);
+  if (request || reply) own[1 + kTarget] = &target_group(request ? m.lnet.dest_nid : m.lnet.src_nid);
+  own[1 + kPeer] = &peer_group(m);
   for (Group* g : own) {
     if (!g) continue;
     ++g->messages;
@@ -79,8 +113,8 @@ void RpcMetrics::add(const Message& m) {
   // RPC figures go to the request's groups; an orphan reply keeps its own.
   Group* rpc[kDims + 1] = {&total_, nullptr, nullptr, nullptr};
   if (match) {
-    rpc[1 + kOpcode] = &groups_[kOpcode][bounded(kOpcode, opcode_label(match->request.opc))];
-    rpc[1 + kTarget] = &groups_[kTarget][bounded(kTarget, match->request.server.to_string())];
+    rpc[1 + kOpcode] = &opcode_group(match->request.opc);
+    rpc[1 + kTarget] = &target_group(match->request.server);
     rpc[1 + kPeer] = &groups_[kPeer][bounded(kPeer, match->request.peer)];
   } else {
     for (int d = 0; d < kDims; ++d) rpc[1 + d] = own[1 + d];

@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -70,6 +71,12 @@ class RpcMetrics {
   // A label value within the dimension's budget, or "other".
   const std::string& bounded(Dim d, const std::string& value);
   void add_latency(Group& g, std::uint64_t ns);
+  // The groups of an opcode, a target NID and a message's peer.  They are
+  // cached by the binary values, so the label strings are built once per
+  // distinct value, not per record (the caches are bounded too).
+  Group& opcode_group(std::uint32_t opc);
+  Group& target_group(const Nid& server);
+  Group& peer_group(const Message& m);
 
   mutable std::mutex mutex_;
   unsigned max_label_values_;
@@ -77,6 +84,11 @@ class RpcMetrics {
   Group total_;
   std::array<std::map<std::string, Group>, kDims> groups_;
   std::array<std::unordered_map<std::string, std::string>, kDims> admitted_;
+  std::unordered_map<std::uint32_t, Group*> opcode_cache_;
+  std::map<Nid, Group*> target_cache_;
+  // (kind, NID, NID): kind 0 = the one remote NID of a send or receive,
+  // 1 = a conversation seen from outside, 2 = a record without LNet header.
+  std::map<std::tuple<int, Nid, Nid>, Group*> peer_cache_;
   std::map<std::string, std::uint64_t> lnet_types_, health_;
   std::uint64_t lnet_dropped_ = 0, retries_ = 0;
   DaemonGauges gauges_;
