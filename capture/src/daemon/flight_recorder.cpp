@@ -5,21 +5,22 @@
 
 namespace lnetcap::daemon {
 
-StoredRecord::StoredRecord(const CapturedRecord& rec)
+StoredRecord::StoredRecord(const CapturedRecord& rec, ByteSpan b, std::shared_ptr<const RecordBlock> blk)
     : ts_ns(rec.ts_ns),
       interface_id(rec.interface_id),
       orig_len(rec.orig_len),
       epb_flags(rec.epb_flags),
       has_drops_before(rec.has_drops_before),
       drops_before(rec.drops_before),
-      bytes(rec.bytes.begin(), rec.bytes.end()),
+      bytes(b),
+      block(std::move(blk)),
       comments(rec.comments) {}
 
 CapturedRecord StoredRecord::view() const {
   CapturedRecord r;
   r.ts_ns = ts_ns;
   r.interface_id = interface_id;
-  r.bytes = ByteSpan(bytes);
+  r.bytes = bytes;
   r.orig_len = orig_len;
   r.epb_flags = epb_flags;
   r.has_drops_before = has_drops_before;
@@ -34,8 +35,24 @@ std::uint64_t StoredRecord::accounted_bytes() const {
   return n;
 }
 
+FlightRecorder::FlightRecorder(RecorderConfig config)
+    : config_(config),
+      block_size_(config.max_bytes ? std::clamp<std::size_t>(config.max_bytes / 64, 4096, kBlockSize)
+                                   : kBlockSize) {}
+
+ByteSpan FlightRecorder::copy_bytes(ByteSpan bytes) {
+  if (!block_ || block_->data.size() + bytes.size() > block_->data.capacity()) {
+    block_ = std::make_shared<RecordBlock>();
+    block_->data.reserve(std::max(block_size_, bytes.size()));
+  }
+  const std::size_t at = block_->data.size();
+  block_->data.insert(block_->data.end(), bytes.begin(), bytes.end());
+  return ByteSpan(block_->data.data() + at, bytes.size());
+}
+
 StoredRecordPtr FlightRecorder::add(const CapturedRecord& rec) {
-  auto stored = std::make_shared<const StoredRecord>(rec);
+  const ByteSpan bytes = copy_bytes(rec.bytes);
+  auto stored = std::make_shared<const StoredRecord>(rec, bytes, block_);
   held_.push_back(stored);
   bytes_held_ += stored->accounted_bytes();
   newest_ts_ = std::max(newest_ts_, rec.ts_ns);

@@ -13,6 +13,12 @@
 //    of the same traffic would have kept);
 //  - with both, whichever holds less.  Records leave oldest first (in
 //    arrival order).
+//
+// Record bytes are copied into large blocks (no allocation per record's
+// bytes; a block is freed when no record in it is held, by the recorder, a
+// dump or a trigger window), so the memory used is the accounted bytes
+// plus at most two blocks (the oldest's evicted part, the newest's free
+// part) and, per block, less than one record left unused at its end.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +39,11 @@ struct RecorderConfig {
   bool enabled() const { return max_bytes != 0 || max_ns != 0; }
 };
 
+/// A block of record bytes, shared by the records stored in it.
+struct RecordBlock {
+  std::vector<std::uint8_t> data;  // reserved once: records never move
+};
+
 /// A record owned by the recorder (the pipeline's CapturedRecord only
 /// points into the source's buffer).
 struct StoredRecord {
@@ -42,10 +53,11 @@ struct StoredRecord {
   std::uint32_t epb_flags = 0;
   bool has_drops_before = false;
   std::uint64_t drops_before = 0;
-  std::vector<std::uint8_t> bytes;
+  ByteSpan bytes;                            // inside *block
+  std::shared_ptr<const RecordBlock> block;  // keeps the bytes alive
   std::vector<std::string> comments;
 
-  explicit StoredRecord(const CapturedRecord& rec);
+  StoredRecord(const CapturedRecord& rec, ByteSpan bytes, std::shared_ptr<const RecordBlock> block);
   /// A view for the sinks (valid while this object lives).
   CapturedRecord view() const;
   /// What the record counts against max_bytes.
@@ -58,10 +70,13 @@ using StoredRecordPtr = std::shared_ptr<const StoredRecord>;
 /// deque slot and the allocator's headers), counted against max_bytes so
 /// that the bound is on memory, not only on record bytes.
 inline constexpr std::uint64_t kRecordOverhead = 160;
+/// Size of the blocks record bytes are copied into (a size bound below
+/// 64 blocks gets blocks of a 64th of it, at least 4 KiB).
+inline constexpr std::size_t kBlockSize = 1 << 20;
 
 class FlightRecorder {
  public:
-  explicit FlightRecorder(RecorderConfig config) : config_(config) {}
+  explicit FlightRecorder(RecorderConfig config);
   const RecorderConfig& config() const { return config_; }
 
   /// Keeps the record and lets the oldest ones go; returns it (shared with
@@ -79,7 +94,12 @@ class FlightRecorder {
   std::uint64_t evicted() const { return evicted_; }
 
  private:
+  // The bytes' place in the current block (a new block when they do not fit).
+  ByteSpan copy_bytes(ByteSpan bytes);
+
   RecorderConfig config_;
+  std::size_t block_size_;
+  std::shared_ptr<RecordBlock> block_;  // the block being filled
   std::deque<StoredRecordPtr> held_;
   std::uint64_t bytes_held_ = 0;
   std::uint64_t newest_ts_ = 0;
