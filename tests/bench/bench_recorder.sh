@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench_recorder.sh BUILD_DIR SOURCE_DIR [COPIES] - lnetcapd's CPU time and
 # peak memory replaying the same records as fast as it can, with the flight
-# recorder (64 MiB), a trigger and the metrics on, against all of them off
+# recorder, a trigger and the metrics on, against all of them off
 # (docs/PERFORMANCE.md "lnetcapd flight recorder and metrics").  The input
 # is samples/lnet-socklnd.pcapng (2910 records) repeated COPIES times
-# (default 100) with shifted times.  Runs alternate off/on, 3 each; each
+# (default 100) with shifted times; LNETCAP_BENCH_RECORDER_SIZE sets the
+# recorder size (default 64M).  Runs alternate off/on, 3 each; each
 # configuration keeps its lowest CPU time, so background load hurts both.
 set -euo pipefail
 build=$1 src=$2 copies=${3:-100}
@@ -30,7 +31,7 @@ r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.3f %.3f %d" % (r.ru_utime + r.ru_stime, wall, r.ru_maxrss))
 PY
 }
-on_args=(--recorder-size 64M --trigger 'status == -110 or health != OK' --trigger-dir "$tmp/incidents"
+on_args=(--recorder-size "${LNETCAP_BENCH_RECORDER_SIZE:-64M}" --trigger 'status == -110 or health != OK' --trigger-dir "$tmp/incidents"
          --metrics-listen 127.0.0.1:0)
 best_off="" best_on=""
 for rep in 1 2 3; do
