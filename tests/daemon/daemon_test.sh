@@ -521,7 +521,14 @@ dump-equals-direct)
   contains "$tmp/refused.err" "--recorder-size"
   expect_exit 1 nofrom "$lnetcap" --dump -w "$tmp/none.pcapng"
   contains "$tmp/nofrom.err" "--dump asks lnetcapd: give --from URI"
-  kill -TERM "$d_pid" "$plain_pid"; daemon_exit d; daemon_exit plain ;;
+  # A dump is not a subscriber: it does not start a replay held for one.
+  start_daemon w -r "$sample" --recorder-size 1M --wait-subscribers 1
+  expect_exit 0 early "$lnetcap" --from "$(uri w)" --dump -q
+  [ ! -s "$tmp/early.out" ] || fail "a dump before the replay started got records"
+  status w
+  [ "$(status_value w "records received")" = 0 ] && [ "$(status_value w subscribers)" = 0 ] ||
+    fail "the dump started the replay: $(cat "$tmp/w.status")"
+  kill -TERM "$d_pid" "$plain_pid" "$w_pid"; daemon_exit d; daemon_exit plain; daemon_exit w ;;
 trigger-window)
   # The one error reply of the sample triggers a file holding exactly the
   # records from 2 s before it to 1 s after it.

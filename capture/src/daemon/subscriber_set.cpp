@@ -81,6 +81,7 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
                s.filter_text.c_str(),
                s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
                                                           : std::to_string(s.snaplen).c_str());
+  if (dump) ++dumps_;
   subscribers_.emplace(id, std::move(s));
 }
 
@@ -88,6 +89,7 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   auto it = subscribers_.find(id);
   if (it == subscribers_.end()) return;
   const Subscriber& s = it->second;
+  if (s.dump) --dumps_;
   std::fprintf(stderr,
                "lnetcapd: subscriber %" PRIu64 " (%s) %s: %" PRIu64 " matched, %" PRIu64
                " sent, %" PRIu64 " dropped\n",

@@ -59,7 +59,9 @@ class SubscriberSet {
   bool send_end(const subscribe::End& end, const SourceStats& stats);
   /// Logs every subscriber's counters (at exit).
   void log_totals() const;
-  std::size_t size() const { return subscribers_.size(); }
+  /// Subscribers of the live stream (a dump in progress is not one: it
+  /// must not start a replay held by --wait-subscribers).
+  std::size_t size() const { return subscribers_.size() - dumps_; }
   /// Records dropped for any subscriber so far (those gone included).
   std::uint64_t total_dropped() const { return total_dropped_; }
 
@@ -97,6 +99,7 @@ class SubscriberSet {
   std::map<std::string, Subscriber> subscribers_;
   std::uint64_t next_number_ = 1;
   std::uint64_t total_dropped_ = 0;
+  std::size_t dumps_ = 0;  // of subscribers_, the dumps in progress
   const FlightRecorder* recorder_ = nullptr;
   std::function<subscribe::Status()> status_;
   std::vector<std::uint8_t> scratch_;
