@@ -414,6 +414,59 @@ CONF
   kill -0 "$r_pid" 2>/dev/null || fail "a broken config on reload stopped the daemon"
   expect_exit 0 still "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
   kill "$r_pid"; daemon_exit r ;;
+anonymize-forced)
+  # [subscribers] anonymize-users forces this user's subscriptions through
+  # the anonymizer: what it gets equals `lnetcap --anonymize` with the same
+  # key, record for record; no real NID reaches it, not even by filtering.
+  need "$sample"
+  real_nids=$("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u)
+  [ -n "$real_nids" ] || fail "no NIDs in $sample"
+  forced_config() {  # forced_config USERS
+    printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$1" "$tmp/anon.key" >"$tmp/anon.conf"
+  }
+  no_real_nids() {  # no_real_nids CAPTURE
+    "$lnetcap" -r "$1" >"$tmp/check.txt" 2>&1 || fail "cannot read $1"
+    [ "$(wc -l <"$tmp/check.txt")" -gt 1 ] || fail "$1 is empty"
+    for nid in $real_nids; do
+      ! grep -qF "$nid" "$tmp/check.txt" || fail "real NID $nid reached a forced subscriber (text of $1)"
+      ! grep -aqF "$nid" "$1" || fail "real NID $nid is in $1's bytes"
+    done
+  }
+  forced_config "$(id -un)"
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng"
+  daemon_exit d
+  no_real_nids "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  contains "$tmp/d.log" "anonymized by anonymize-users"
+  # A filter naming a real NID matches nothing: the filter sees pseudonyms.
+  first_nid=$(echo "$real_nids" | head -1)
+  start_daemon o -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 oracle "$lnetcap" --from "$(uri o)" -q nid "$first_nid"
+  [ ! -s "$tmp/oracle.out" ] || fail "a forced subscriber's filter matched the real NID $first_nid"
+  daemon_exit o
+  # Another user is not forced (the control: the same daemon config shape).
+  forced_config nobody
+  start_daemon n -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 plain "$lnetcap" --from "$(uri n)" -w "$tmp/plain.pcapng"
+  daemon_exit n
+  expect_exit 0 real "$lnetcap" -r "$sample" -w "$tmp/real.pcapng"
+  same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng" ;;
+anonymize-reload)
+  # SIGHUP applies a new anonymize policy to the next subscription.
+  need "$sample"
+  printf '[subscribers]\nanonymize-users = nobody\nanonymize-key = %s\n' "$tmp/anon.key" >"$tmp/anon.conf"
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --rate 20
+  expect_exit 0 before "$lnetcap" --from "$(uri d)" -c 3
+  grep -qF "10.0.3." "$tmp/before.out" || fail "an unforced subscriber did not get the real NIDs"
+  printf '[subscribers]\nanonymize-users = nobody;%s\nanonymize-key = %s\n' "$(id -un)" "$tmp/anon.key" >"$tmp/anon.conf"
+  kill -HUP "$d_pid"
+  wait_for_log "$tmp/d.log" "reload: anonymize policy applied"
+  expect_exit 0 after "$lnetcap" --from "$(uri d)" -c 3
+  ! grep -qF "10.0.3." "$tmp/after.out" || fail "after the reload a forced subscriber got real NIDs: $(head -1 "$tmp/after.out")"
+  [ "$(wc -l <"$tmp/after.out")" -eq 3 ] || fail "after the reload: $(wc -l <"$tmp/after.out") records, wanted 3"
+  kill "$d_pid"; daemon_exit d ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"

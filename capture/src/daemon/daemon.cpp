@@ -102,7 +102,8 @@ std::string describe_source(const Options& o) {
 // SIGHUP: re-reads the config file and command line; applies what can
 // change while serving (the authorized keys) and names what needs a
 // restart.  A bad file changes nothing: the daemon goes on as it was.
-void reload(const DaemonOptions& running, int argc, char** argv, ZapHandler* zap) {
+// Updates `running` with what it applied.
+void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers) {
   const std::string file = running.config_path.empty() ? "the command line" : running.config_path;
   DaemonOptions fresh;
   try {
@@ -114,6 +115,12 @@ void reload(const DaemonOptions& running, int argc, char** argv, ZapHandler* zap
       std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
                    fresh.authorized_keys.c_str());
     }
+    if (!(fresh.anonymize == running.anonymize)) {
+      subscribers.set_anonymize_policy(fresh.anonymize);
+      std::fprintf(stderr, "lnetcapd: reload: anonymize policy applied\n");
+    }
+    running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
+    running.anonymize = fresh.anonymize;
   } catch (const Error& e) {
     std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
@@ -144,6 +151,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   }
   install_signal_handlers();
   install_reload_signal();
+  DaemonOptions current = opts;  // what SIGHUP compares with and updates
   zmq::context_t context;
   // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
   // subscribers need an authorized key too.
@@ -181,6 +189,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
                                               describe_source(opts.source)},
                             replay && !paced);
+  subscribers.set_anonymize_policy(opts.anonymize);
   for (const auto& endpoint : bound)
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
                  endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
@@ -214,7 +223,9 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
-    while (subscribe::receive_frames(router, frames, &routing_id)) subscribers.handle(routing_id, frames);
+    subscribe::Peer peer;
+    while (subscribe::receive_frames(router, frames, &routing_id, &peer))
+      subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
       pump.start();
@@ -246,7 +257,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       subscribers.deliver(rec, decode_message(*view, rec.ts_ns, rec.interface_id), interfaces, stats,
                           watermark());
     }
-    if (take_reload_request()) reload(opts, argc, argv, zap ? &*zap : nullptr);
+    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../options.h"
+#include "anonymize_policy.h"
 #include "source_pump.h"
 
 namespace lnetcap::daemon {
@@ -27,6 +28,7 @@ struct DaemonOptions {
   unsigned wait_subscribers = 0;     // --wait-subscribers N: start the source then
   unsigned linger_seconds = 10;      // --linger: how long END may wait for a stopped subscriber
   std::string node;                  // --node NAME (default: the host name)
+  AnonymizePolicy anonymize;         // [subscribers] anonymize-* (config file only)
   bool show_help = false, show_version = false;
 };
 

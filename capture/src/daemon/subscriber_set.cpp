@@ -27,10 +27,26 @@ SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan
   }
 }
 
-void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames) {
+void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
+  if (policy.forces_anyone() &&
+      (!anonymizing_ || policy.key_file != anonymize_policy_.key_file))
+    anonymizing_ = std::make_unique<anon::AnonymizingStage>(
+        anon::Anonymizer(anon::Anonymizer::load_or_create_key(policy.key_file)));
+  anonymize_policy_ = policy;
+  for (auto& [id, s] : subscribers_) {
+    const std::string why = policy.forces(s.peer);
+    if (s.anonymized || why.empty()) continue;
+    s.anonymized = true;
+    std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
+                 s.number, s.client.c_str(), why.c_str());
+  }
+}
+
+void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames,
+                           const subscribe::Peer& peer) {
   try {
     switch (subscribe::message_type(frames)) {
-      case subscribe::MessageType::kSubscribe: subscribe(id, frames); return;
+      case subscribe::MessageType::kSubscribe: subscribe(id, frames, peer); return;
       case subscribe::MessageType::kBye: remove(id, "left"); return;
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
@@ -39,9 +55,13 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
   }
 }
 
-void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames) {
+void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames,
+                              const subscribe::Peer& peer) {
   const subscribe::Subscribe request = subscribe::decode_subscribe(frames);
   Subscriber s;
+  s.peer = peer;
+  const std::string forced_by = anonymize_policy_.forces(peer);
+  s.anonymized = !forced_by.empty();
   try {
     s.filter = filter::Filter::parse(request.filter);
   } catch (const Error& e) {
@@ -54,14 +74,18 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.client = request.client;
   s.filter_text = request.filter;
   s.snaplen = request.snaplen;
-  if (subscribe::send_frames(router_, id, subscribe::encode(identity_)) != SendResult::kSent) {
+  subscribe::Accept accept = identity_;
+  if (s.anonymized)  // the source's description may name a NID
+    accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
+  if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
     std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
     return;
   }
-  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) subscribed: filter '%s', snaplen %s\n",
-               s.number, s.client.c_str(), s.filter_text.c_str(),
+  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) subscribed: filter '%s', snaplen %s%s%s\n",
+               s.number, s.client.c_str(), describe(peer).c_str(), s.filter_text.c_str(),
                s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
-                                                          : std::to_string(s.snaplen).c_str());
+                                                          : std::to_string(s.snaplen).c_str(),
+               s.anonymized ? ", anonymized by " : "", forced_by.c_str());
   subscribers_.emplace(id, std::move(s));
 }
 
@@ -108,33 +132,52 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
                             const std::vector<CaptureInterface>& interfaces,
                             const SourceStats& stats, std::uint64_t watermark_ns) {
   std::vector<std::string> gone;
+  // The pseudonymous record, made once for every anonymized subscriber.
+  const CapturedRecord* pseudonymous = nullptr;
+  Message pseudonymous_msg;
   for (auto& [id, s] : subscribers_) {
-    if (!s.filter.matches(msg)) continue;
-    ++s.matched;
-    if (!announce_interfaces(id, s, interfaces)) {
-      ++s.dropped;
-      continue;
+    const CapturedRecord* out = &rec;
+    const Message* decoded = &msg;
+    const std::vector<CaptureInterface>* ifaces = &interfaces;
+    if (s.anonymized) {
+      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg);
+      out = pseudonymous;
+      decoded = &pseudonymous_msg;  // no filter on real NIDs: that would be an oracle
+      ifaces = &anonymizing_->interfaces(interfaces);
     }
-    subscribe::RecordMeta m;
-    m.seq = s.matched;
-    m.counters = counters(s, stats, watermark_ns);
-    m.ts_ns = rec.ts_ns;
-    m.interface_id = rec.interface_id;
-    m.orig_len = rec.orig_len;
-    m.epb_flags = rec.epb_flags;
-    m.has_drops_before = rec.has_drops_before;
-    m.drops_before = rec.drops_before;
-    const subscribe::Frame header = subscribe::encode_record_header(m);
-    std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
-    for (const auto& c : rec.comments)
-      parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
-    switch (send(id, parts)) {
-      case SendResult::kSent: ++s.sent; break;
-      case SendResult::kQueueFull: ++s.dropped; break;
-      case SendResult::kPeerGone: gone.push_back(id); break;
-    }
+    if (!deliver_one(id, s, *out, *decoded, *ifaces, stats, watermark_ns)) gone.push_back(id);
   }
   for (const auto& id : gone) remove(id, "disconnected");
+}
+
+bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                const Message& msg, const std::vector<CaptureInterface>& interfaces,
+                                const SourceStats& stats, std::uint64_t watermark_ns) {
+  if (!s.filter.matches(msg)) return true;
+  ++s.matched;
+  if (!announce_interfaces(id, s, interfaces)) {
+    ++s.dropped;
+    return true;
+  }
+  subscribe::RecordMeta m;
+  m.seq = s.matched;
+  m.counters = counters(s, stats, watermark_ns);
+  m.ts_ns = rec.ts_ns;
+  m.interface_id = rec.interface_id;
+  m.orig_len = rec.orig_len;
+  m.epb_flags = rec.epb_flags;
+  m.has_drops_before = rec.has_drops_before;
+  m.drops_before = rec.drops_before;
+  const subscribe::Frame header = subscribe::encode_record_header(m);
+  std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
+  for (const auto& c : rec.comments)
+    parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
+  switch (send(id, parts)) {
+    case SendResult::kSent: ++s.sent; break;
+    case SendResult::kQueueFull: ++s.dropped; break;
+    case SendResult::kPeerGone: return false;
+  }
+  return true;
 }
 
 void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_ns) {

@@ -13,14 +13,17 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "../anon/anonymizing_stage.h"
 #include "../filter/filter.h"
 #include "../message.h"
 #include "../source.h"
 #include "../subscribe/protocol.h"
 #include "../subscribe/zmq_frames.h"
+#include "anonymize_policy.h"
 
 namespace lnetcap::daemon {
 
@@ -34,7 +37,14 @@ class SubscriberSet {
 
   /// A message from a subscriber: SUBSCRIBE (filter compiled, ACCEPT or a
   /// REFUSE naming the error) or BYE.  Malformed messages are logged.
-  void handle(const std::string& routing_id, const subscribe::Frames& frames);
+  /// `peer`: who libzmq says sent it (for the anonymize policy).
+  void handle(const std::string& routing_id, const subscribe::Frames& frames,
+              const subscribe::Peer& peer = {});
+  /// Sets who is forced through the anonymizer: applies to subscriptions
+  /// from now on and to current subscribers it now forces (never lifts
+  /// anonymization from a stream that has it).  Throws Error when the
+  /// anonymizer's key file cannot be read or made.
+  void set_anonymize_policy(const AnonymizePolicy& policy);
   /// Offers one source record to every subscriber whose filter matches.
   /// interfaces: the source's interfaces so far (announced as needed).
   void deliver(const CapturedRecord& rec, const Message& msg,
@@ -55,6 +65,10 @@ class SubscriberSet {
     filter::Filter filter;
     std::string filter_text;
     std::uint32_t snaplen = subscribe::kSnaplenAsCaptured;
+    subscribe::Peer peer;
+    // Forced through the anonymizer: it gets (and its filter sees) only
+    // pseudonymous records and interfaces, never the real NIDs.
+    bool anonymized = false;
     std::uint64_t matched = 0, dropped = 0, sent = 0;
     std::size_t interfaces_sent = 0;
     bool end_sent = false;
@@ -65,10 +79,14 @@ class SubscriberSet {
  private:
   subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,
                                std::uint64_t watermark_ns) const;
+  /// One record to one subscriber; false when it is gone.
+  bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
+                   const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
+                   std::uint64_t watermark_ns);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
   bool announce_interfaces(const std::string& id, Subscriber& s,
                            const std::vector<CaptureInterface>& interfaces);
-  void subscribe(const std::string& id, const subscribe::Frames& frames);
+  void subscribe(const std::string& id, const subscribe::Frames& frames, const subscribe::Peer& peer);
   void remove(const std::string& id, const char* why);
 
   zmq::socket_t& router_;
@@ -77,6 +95,8 @@ class SubscriberSet {
   std::map<std::string, Subscriber> subscribers_;
   std::uint64_t next_number_ = 1;
   std::vector<std::uint8_t> scratch_;
+  AnonymizePolicy anonymize_policy_;
+  std::unique_ptr<anon::AnonymizingStage> anonymizing_;  // while the policy forces anyone
 };
 
 }  // namespace lnetcap::daemon
