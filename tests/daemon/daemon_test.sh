@@ -467,6 +467,41 @@ anonymize-reload)
   ! grep -qF "10.0.3." "$tmp/after.out" || fail "after the reload a forced subscriber got real NIDs: $(head -1 "$tmp/after.out")"
   [ "$(wc -l <"$tmp/after.out")" -eq 3 ] || fail "after the reload: $(wc -l <"$tmp/after.out") records, wanted 3"
   kill "$d_pid"; daemon_exit d ;;
+extcap-unprivileged)
+  # Wireshark's way in, without privileges: a real tshark, as an
+  # unprivileged user, captures from the extcap interface "lnetcapd"; its
+  # capture filter becomes the subscription's and runs in the daemon.
+  need "$sample"
+  command -v tshark >/dev/null || skip "tshark not installed"
+  . "$src/tests/support/tshark-user.sh"
+  lnetcap_tshark_user
+  chmod 755 "$tmp"
+  mkdir -p "$tmp/conf/extcap"
+  # The build tree may be out of the unprivileged user's reach: a copy.
+  cp "$lnetcap" "$tmp/lnetcap"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$tmp/lnetcap" >"$tmp/conf/extcap/lnetcap"
+  chmod -R a+rX "$tmp" && chmod 755 "$tmp/conf/extcap/lnetcap"
+  user_group=$(id -gn); user_uid=$(id -u)
+  if [ -n "${RUNAS[*]}" ]; then
+    chown -R lnetcap-test "$tmp"
+    user_group=$(id -gn lnetcap-test); user_uid=$(id -u lnetcap-test)
+  fi
+  # The daemon is root's; only the socket's group lets the user in.
+  "$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$user_group" -r "$sample" --wait-subscribers 1 2>"$tmp/d.log" &
+  daemons+=($!); d_pid=$!
+  for _ in $(seq 100); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done
+  env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
+  "${RUNAS[@]}" "${env[@]}" tshark -D >"$tmp/ifaces.out" 2>"$tmp/ifaces.err" || fail "tshark -D: $(cat "$tmp/ifaces.err")"
+  contains "$tmp/ifaces.out" "lnetcapd (LNet messages through lnetcapd (no privileges))"
+  "${RUNAS[@]}" "${env[@]}" timeout 60 tshark -i lnetcapd -o "extcap.lnetcapd.from:ipc://$tmp/d.sock" \
+    -f 'opcode LDLM_ENQUEUE' -a duration:30 -w "$tmp/ws.pcapng" >"$tmp/ws.out" 2>"$tmp/ws.err" ||
+    fail "tshark -i lnetcapd: $(cat "$tmp/ws.err")"
+  daemon_exit d
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/ws.pcapng" "$tmp/direct.pcapng"
+  n=$(packets "$tmp/direct.pcapng" | wc -l)
+  contains "$tmp/d.log" "uid $user_uid) subscribed: filter 'opcode LDLM_ENQUEUE'"
+  contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
