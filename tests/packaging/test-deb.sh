@@ -76,8 +76,13 @@ has lnetcap /etc/lnetcap/lnetcapd.conf
 # daemon can run; the service is installed, not started (docs/DAEMON.md).
 dpkg-deb -I "$(deb lnetcap)" conffiles 2>/dev/null | grep -qx /etc/lnetcap/lnetcapd.conf ||
 	fail "/etc/lnetcap/lnetcapd.conf is not a conffile"
-dpkg-deb -I "$(deb lnetcap)" postinst 2>/dev/null | grep -q 'systemd-sysusers' ||
+postinst=$(dpkg-deb -I "$(deb lnetcap)" postinst 2>/dev/null)
+echo "$postinst" | grep -q 'systemd-sysusers' ||
 	fail "lnetcap's postinst does not create the lnetcap user (systemd-sysusers)"
+# The user must exist before tmpfiles.d gives it /var/lib/lnetcap.
+[ "$(echo "$postinst" | grep -n systemd-sysusers | head -1 | cut -d: -f1)" -lt \
+  "$(echo "$postinst" | grep -n systemd-tmpfiles | head -1 | cut -d: -f1)" ] ||
+	fail "lnetcap's postinst runs systemd-tmpfiles before systemd-sysusers"
 if dpkg-deb -I "$(deb lnetcap)" postinst 2>/dev/null | grep -q 'deb-systemd-invoke start'; then
 	fail "lnetcap's postinst starts lnetcapd"
 fi
