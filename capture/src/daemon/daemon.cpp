@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <optional>
 
 #include "../app.h"
@@ -213,13 +214,14 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   Clock::time_point next_heartbeat = Clock::now() + std::chrono::seconds(1), end_deadline;
   subscribe::Frames frames;
   std::string routing_id;
-  PumpedRecord item;
+  std::deque<PumpedRecord> pending;  // taken from the pump, not yet delivered
 
   for (;;) {
     zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(100));
+      zmq::poll(items, started && !ended ? 2 : 1,
+                std::chrono::milliseconds(pending.empty() || ended ? 100 : 0));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
@@ -232,7 +234,10 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       started = true;
     }
     // A bounded batch, so control messages are never kept waiting long.
-    for (int batch = 0; started && !ended && batch < 512 && pump.pop(item); ++batch) {
+    if (started && !ended && pending.empty()) pump.take_all(pending);
+    for (int batch = 0; started && !ended && batch < 512 && !pending.empty(); ++batch) {
+      PumpedRecord item = std::move(pending.front());
+      pending.pop_front();
       for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
       stats = item.stats;
       if (item.end) {
@@ -254,7 +259,10 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
         std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
         continue;
       }
-      subscribers.deliver(rec, decode_message(*view, rec.ts_ns, rec.interface_id), interfaces, stats,
+      // Decoding costs more than delivering: only when a filter needs it.
+      const Message msg =
+          subscribers.needs_decoding() ? decode_message(*view, rec.ts_ns, rec.interface_id) : Message{};
+      subscribers.deliver(rec, msg, interfaces, stats,
                           watermark());
     }
     if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);

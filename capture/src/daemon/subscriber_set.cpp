@@ -180,6 +180,12 @@ bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const Capt
   return true;
 }
 
+bool SubscriberSet::needs_decoding() const {
+  for (const auto& [id, s] : subscribers_)
+    if (!s.anonymized && !s.filter.empty()) return true;
+  return false;
+}
+
 void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_ns) {
   std::vector<std::string> gone;
   for (auto& [id, s] : subscribers_)

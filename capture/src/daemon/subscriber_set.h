@@ -58,6 +58,9 @@ class SubscriberSet {
   /// Logs every subscriber's counters (at exit).
   void log_totals() const;
   std::size_t size() const { return subscribers_.size(); }
+  /// Whether deliver() needs the decoded message: some subscriber filters.
+  /// (Anonymized ones decode the pseudonymous record themselves.)
+  bool needs_decoding() const;
 
   struct Subscriber {
     std::uint64_t number = 0;  // 1, 2, ... in order of subscription (logs)
