@@ -445,6 +445,94 @@ CONF
   kill -0 "$r_pid" 2>/dev/null || fail "a broken config on reload stopped the daemon"
   expect_exit 0 still "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
   kill "$r_pid"; daemon_exit r ;;
+anonymize-forced)
+  # [subscribers] anonymize-users forces this user's subscriptions through
+  # the anonymizer: what it gets equals `lnetcap --anonymize` with the same
+  # key, record for record; no real NID reaches it, not even by filtering.
+  need "$sample"
+  real_nids=$("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u)
+  [ -n "$real_nids" ] || fail "no NIDs in $sample"
+  forced_config() {  # forced_config USERS
+    printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$1" "$tmp/anon.key" >"$tmp/anon.conf"
+  }
+  no_real_nids() {  # no_real_nids CAPTURE
+    "$lnetcap" -r "$1" >"$tmp/check.txt" 2>&1 || fail "cannot read $1"
+    [ "$(wc -l <"$tmp/check.txt")" -gt 1 ] || fail "$1 is empty"
+    for nid in $real_nids; do
+      ! grep -qF "$nid" "$tmp/check.txt" || fail "real NID $nid reached a forced subscriber (text of $1)"
+      ! grep -aqF "$nid" "$1" || fail "real NID $nid is in $1's bytes"
+    done
+  }
+  forced_config "$(id -un)"
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng"
+  daemon_exit d
+  no_real_nids "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  contains "$tmp/d.log" "anonymized by anonymize-users"
+  # A filter naming a real NID matches nothing: the filter sees pseudonyms.
+  first_nid=$(echo "$real_nids" | head -1)
+  start_daemon o -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 oracle "$lnetcap" --from "$(uri o)" -q nid "$first_nid"
+  [ ! -s "$tmp/oracle.out" ] || fail "a forced subscriber's filter matched the real NID $first_nid"
+  daemon_exit o
+  # Another user is not forced (the control: the same daemon config shape).
+  forced_config nobody
+  start_daemon n -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 plain "$lnetcap" --from "$(uri n)" -w "$tmp/plain.pcapng"
+  daemon_exit n
+  expect_exit 0 real "$lnetcap" -r "$sample" -w "$tmp/real.pcapng"
+  same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng" ;;
+anonymize-reload)
+  # SIGHUP applies a new anonymize policy to the next subscription.
+  need "$sample"
+  printf '[subscribers]\nanonymize-users = nobody\nanonymize-key = %s\n' "$tmp/anon.key" >"$tmp/anon.conf"
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --rate 20
+  expect_exit 0 before "$lnetcap" --from "$(uri d)" -c 3
+  grep -qF "10.0.3." "$tmp/before.out" || fail "an unforced subscriber did not get the real NIDs"
+  printf '[subscribers]\nanonymize-users = nobody;%s\nanonymize-key = %s\n' "$(id -un)" "$tmp/anon.key" >"$tmp/anon.conf"
+  kill -HUP "$d_pid"
+  wait_for_log "$tmp/d.log" "reload: anonymize policy applied"
+  expect_exit 0 after "$lnetcap" --from "$(uri d)" -c 3
+  ! grep -qF "10.0.3." "$tmp/after.out" || fail "after the reload a forced subscriber got real NIDs: $(head -1 "$tmp/after.out")"
+  [ "$(wc -l <"$tmp/after.out")" -eq 3 ] || fail "after the reload: $(wc -l <"$tmp/after.out") records, wanted 3"
+  kill "$d_pid"; daemon_exit d ;;
+extcap-unprivileged)
+  # Wireshark's way in, without privileges: a real tshark, as an
+  # unprivileged user, captures from the extcap interface "lnetcapd"; its
+  # capture filter becomes the subscription's and runs in the daemon.
+  need "$sample"
+  command -v tshark >/dev/null || skip "tshark not installed"
+  . "$src/tests/support/tshark-user.sh"
+  lnetcap_tshark_user
+  chmod 755 "$tmp"
+  mkdir -p "$tmp/conf/extcap"
+  # The build tree may be out of the unprivileged user's reach: a copy.
+  cp "$lnetcap" "$tmp/lnetcap"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$tmp/lnetcap" >"$tmp/conf/extcap/lnetcap"
+  chmod -R a+rX "$tmp" && chmod 755 "$tmp/conf/extcap/lnetcap"
+  user_group=$(id -gn); user_uid=$(id -u)
+  if [ -n "${RUNAS[*]}" ]; then
+    chown -R lnetcap-test "$tmp"
+    user_group=$(id -gn lnetcap-test); user_uid=$(id -u lnetcap-test)
+  fi
+  # The daemon is root's; only the socket's group lets the user in.
+  "$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$user_group" -r "$sample" --wait-subscribers 1 2>"$tmp/d.log" &
+  daemons+=($!); d_pid=$!
+  for _ in $(seq 100); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done
+  env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
+  "${RUNAS[@]}" "${env[@]}" tshark -D >"$tmp/ifaces.out" 2>"$tmp/ifaces.err" || fail "tshark -D: $(cat "$tmp/ifaces.err")"
+  contains "$tmp/ifaces.out" "lnetcapd (LNet messages through lnetcapd (no privileges))"
+  "${RUNAS[@]}" "${env[@]}" timeout 60 tshark -i lnetcapd -o "extcap.lnetcapd.from:ipc://$tmp/d.sock" \
+    -f 'opcode LDLM_ENQUEUE' -a duration:30 -w "$tmp/ws.pcapng" >"$tmp/ws.out" 2>"$tmp/ws.err" ||
+    fail "tshark -i lnetcapd: $(cat "$tmp/ws.err")"
+  daemon_exit d
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/ws.pcapng" "$tmp/direct.pcapng"
+  n=$(packets "$tmp/direct.pcapng" | wc -l)
+  contains "$tmp/d.log" "uid $user_uid) subscribed: filter 'opcode LDLM_ENQUEUE'"
+  contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
@@ -618,6 +706,31 @@ CONF
   expect_exit 1 trig "$lnetcapd" --config "$tmp/trig.conf" -r "$sample"
   contains "$tmp/trig.err" "$tmp/trig.conf:5: [recorder] trigger: filter: "
   contains "$tmp/trig.err" "'pot'" ;;
+dump-anonymized)
+  # A subscriber forced through the anonymizer gets its dumps anonymized
+  # too: equal to lnetcap --anonymize with the daemon's key, no real NID,
+  # and its filter sees only pseudonyms.
+  need "$sample"
+  printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$(id -un)" "$tmp/anon.key" >"$tmp/anon.conf"
+  mkdir "$tmp/inc"  # a trigger naming a real NID: --status must not show it to this user
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --recorder-size 64M --keep-serving \
+    --trigger 'nid 10.0.3.1@tcp and status < 0' --trigger-dir "$tmp/inc"
+  wait_replayed d 149
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/dump.pcapng" "$tmp/direct.pcapng"
+  for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
+    ! grep -aqF "$nid" "$tmp/dump.pcapng" || fail "real NID $nid is in the dump"
+    expect_exit 0 oracle "$lnetcap" --from "$(uri d)" --dump -q nid "$nid"
+    [ ! -s "$tmp/oracle.out" ] || fail "a forced dump's filter matched the real NID $nid"
+  done
+  status d
+  contains "$tmp/d.status" "records held:                     149"
+  contains "$tmp/d.status" "trigger:                          'nid "
+  for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
+    ! grep -qF "$nid" "$tmp/d.status" || fail "real NID $nid in a forced user's --status"
+  done
+  kill -TERM "$d_pid"; daemon_exit d ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$case]"

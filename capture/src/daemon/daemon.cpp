@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <optional>
 
 #include "../app.h"
@@ -103,7 +104,8 @@ std::string describe_source(const Options& o) {
 // SIGHUP: re-reads the config file and command line; applies what can
 // change while serving (the authorized keys) and names what needs a
 // restart.  A bad file changes nothing: the daemon goes on as it was.
-void reload(const DaemonOptions& running, int argc, char** argv, ZapHandler* zap) {
+// Updates `running` with what it applied.
+void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers) {
   const std::string file = running.config_path.empty() ? "the command line" : running.config_path;
   DaemonOptions fresh;
   try {
@@ -115,6 +117,12 @@ void reload(const DaemonOptions& running, int argc, char** argv, ZapHandler* zap
       std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
                    fresh.authorized_keys.c_str());
     }
+    if (!(fresh.anonymize == running.anonymize)) {
+      subscribers.set_anonymize_policy(fresh.anonymize);
+      std::fprintf(stderr, "lnetcapd: reload: anonymize policy applied\n");
+    }
+    running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
+    running.anonymize = fresh.anonymize;
   } catch (const Error& e) {
     std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
@@ -145,6 +153,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   }
   install_signal_handlers();
   install_reload_signal();
+  DaemonOptions current = opts;  // what SIGHUP compares with and updates
   zmq::context_t context;
   // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
   // subscribers need an authorized key too.
@@ -185,6 +194,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   RecorderAndMetrics extras(opts, opts.node.empty() ? host_name() : opts.node, describe_source(opts.source));
   subscribers.set_recorder(extras.recorder());
   subscribers.set_status([&extras] { return extras.status(); });
+  subscribers.set_anonymize_policy(opts.anonymize);
   for (const auto& endpoint : bound)
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
                  endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
@@ -208,25 +218,31 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   Clock::time_point next_heartbeat = Clock::now() + std::chrono::seconds(1), end_deadline;
   subscribe::Frames frames;
   std::string routing_id;
-  PumpedRecord item;
-  bool dumping = false;  // a flight recorder dump is being sent: poll often
+  std::deque<PumpedRecord> pending;  // taken from the pump, not yet delivered
+  bool dumping = false;              // a flight recorder dump is being sent: poll often
 
   for (;;) {
     zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(dumping ? 2 : 100));
+      zmq::poll(items, started && !ended ? 2 : 1,
+                std::chrono::milliseconds(pending.empty() || ended ? (dumping ? 2 : 100) : 0));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
-    while (subscribe::receive_frames(router, frames, &routing_id)) subscribers.handle(routing_id, frames);
+    subscribe::Peer peer;
+    while (subscribe::receive_frames(router, frames, &routing_id, &peer))
+      subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
       pump.start();
       started = true;
     }
     // A bounded batch, so control messages are never kept waiting long.
-    for (int batch = 0; started && !ended && batch < 512 && pump.pop(item); ++batch) {
+    if (started && !ended && pending.empty()) pump.take_all(pending);
+    for (int batch = 0; started && !ended && batch < 512 && !pending.empty(); ++batch) {
+      PumpedRecord item = std::move(pending.front());
+      pending.pop_front();
       for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
       stats = item.stats;
       if (item.end) {
@@ -249,13 +265,17 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
         std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
         continue;
       }
-      const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      // Decoding costs more than delivering: only when a filter, the
+      // trigger or the metrics need it.
+      const Message msg = subscribers.needs_decoding() || extras.needs_decoding()
+                              ? decode_message(*view, rec.ts_ns, rec.interface_id)
+                              : Message{};
       extras.observe(rec, msg, interfaces);
       subscribers.deliver(rec, msg, interfaces, stats, watermark());
     }
     dumping = subscribers.pump_dumps(interfaces, stats);
     extras.update(stats, subscribers.size(), subscribers.total_dropped());
-    if (take_reload_request()) reload(opts, argc, argv, zap ? &*zap : nullptr);
+    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../options.h"
+#include "anonymize_policy.h"
 #include "flight_recorder.h"
 #include "rpc_metrics.h"
 #include "source_pump.h"
@@ -30,6 +31,7 @@ struct DaemonOptions {
   unsigned wait_subscribers = 0;     // --wait-subscribers N: start the source then
   unsigned linger_seconds = 10;      // --linger: how long END may wait for a stopped subscriber
   std::string node;                  // --node NAME (default: the host name)
+  AnonymizePolicy anonymize;         // [subscribers] anonymize-* (config file only)
   bool keep_serving = false;         // --keep-serving: a replay's end does not stop the daemon
   RecorderConfig recorder;           // --recorder-size, --recorder-seconds
   TriggerConfig trigger;             // --trigger, --trigger-*

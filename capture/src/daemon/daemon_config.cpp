@@ -3,6 +3,10 @@
 // is the commented example).  Key names are the long option names.
 #include "daemon_config.h"
 
+#include <pwd.h>
+
+#include <charconv>
+
 #include "../error.h"
 #include "recorder_config.h"
 
@@ -55,6 +59,27 @@ void parse_subscribers(ConfigGroup& g, DaemonOptions& o) {
   if (auto v = g.number("queue", 1, 10000000)) o.queue = static_cast<int>(*v);
   if (auto v = g.number("wait-subscribers", 0, 10000)) o.wait_subscribers = static_cast<unsigned>(*v);
   if (auto v = g.number("linger", 0, 86400)) o.linger_seconds = static_cast<unsigned>(*v);
+  if (auto v = g.boolean("anonymize-all")) o.anonymize.all = *v;
+  if (auto v = g.list("anonymize-users"))
+    for (const auto& name : *v) {
+      uid_t uid = 0;
+      auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), uid);
+      if (ec == std::errc() && p == name.data() + name.size()) {
+        o.anonymize.users.insert(uid);
+      } else if (const passwd* pw = ::getpwnam(name.c_str())) {
+        o.anonymize.users.insert(pw->pw_uid);
+      } else {
+        g.fail("anonymize-users", "no user '" + name + "'", "name existing users or uids, separated by ';'");
+      }
+    }
+  if (auto v = g.list("anonymize-keys"))
+    for (const auto& key : *v) {
+      if (key.size() != 40)
+        g.fail("anonymize-keys", "'" + key + "' is not a Z85 public key (40 characters)",
+               "copy the key lnetcapd --gen-key printed, keys separated by ';'");
+      o.anonymize.keys.insert(key);
+    }
+  if (auto v = g.string("anonymize-key")) o.anonymize.key_file = *v;
 }
 
 }  // namespace

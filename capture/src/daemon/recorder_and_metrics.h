@@ -30,6 +30,9 @@ class RecorderAndMetrics {
   /// Every record the source delivers, in order, with its decoding.
   void observe(const CapturedRecord& rec, const Message& msg,
                const std::vector<CaptureInterface>& interfaces);
+  /// Whether observe() needs the decoded message (the trigger's filter and
+  /// the metrics do; the recorder alone keeps bytes).
+  bool needs_decoding() const { return trigger_.has_value() || metrics_.has_value(); }
   /// The source ended: open trigger windows are written.
   void finish(const std::vector<CaptureInterface>& interfaces);
   /// The daemon's counters, for the next scrape and STATUS.

@@ -28,14 +28,35 @@ SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan
   }
 }
 
-void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames) {
+void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
+  if (policy.forces_anyone() &&
+      (!anonymizing_ || policy.key_file != anonymize_policy_.key_file))
+    anonymizing_ = std::make_unique<anon::AnonymizingStage>(
+        anon::Anonymizer(anon::Anonymizer::load_or_create_key(policy.key_file)));
+  anonymize_policy_ = policy;
+  for (auto& [id, s] : subscribers_) {
+    const std::string why = policy.forces(s.peer);
+    if (s.anonymized || why.empty()) continue;
+    s.anonymized = true;
+    std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
+                 s.number, s.client.c_str(), why.c_str());
+  }
+}
+
+void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames,
+                           const subscribe::Peer& peer) {
   try {
     switch (subscribe::message_type(frames)) {
-      case subscribe::MessageType::kSubscribe: subscribe(id, frames, false); return;
-      case subscribe::MessageType::kDump: subscribe(id, frames, true); return;
-      case subscribe::MessageType::kStatus:
-        subscribe::send_frames(router_, id, subscribe::encode(status_ ? status_() : subscribe::Status{}));
+      case subscribe::MessageType::kSubscribe: subscribe(id, frames, peer, false); return;
+      case subscribe::MessageType::kDump: subscribe(id, frames, peer, true); return;
+      case subscribe::MessageType::kStatus: {
+        subscribe::Status st = status_ ? status_() : subscribe::Status{};
+        // The source, the trigger filter may name NIDs: pseudonyms for a forced user.
+        if (!anonymize_policy_.forces(peer).empty())
+          for (auto& item : st.items) item.second = anonymizing_->anonymizer().rewrite_text(item.second);
+        subscribe::send_frames(router_, id, subscribe::encode(st));
         return;
+      }
       case subscribe::MessageType::kBye: remove(id, "left"); return;
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
@@ -44,7 +65,8 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
   }
 }
 
-void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames, bool dump) {
+void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames,
+                              const subscribe::Peer& peer, bool dump) {
   const subscribe::Subscribe request = dump ? subscribe::decode_dump(frames) : subscribe::decode_subscribe(frames);
   if (dump && !recorder_) {
     std::fprintf(stderr, "lnetcapd: refused a dump for %s: no flight recorder\n", request.client.c_str());
@@ -56,6 +78,9 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
     return;
   }
   Subscriber s;
+  s.peer = peer;
+  const std::string forced_by = anonymize_policy_.forces(peer);
+  s.anonymized = !forced_by.empty();
   try {
     s.filter = filter::Filter::parse(request.filter);
   } catch (const Error& e) {
@@ -70,17 +95,21 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.snaplen = request.snaplen;
   s.dump = dump;
   if (dump) s.backlog.assign(recorder_->held().begin(), recorder_->held().end());
-  if (subscribe::send_frames(router_, id, subscribe::encode(identity_)) != SendResult::kSent) {
+  subscribe::Accept accept = identity_;
+  if (s.anonymized)  // the source's description may name a NID
+    accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
+  if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
     std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
     return;
   }
-  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) %s: filter '%s', snaplen %s\n",
-               s.number, s.client.c_str(),
+  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) %s: filter '%s', snaplen %s%s%s\n",
+               s.number, s.client.c_str(), describe(peer).c_str(),
                dump ? ("asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records").c_str()
                     : "subscribed",
                s.filter_text.c_str(),
                s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
-                                                          : std::to_string(s.snaplen).c_str());
+                                                          : std::to_string(s.snaplen).c_str(),
+               s.anonymized ? ", anonymized by " : "", forced_by.c_str());
   if (dump) ++dumps_;
   subscribers_.emplace(id, std::move(s));
 }
@@ -125,10 +154,49 @@ bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
   return true;
 }
 
+void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
+                            const std::vector<CaptureInterface>& interfaces,
+                            const SourceStats& stats, std::uint64_t watermark_ns) {
+  std::vector<std::string> gone;
+  // The pseudonymous record, made once for every anonymized subscriber.
+  const CapturedRecord* pseudonymous = nullptr;
+  Message pseudonymous_msg;
+  for (auto& [id, s] : subscribers_) {
+    if (s.dump) continue;  // it gets the recorder's records (pump_dumps)
+    const CapturedRecord* out = &rec;
+    const Message* decoded = &msg;
+    const std::vector<CaptureInterface>* ifaces = &interfaces;
+    if (s.anonymized) {
+      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg);
+      out = pseudonymous;
+      decoded = &pseudonymous_msg;  // no filter on real NIDs: that would be an oracle
+      ifaces = &anonymizing_->interfaces(interfaces);
+    }
+    if (!deliver_one(id, s, *out, *decoded, *ifaces, stats, watermark_ns)) gone.push_back(id);
+  }
+  for (const auto& id : gone) remove(id, "disconnected");
+}
+
+bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                const Message& msg, const std::vector<CaptureInterface>& interfaces,
+                                const SourceStats& stats, std::uint64_t watermark_ns) {
+  if (!s.filter.matches(msg)) return true;
+  ++s.matched;
+  switch (send_record(id, s, rec, s.matched, interfaces, stats, watermark_ns)) {
+    case SendResult::kSent: ++s.sent; break;
+    case SendResult::kQueueFull:
+      ++s.dropped;
+      ++total_dropped_;
+      break;
+    case SendResult::kPeerGone: return false;
+  }
+  return true;
+}
+
 SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
-                                      std::uint64_t seq,
-                                      const std::vector<CaptureInterface>& interfaces,
+                                      std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
                                       const SourceStats& stats, std::uint64_t watermark_ns) {
+  // Interfaces first: when one does not fit in the queue, neither would the record.
   if (!announce_interfaces(id, s, interfaces)) return SendResult::kQueueFull;
   subscribe::RecordMeta m;
   m.seq = seq;
@@ -147,22 +215,6 @@ SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, cons
   return send(id, parts);
 }
 
-void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
-                            const std::vector<CaptureInterface>& interfaces,
-                            const SourceStats& stats, std::uint64_t watermark_ns) {
-  std::vector<std::string> gone;
-  for (auto& [id, s] : subscribers_) {
-    if (s.dump || !s.filter.matches(msg)) continue;
-    ++s.matched;
-    switch (send_record(id, s, rec, s.matched, interfaces, stats, watermark_ns)) {
-      case SendResult::kSent: ++s.sent; break;
-      case SendResult::kQueueFull: ++s.dropped; ++total_dropped_; break;
-      case SendResult::kPeerGone: gone.push_back(id); break;
-    }
-  }
-  for (const auto& id : gone) remove(id, "disconnected");
-}
-
 bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) {
   bool pending = false;
   std::vector<std::string> gone, done;
@@ -171,15 +223,26 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
     SendResult r = SendResult::kSent;
     // A bounded batch, so the capture is never kept waiting long.
     for (int batch = 0; batch < 512 && !s.backlog.empty() && r == SendResult::kSent; ++batch) {
-      const StoredRecord& stored = *s.backlog.front();
-      const CapturedRecord rec = stored.view();
+      CapturedRecord rec = s.backlog.front()->view();
       std::string why;
       const auto view = parse_record(rec.bytes, &why);
-      if (!view || !s.filter.matches(decode_message(*view, rec.ts_ns, rec.interface_id))) {
+      if (!view) {
         s.backlog.pop_front();
         continue;
       }
-      r = send_record(id, s, rec, s.matched + 1, interfaces, stats, 0);
+      Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      const std::vector<CaptureInterface>* ifaces = &interfaces;
+      if (s.anonymized) {  // as its live stream would be: pseudonyms only, filter included
+        Message pseudonymous;
+        rec = anonymizing_->apply(rec, pseudonymous);
+        msg = pseudonymous;
+        ifaces = &anonymizing_->interfaces(interfaces);
+      }
+      if (!s.filter.matches(msg)) {
+        s.backlog.pop_front();
+        continue;
+      }
+      r = send_record(id, s, rec, s.matched + 1, *ifaces, stats, 0);
       if (r == SendResult::kSent) {
         ++s.matched;
         ++s.sent;
@@ -206,6 +269,12 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
   for (const auto& id : gone) remove(id, "disconnected");
   for (const auto& id : done) remove(id, "got its dump");
   return pending;
+}
+
+bool SubscriberSet::needs_decoding() const {
+  for (const auto& [id, s] : subscribers_)
+    if (!s.dump && !s.anonymized && !s.filter.empty()) return true;
+  return false;
 }
 
 void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_ns) {

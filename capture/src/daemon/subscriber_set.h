@@ -15,14 +15,17 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "../anon/anonymizing_stage.h"
 #include "../filter/filter.h"
 #include "../message.h"
 #include "../source.h"
 #include "../subscribe/protocol.h"
 #include "../subscribe/zmq_frames.h"
+#include "anonymize_policy.h"
 #include "flight_recorder.h"
 
 namespace lnetcap::daemon {
@@ -38,13 +41,21 @@ class SubscriberSet {
   /// A message from a subscriber: SUBSCRIBE (filter compiled, ACCEPT or a
   /// REFUSE naming the error), DUMP (the same, for the flight recorder's
   /// records), STATUS (answered at once) or BYE.  Malformed messages are logged.
-  void handle(const std::string& routing_id, const subscribe::Frames& frames);
+  /// `peer`: who libzmq says sent it (for the anonymize policy).
+  void handle(const std::string& routing_id, const subscribe::Frames& frames,
+              const subscribe::Peer& peer = {});
+  /// Sets who is forced through the anonymizer: applies to subscriptions
+  /// from now on and to current subscribers it now forces (never lifts
+  /// anonymization from a stream that has it).  Throws Error when the
+  /// anonymizer's key file cannot be read or made.
+  void set_anonymize_policy(const AnonymizePolicy& policy);
   /// The flight recorder DUMP requests read (none: DUMP is refused).
   void set_recorder(const FlightRecorder* recorder) { recorder_ = recorder; }
   /// What a STATUS request is answered with.
   void set_status(std::function<subscribe::Status()> status) { status_ = std::move(status); }
   /// Sends what fits of every pending dump (never dropping: a dump waits
   /// for its reader), then its END; a finished dump leaves the set.
+  /// Anonymized subscribers get the dump's records anonymized too.
   /// True while some dump still has records to send.
   bool pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats);
   /// Offers one source record to every subscriber whose filter matches.
@@ -64,6 +75,9 @@ class SubscriberSet {
   std::size_t size() const { return subscribers_.size() - dumps_; }
   /// Records dropped for any subscriber so far (those gone included).
   std::uint64_t total_dropped() const { return total_dropped_; }
+  /// Whether deliver() needs the decoded message: some subscriber filters.
+  /// (Anonymized ones decode the pseudonymous record themselves.)
+  bool needs_decoding() const;
 
   struct Subscriber {
     std::uint64_t number = 0;  // 1, 2, ... in order of subscription (logs)
@@ -71,6 +85,10 @@ class SubscriberSet {
     filter::Filter filter;
     std::string filter_text;
     std::uint32_t snaplen = subscribe::kSnaplenAsCaptured;
+    subscribe::Peer peer;
+    // Forced through the anonymizer: it gets (and its filter sees) only
+    // pseudonymous records and interfaces, never the real NIDs.
+    bool anonymized = false;
     std::uint64_t matched = 0, dropped = 0, sent = 0;
     std::size_t interfaces_sent = 0;
     bool end_sent = false;
@@ -83,13 +101,18 @@ class SubscriberSet {
  private:
   subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,
                                std::uint64_t watermark_ns) const;
+  /// One record to one subscriber; false when it is gone.
+  bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
+                   const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
+                   std::uint64_t watermark_ns);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
   bool announce_interfaces(const std::string& id, Subscriber& s,
                            const std::vector<CaptureInterface>& interfaces);
-  void subscribe(const std::string& id, const subscribe::Frames& frames, bool dump);
+  void subscribe(const std::string& id, const subscribe::Frames& frames, const subscribe::Peer& peer,
+                 bool dump);
+  /// The record (its interfaces first) as this subscriber's number seq.
   subscribe::SendResult send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
-                                    std::uint64_t seq,
-                                    const std::vector<CaptureInterface>& interfaces,
+                                    std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
                                     const SourceStats& stats, std::uint64_t watermark_ns);
   void remove(const std::string& id, const char* why);
 
@@ -103,6 +126,8 @@ class SubscriberSet {
   const FlightRecorder* recorder_ = nullptr;
   std::function<subscribe::Status()> status_;
   std::vector<std::uint8_t> scratch_;
+  AnonymizePolicy anonymize_policy_;
+  std::unique_ptr<anon::AnonymizingStage> anonymizing_;  // while the policy forces anyone
 };
 
 }  // namespace lnetcap::daemon
