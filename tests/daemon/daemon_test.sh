@@ -502,6 +502,28 @@ extcap-unprivileged)
   n=$(packets "$tmp/direct.pcapng" | wc -l)
   contains "$tmp/d.log" "uid $user_uid) subscribed: filter 'opcode LDLM_ENQUEUE'"
   contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
+anonymize-keys)
+  # Over CurveZMQ the key the handshake proved decides: of two subscribers
+  # served at once, the one whose key is in anonymize-keys gets pseudonyms,
+  # the other the real records.
+  need "$sample"
+  expect_exit 0 k1 "$lnetcapd" --gen-key "$tmp/forced.key"
+  expect_exit 0 k2 "$lnetcapd" --gen-key "$tmp/plain.key"
+  cat "$tmp/k1.out" "$tmp/k2.out" >"$tmp/authorized"
+  printf '[subscribers]\nanonymize-keys = %s\nanonymize-key = %s\n' "$(cat "$tmp/k1.out")" "$tmp/anon.key" >"$tmp/anon.conf"
+  start_curve_daemon c -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 2 \
+    --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key"
+  "$lnetcap" --from "$c_uri" --curve-key "$tmp/forced.key" --server-key "$tmp/server.key" -w "$tmp/forced.pcapng" 2>"$tmp/forced.err" &
+  forced_pid=$!
+  expect_exit 0 plain "$lnetcap" --from "$c_uri" --curve-key "$tmp/plain.key" --server-key "$tmp/server.key" -w "$tmp/plain.pcapng"
+  wait "$forced_pid" || fail "the forced subscriber failed: $(cat "$tmp/forced.err")"
+  daemon_exit c
+  expect_exit 0 anon "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/anon.pcapng"
+  expect_exit 0 real "$lnetcap" -r "$sample" -w "$tmp/real.pcapng"
+  same_packets "$tmp/forced.pcapng" "$tmp/anon.pcapng"
+  same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng"
+  contains "$tmp/c.log" "key $(cat "$tmp/k1.out")) subscribed"
+  contains "$tmp/c.log" "anonymized by anonymize-keys" ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
