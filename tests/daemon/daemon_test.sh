@@ -365,6 +365,7 @@ config-errors)
   printf '[listen]\ngroup = x\n[subscribers]\n# the bound\nqueu = 5\n' | bad_config key "$tmp/key.conf:5: [subscribers] queu: unknown key"
   printf '[subscribers]\nqueue = five\n' | bad_config number "$tmp/number.conf:2: [subscribers] queue: 'five' is not a number from 1 to 10000000"
   printf '[security]\nallow-insecure-tcp = maybe\n' | bad_config bool "$tmp/bool.conf:2: [security] allow-insecure-tcp: 'maybe' is not a boolean"
+  printf '[source]\nfilter = type pot\n' | bad_config filter "$tmp/filter.conf:2: [source] filter: filter: unknown LNet message type 'pot'"
   printf '[source]\nattach = kretprobe\n' | bad_config attach "$tmp/attach.conf:2: [source] attach: 'kretprobe' is not an attach mode"
   expect_exit 1 missing "$lnetcapd" --config "$tmp/absent.conf"
   contains "$tmp/missing.err" "cannot read config file $tmp/absent.conf"
@@ -524,6 +525,21 @@ anonymize-keys)
   same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng"
   contains "$tmp/c.log" "key $(cat "$tmp/k1.out")) subscribed"
   contains "$tmp/c.log" "anonymized by anonymize-keys" ;;
+source-filter)
+  # [source] filter bounds what the daemon serves at all: a subscriber gets
+  # the records both filters accept, nothing else.
+  need "$sample"
+  printf '[source]\nfilter = opcode LDLM_ENQUEUE\n' >"$tmp/src.conf"
+  start_daemon d -r "$sample" --config "$tmp/src.conf" --wait-subscribers 2
+  "$lnetcap" --from "$(uri d)" -w "$tmp/all.pcapng" 2>"$tmp/all.err" & all_pid=$!
+  expect_exit 0 puts "$lnetcap" --from "$(uri d)" -w "$tmp/puts.pcapng" type put
+  wait "$all_pid" || fail "the unfiltered subscriber failed: $(cat "$tmp/all.err")"
+  daemon_exit d
+  expect_exit 0 d1 "$lnetcap" -r "$sample" -w "$tmp/want_all.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 d2 "$lnetcap" -r "$sample" -w "$tmp/want_puts.pcapng" opcode LDLM_ENQUEUE and type put
+  same_packets "$tmp/all.pcapng" "$tmp/want_all.pcapng"
+  same_packets "$tmp/puts.pcapng" "$tmp/want_puts.pcapng"
+  [ "$(packets "$tmp/all.pcapng" | wc -l)" -lt 149 ] || fail "the source filter let everything through" ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
