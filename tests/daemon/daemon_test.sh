@@ -396,6 +396,7 @@ config-errors)
   printf '[listen]\ngroup = x\n[subscribers]\n# the bound\nqueu = 5\n' | bad_config key "$tmp/key.conf:5: [subscribers] queu: unknown key"
   printf '[subscribers]\nqueue = five\n' | bad_config number "$tmp/number.conf:2: [subscribers] queue: 'five' is not a number from 1 to 10000000"
   printf '[security]\nallow-insecure-tcp = maybe\n' | bad_config bool "$tmp/bool.conf:2: [security] allow-insecure-tcp: 'maybe' is not a boolean"
+  printf '[source]\nfilter = type pot\n' | bad_config filter "$tmp/filter.conf:2: [source] filter: filter: unknown LNet message type 'pot'"
   printf '[source]\nattach = kretprobe\n' | bad_config attach "$tmp/attach.conf:2: [source] attach: 'kretprobe' is not an attach mode"
   expect_exit 1 missing "$lnetcapd" --config "$tmp/absent.conf"
   contains "$tmp/missing.err" "cannot read config file $tmp/absent.conf"
@@ -533,6 +534,43 @@ extcap-unprivileged)
   n=$(packets "$tmp/direct.pcapng" | wc -l)
   contains "$tmp/d.log" "uid $user_uid) subscribed: filter 'opcode LDLM_ENQUEUE'"
   contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
+anonymize-keys)
+  # Over CurveZMQ the key the handshake proved decides: of two subscribers
+  # served at once, the one whose key is in anonymize-keys gets pseudonyms,
+  # the other the real records.
+  need "$sample"
+  expect_exit 0 k1 "$lnetcapd" --gen-key "$tmp/forced.key"
+  expect_exit 0 k2 "$lnetcapd" --gen-key "$tmp/plain.key"
+  cat "$tmp/k1.out" "$tmp/k2.out" >"$tmp/authorized"
+  printf '[subscribers]\nanonymize-keys = %s\nanonymize-key = %s\n' "$(cat "$tmp/k1.out")" "$tmp/anon.key" >"$tmp/anon.conf"
+  start_curve_daemon c -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 2 \
+    --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key"
+  "$lnetcap" --from "$c_uri" --curve-key "$tmp/forced.key" --server-key "$tmp/server.key" -w "$tmp/forced.pcapng" 2>"$tmp/forced.err" &
+  forced_pid=$!
+  expect_exit 0 plain "$lnetcap" --from "$c_uri" --curve-key "$tmp/plain.key" --server-key "$tmp/server.key" -w "$tmp/plain.pcapng"
+  wait "$forced_pid" || fail "the forced subscriber failed: $(cat "$tmp/forced.err")"
+  daemon_exit c
+  expect_exit 0 anon "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/anon.pcapng"
+  expect_exit 0 real "$lnetcap" -r "$sample" -w "$tmp/real.pcapng"
+  same_packets "$tmp/forced.pcapng" "$tmp/anon.pcapng"
+  same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng"
+  contains "$tmp/c.log" "key $(cat "$tmp/k1.out")) subscribed"
+  contains "$tmp/c.log" "anonymized by anonymize-keys" ;;
+source-filter)
+  # [source] filter bounds what the daemon serves at all: a subscriber gets
+  # the records both filters accept, nothing else.
+  need "$sample"
+  printf '[source]\nfilter = opcode LDLM_ENQUEUE\n' >"$tmp/src.conf"
+  start_daemon d -r "$sample" --config "$tmp/src.conf" --wait-subscribers 2
+  "$lnetcap" --from "$(uri d)" -w "$tmp/all.pcapng" 2>"$tmp/all.err" & all_pid=$!
+  expect_exit 0 puts "$lnetcap" --from "$(uri d)" -w "$tmp/puts.pcapng" type put
+  wait "$all_pid" || fail "the unfiltered subscriber failed: $(cat "$tmp/all.err")"
+  daemon_exit d
+  expect_exit 0 d1 "$lnetcap" -r "$sample" -w "$tmp/want_all.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 d2 "$lnetcap" -r "$sample" -w "$tmp/want_puts.pcapng" opcode LDLM_ENQUEUE and type put
+  same_packets "$tmp/all.pcapng" "$tmp/want_all.pcapng"
+  same_packets "$tmp/puts.pcapng" "$tmp/want_puts.pcapng"
+  [ "$(packets "$tmp/all.pcapng" | wc -l)" -lt 149 ] || fail "the source filter let everything through" ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
@@ -730,6 +768,17 @@ dump-anonymized)
   for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
     ! grep -qF "$nid" "$tmp/d.status" || fail "real NID $nid in a forced user's --status"
   done
+  kill -TERM "$d_pid"; daemon_exit d ;;
+dump-source-filter)
+  # [source] filter bounds what the daemon keeps too: the recorder holds
+  # (and a dump returns) only what it would serve.
+  need "$sample"
+  printf '[source]\nfilter = opcode LDLM_ENQUEUE\n' >"$tmp/sf.conf"
+  start_daemon d --config "$tmp/sf.conf" -r "$sample" --recorder-size 64M --keep-serving
+  wait_replayed d 149
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/dump.pcapng" "$tmp/direct.pcapng"
   kill -TERM "$d_pid"; daemon_exit d ;;
 *) fail "unknown case" ;;
 esac

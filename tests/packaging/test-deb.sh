@@ -127,6 +127,13 @@ chmod -R a+rX "$ROOT"
 out=$("$ROOT/usr/sbin/lnetcap" --version 2>&1) || fail "installed lnetcap --version: $out"
 echo "$out" | grep -qF "$VERSION" || fail "lnetcap --version says '$out', expected $VERSION"
 pass "installed lnetcap --version: $out"
+# The daemon as installed: its shipped config parses, --gen-key makes a key pair.
+out=$("$ROOT/usr/sbin/lnetcapd" --config "$ROOT/etc/lnetcap/lnetcapd.conf" --version 2>&1) ||
+	fail "installed lnetcapd with the installed config: $out"
+pub=$("$ROOT/usr/sbin/lnetcapd" --gen-key "$ROOT/client.key" 2>&1) || fail "installed lnetcapd --gen-key: $pub"
+[ "$(stat -c %a "$ROOT/client.key")" = 600 ] || fail "lnetcapd --gen-key made a key file that is not 0600"
+grep -qxF "public-key $pub" "$ROOT/client.key" || fail "lnetcapd --gen-key printed '$pub', not the file's public key"
+pass "installed lnetcapd reads the installed config; --gen-key writes a 0600 key pair"
 # Wireshark's extcap query, through the installed entry script (it runs
 # /usr/sbin/lnetcap, so point PATH-independent checks at the scratch copy).
 ext=$ROOT/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap

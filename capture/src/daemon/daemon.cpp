@@ -181,11 +181,15 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   std::vector<std::string> bound;
   for (const auto& uri : opts.listen) bound.push_back(listen_on(router, uri, opts));
 
-  // The daemon filters per subscriber; the source itself takes everything.
+  // The daemon filters per subscriber; the source takes what [source]
+  // filter allows (everything without one).  A live eBPF source tests that
+  // filter's pushable terms in the kernel, as direct capture does; it is
+  // checked again here, since files and socklnd sources do not filter.
   const bool replay = !opts.source.read_file.empty();
   Pacing pacing = opts.pacing;
   pacing.replay = replay;
-  SourcePump pump(open_capture_source(opts.source, filter::Filter()), pacing);
+  const filter::Filter source_filter = filter::Filter::parse(opts.source_filter);
+  SourcePump pump(open_capture_source(opts.source, source_filter), pacing);
   const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
   SubscriberSet subscribers(router,
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
@@ -267,9 +271,12 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       }
       // Decoding costs more than delivering: only when a filter, the
       // trigger or the metrics need it.
-      const Message msg = subscribers.needs_decoding() || extras.needs_decoding()
+      const Message msg = subscribers.needs_decoding() || !source_filter.empty() || extras.needs_decoding()
                               ? decode_message(*view, rec.ts_ns, rec.interface_id)
                               : Message{};
+      // [source] filter bounds everything the daemon keeps and serves, the
+      // recorder and metrics included.
+      if (!source_filter.matches(msg)) continue;
       extras.observe(rec, msg, interfaces);
       subscribers.deliver(rec, msg, interfaces, stats, watermark());
     }

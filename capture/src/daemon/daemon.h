@@ -18,6 +18,9 @@ namespace lnetcap::daemon {
 struct DaemonOptions {
   Options source;                    // -r, -i, -s, -B, --attach... as lnetcap takes them
   Pacing pacing;                     // --realtime, --rate (replay only)
+  // [source] filter: what the daemon captures at all, for every subscriber;
+  // a live eBPF source tests its pushable terms in the kernel.
+  std::string source_filter;
   std::vector<std::string> listen;   // endpoints; default the local socket
   bool listen_from_config = false;   // a --listen on the command line replaces them
   std::string config_path;           // the config file read ("" for none)

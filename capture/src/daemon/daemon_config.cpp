@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "../error.h"
+#include "../filter/filter.h"
 #include "recorder_config.h"
 
 namespace lnetcap::daemon {
@@ -31,6 +32,14 @@ void parse_source(ConfigGroup& g, DaemonOptions& o) {
   if (auto v = g.boolean("realtime")) o.pacing.realtime = *v;
   if (auto v = g.number("rate", 1, 100000000)) o.pacing.records_per_second = static_cast<double>(*v);
   if (auto v = g.string("user")) o.source.drop_user = *v;
+  if (auto v = g.string("filter")) {
+    try {
+      filter::Filter::parse(*v);
+    } catch (const Error& e) {
+      g.fail("filter", e.what(), e.hint().empty() ? "see lnetcap(8), FILTER EXPRESSIONS" : e.hint());
+    }
+    o.source_filter = *v;
+  }
 }
 
 void parse_listen(ConfigGroup& g, DaemonOptions& o) {
@@ -122,6 +131,7 @@ std::vector<std::string> settings_needing_restart(const DaemonOptions& a, const 
   check(a.source.lnet_port != b.source.lnet_port, "[source] port");
   check(a.source.local_nid != b.source.local_nid, "[source] local-nid");
   check(a.source.drop_user != b.source.drop_user, "[source] user");
+  check(a.source_filter != b.source_filter, "[source] filter");
   check(a.pacing.realtime != b.pacing.realtime, "[source] realtime");
   check(a.pacing.records_per_second != b.pacing.records_per_second, "[source] rate");
   check(a.listen != b.listen, "[listen] endpoints");

@@ -62,16 +62,22 @@ Peer peer_of(zmq::message_t& part) {
 }  // namespace
 
 bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id, Peer* peer) {
-  frames.clear();
   zmq::message_t part;
   if (!socket.recv(part, zmq::recv_flags::dontwait)) return false;
+  // Frames are overwritten in place: a subscriber receives one message per
+  // record, and reusing the buffers saves an allocation per frame.
+  std::size_t n = 0;
   bool first = true;
   for (;;) {
     if (first && routing_id) {
       *routing_id = part.to_string();
     } else {
       const auto* p = static_cast<const std::uint8_t*>(part.data());
-      frames.emplace_back(p, p + part.size());
+      if (n < frames.size())
+        frames[n].assign(p, p + part.size());
+      else
+        frames.emplace_back(p, p + part.size());
+      ++n;
     }
     first = false;
     if (!part.more()) {
@@ -80,6 +86,7 @@ bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_
     }
     (void)socket.recv(part, zmq::recv_flags::none);  // the rest is already here
   }
+  frames.resize(n);
   return true;
 }
 
