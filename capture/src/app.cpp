@@ -74,7 +74,8 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
   if (!opts.from.empty())
     return subscribe::open_subscriptions(opts.from, opts.filter,
                                          opts.snaplen.value_or(subscribe::kSnaplenAsCaptured),
-                                         subscribe::CurveClient{opts.curve_key, opts.server_key});
+                                         subscribe::CurveClient{opts.curve_key, opts.server_key},
+                                         opts.dump ? subscribe::Request::kDump : subscribe::Request::kSubscribe);
   return open_capture_source(opts, filter);
 }
 
@@ -186,6 +187,10 @@ int run(const Options& opts) {
       opts.from.empty() ? filter::Filter::parse(opts.filter, opts.filter_file) : filter::Filter();
   if (!opts.print_format.empty()) text::Format::compile(opts.print_format);  // fail early
   if (opts.list_interfaces) return list_live_interfaces(opts);
+  if (opts.daemon_status) {
+    subscribe::print_daemon_status(opts.from, subscribe::CurveClient{opts.curve_key, opts.server_key}, stdout);
+    return 0;
+  }
 
   install_signal_handlers();
   if (opts.stats_interval) set_status_interval(*opts.stats_interval);

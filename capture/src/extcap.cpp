@@ -14,6 +14,8 @@ namespace {
 void print_interfaces() {
   std::printf("extcap {version=%s}{help=https://github.com/lnetcap/lnetcap}\n", LNETCAP_VERSION);
   std::printf("interface {value=%s}{display=LNet messages (lnetcap, eBPF)}\n", kExtcapInterface);
+  std::printf("interface {value=%s}{display=LNet messages through lnetcapd (no privileges)}\n",
+              kExtcapDaemonInterface);
 }
 
 void print_dlts() {
@@ -45,6 +47,21 @@ void print_config() {
       LNETCAP_DEFAULT_SNAPLEN);
 }
 
+// Through the daemon: where it listens and, for tcp://, the CurveZMQ keys.
+// Everything the live interface sets is the daemon's business.
+void print_daemon_config() {
+  std::printf(
+      "arg {number=0}{call=--from}{display=lnetcapd endpoint}{type=string}{default=local}"
+      "{tooltip=local (/run/lnetcap/lnetcapd.sock), a socket path or tcp://HOST:PORT}"
+      "{group=Capture}\n"
+      "arg {number=1}{call=--snapshot-length}{display=Payload bytes per message}{type=unsigned}"
+      "{range=0,1048576}{tooltip=empty: as the daemon captured}{group=Capture}\n"
+      "arg {number=2}{call=--curve-key}{display=Your CurveZMQ key pair (tcp://)}{type=fileselect}"
+      "{mustexist=true}{group=CurveZMQ}\n"
+      "arg {number=3}{call=--server-key}{display=lnetcapd's public key (tcp://)}{type=string}"
+      "{group=CurveZMQ}\n");
+}
+
 }  // namespace
 
 std::optional<int> handle_extcap(Options& opts) {
@@ -52,16 +69,21 @@ std::optional<int> handle_extcap(Options& opts) {
     print_interfaces();
     return 0;
   }
-  const bool ours = opts.extcap_interface.empty() || opts.extcap_interface == kExtcapInterface;
+  const bool daemon = opts.extcap_interface == kExtcapDaemonInterface;
+  const bool ours = opts.extcap_interface.empty() || opts.extcap_interface == kExtcapInterface || daemon;
   if ((opts.extcap_dlts || opts.extcap_config || opts.extcap_capture) && !ours)
     throw Error("unknown extcap interface '" + opts.extcap_interface + "'",
-                std::string("lnetcap provides '") + kExtcapInterface + "'");
+                std::string("lnetcap provides '") + kExtcapInterface + "' and '" +
+                    kExtcapDaemonInterface + "'");
   if (opts.extcap_dlts) {
     print_dlts();
     return 0;
   }
   if (opts.extcap_config) {
-    print_config();
+    if (daemon)
+      print_daemon_config();
+    else
+      print_config();
     return 0;
   }
   if (opts.has_extcap_capture_filter && !opts.extcap_capture) {
@@ -79,6 +101,8 @@ std::optional<int> handle_extcap(Options& opts) {
   opts.write_file = opts.extcap_fifo;
   opts.packet_buffered = true;  // Wireshark shows messages as they come
   if (opts.has_extcap_capture_filter) opts.filter = opts.extcap_capture_filter;
+  // The capture filter becomes the subscription's: it runs in the daemon.
+  if (daemon && opts.from.empty()) opts.from.push_back("local");
   return std::nullopt;
 }
 

@@ -12,6 +12,9 @@
 namespace lnetcap {
 
 constexpr const char* kExtcapInterface = "lnet";
+/// The same messages through lnetcapd: no privileges, the filter runs in
+/// the daemon (docs/EXTCAP.md, docs/DAEMON.md).
+constexpr const char* kExtcapDaemonInterface = "lnetcapd";
 
 /// Handles the extcap queries.  Returns an exit status when the options were
 /// an extcap query that is now answered, nullopt for a capture (with opts

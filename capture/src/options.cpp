@@ -44,6 +44,8 @@ enum LongOnly {
   kOptFrom,
   kOptCurveKey,
   kOptServerKey,
+  kOptDump,
+  kOptStatus,
 };
 
 // '+': stop at the first non-option, so filter terms such as "status == -2"
@@ -97,6 +99,8 @@ const option kLongOptions[] = {
     {"from", required_argument, nullptr, kOptFrom},
     {"curve-key", required_argument, nullptr, kOptCurveKey},
     {"server-key", required_argument, nullptr, kOptServerKey},
+    {"dump", no_argument, nullptr, kOptDump},
+    {"status", no_argument, nullptr, kOptStatus},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -243,6 +247,8 @@ Options parse_options(int argc, char** argv) {
       case kOptFrom: o.from.push_back(arg); break;
       case kOptCurveKey: o.curve_key = arg; break;
       case kOptServerKey: o.server_key = arg; break;
+      case kOptDump: o.dump = true; break;
+      case kOptStatus: o.daemon_status = true; break;
       case '?':
       default: {
         std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
@@ -269,6 +275,10 @@ Options parse_options(int argc, char** argv) {
   if (!o.from.empty() && (!o.read_file.empty() || !o.interface.empty()))
     throw Error("--from reads from lnetcapd: give no -r or -i with it",
                 "lnetcapd's own command line chooses what it captures");
+  if ((o.dump || o.daemon_status) && o.from.empty())
+    throw Error(std::string(o.dump ? "--dump" : "--status") + " asks lnetcapd: give --from URI",
+                "e.g. lnetcap --from local --dump -w incident.pcapng");
+  if (o.dump && o.daemon_status) throw Error("give --dump or --status, not both");
   return o;
 }
 
@@ -296,6 +306,12 @@ Input:
                            key goes into the daemon's authorized-keys file)
       --server-key KEY     for tcp:// --from: the daemon's public key (Z85)
                            or a file holding it
+      --dump               with --from: the records lnetcapd's flight
+                           recorder holds (filter and sinks as usual), e.g.
+                           lnetcap --from local --dump -w incident.pcapng
+      --status             with --from: print lnetcapd's status (flight
+                           recorder memory and window, triggers, files
+                           written and skipped, metrics scrapes) and exit
   -D, --list-interfaces    list local LNet NIs and the attach mode
   -s, --snapshot-length N  payload bytes kept per message (default 1024;
                            0 = LNet headers only)

@@ -21,6 +21,8 @@ struct Options {
   std::vector<std::string> from;  // --from URI (repeatable): lnetcapd subscriptions
   std::string curve_key;          // --curve-key FILE: own key pair for tcp:// --from
   std::string server_key;         // --server-key KEY|FILE: lnetcapd's public key
+  bool dump = false;              // --dump: the daemon's flight recorder instead of its stream
+  bool daemon_status = false;     // --status: print the daemon's status and exit
   bool list_interfaces = false;  // -D
   std::optional<std::uint64_t> count;  // -c N
   bool quiet = false;                  // -q

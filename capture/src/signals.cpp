@@ -11,9 +11,11 @@ namespace {
 
 volatile sig_atomic_t g_stop = 0;
 volatile sig_atomic_t g_status = 0;
+volatile sig_atomic_t g_reload = 0;
 
 extern "C" void on_stop_signal(int) { g_stop = 1; }
 extern "C" void on_status_signal(int) { g_status = 1; }
+extern "C" void on_reload_signal(int) { g_reload = 1; }
 
 void handle(int sig, void (*fn)(int)) {
   struct sigaction sa = {};
@@ -34,6 +36,14 @@ void install_signal_handlers() {
   // A closed pipe on "-w - | wireshark" must surface as EPIPE on write,
   // reported as an error, not kill the process mid-block.
   signal(SIGPIPE, SIG_IGN);
+}
+
+void install_reload_signal() { handle(SIGHUP, on_reload_signal); }
+
+bool take_reload_request() {
+  if (!g_reload) return false;
+  g_reload = 0;
+  return true;
 }
 
 bool stop_requested() { return g_stop != 0; }

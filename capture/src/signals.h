@@ -8,6 +8,11 @@
 namespace lnetcap {
 
 void install_signal_handlers();
+/// Makes SIGHUP a reload request instead of a stop (lnetcapd re-reads its
+/// config file, as daemons do).
+void install_reload_signal();
+/// True once per SIGHUP after install_reload_signal().
+bool take_reload_request();
 /// True once SIGINT, SIGTERM or SIGHUP arrived (or request_stop_now() ran).
 bool stop_requested();
 /// Sets the stop flag from ordinary code (e.g. --assert after the command ends).

@@ -71,6 +71,37 @@ daemon_exit() {  # daemon_exit NAME: waits for it, fails unless it exited 0
   local pid_var=${1}_pid
   wait "${!pid_var}" || fail "lnetcapd $1 exited $?"
 }
+# status NAME: `lnetcap --from ... --status` into NAME.status.
+status() { timeout 30 "$lnetcap" --from "$(uri "$1")" --status >"$tmp/$1.status" 2>"$tmp/$1.status.err" || fail "--status failed: $(cat "$tmp/$1.status.err")"; }
+status_value() { sed -n "s/^  $2: *//p" "$tmp/$1.status"; }  # status_value NAME ITEM
+wait_replayed() {  # wait_replayed NAME N: until the daemon has taken N records
+  for _ in $(seq 100); do status "$1"; [ "$(status_value "$1" "records received")" = "$2" ] && return 0; sleep 0.1; done
+  fail "lnetcapd $1 never reached $2 records: $(cat "$tmp/$1.status")"
+}
+# window_slice bytes|seconds LIMIT FILE: the packets (pcap_dump lines) of
+# FILE's newest records that a flight recorder with that bound holds: from
+# the newest back while the records' lengths + 160 bytes each (bookkeeping,
+# flight_recorder.h) fit LIMIT bytes, or while no older than LIMIT seconds
+# before the newest.  Prints the bytes held to fd 3.
+window_slice() {
+  packets "$3" | python3 -c '
+import sys
+mode, limit = sys.argv[1], float(sys.argv[2])
+lines = sys.stdin.read().splitlines()
+def ns(l):
+    s, f = l.split()[2].split(".")
+    return int(s) * 10**9 + int(f)
+newest, held, first = ns(lines[-1]), 0, len(lines)
+for i in range(len(lines) - 1, -1, -1):
+    size = int(lines[i].split()[0]) + 160
+    if mode == "bytes" and held + size > limit: break
+    if mode == "seconds" and ns(lines[i]) < newest - round(limit * 1e9): break
+    held += size
+    first = i
+print("\n".join(lines[first:]))
+open(3, "w").write(str(held) + "\n")
+' "$1" "$2"
+}
 
 case $case in
 replay-sample-equals-direct)
@@ -322,6 +353,224 @@ curve-authorized-and-refused)
   same_packets "$tmp/good.pcapng" "$tmp/direct.pcapng"
   daemon_exit c
   contains "$tmp/c.log" "149 matched, 149 sent, 0 dropped" ;;
+config-file)
+  # Every setting from the file; the command line overrides the file.
+  need "$sample"; need "$socklnd_sample"
+  cat >"$tmp/lnetcapd.conf" <<CONF
+# the daemon of this test
+[source]
+read = $sample
+[listen]
+endpoints = ipc://$tmp/conf.sock
+group = $(id -gn)
+node = from-the-file
+[subscribers]
+wait-subscribers = 1
+CONF
+  "$lnetcapd" --config "$tmp/lnetcapd.conf" 2>"$tmp/conf.log" & daemons+=($!); conf_pid=$!
+  expect_exit 0 sub "$lnetcap" --from "$(uri conf)" -w "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  daemon_exit conf
+  grep -aq from-the-file "$tmp/sub.pcapng" || fail "[listen] node is not in the subscriber's interface descriptions"
+  # -r and --listen on the command line replace [source] read and [listen] endpoints.
+  rm -f "$tmp/conf.sock"
+  "$lnetcapd" --config "$tmp/lnetcapd.conf" -r "$socklnd_sample" --listen "ipc://$tmp/cli.sock" 2>"$tmp/cli.log" & daemons+=($!); cli_pid=$!
+  for _ in $(seq 100); do [ -S "$tmp/cli.sock" ] && break; sleep 0.1; done
+  [ ! -e "$tmp/conf.sock" ] || fail "the file's endpoint was bound although --listen replaced it"
+  expect_exit 0 sub2 "$lnetcap" --from "$(uri cli)" -w "$tmp/sub2.pcapng"
+  expect_exit 0 direct2 "$lnetcap" -r "$socklnd_sample" -w "$tmp/direct2.pcapng"
+  same_packets "$tmp/sub2.pcapng" "$tmp/direct2.pcapng"
+  daemon_exit cli ;;
+config-errors)
+  # A bad line, group, key or value: one message naming file, line and key, exit 1.
+  bad_config() {  # bad_config NAME WANTED-MESSAGE < file text
+    cat >"$tmp/$1.conf"
+    expect_exit 1 "$1" "$lnetcapd" --config "$tmp/$1.conf"
+    contains "$tmp/$1.err" "$2"
+    grep -q 'hint: ' "$tmp/$1.err" || fail "no hint for $1"
+  }
+  printf '[source]\nread = x\nthis is not a setting\n' | bad_config line "$tmp/line.conf:3: 'this is not a setting' is not a [group], key = value or comment"
+  printf 'read = x\n[source]\n' | bad_config nogroup "$tmp/nogroup.conf:1: 'read' comes before any [group]"
+  printf '[source]\nread = x\n\n[sauce]\nread = y\n' | bad_config group "$tmp/group.conf:4: unknown group [sauce]"
+  printf '[listen]\ngroup = x\n[subscribers]\n# the bound\nqueu = 5\n' | bad_config key "$tmp/key.conf:5: [subscribers] queu: unknown key"
+  printf '[subscribers]\nqueue = five\n' | bad_config number "$tmp/number.conf:2: [subscribers] queue: 'five' is not a number from 1 to 10000000"
+  printf '[security]\nallow-insecure-tcp = maybe\n' | bad_config bool "$tmp/bool.conf:2: [security] allow-insecure-tcp: 'maybe' is not a boolean"
+  printf '[source]\nfilter = type pot\n' | bad_config filter "$tmp/filter.conf:2: [source] filter: filter: unknown LNet message type 'pot'"
+  printf '[source]\nattach = kretprobe\n' | bad_config attach "$tmp/attach.conf:2: [source] attach: 'kretprobe' is not an attach mode"
+  expect_exit 1 missing "$lnetcapd" --config "$tmp/absent.conf"
+  contains "$tmp/missing.err" "cannot read config file $tmp/absent.conf"
+  # The shipped example parses.
+  expect_exit 0 example "$lnetcapd" --config "$src/packaging/lnetcapd.conf" --version
+  # --no-config after --config: no file is read.
+  expect_exit 0 none "$lnetcapd" --config "$tmp/absent.conf" --no-config --version ;;
+config-reload)
+  # SIGHUP re-reads the file: new authorized keys apply at once; what needs
+  # a restart is named; a broken file changes nothing.
+  need "$sample"
+  expect_exit 0 k1 "$lnetcapd" --gen-key "$tmp/one.key"
+  expect_exit 0 k2 "$lnetcapd" --gen-key "$tmp/two.key"
+  expect_exit 0 ks "$lnetcapd" --gen-key "$tmp/server.key"
+  cat "$tmp/k1.out" >"$tmp/authorized"
+  write_config() {
+    cat >"$tmp/lnetcapd.conf" <<CONF
+[source]
+read = $sample
+rate = 5
+[listen]
+endpoints = tcp://127.0.0.1:*
+node = $1
+[security]
+authorized-keys = $tmp/authorized
+curve-key = $tmp/server.key
+CONF
+  }
+  write_config first
+  "$lnetcapd" --config "$tmp/lnetcapd.conf" 2>"$tmp/r.log" & daemons+=($!); r_pid=$!
+  wait_for_log "$tmp/r.log" "with CurveZMQ"
+  r_uri=$(sed -n 's/.* on \(tcp:[^ ]*\) with CurveZMQ.*/\1/p' "$tmp/r.log")
+  expect_exit 1 refused "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
+  contains "$tmp/refused.err" "refused the CurveZMQ handshake"
+  cat "$tmp/k2.out" >>"$tmp/authorized"
+  write_config second
+  kill -HUP "$r_pid"
+  wait_for_log "$tmp/r.log" "reloaded $tmp/lnetcapd.conf"
+  contains "$tmp/r.log" "reload: 2 authorized keys from $tmp/authorized"
+  contains "$tmp/r.log" "reload: not applied, restart lnetcapd for: [listen] node"
+  expect_exit 0 admitted "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
+  [ "$(wc -l <"$tmp/admitted.out")" -eq 1 ] || fail "the newly authorized key got no record"
+  # A broken file on reload: logged, the daemon keeps serving as before.
+  printf '[security]\nauthorised-keys = x\n' >"$tmp/lnetcapd.conf"
+  kill -HUP "$r_pid"
+  wait_for_log "$tmp/r.log" "reload of $tmp/lnetcapd.conf failed, nothing changed: $tmp/lnetcapd.conf:2: [security] authorised-keys: unknown key"
+  kill -0 "$r_pid" 2>/dev/null || fail "a broken config on reload stopped the daemon"
+  expect_exit 0 still "$lnetcap" --from "$r_uri" --curve-key "$tmp/two.key" --server-key "$tmp/server.key" -c 1 -q
+  kill "$r_pid"; daemon_exit r ;;
+anonymize-forced)
+  # [subscribers] anonymize-users forces this user's subscriptions through
+  # the anonymizer: what it gets equals `lnetcap --anonymize` with the same
+  # key, record for record; no real NID reaches it, not even by filtering.
+  need "$sample"
+  real_nids=$("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u)
+  [ -n "$real_nids" ] || fail "no NIDs in $sample"
+  forced_config() {  # forced_config USERS
+    printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$1" "$tmp/anon.key" >"$tmp/anon.conf"
+  }
+  no_real_nids() {  # no_real_nids CAPTURE
+    "$lnetcap" -r "$1" >"$tmp/check.txt" 2>&1 || fail "cannot read $1"
+    [ "$(wc -l <"$tmp/check.txt")" -gt 1 ] || fail "$1 is empty"
+    for nid in $real_nids; do
+      ! grep -qF "$nid" "$tmp/check.txt" || fail "real NID $nid reached a forced subscriber (text of $1)"
+      ! grep -aqF "$nid" "$1" || fail "real NID $nid is in $1's bytes"
+    done
+  }
+  forced_config "$(id -un)"
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -w "$tmp/sub.pcapng"
+  daemon_exit d
+  no_real_nids "$tmp/sub.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
+  contains "$tmp/d.log" "anonymized by anonymize-users"
+  # A filter naming a real NID matches nothing: the filter sees pseudonyms.
+  first_nid=$(echo "$real_nids" | head -1)
+  start_daemon o -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 oracle "$lnetcap" --from "$(uri o)" -q nid "$first_nid"
+  [ ! -s "$tmp/oracle.out" ] || fail "a forced subscriber's filter matched the real NID $first_nid"
+  daemon_exit o
+  # Another user is not forced (the control: the same daemon config shape).
+  forced_config nobody
+  start_daemon n -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 1
+  expect_exit 0 plain "$lnetcap" --from "$(uri n)" -w "$tmp/plain.pcapng"
+  daemon_exit n
+  expect_exit 0 real "$lnetcap" -r "$sample" -w "$tmp/real.pcapng"
+  same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng" ;;
+anonymize-reload)
+  # SIGHUP applies a new anonymize policy to the next subscription.
+  need "$sample"
+  printf '[subscribers]\nanonymize-users = nobody\nanonymize-key = %s\n' "$tmp/anon.key" >"$tmp/anon.conf"
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --rate 20
+  expect_exit 0 before "$lnetcap" --from "$(uri d)" -c 3
+  grep -qF "10.0.3." "$tmp/before.out" || fail "an unforced subscriber did not get the real NIDs"
+  printf '[subscribers]\nanonymize-users = nobody;%s\nanonymize-key = %s\n' "$(id -un)" "$tmp/anon.key" >"$tmp/anon.conf"
+  kill -HUP "$d_pid"
+  wait_for_log "$tmp/d.log" "reload: anonymize policy applied"
+  expect_exit 0 after "$lnetcap" --from "$(uri d)" -c 3
+  ! grep -qF "10.0.3." "$tmp/after.out" || fail "after the reload a forced subscriber got real NIDs: $(head -1 "$tmp/after.out")"
+  [ "$(wc -l <"$tmp/after.out")" -eq 3 ] || fail "after the reload: $(wc -l <"$tmp/after.out") records, wanted 3"
+  kill "$d_pid"; daemon_exit d ;;
+extcap-unprivileged)
+  # Wireshark's way in, without privileges: a real tshark, as an
+  # unprivileged user, captures from the extcap interface "lnetcapd"; its
+  # capture filter becomes the subscription's and runs in the daemon.
+  need "$sample"
+  command -v tshark >/dev/null || skip "tshark not installed"
+  . "$src/tests/support/tshark-user.sh"
+  lnetcap_tshark_user
+  chmod 755 "$tmp"
+  mkdir -p "$tmp/conf/extcap"
+  # The build tree may be out of the unprivileged user's reach: a copy.
+  cp "$lnetcap" "$tmp/lnetcap"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$tmp/lnetcap" >"$tmp/conf/extcap/lnetcap"
+  chmod -R a+rX "$tmp" && chmod 755 "$tmp/conf/extcap/lnetcap"
+  user_group=$(id -gn); user_uid=$(id -u)
+  if [ -n "${RUNAS[*]}" ]; then
+    chown -R lnetcap-test "$tmp"
+    user_group=$(id -gn lnetcap-test); user_uid=$(id -u lnetcap-test)
+  fi
+  # The daemon is root's; only the socket's group lets the user in.
+  "$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$user_group" -r "$sample" --wait-subscribers 1 2>"$tmp/d.log" &
+  daemons+=($!); d_pid=$!
+  for _ in $(seq 100); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done
+  env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
+  "${RUNAS[@]}" "${env[@]}" tshark -D >"$tmp/ifaces.out" 2>"$tmp/ifaces.err" || fail "tshark -D: $(cat "$tmp/ifaces.err")"
+  contains "$tmp/ifaces.out" "lnetcapd (LNet messages through lnetcapd (no privileges))"
+  "${RUNAS[@]}" "${env[@]}" timeout 60 tshark -i lnetcapd -o "extcap.lnetcapd.from:ipc://$tmp/d.sock" \
+    -f 'opcode LDLM_ENQUEUE' -a duration:30 -w "$tmp/ws.pcapng" >"$tmp/ws.out" 2>"$tmp/ws.err" ||
+    fail "tshark -i lnetcapd: $(cat "$tmp/ws.err")"
+  daemon_exit d
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/ws.pcapng" "$tmp/direct.pcapng"
+  n=$(packets "$tmp/direct.pcapng" | wc -l)
+  contains "$tmp/d.log" "uid $user_uid) subscribed: filter 'opcode LDLM_ENQUEUE'"
+  contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
+anonymize-keys)
+  # Over CurveZMQ the key the handshake proved decides: of two subscribers
+  # served at once, the one whose key is in anonymize-keys gets pseudonyms,
+  # the other the real records.
+  need "$sample"
+  expect_exit 0 k1 "$lnetcapd" --gen-key "$tmp/forced.key"
+  expect_exit 0 k2 "$lnetcapd" --gen-key "$tmp/plain.key"
+  cat "$tmp/k1.out" "$tmp/k2.out" >"$tmp/authorized"
+  printf '[subscribers]\nanonymize-keys = %s\nanonymize-key = %s\n' "$(cat "$tmp/k1.out")" "$tmp/anon.key" >"$tmp/anon.conf"
+  start_curve_daemon c -r "$sample" --config "$tmp/anon.conf" --wait-subscribers 2 \
+    --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key"
+  "$lnetcap" --from "$c_uri" --curve-key "$tmp/forced.key" --server-key "$tmp/server.key" -w "$tmp/forced.pcapng" 2>"$tmp/forced.err" &
+  forced_pid=$!
+  expect_exit 0 plain "$lnetcap" --from "$c_uri" --curve-key "$tmp/plain.key" --server-key "$tmp/server.key" -w "$tmp/plain.pcapng"
+  wait "$forced_pid" || fail "the forced subscriber failed: $(cat "$tmp/forced.err")"
+  daemon_exit c
+  expect_exit 0 anon "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/anon.pcapng"
+  expect_exit 0 real "$lnetcap" -r "$sample" -w "$tmp/real.pcapng"
+  same_packets "$tmp/forced.pcapng" "$tmp/anon.pcapng"
+  same_packets "$tmp/plain.pcapng" "$tmp/real.pcapng"
+  contains "$tmp/c.log" "key $(cat "$tmp/k1.out")) subscribed"
+  contains "$tmp/c.log" "anonymized by anonymize-keys" ;;
+source-filter)
+  # [source] filter bounds what the daemon serves at all: a subscriber gets
+  # the records both filters accept, nothing else.
+  need "$sample"
+  printf '[source]\nfilter = opcode LDLM_ENQUEUE\n' >"$tmp/src.conf"
+  start_daemon d -r "$sample" --config "$tmp/src.conf" --wait-subscribers 2
+  "$lnetcap" --from "$(uri d)" -w "$tmp/all.pcapng" 2>"$tmp/all.err" & all_pid=$!
+  expect_exit 0 puts "$lnetcap" --from "$(uri d)" -w "$tmp/puts.pcapng" type put
+  wait "$all_pid" || fail "the unfiltered subscriber failed: $(cat "$tmp/all.err")"
+  daemon_exit d
+  expect_exit 0 d1 "$lnetcap" -r "$sample" -w "$tmp/want_all.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 d2 "$lnetcap" -r "$sample" -w "$tmp/want_puts.pcapng" opcode LDLM_ENQUEUE and type put
+  same_packets "$tmp/all.pcapng" "$tmp/want_all.pcapng"
+  same_packets "$tmp/puts.pcapng" "$tmp/want_puts.pcapng"
+  [ "$(packets "$tmp/all.pcapng" | wc -l)" -lt 149 ] || fail "the source filter let everything through" ;;
 curve-key-errors)
   # A missing or unreadable key file: one clear message, before any traffic.
   expect_exit 1 nokey "$lnetcap" --from tcp://127.0.0.1:9 --curve-key "$tmp/absent.key" --server-key "$tmp/absent.pub"
@@ -344,6 +593,193 @@ no-daemon)
   contains "$tmp/none.err" "no answer from lnetcapd at ipc://$tmp/nobody.sock"
   expect_exit 1 both "$lnetcap" --from local -r "$sample"
   contains "$tmp/both.err" "give no -r or -i with it" ;;
+recorder-window-bytes|recorder-window-seconds)
+  # The recorder holds exactly its window of a replay, and --dump returns
+  # it: the newest records of a direct conversion that fit the bound.
+  need "$sample"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  if [ "$case" = recorder-window-bytes ]; then mode=bytes limit=40000 opt=--recorder-size
+  else mode=seconds limit=7.5 opt=--recorder-seconds; fi
+  start_daemon d -r "$sample" "$opt" "$limit" --keep-serving
+  wait_replayed d 149
+  window_slice "$mode" "$limit" "$tmp/direct.pcapng" >"$tmp/want.txt" 3>"$tmp/held.txt"
+  n=$(wc -l <"$tmp/want.txt")
+  [ "$n" -gt 5 ] && [ "$n" -lt 140 ] || fail "a window of $n of 149 records tests nothing"
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  packets "$tmp/dump.pcapng" >"$tmp/got.txt"
+  cmp -s "$tmp/got.txt" "$tmp/want.txt" ||
+    fail "the dump is not the window: $(wc -l <"$tmp/got.txt") vs $n records; $(diff "$tmp/got.txt" "$tmp/want.txt" | head -2 | cut -c1-120)"
+  status d
+  [ "$(status_value d "records held")" = "$n" ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(status_value d "memory held (bytes)")" = "$(cat "$tmp/held.txt")" ] || fail "memory held: $(cat "$tmp/d.status"), want $(cat "$tmp/held.txt")"
+  if [ $mode = bytes ]; then
+    [ "$(cat "$tmp/held.txt")" -le $limit ] || fail "held more than the bound"
+  else
+    contains "$tmp/d.status" "keeps no size limit, 7.500 s"
+    # What the records held span, newest minus oldest.
+    span=$(awk 'NR == 1 { split($3, a, ".") } { split($3, b, ".") } END { printf "%.3f", (b[1] - a[1]) + (b[2] - a[2]) / 1e9 }' "$tmp/want.txt")
+    [ "$(status_value d "window covered (s)")" = "$span" ] || fail "window covered: $(cat "$tmp/d.status"), want $span"
+  fi
+  kill -TERM "$d_pid"; daemon_exit d
+  echo "window by $mode $limit: $n records, $(cat "$tmp/held.txt") bytes held" ;;
+dump-equals-direct)
+  # A recorder that holds the whole replay: --dump (with and without a
+  # filter, any sink) equals the direct conversion; a merged dump of two
+  # daemons equals mergecap; a daemon without a recorder refuses a dump.
+  need "$sample"
+  start_daemon d -r "$sample" --recorder-size 64M --keep-serving
+  wait_replayed d 149
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  same_packets "$tmp/dump.pcapng" "$tmp/direct.pcapng"
+  expect_exit 0 fdirect "$lnetcap" -r "$sample" -w "$tmp/fdirect.pcapng" opcode LDLM_ENQUEUE
+  expect_exit 0 fdump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/fdump.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/fdump.pcapng" "$tmp/fdirect.pcapng"
+  expect_exit 0 sdump "$lnetcap" --from "$(uri d)" --dump --summary=json
+  expect_exit 0 sdirect "$lnetcap" -r "$sample" --summary=json
+  cmp -s "$tmp/sdump.out" "$tmp/sdirect.out" || fail "the dump's summary differs"
+  # A live subscriber still works next to dumps (old clients: SUBSCRIBE is unchanged).
+  expect_exit 0 sub "$lnetcap" --from "$(uri d)" -q
+  contains "$tmp/d.log" "asked for the flight recorder's 149 records"
+  start_daemon plain -r "$sample" --keep-serving
+  expect_exit 1 refused "$lnetcap" --from "$(uri plain)" --dump -w "$tmp/none.pcapng"
+  contains "$tmp/refused.err" "this lnetcapd keeps no flight recorder"
+  contains "$tmp/refused.err" "--recorder-size"
+  expect_exit 1 nofrom "$lnetcap" --dump -w "$tmp/none.pcapng"
+  contains "$tmp/nofrom.err" "--dump asks lnetcapd: give --from URI"
+  # A dump is not a subscriber: it does not start a replay held for one.
+  start_daemon w -r "$sample" --recorder-size 1M --wait-subscribers 1
+  expect_exit 0 early "$lnetcap" --from "$(uri w)" --dump -q
+  [ ! -s "$tmp/early.out" ] || fail "a dump before the replay started got records"
+  status w
+  [ "$(status_value w "records received")" = 0 ] && [ "$(status_value w subscribers)" = 0 ] ||
+    fail "the dump started the replay: $(cat "$tmp/w.status")"
+  kill -TERM "$d_pid" "$plain_pid" "$w_pid"; daemon_exit d; daemon_exit plain; daemon_exit w ;;
+trigger-window)
+  # The one error reply of the sample triggers a file holding exactly the
+  # records from 2 s before it to 1 s after it.
+  need "$sample"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng"
+  expect_exit 0 match "$lnetcap" -r "$sample" -w "$tmp/match.pcapng" 'status < 0'
+  [ "$(packets "$tmp/match.pcapng" | wc -l)" -eq 1 ] || fail "the sample should have one error reply"
+  t=$(packets "$tmp/match.pcapng" | awk '{ print $3 }')
+  mkdir "$tmp/incidents"
+  start_daemon d -r "$sample" --trigger 'status < 0' --trigger-dir "$tmp/incidents" \
+    --trigger-before 2 --trigger-after 1 --node n1 --keep-serving
+  wait_replayed d 149
+  packets "$tmp/direct.pcapng" | python3 -c '
+import sys
+def ns(t):
+    s, f = t.split(".")
+    return int(s) * 10**9 + int(f)
+m = ns(sys.argv[1])
+for l in sys.stdin:
+    if m - 2 * 10**9 <= ns(l.split()[2]) <= m + 10**9: print(l, end="")
+' "$t" >"$tmp/want.txt"
+  files=("$tmp"/incidents/*.pcapng)
+  [ "${#files[@]}" -eq 1 ] && [ -f "${files[0]}" ] || fail "expected one trigger file: ${files[*]}"
+  case "${files[0]}" in */n1-*T*Z-*.pcapng) ;; *) fail "trigger file name ${files[0]}" ;; esac
+  packets "${files[0]}" >"$tmp/got.txt"
+  n=$(wc -l <"$tmp/want.txt")
+  [ "$n" -gt 3 ] && [ "$n" -lt 149 ] || fail "a window of $n records tests nothing"
+  cmp -s "$tmp/got.txt" "$tmp/want.txt" || fail "trigger file: $(wc -l <"$tmp/got.txt") records, want $n"
+  contains "$tmp/d.log" "wrote ${files[0]} ($n records)"
+  status d
+  [ "$(status_value d "triggers fired")" = 1 ] && [ "$(status_value d "trigger files written")" = 1 ] &&
+    [ "$(status_value d "trigger files skipped")" = 0 ] || fail "status: $(cat "$tmp/d.status")"
+  kill -TERM "$d_pid"; daemon_exit d ;;
+trigger-storm-limited)
+  # Every request triggers (a storm): at most 3 files a minute (the sample
+  # spans 59 s), the rest counted as skipped, in the log and --status.
+  need "$sample"
+  requests=$("$lnetcap" -r "$sample" -q 'rpc request' 2>/dev/null | wc -l)
+  [ "$requests" -gt 10 ] || fail "too few requests for a storm"
+  mkdir "$tmp/incidents"
+  start_daemon d -r "$sample" --trigger 'rpc request' --trigger-dir "$tmp/incidents" \
+    --trigger-before 1 --trigger-after 0.5 --trigger-max-per-minute 3 --keep-serving
+  wait_replayed d 149
+  status d
+  [ "$(status_value d "triggers fired")" = "$requests" ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(status_value d "trigger files written")" = 3 ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(status_value d "trigger files skipped")" = $((requests - 3)) ] || fail "status: $(cat "$tmp/d.status")"
+  [ "$(ls "$tmp/incidents" | wc -l)" -eq 3 ] || fail "files: $(ls "$tmp/incidents")"
+  contains "$tmp/d.log" "no file (at most 3 a minute)"
+  for f in "$tmp"/incidents/*; do "$lnetcap" -r "$f" -q >/dev/null 2>&1 || fail "$f does not read back"; done
+  kill -TERM "$d_pid"; daemon_exit d ;;
+recorder-config)
+  # [recorder] and [metrics] in the config file: the daemon runs with them
+  # (--status shows them, a dump works, metrics answer); bad values are
+  # refused with file, line and key.
+  need "$sample"
+  mkdir "$tmp/incidents"
+  cat >"$tmp/r.conf" <<CONF
+[recorder]
+size = 40000
+seconds = 30
+trigger = status < 0
+trigger-dir = $tmp/incidents
+trigger-max-per-minute = 2
+[metrics]
+listen = 127.0.0.1:0
+max-label-values = 8
+CONF
+  start_daemon d --config "$tmp/r.conf" -r "$sample" --keep-serving
+  wait_replayed d 149
+  contains "$tmp/d.status" "flight recorder:                  keeps 40000 bytes, 30.000 s"
+  contains "$tmp/d.status" "trigger:                          'status < 0', files in $tmp/incidents"
+  [ "$(status_value d "trigger files written")" = 1 ] || fail "status: $(cat "$tmp/d.status")"
+  address=$(status_value d metrics)
+  case "$address" in http://127.0.0.1:[1-9]*/metrics) ;; *) fail "metrics at '$address'" ;; esac
+  python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$address" >"$tmp/metrics.txt" ||
+    fail "no answer from $address"
+  contains "$tmp/metrics.txt" "lnetcap_label_values_limit 8"
+  contains "$tmp/metrics.txt" "lnetcap_trigger_files_written_total 1"
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -q
+  [ "$(wc -l <"$tmp/dump.out")" = "$(status_value d "records held")" ] || fail "dump of $(wc -l <"$tmp/dump.out") records"
+  kill -TERM "$d_pid"; daemon_exit d
+  printf '[recorder]\nsize = 1k\n' >"$tmp/small.conf"
+  expect_exit 1 small "$lnetcapd" --config "$tmp/small.conf" -r "$sample"
+  contains "$tmp/small.err" "$tmp/small.conf:2: [recorder] size: invalid size '1k'"
+  printf '[metrics]\nlisten = 127.0.0.1:0\n[recorder]\n\ntrigger = type pot\n' >"$tmp/trig.conf"
+  expect_exit 1 trig "$lnetcapd" --config "$tmp/trig.conf" -r "$sample"
+  contains "$tmp/trig.err" "$tmp/trig.conf:5: [recorder] trigger: filter: "
+  contains "$tmp/trig.err" "'pot'" ;;
+dump-anonymized)
+  # A subscriber forced through the anonymizer gets its dumps anonymized
+  # too: equal to lnetcap --anonymize with the daemon's key, no real NID,
+  # and its filter sees only pseudonyms.
+  need "$sample"
+  printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$(id -un)" "$tmp/anon.key" >"$tmp/anon.conf"
+  mkdir "$tmp/inc"  # a trigger naming a real NID: --status must not show it to this user
+  start_daemon d -r "$sample" --config "$tmp/anon.conf" --recorder-size 64M --keep-serving \
+    --trigger 'nid 10.0.3.1@tcp and status < 0' --trigger-dir "$tmp/inc"
+  wait_replayed d 149
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" --anonymize --anon-key "$tmp/anon.key" -w "$tmp/direct.pcapng"
+  same_packets "$tmp/dump.pcapng" "$tmp/direct.pcapng"
+  for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
+    ! grep -aqF "$nid" "$tmp/dump.pcapng" || fail "real NID $nid is in the dump"
+    expect_exit 0 oracle "$lnetcap" --from "$(uri d)" --dump -q nid "$nid"
+    [ ! -s "$tmp/oracle.out" ] || fail "a forced dump's filter matched the real NID $nid"
+  done
+  status d
+  contains "$tmp/d.status" "records held:                     149"
+  contains "$tmp/d.status" "trigger:                          'nid "
+  for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
+    ! grep -qF "$nid" "$tmp/d.status" || fail "real NID $nid in a forced user's --status"
+  done
+  kill -TERM "$d_pid"; daemon_exit d ;;
+dump-source-filter)
+  # [source] filter bounds what the daemon keeps too: the recorder holds
+  # (and a dump returns) only what it would serve.
+  need "$sample"
+  printf '[source]\nfilter = opcode LDLM_ENQUEUE\n' >"$tmp/sf.conf"
+  start_daemon d --config "$tmp/sf.conf" -r "$sample" --recorder-size 64M --keep-serving
+  wait_replayed d 149
+  expect_exit 0 dump "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.pcapng"
+  expect_exit 0 direct "$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" opcode LDLM_ENQUEUE
+  same_packets "$tmp/dump.pcapng" "$tmp/direct.pcapng"
+  kill -TERM "$d_pid"; daemon_exit d ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$case]"

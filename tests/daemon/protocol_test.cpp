@@ -22,6 +22,28 @@ TEST(DaemonProtocol, SubscribeRoundTrip) {
   EXPECT_EQ(decode_subscribe(encode(Subscribe{})).snaplen, kSnaplenAsCaptured);
 }
 
+TEST(DaemonProtocol, DumpAndStatusRoundTrip) {
+  // DUMP carries SUBSCRIBE's fields under its own type (3): a daemon that
+  // predates it refuses nothing it already knew.
+  const Frames f = encode_dump(Subscribe{"status == -110", 128, "lnetcap pid 9"});
+  EXPECT_EQ(message_type(f), MessageType::kDump);
+  EXPECT_EQ(f[0][5], 3);
+  const Subscribe d = decode_dump(f);
+  EXPECT_EQ(d.filter, "status == -110");
+  EXPECT_EQ(d.snaplen, 128u);
+  EXPECT_EQ(d.client, "lnetcap pid 9");
+  EXPECT_THROW(decode_subscribe(f), Error);
+  EXPECT_EQ(message_type(encode_status_request()), MessageType::kStatus);
+  Status st;
+  st.items = {{"memory held (bytes)", "4096"}, {"triggers fired", "3"}, {"empty", ""}};
+  const Frames sf = encode(st);
+  EXPECT_EQ(message_type(sf), MessageType::kStatusReply);
+  EXPECT_EQ(decode_status(sf).items, st.items);
+  Frames odd = sf;
+  odd.pop_back();
+  EXPECT_THROW(decode_status(odd), Error);
+}
+
 TEST(DaemonProtocol, PreambleIsMagicVersionType) {
   const Frames f = encode_bye();
   ASSERT_EQ(f.size(), 1u);

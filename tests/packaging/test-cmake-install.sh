@@ -23,6 +23,12 @@ grep -q '/usr/sbin/lnetcap' "$DEST/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap" 
 	fail "the extcap entry does not run /usr/sbin/lnetcap"
 expect /usr/share/man/man8/lnetcap.8
 expect /usr/share/man/man5/lnetcap-record.5
+expect /usr/sbin/lnetcapd
+expect /usr/share/man/man8/lnetcapd.8
+expect /usr/lib/systemd/system/lnetcapd.service
+expect /usr/lib/sysusers.d/lnetcap.conf
+expect /usr/lib/tmpfiles.d/lnetcap.conf
+expect /etc/lnetcap/lnetcapd.conf
 expect /usr/share/bash-completion/completions/lnetcap
 for f in dkms.conf dkms-make.sh Kbuild lnetcap_kfunc.c; do expect "/usr/src/lnetcap-$VERSION/$f"; done
 grep -qx "PACKAGE_VERSION=\"$VERSION\"" "$DEST/usr/src/lnetcap-$VERSION/dkms.conf" ||

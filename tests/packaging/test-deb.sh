@@ -66,6 +66,26 @@ has lnetcap /usr/sbin/lnetcap
 has lnetcap /usr/share/man/man8/lnetcap.8.gz
 has lnetcap /usr/share/man/man5/lnetcap-record.5.gz
 has lnetcap /usr/share/bash-completion/completions/lnetcap
+has lnetcap /usr/sbin/lnetcapd
+has lnetcap /usr/share/man/man8/lnetcapd.8.gz
+has lnetcap /usr/lib/systemd/system/lnetcapd.service
+has lnetcap /usr/lib/sysusers.d/lnetcap.conf
+has lnetcap /usr/lib/tmpfiles.d/lnetcap.conf
+has lnetcap /etc/lnetcap/lnetcapd.conf
+# The config is the admin's (kept on upgrade); the user exists before the
+# daemon can run; the service is installed, not started (docs/DAEMON.md).
+dpkg-deb -I "$(deb lnetcap)" conffiles 2>/dev/null | grep -qx /etc/lnetcap/lnetcapd.conf ||
+	fail "/etc/lnetcap/lnetcapd.conf is not a conffile"
+postinst=$(dpkg-deb -I "$(deb lnetcap)" postinst 2>/dev/null)
+echo "$postinst" | grep -q 'systemd-sysusers' ||
+	fail "lnetcap's postinst does not create the lnetcap user (systemd-sysusers)"
+# The user must exist before tmpfiles.d gives it /var/lib/lnetcap.
+[ "$(echo "$postinst" | grep -n systemd-sysusers | head -1 | cut -d: -f1)" -lt \
+  "$(echo "$postinst" | grep -n systemd-tmpfiles | head -1 | cut -d: -f1)" ] ||
+	fail "lnetcap's postinst runs systemd-tmpfiles before systemd-sysusers"
+if dpkg-deb -I "$(deb lnetcap)" postinst 2>/dev/null | grep -q 'deb-systemd-invoke start'; then
+	fail "lnetcap's postinst starts lnetcapd"
+fi
 has lnetcap "/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap"
 has lnetcap-wireshark "$PLUGIN"
 for f in dkms.conf Kbuild lnetcap_kfunc.c dkms-make.sh; do
@@ -107,6 +127,13 @@ chmod -R a+rX "$ROOT"
 out=$("$ROOT/usr/sbin/lnetcap" --version 2>&1) || fail "installed lnetcap --version: $out"
 echo "$out" | grep -qF "$VERSION" || fail "lnetcap --version says '$out', expected $VERSION"
 pass "installed lnetcap --version: $out"
+# The daemon as installed: its shipped config parses, --gen-key makes a key pair.
+out=$("$ROOT/usr/sbin/lnetcapd" --config "$ROOT/etc/lnetcap/lnetcapd.conf" --version 2>&1) ||
+	fail "installed lnetcapd with the installed config: $out"
+pub=$("$ROOT/usr/sbin/lnetcapd" --gen-key "$ROOT/client.key" 2>&1) || fail "installed lnetcapd --gen-key: $pub"
+[ "$(stat -c %a "$ROOT/client.key")" = 600 ] || fail "lnetcapd --gen-key made a key file that is not 0600"
+grep -qxF "public-key $pub" "$ROOT/client.key" || fail "lnetcapd --gen-key printed '$pub', not the file's public key"
+pass "installed lnetcapd reads the installed config; --gen-key writes a 0600 key pair"
 # Wireshark's extcap query, through the installed entry script (it runs
 # /usr/sbin/lnetcap, so point PATH-independent checks at the scratch copy).
 ext=$ROOT/usr/lib/$MULTIARCH/wireshark/extcap/lnetcap
@@ -127,7 +154,7 @@ grep -q LDLM_ENQUEUE "$WORK/sample.txt" || fail "no LDLM_ENQUEUE in: $(cat "$WOR
 pass "installed lnetcap reads the packaged sample (8 records)"
 
 if command -v man >/dev/null 2>&1; then
-	for m in man8/lnetcap.8.gz man5/lnetcap-record.5.gz; do
+	for m in man8/lnetcap.8.gz man8/lnetcapd.8.gz man5/lnetcap-record.5.gz; do
 		w=$(MANWIDTH=80 man --warnings -l "$ROOT/usr/share/man/$m" 2>&1 >/dev/null)
 		[ -z "$w" ] || fail "man $m: $w"
 	done

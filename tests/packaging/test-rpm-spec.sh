@@ -54,14 +54,17 @@ else
 fi
 
 # %files against what cmake --install puts in a /usr prefix, with this
-# machine's libdir standing in for %{_libdir}.
+# machine's libdir standing in for %{_libdir} and systemd-rpm-macros'
+# directories defined here (this machine has no systemd-rpm-macros).
 BIN=${LNETCAP_BINARY_DIR:?}
 DEST=$WORK/root
 DESTDIR=$DEST cmake --install "$BIN" --prefix /usr >"$WORK/install.log" 2>&1 ||
 	fail "cmake --install: $(tail -5 "$WORK/install.log")"
 rpmspec -P --define "_libdir /usr/lib/$MULTIARCH" --define "_usrsrc /usr/src" \
-	--define "_docdir /usr/share/doc" --define "_mandir /usr/share/man" "$SPEC" |
-	awk '/^%files/ {f = 1; next} /^%(changelog|package|description|prep|build|install|check|post|preun)/ {f = 0}
+	--define "_docdir /usr/share/doc" --define "_mandir /usr/share/man" \
+	--define "_unitdir /usr/lib/systemd/system" --define "_sysusersdir /usr/lib/sysusers.d" \
+	--define "_tmpfilesdir /usr/lib/tmpfiles.d" --define "_sysconfdir /etc" "$SPEC" |
+	awk '/^%files/ {f = 1; next} /^%(changelog|package|description|prep|build|install|check|pre|post|preun)/ {f = 0}
 	     f && NF {sub(/^%(dir|doc|config\(noreplace\)|license) +/, ""); if ($0 ~ /^\//) print}' >"$WORK/files.txt"
 [ -s "$WORK/files.txt" ] || fail "no %files entries found"
 unpackaged=""

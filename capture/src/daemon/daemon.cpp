@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <optional>
 
 #include "../app.h"
@@ -21,6 +22,8 @@
 #include "../signals.h"
 #include "../subscribe/curve_keys.h"
 #include "../subscribe/zmq_frames.h"
+#include "recorder_and_metrics.h"
+#include "daemon_config.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -98,9 +101,44 @@ std::string describe_source(const Options& o) {
   return "live eBPF capture";
 }
 
+// SIGHUP: re-reads the config file and command line; applies what can
+// change while serving (the authorized keys) and names what needs a
+// restart.  A bad file changes nothing: the daemon goes on as it was.
+// Updates `running` with what it applied.
+void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers) {
+  const std::string file = running.config_path.empty() ? "the command line" : running.config_path;
+  DaemonOptions fresh;
+  try {
+    fresh = parse_daemon_options(argc, argv);
+    if (zap && !fresh.authorized_keys.empty()) {
+      auto keys = subscribe::read_authorized_keys(fresh.authorized_keys);
+      const std::size_t n = keys.size();
+      zap->set_authorized(std::move(keys));
+      std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
+                   fresh.authorized_keys.c_str());
+    }
+    if (!(fresh.anonymize == running.anonymize)) {
+      subscribers.set_anonymize_policy(fresh.anonymize);
+      std::fprintf(stderr, "lnetcapd: reload: anonymize policy applied\n");
+    }
+    running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
+    running.anonymize = fresh.anonymize;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
+    if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
+    return;
+  }
+  std::string needing_restart;
+  for (const auto& s : settings_needing_restart(running, fresh))
+    needing_restart += (needing_restart.empty() ? "" : ", ") + s;
+  if (!needing_restart.empty())
+    std::fprintf(stderr, "lnetcapd: reload: not applied, restart lnetcapd for: %s\n", needing_restart.c_str());
+  std::fprintf(stderr, "lnetcapd: reloaded %s\n", file.c_str());
+}
+
 }  // namespace
 
-int run_daemon(const DaemonOptions& opts) {
+int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   if (opts.show_help) {
     std::fputs(daemon_usage_text().c_str(), stdout);
     return 0;
@@ -114,6 +152,8 @@ int run_daemon(const DaemonOptions& opts) {
     return 0;
   }
   install_signal_handlers();
+  install_reload_signal();
+  DaemonOptions current = opts;  // what SIGHUP compares with and updates
   zmq::context_t context;
   // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
   // subscribers need an authorized key too.
@@ -141,16 +181,24 @@ int run_daemon(const DaemonOptions& opts) {
   std::vector<std::string> bound;
   for (const auto& uri : opts.listen) bound.push_back(listen_on(router, uri, opts));
 
-  // The daemon filters per subscriber; the source itself takes everything.
+  // The daemon filters per subscriber; the source takes what [source]
+  // filter allows (everything without one).  A live eBPF source tests that
+  // filter's pushable terms in the kernel, as direct capture does; it is
+  // checked again here, since files and socklnd sources do not filter.
   const bool replay = !opts.source.read_file.empty();
   Pacing pacing = opts.pacing;
   pacing.replay = replay;
-  SourcePump pump(open_capture_source(opts.source, filter::Filter()), pacing);
+  const filter::Filter source_filter = filter::Filter::parse(opts.source_filter);
+  SourcePump pump(open_capture_source(opts.source, source_filter), pacing);
   const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
   SubscriberSet subscribers(router,
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
                                               describe_source(opts.source)},
                             replay && !paced);
+  RecorderAndMetrics extras(opts, opts.node.empty() ? host_name() : opts.node, describe_source(opts.source));
+  subscribers.set_recorder(extras.recorder());
+  subscribers.set_status([&extras] { return extras.status(); });
+  subscribers.set_anonymize_policy(opts.anonymize);
   for (const auto& endpoint : bound)
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
                  endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
@@ -174,28 +222,36 @@ int run_daemon(const DaemonOptions& opts) {
   Clock::time_point next_heartbeat = Clock::now() + std::chrono::seconds(1), end_deadline;
   subscribe::Frames frames;
   std::string routing_id;
-  PumpedRecord item;
+  std::deque<PumpedRecord> pending;  // taken from the pump, not yet delivered
+  bool dumping = false;              // a flight recorder dump is being sent: poll often
 
   for (;;) {
     zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, started && !ended ? 2 : 1, std::chrono::milliseconds(100));
+      zmq::poll(items, started && !ended ? 2 : 1,
+                std::chrono::milliseconds(pending.empty() || ended ? (dumping ? 2 : 100) : 0));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
-    while (subscribe::receive_frames(router, frames, &routing_id)) subscribers.handle(routing_id, frames);
+    subscribe::Peer peer;
+    while (subscribe::receive_frames(router, frames, &routing_id, &peer))
+      subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
       pump.start();
       started = true;
     }
     // A bounded batch, so control messages are never kept waiting long.
-    for (int batch = 0; started && !ended && batch < 512 && pump.pop(item); ++batch) {
+    if (started && !ended && pending.empty()) pump.take_all(pending);
+    for (int batch = 0; started && !ended && batch < 512 && !pending.empty(); ++batch) {
+      PumpedRecord item = std::move(pending.front());
+      pending.pop_front();
       for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
       stats = item.stats;
       if (item.end) {
         ended = true;
+        extras.finish(interfaces);
         end.failed = !item.error.empty();
         end.reason = end.failed             ? item.error
                      : stop_requested() || !replay ? "lnetcapd stopping"
@@ -213,9 +269,20 @@ int run_daemon(const DaemonOptions& opts) {
         std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
         continue;
       }
-      subscribers.deliver(rec, decode_message(*view, rec.ts_ns, rec.interface_id), interfaces, stats,
-                          watermark());
+      // Decoding costs more than delivering: only when a filter, the
+      // trigger or the metrics need it.
+      const Message msg = subscribers.needs_decoding() || !source_filter.empty() || extras.needs_decoding()
+                              ? decode_message(*view, rec.ts_ns, rec.interface_id)
+                              : Message{};
+      // [source] filter bounds everything the daemon keeps and serves, the
+      // recorder and metrics included.
+      if (!source_filter.matches(msg)) continue;
+      extras.observe(rec, msg, interfaces);
+      subscribers.deliver(rec, msg, interfaces, stats, watermark());
     }
+    dumping = subscribers.pump_dumps(interfaces, stats);
+    extras.update(stats, subscribers.size(), subscribers.total_dropped());
+    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);
@@ -232,7 +299,9 @@ int run_daemon(const DaemonOptions& opts) {
       if (end_deadline == Clock::time_point{})
         end_deadline = Clock::now() + std::chrono::seconds(opts.linger_seconds);
       end.counters.watermark_ns = watermark();
-      if (subscribers.send_end(end, stats) || Clock::now() >= end_deadline) break;
+      const bool all_told = subscribers.send_end(end, stats) || Clock::now() >= end_deadline;
+      // --keep-serving: a replay's end leaves dumps, status and metrics up.
+      if (all_told && !dumping && (!opts.keep_serving || stop_requested())) break;
     }
   }
   notify_service_manager("STOPPING=1");

@@ -7,14 +7,23 @@
 #include <vector>
 
 #include "../options.h"
+#include "anonymize_policy.h"
+#include "flight_recorder.h"
+#include "rpc_metrics.h"
 #include "source_pump.h"
+#include "trigger.h"
 
 namespace lnetcap::daemon {
 
 struct DaemonOptions {
   Options source;                    // -r, -i, -s, -B, --attach... as lnetcap takes them
   Pacing pacing;                     // --realtime, --rate (replay only)
+  // [source] filter: what the daemon captures at all, for every subscriber;
+  // a live eBPF source tests its pushable terms in the kernel.
+  std::string source_filter;
   std::vector<std::string> listen;   // endpoints; default the local socket
+  bool listen_from_config = false;   // a --listen on the command line replaces them
+  std::string config_path;           // the config file read ("" for none)
   std::string group = "lnetcap";     // --group: who may use an ipc socket
   bool group_given = false;
   bool allow_insecure_tcp = false;   // --allow-insecure-tcp
@@ -25,15 +34,27 @@ struct DaemonOptions {
   unsigned wait_subscribers = 0;     // --wait-subscribers N: start the source then
   unsigned linger_seconds = 10;      // --linger: how long END may wait for a stopped subscriber
   std::string node;                  // --node NAME (default: the host name)
+  AnonymizePolicy anonymize;         // [subscribers] anonymize-* (config file only)
+  bool keep_serving = false;         // --keep-serving: a replay's end does not stop the daemon
+  RecorderConfig recorder;           // --recorder-size, --recorder-seconds
+  TriggerConfig trigger;             // --trigger, --trigger-*
+  MetricsConfig metrics;             // --metrics-listen, --metrics-max-label-values
   bool show_help = false, show_version = false;
 };
 
-/// Parses lnetcapd's command line.  Throws Error.
+/// Reads the config file (--config FILE, else /etc/lnetcap/lnetcapd.conf
+/// when it exists; none with --no-config), then applies lnetcapd's command
+/// line on top of it.  Throws Error naming the file, line and key or the option.
 DaemonOptions parse_daemon_options(int argc, char** argv);
 std::string daemon_usage_text();
+/// Values of the recorder's settings (also read from the config file):
+/// a size with k/M/G (at least 4k), seconds (fractions allowed) as ns.
+std::uint64_t parse_recorder_size(const char* what, const std::string& text);
+std::uint64_t parse_seconds_ns(const char* what, const std::string& text);
 
 /// Runs the daemon until its source ends (a replayed file) or a signal;
 /// returns the exit status.  Throws Error when it cannot start.
-int run_daemon(const DaemonOptions& opts);
+/// argc/argv are kept to re-read the config file and command line on SIGHUP.
+int run_daemon(const DaemonOptions& opts, int argc, char** argv);
 
 }  // namespace lnetcap::daemon

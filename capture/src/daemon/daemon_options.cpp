@@ -2,10 +2,16 @@
 // daemon_options.cpp - lnetcapd's command line (getopt_long, as lnetcap's).
 #include <getopt.h>
 
+#include <unistd.h>
+
 #include <charconv>
+#include <cstdlib>
+#include <cstring>
 
 #include "../error.h"
+#include "../options.h"
 #include "daemon.h"
+#include "daemon_config.h"
 
 namespace lnetcap::daemon {
 namespace {
@@ -27,6 +33,18 @@ enum LongOnly {
   kOptBtf,
   kOptPort,
   kOptLocalNid,
+  kOptKeepServing,
+  kOptRecorderSize,
+  kOptRecorderSeconds,
+  kOptTrigger,
+  kOptTriggerDir,
+  kOptTriggerBefore,
+  kOptTriggerAfter,
+  kOptTriggerMaxPerMinute,
+  kOptMetricsListen,
+  kOptMetricsMaxLabelValues,
+  kOptConfig,
+  kOptNoConfig,
 };
 
 constexpr char kShortOptions[] = "+B:hi:l:r:s:Z:";
@@ -55,6 +73,18 @@ const option kLongOptions[] = {
     {"btf", required_argument, nullptr, kOptBtf},
     {"port", required_argument, nullptr, kOptPort},
     {"local-nid", required_argument, nullptr, kOptLocalNid},
+    {"keep-serving", no_argument, nullptr, kOptKeepServing},
+    {"recorder-size", required_argument, nullptr, kOptRecorderSize},
+    {"recorder-seconds", required_argument, nullptr, kOptRecorderSeconds},
+    {"trigger", required_argument, nullptr, kOptTrigger},
+    {"trigger-dir", required_argument, nullptr, kOptTriggerDir},
+    {"trigger-before", required_argument, nullptr, kOptTriggerBefore},
+    {"trigger-after", required_argument, nullptr, kOptTriggerAfter},
+    {"trigger-max-per-minute", required_argument, nullptr, kOptTriggerMaxPerMinute},
+    {"metrics-listen", required_argument, nullptr, kOptMetricsListen},
+    {"metrics-max-label-values", required_argument, nullptr, kOptMetricsMaxLabelValues},
+    {"config", required_argument, nullptr, kOptConfig},
+    {"no-config", no_argument, nullptr, kOptNoConfig},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -68,10 +98,59 @@ std::uint64_t number(const char* opt, const std::string& text, std::uint64_t min
   return v;
 }
 
+// The config file named on the command line (before getopt runs, since
+// the command line is applied on top of the file): --config FILE,
+// --config=FILE, --no-config; else the default when it exists.
+std::string config_path_from(int argc, char** argv) {
+  std::string path;
+  bool given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "--no-config") {
+      path.clear();
+      given = true;
+    } else if (a == "--config" && i + 1 < argc) {
+      path = argv[++i];
+      given = true;
+    } else if (a.rfind("--config=", 0) == 0) {
+      path = a.substr(9);
+      given = true;
+    }
+  }
+  if (!given && ::access(kDefaultConfigPath, F_OK) == 0) path = kDefaultConfigPath;
+  return path;
+}
+
 }  // namespace
+
+std::uint64_t parse_recorder_size(const char* opt, const std::string& text) {
+  const auto v = parse_size(text, 1);
+  if (!v || *v < 4096)
+    throw Error("invalid size '" + text + "' for " + opt + " (expected bytes, or a number with k, M or G; at least 4k)",
+                "e.g. 256M");
+  return *v;
+}
+
+std::uint64_t parse_seconds_ns(const char* opt, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v > 0) || v > 7 * 86400.0)
+    throw Error("invalid duration '" + text + "' for " + opt + " (expected seconds, more than 0, at most a week)",
+                "e.g. 300 or 0.5");
+  return static_cast<std::uint64_t>(v * 1e9 + 0.5);
+}
 
 DaemonOptions parse_daemon_options(int argc, char** argv) {
   DaemonOptions o;
+  o.config_path = config_path_from(argc, argv);
+  if (!o.config_path.empty()) {
+    ConfigFile file(o.config_path);
+    apply_config_file(file, o);
+  }
+  // One source on the command line replaces the file's.
+  int command_line_sources = 0;
+  bool command_line_listen = false;
   for (int i = 0; i < argc; ++i) o.source.command_line += (i ? " " : "") + std::string(argv[i]);
   optind = 0;
   opterr = 0;
@@ -81,9 +160,21 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
     switch (c) {
       case 'B': o.source.buffer_kib = static_cast<std::uint32_t>(number("-B", arg, 4, 4u << 20)); break;
       case 'h': o.show_help = true; break;
-      case 'i': o.source.interface = arg; break;
-      case 'l': o.listen.push_back(arg); break;
-      case 'r': o.source.read_file = arg; break;
+      case 'i':
+        o.source.interface = arg;
+        o.source.read_file.clear();
+        ++command_line_sources;
+        break;
+      case 'l':
+        if (!command_line_listen) o.listen.clear();  // replaces [listen] endpoints
+        command_line_listen = true;
+        o.listen.push_back(arg);
+        break;
+      case 'r':
+        o.source.read_file = arg;
+        o.source.interface.clear();
+        ++command_line_sources;
+        break;
       case 's': o.source.snaplen = static_cast<std::uint32_t>(number("-s", arg, 0, 1u << 20)); break;
       case 'Z': o.source.drop_user = arg; break;
       case kOptVersion: o.show_version = true; break;
@@ -106,6 +197,21 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
       case kOptBtf: o.source.btf_file = arg; break;
       case kOptPort: o.source.lnet_port = static_cast<std::uint16_t>(number("--port", arg, 1, 65535)); break;
       case kOptLocalNid: o.source.local_nid = arg; break;
+      case kOptKeepServing: o.keep_serving = true; break;
+      case kOptRecorderSize: o.recorder.max_bytes = parse_recorder_size("--recorder-size", arg); break;
+      case kOptRecorderSeconds: o.recorder.max_ns = parse_seconds_ns("--recorder-seconds", arg); break;
+      case kOptTrigger: o.trigger.filter = arg; break;
+      case kOptTriggerDir: o.trigger.directory = arg; break;
+      case kOptTriggerBefore: o.trigger.before_ns = parse_seconds_ns("--trigger-before", arg); break;
+      case kOptTriggerAfter: o.trigger.after_ns = parse_seconds_ns("--trigger-after", arg); break;
+      case kOptTriggerMaxPerMinute:
+        o.trigger.max_per_minute = static_cast<unsigned>(number("--trigger-max-per-minute", arg, 1, 100000));
+        break;
+      case kOptMetricsListen: o.metrics.listen = arg; break;
+      case kOptMetricsMaxLabelValues:
+        o.metrics.max_label_values = static_cast<unsigned>(number("--metrics-max-label-values", arg, 1, 100000));
+        break;
+      case kOptConfig: case kOptNoConfig: break;  // read before the loop
       default: {
         const std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
                                        : std::string(argv[optind - 1]);
@@ -116,14 +222,17 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
   if (optind < argc)
     throw Error(std::string("unexpected argument '") + argv[optind] + "'",
                 "lnetcapd takes no filter: each subscriber sends its own");
-  if (!o.source.read_file.empty() && !o.source.interface.empty())
+  if (command_line_sources > 1)
     throw Error("give one source: -r FILE or -i NAME, not both");
   if ((o.pacing.realtime || o.pacing.records_per_second > 0) && o.source.read_file.empty())
     throw Error("--realtime and --rate pace a replayed file (-r)");
   if (o.pacing.realtime && o.pacing.records_per_second > 0)
     throw Error("give --realtime or --rate, not both");
   if (o.allow_insecure_tcp && !o.authorized_keys.empty())
-    throw Error("give --authorized-keys (CurveZMQ) or --allow-insecure-tcp, not both");
+    throw Error("give --authorized-keys (CurveZMQ) or --allow-insecure-tcp, not both",
+                o.config_path.empty() ? "" : "one of them may come from " + o.config_path);
+  if (o.keep_serving && o.source.read_file.empty())
+    throw Error("--keep-serving is for a replayed file (-r)", "a live capture serves until it is stopped");
   if (o.listen.empty()) o.listen.push_back("local");
   return o;
 }
@@ -146,6 +255,10 @@ Source (one; the live eBPF capture by default):
       --attach MODE, --btf FILE, --port N, --local-nid NID   as for lnetcap
   -Z, --relinquish-privileges USER   run as USER once attached
 Daemon:
+      --config FILE        read settings from FILE (default
+                           /etc/lnetcap/lnetcapd.conf when it exists); the
+                           command line overrides it; SIGHUP re-reads it
+      --no-config          read no config file
   -l, --listen ENDPOINT    where subscribers connect (repeatable): "local"
                            (default: ipc:///run/lnetcap/lnetcapd.sock),
                            /path/to/socket, ipc://PATH or tcp://HOST:PORT
@@ -169,6 +282,22 @@ Daemon:
                            subscriber's end-of-stream may wait (default 10)
       --node NAME          node name subscribers put in interface
                            descriptions (default: the host name)
+      --keep-serving       after the end of a replay, keep serving (dumps,
+                           status, metrics) until SIGTERM/SIGINT
+Flight recorder (off unless a bound is given; docs/DAEMON.md):
+      --recorder-size SIZE keep the newest records up to SIZE bytes (k, M, G)
+      --recorder-seconds S keep the records of the last S seconds
+      --trigger FILTER     save the window around every record FILTER
+                           matches (lnetcap's filter language) to a file
+      --trigger-dir DIR    where (default /var/lib/lnetcap/incidents)
+      --trigger-before S, --trigger-after S   the window (default 10 and 5)
+      --trigger-max-per-minute N   at most N files a minute (default 6);
+                           other matches are counted as skipped
+Metrics (off by default):
+      --metrics-listen [ADDR:]PORT  serve Prometheus metrics over HTTP at
+                           /metrics (PORT alone: every address)
+      --metrics-max-label-values N  distinct peer and target labels kept
+                           (default 256; later ones are "other")
   -h, --help               this text
       --version            print the version
 )";

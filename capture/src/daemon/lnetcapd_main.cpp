@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
   try {
-    return lnetcap::daemon::run_daemon(lnetcap::daemon::parse_daemon_options(argc, argv));
+    return lnetcap::daemon::run_daemon(lnetcap::daemon::parse_daemon_options(argc, argv), argc, argv);
   } catch (const lnetcap::Error& e) {
     std::fprintf(stderr, "lnetcapd: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());

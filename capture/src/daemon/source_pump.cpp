@@ -32,26 +32,29 @@ void SourcePump::stop() {
   space_.notify_all();
 }
 
-bool SourcePump::pop(PumpedRecord& out) {
-  std::uint64_t ignored;
-  (void)!::read(event_fd_, &ignored, sizeof ignored);  // re-armed by every push
+bool SourcePump::take_all(std::deque<PumpedRecord>& out) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Cleared under the lock: a push after this sees an empty queue and
+  // re-arms it.
+  std::uint64_t ignored;
+  (void)!::read(event_fd_, &ignored, sizeof ignored);
   if (queue_.empty()) return false;
-  out = std::move(queue_.front());
-  queue_.pop_front();
+  out.swap(queue_);  // out was empty: one handover for the whole batch
   space_.notify_one();
   return true;
 }
 
 void SourcePump::push(PumpedRecord item) {
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    // The end item always goes in, so the daemon learns the source is done.
-    space_.wait(lock, [&] { return queue_.size() < capacity_ || stop_ || item.end; });
-    queue_.push_back(std::move(item));
+  std::unique_lock<std::mutex> lock(mutex_);
+  // The end item always goes in, so the daemon learns the source is done.
+  space_.wait(lock, [&] { return queue_.size() < capacity_ || stop_ || item.end; });
+  queue_.push_back(std::move(item));
+  // Only the first item wakes the daemon: it takes everything queued at
+  // once, so one syscall and one wake-up serve a whole batch.
+  if (queue_.size() == 1) {
+    const std::uint64_t one = 1;
+    (void)!::write(event_fd_, &one, sizeof one);
   }
-  const std::uint64_t one = 1;
-  (void)!::write(event_fd_, &one, sizeof one);
 }
 
 // Sleeps in short steps so that a stop request is never kept waiting.
@@ -84,6 +87,7 @@ void SourcePump::run() {
   end.end = true;
   try {
     CapturedRecord rec;
+    SourceStats counters;
     bool stopping = false;
     for (;;) {
       if (!stopping && (stop_ || stop_requested())) {
@@ -100,7 +104,14 @@ void SourcePump::run() {
       item.meta.bytes = {};
       item.bytes.assign(rec.bytes.begin(), rec.bytes.end());
       item.new_interfaces = new_interfaces();
-      item.stats = source_->stats();
+      // The counters subscribers see, refreshed every 64 records (a source's
+      // stats() builds its detail strings: per record that cost more than
+      // the record); their details only go with the end item.
+      if (index % 64 == 1) {
+        counters = source_->stats();
+        counters.details.clear();
+      }
+      item.stats = counters;
       push(std::move(item));
     }
   } catch (const Error& e) {

@@ -54,8 +54,9 @@ class SourcePump {
   void stop();
   /// Readable while items are queued (an eventfd).
   int event_fd() const { return event_fd_; }
-  /// Takes the oldest item; false when none is queued.
-  bool pop(PumpedRecord& out);
+  /// Moves every queued item (oldest first) into `out`, which must be
+  /// empty; false when none is queued.
+  bool take_all(std::deque<PumpedRecord>& out);
 
  private:
   void run();

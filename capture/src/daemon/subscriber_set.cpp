@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "../error.h"
+#include "../record.h"
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
 #include "snap_length.h"
@@ -27,10 +28,35 @@ SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan
   }
 }
 
-void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames) {
+void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
+  if (policy.forces_anyone() &&
+      (!anonymizing_ || policy.key_file != anonymize_policy_.key_file))
+    anonymizing_ = std::make_unique<anon::AnonymizingStage>(
+        anon::Anonymizer(anon::Anonymizer::load_or_create_key(policy.key_file)));
+  anonymize_policy_ = policy;
+  for (auto& [id, s] : subscribers_) {
+    const std::string why = policy.forces(s.peer);
+    if (s.anonymized || why.empty()) continue;
+    s.anonymized = true;
+    std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
+                 s.number, s.client.c_str(), why.c_str());
+  }
+}
+
+void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames,
+                           const subscribe::Peer& peer) {
   try {
     switch (subscribe::message_type(frames)) {
-      case subscribe::MessageType::kSubscribe: subscribe(id, frames); return;
+      case subscribe::MessageType::kSubscribe: subscribe(id, frames, peer, false); return;
+      case subscribe::MessageType::kDump: subscribe(id, frames, peer, true); return;
+      case subscribe::MessageType::kStatus: {
+        subscribe::Status st = status_ ? status_() : subscribe::Status{};
+        // The source, the trigger filter may name NIDs: pseudonyms for a forced user.
+        if (!anonymize_policy_.forces(peer).empty())
+          for (auto& item : st.items) item.second = anonymizing_->anonymizer().rewrite_text(item.second);
+        subscribe::send_frames(router_, id, subscribe::encode(st));
+        return;
+      }
       case subscribe::MessageType::kBye: remove(id, "left"); return;
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
@@ -39,9 +65,22 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
   }
 }
 
-void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames) {
-  const subscribe::Subscribe request = subscribe::decode_subscribe(frames);
+void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& frames,
+                              const subscribe::Peer& peer, bool dump) {
+  const subscribe::Subscribe request = dump ? subscribe::decode_dump(frames) : subscribe::decode_subscribe(frames);
+  if (dump && !recorder_) {
+    std::fprintf(stderr, "lnetcapd: refused a dump for %s: no flight recorder\n", request.client.c_str());
+    subscribe::send_frames(router_, id,
+                           subscribe::encode(subscribe::Refuse{
+                               "this lnetcapd keeps no flight recorder",
+                               "start it with --recorder-size SIZE or --recorder-seconds N (or "
+                               "[recorder] in its config file)"}));
+    return;
+  }
   Subscriber s;
+  s.peer = peer;
+  const std::string forced_by = anonymize_policy_.forces(peer);
+  s.anonymized = !forced_by.empty();
   try {
     s.filter = filter::Filter::parse(request.filter);
   } catch (const Error& e) {
@@ -54,14 +93,24 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.client = request.client;
   s.filter_text = request.filter;
   s.snaplen = request.snaplen;
-  if (subscribe::send_frames(router_, id, subscribe::encode(identity_)) != SendResult::kSent) {
+  s.dump = dump;
+  if (dump) s.backlog.assign(recorder_->held().begin(), recorder_->held().end());
+  subscribe::Accept accept = identity_;
+  if (s.anonymized)  // the source's description may name a NID
+    accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
+  if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
     std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
     return;
   }
-  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) subscribed: filter '%s', snaplen %s\n",
-               s.number, s.client.c_str(), s.filter_text.c_str(),
+  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) %s: filter '%s', snaplen %s%s%s\n",
+               s.number, s.client.c_str(), describe(peer).c_str(),
+               dump ? ("asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records").c_str()
+                    : "subscribed",
+               s.filter_text.c_str(),
                s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
-                                                          : std::to_string(s.snaplen).c_str());
+                                                          : std::to_string(s.snaplen).c_str(),
+               s.anonymized ? ", anonymized by " : "", forced_by.c_str());
+  if (dump) ++dumps_;
   subscribers_.emplace(id, std::move(s));
 }
 
@@ -69,6 +118,7 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   auto it = subscribers_.find(id);
   if (it == subscribers_.end()) return;
   const Subscriber& s = it->second;
+  if (s.dump) --dumps_;
   std::fprintf(stderr,
                "lnetcapd: subscriber %" PRIu64 " (%s) %s: %" PRIu64 " matched, %" PRIu64
                " sent, %" PRIu64 " dropped\n",
@@ -108,33 +158,123 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
                             const std::vector<CaptureInterface>& interfaces,
                             const SourceStats& stats, std::uint64_t watermark_ns) {
   std::vector<std::string> gone;
+  // The pseudonymous record, made once for every anonymized subscriber.
+  const CapturedRecord* pseudonymous = nullptr;
+  Message pseudonymous_msg;
   for (auto& [id, s] : subscribers_) {
-    if (!s.filter.matches(msg)) continue;
-    ++s.matched;
-    if (!announce_interfaces(id, s, interfaces)) {
+    if (s.dump) continue;  // it gets the recorder's records (pump_dumps)
+    const CapturedRecord* out = &rec;
+    const Message* decoded = &msg;
+    const std::vector<CaptureInterface>* ifaces = &interfaces;
+    if (s.anonymized) {
+      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg);
+      out = pseudonymous;
+      decoded = &pseudonymous_msg;  // no filter on real NIDs: that would be an oracle
+      ifaces = &anonymizing_->interfaces(interfaces);
+    }
+    if (!deliver_one(id, s, *out, *decoded, *ifaces, stats, watermark_ns)) gone.push_back(id);
+  }
+  for (const auto& id : gone) remove(id, "disconnected");
+}
+
+bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                const Message& msg, const std::vector<CaptureInterface>& interfaces,
+                                const SourceStats& stats, std::uint64_t watermark_ns) {
+  if (!s.filter.matches(msg)) return true;
+  ++s.matched;
+  switch (send_record(id, s, rec, s.matched, interfaces, stats, watermark_ns)) {
+    case SendResult::kSent: ++s.sent; break;
+    case SendResult::kQueueFull:
       ++s.dropped;
+      ++total_dropped_;
+      break;
+    case SendResult::kPeerGone: return false;
+  }
+  return true;
+}
+
+SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                      std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
+                                      const SourceStats& stats, std::uint64_t watermark_ns) {
+  // Interfaces first: when one does not fit in the queue, neither would the record.
+  if (!announce_interfaces(id, s, interfaces)) return SendResult::kQueueFull;
+  subscribe::RecordMeta m;
+  m.seq = seq;
+  m.counters = counters(s, stats, watermark_ns);
+  m.counters.matched = seq;
+  m.ts_ns = rec.ts_ns;
+  m.interface_id = rec.interface_id;
+  m.orig_len = rec.orig_len;
+  m.epb_flags = rec.epb_flags;
+  m.has_drops_before = rec.has_drops_before;
+  m.drops_before = rec.drops_before;
+  const subscribe::Frame header = subscribe::encode_record_header(m);
+  std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
+  for (const auto& c : rec.comments)
+    parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
+  return send(id, parts);
+}
+
+bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) {
+  bool pending = false;
+  std::vector<std::string> gone, done;
+  for (auto& [id, s] : subscribers_) {
+    if (!s.dump) continue;
+    SendResult r = SendResult::kSent;
+    // A bounded batch, so the capture is never kept waiting long.
+    for (int batch = 0; batch < 512 && !s.backlog.empty() && r == SendResult::kSent; ++batch) {
+      CapturedRecord rec = s.backlog.front()->view();
+      std::string why;
+      const auto view = parse_record(rec.bytes, &why);
+      if (!view) {
+        s.backlog.pop_front();
+        continue;
+      }
+      Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      const std::vector<CaptureInterface>* ifaces = &interfaces;
+      if (s.anonymized) {  // as its live stream would be: pseudonyms only, filter included
+        Message pseudonymous;
+        rec = anonymizing_->apply(rec, pseudonymous);
+        msg = pseudonymous;
+        ifaces = &anonymizing_->interfaces(interfaces);
+      }
+      if (!s.filter.matches(msg)) {
+        s.backlog.pop_front();
+        continue;
+      }
+      r = send_record(id, s, rec, s.matched + 1, *ifaces, stats, 0);
+      if (r == SendResult::kSent) {
+        ++s.matched;
+        ++s.sent;
+        s.backlog.pop_front();
+      }
+    }
+    if (r == SendResult::kPeerGone) {
+      gone.push_back(id);
       continue;
     }
-    subscribe::RecordMeta m;
-    m.seq = s.matched;
-    m.counters = counters(s, stats, watermark_ns);
-    m.ts_ns = rec.ts_ns;
-    m.interface_id = rec.interface_id;
-    m.orig_len = rec.orig_len;
-    m.epb_flags = rec.epb_flags;
-    m.has_drops_before = rec.has_drops_before;
-    m.drops_before = rec.drops_before;
-    const subscribe::Frame header = subscribe::encode_record_header(m);
-    std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
-    for (const auto& c : rec.comments)
-      parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
-    switch (send(id, parts)) {
-      case SendResult::kSent: ++s.sent; break;
-      case SendResult::kQueueFull: ++s.dropped; break;
+    if (!s.backlog.empty()) {
+      pending = true;
+      continue;
+    }
+    subscribe::End end;
+    end.counters = counters(s, stats, 0);
+    end.reason = "end of the flight recorder's records";
+    switch (subscribe::send_frames(router_, id, subscribe::encode(end))) {
+      case SendResult::kSent: done.push_back(id); break;
+      case SendResult::kQueueFull: pending = true; break;
       case SendResult::kPeerGone: gone.push_back(id); break;
     }
   }
   for (const auto& id : gone) remove(id, "disconnected");
+  for (const auto& id : done) remove(id, "got its dump");
+  return pending;
+}
+
+bool SubscriberSet::needs_decoding() const {
+  for (const auto& [id, s] : subscribers_)
+    if (!s.dump && !s.anonymized && !s.filter.empty()) return true;
+  return false;
 }
 
 void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_ns) {
@@ -151,7 +291,7 @@ bool SubscriberSet::send_end(const subscribe::End& end, const SourceStats& stats
   bool all = true;
   std::vector<std::string> gone;
   for (auto& [id, s] : subscribers_) {
-    if (s.end_sent) continue;
+    if (s.end_sent || s.dump) continue;  // a dump ends when its records are sent
     subscribe::End mine = end;
     mine.counters = counters(s, stats, end.counters.watermark_ns);
     switch (subscribe::send_frames(router_, id, subscribe::encode(mine))) {

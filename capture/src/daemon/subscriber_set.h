@@ -12,15 +12,21 @@
 #include <zmq.hpp>
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "../anon/anonymizing_stage.h"
 #include "../filter/filter.h"
 #include "../message.h"
 #include "../source.h"
 #include "../subscribe/protocol.h"
 #include "../subscribe/zmq_frames.h"
+#include "anonymize_policy.h"
+#include "flight_recorder.h"
 
 namespace lnetcap::daemon {
 
@@ -33,8 +39,25 @@ class SubscriberSet {
   SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full = false);
 
   /// A message from a subscriber: SUBSCRIBE (filter compiled, ACCEPT or a
-  /// REFUSE naming the error) or BYE.  Malformed messages are logged.
-  void handle(const std::string& routing_id, const subscribe::Frames& frames);
+  /// REFUSE naming the error), DUMP (the same, for the flight recorder's
+  /// records), STATUS (answered at once) or BYE.  Malformed messages are logged.
+  /// `peer`: who libzmq says sent it (for the anonymize policy).
+  void handle(const std::string& routing_id, const subscribe::Frames& frames,
+              const subscribe::Peer& peer = {});
+  /// Sets who is forced through the anonymizer: applies to subscriptions
+  /// from now on and to current subscribers it now forces (never lifts
+  /// anonymization from a stream that has it).  Throws Error when the
+  /// anonymizer's key file cannot be read or made.
+  void set_anonymize_policy(const AnonymizePolicy& policy);
+  /// The flight recorder DUMP requests read (none: DUMP is refused).
+  void set_recorder(const FlightRecorder* recorder) { recorder_ = recorder; }
+  /// What a STATUS request is answered with.
+  void set_status(std::function<subscribe::Status()> status) { status_ = std::move(status); }
+  /// Sends what fits of every pending dump (never dropping: a dump waits
+  /// for its reader), then its END; a finished dump leaves the set.
+  /// Anonymized subscribers get the dump's records anonymized too.
+  /// True while some dump still has records to send.
+  bool pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats);
   /// Offers one source record to every subscriber whose filter matches.
   /// interfaces: the source's interfaces so far (announced as needed).
   void deliver(const CapturedRecord& rec, const Message& msg,
@@ -47,7 +70,14 @@ class SubscriberSet {
   bool send_end(const subscribe::End& end, const SourceStats& stats);
   /// Logs every subscriber's counters (at exit).
   void log_totals() const;
-  std::size_t size() const { return subscribers_.size(); }
+  /// Subscribers of the live stream (a dump in progress is not one: it
+  /// must not start a replay held by --wait-subscribers).
+  std::size_t size() const { return subscribers_.size() - dumps_; }
+  /// Records dropped for any subscriber so far (those gone included).
+  std::uint64_t total_dropped() const { return total_dropped_; }
+  /// Whether deliver() needs the decoded message: some subscriber filters.
+  /// (Anonymized ones decode the pseudonymous record themselves.)
+  bool needs_decoding() const;
 
   struct Subscriber {
     std::uint64_t number = 0;  // 1, 2, ... in order of subscription (logs)
@@ -55,9 +85,15 @@ class SubscriberSet {
     filter::Filter filter;
     std::string filter_text;
     std::uint32_t snaplen = subscribe::kSnaplenAsCaptured;
+    subscribe::Peer peer;
+    // Forced through the anonymizer: it gets (and its filter sees) only
+    // pseudonymous records and interfaces, never the real NIDs.
+    bool anonymized = false;
     std::uint64_t matched = 0, dropped = 0, sent = 0;
     std::size_t interfaces_sent = 0;
     bool end_sent = false;
+    bool dump = false;                    // a DUMP: sends `backlog`, not the live stream
+    std::deque<StoredRecordPtr> backlog;  // the recorder's records still to send
   };
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
@@ -65,10 +101,19 @@ class SubscriberSet {
  private:
   subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,
                                std::uint64_t watermark_ns) const;
+  /// One record to one subscriber; false when it is gone.
+  bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
+                   const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
+                   std::uint64_t watermark_ns);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
   bool announce_interfaces(const std::string& id, Subscriber& s,
                            const std::vector<CaptureInterface>& interfaces);
-  void subscribe(const std::string& id, const subscribe::Frames& frames);
+  void subscribe(const std::string& id, const subscribe::Frames& frames, const subscribe::Peer& peer,
+                 bool dump);
+  /// The record (its interfaces first) as this subscriber's number seq.
+  subscribe::SendResult send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                    std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
+                                    const SourceStats& stats, std::uint64_t watermark_ns);
   void remove(const std::string& id, const char* why);
 
   zmq::socket_t& router_;
@@ -76,7 +121,13 @@ class SubscriberSet {
   bool wait_when_full_;
   std::map<std::string, Subscriber> subscribers_;
   std::uint64_t next_number_ = 1;
+  std::uint64_t total_dropped_ = 0;
+  std::size_t dumps_ = 0;  // of subscribers_, the dumps in progress
+  const FlightRecorder* recorder_ = nullptr;
+  std::function<subscribe::Status()> status_;
   std::vector<std::uint8_t> scratch_;
+  AnonymizePolicy anonymize_policy_;
+  std::unique_ptr<anon::AnonymizingStage> anonymizing_;  // while the policy forces anyone
 };
 
 }  // namespace lnetcap::daemon

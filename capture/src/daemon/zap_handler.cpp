@@ -22,6 +22,11 @@ ZapHandler::~ZapHandler() {
   if (thread_.joinable()) thread_.join();
 }
 
+void ZapHandler::set_authorized(std::set<std::string> authorized_z85) {
+  std::lock_guard<std::mutex> lock(authorized_mutex_);
+  authorized_ = std::move(authorized_z85);
+}
+
 void ZapHandler::serve() {
   try {
     for (;;) {
@@ -37,7 +42,12 @@ void ZapHandler::serve() {
       if (request.size() >= 7 && request[5].to_string() == "CURVE" && request[6].size() == 32) {
         char z85[41];
         zmq_z85_encode(z85, static_cast<const std::uint8_t*>(request[6].data()), 32);
-        if (authorized_.count(z85)) {
+        bool authorized;
+        {
+          std::lock_guard<std::mutex> lock(authorized_mutex_);
+          authorized = authorized_.count(z85) != 0;
+        }
+        if (authorized) {
           status = "200";
           text = "OK";
           user = z85;

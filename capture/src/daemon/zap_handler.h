@@ -3,6 +3,7 @@
 // authorized-keys file (ZeroMQ's ZAP, RFC 27, on inproc://zeromq.zap.01).
 #pragma once
 
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -18,6 +19,9 @@ class ZapHandler {
   /// the context is closed.
   ZapHandler(zmq::context_t& context, std::set<std::string> authorized_z85);
   ~ZapHandler();
+  /// Replaces the authorized keys (SIGHUP); clients connecting after it
+  /// are checked against the new set.
+  void set_authorized(std::set<std::string> authorized_z85);
   ZapHandler(const ZapHandler&) = delete;
   ZapHandler& operator=(const ZapHandler&) = delete;
 
@@ -25,6 +29,7 @@ class ZapHandler {
   void serve();
   zmq::context_t& context_;
   zmq::socket_t socket_;
+  std::mutex authorized_mutex_;
   std::set<std::string> authorized_;
   std::thread thread_;
 };

@@ -15,6 +15,15 @@ std::string render_json(const SummaryReport& r);
 /// Prometheus text exposition format 0.0.4, every metric prefixed lnetcap_.
 std::string render_prometheus(const SummaryReport& r);
 
+/// Prometheus text format helpers, shared with lnetcapd's metrics
+/// (daemon/rpc_metrics.cpp) so both speak the same names and numbers.
+/// A sample value ("%.9g").
+std::string prom_number(double v);
+/// "# HELP name help" and "# TYPE name type" lines.
+void prom_family(std::string& out, const std::string& name, const char* type, const std::string& help);
+/// {label="value",extra} (extra: further ready-made label pairs), or "".
+std::string prom_labels(const std::string& label, const std::string& value, const std::string& extra = {});
+
 /// Upper bounds (seconds) of the latency histogram buckets, +Inf implied.
 inline constexpr double kLatencyBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                              0.01,   0.025,   0.05,   0.1,   0.25,   0.5,

@@ -9,23 +9,24 @@
 #include "text_escape.h"
 
 namespace lnetcap::report {
-namespace {
 
-std::string fmt_double(double v) {
+std::string prom_number(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
 
-void family(std::string& out, const std::string& name, const char* type, const std::string& help) {
+void prom_family(std::string& out, const std::string& name, const char* type, const std::string& help) {
   out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
 
-std::string labels(const std::string& label, const std::string& value, const std::string& extra = {}) {
+std::string prom_labels(const std::string& label, const std::string& value, const std::string& extra) {
   std::string l = label.empty() ? "" : label + "=\"" + prom_label(value) + "\"";
   if (!extra.empty()) l += (l.empty() ? "" : ",") + extra;
   return l.empty() ? "" : "{" + l + "}";
 }
+
+namespace {
 
 // Emits the families for one dimension (label = "opcode"...) or, with an
 // empty label, the totals.
@@ -43,36 +44,36 @@ void dimension(std::string& out, const std::string& prefix, const std::string& l
       {"replies_total", &GroupStats::replies, "PtlRPC final replies"},
   };
   for (const Counter& c : counters) {
-    family(out, prefix + c.suffix, "counter", std::string(c.help) + what);
+    prom_family(out, prefix + c.suffix, "counter", std::string(c.help) + what);
     for (const auto& [k, g] : groups)
-      out += prefix + c.suffix + labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
+      out += prefix + c.suffix + prom_labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
   }
-  family(out, prefix + "rpc_errors_total", "counter",
+  prom_family(out, prefix + "rpc_errors_total", "counter",
          "PtlRPC replies reporting a failure, per status," + what);
   for (const auto& [k, g] : groups)
     for (const auto& [status, n] : g.errors_by_status)
       out += prefix + "rpc_errors_total" +
-             labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
+             prom_labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
              std::to_string(n) + "\n";
-  family(out, prefix + "rpc_unanswered", "gauge", "PtlRPC requests without a reply yet" + what);
+  prom_family(out, prefix + "rpc_unanswered", "gauge", "PtlRPC requests without a reply yet" + what);
   for (const auto& [k, g] : groups)
-    out += prefix + "rpc_unanswered" + labels(label, k) + " " + std::to_string(g.unanswered) + "\n";
+    out += prefix + "rpc_unanswered" + prom_labels(label, k) + " " + std::to_string(g.unanswered) + "\n";
 
   const std::string h = prefix + "rpc_latency_seconds";
-  family(out, h, "histogram", "PtlRPC request to reply latency" + what);
+  prom_family(out, h, "histogram", "PtlRPC request to reply latency" + what);
   for (const auto& [k, g] : groups) {
     double sum = 0;
     for (std::uint64_t ns : g.latencies_ns) sum += ns / 1e9;
     for (double le : kLatencyBuckets) {
       std::uint64_t n = 0;
       for (std::uint64_t ns : g.latencies_ns) n += ns / 1e9 <= le;
-      out += h + "_bucket" + labels(label, k, "le=\"" + fmt_double(le) + "\"") + " " +
+      out += h + "_bucket" + prom_labels(label, k, "le=\"" + prom_number(le) + "\"") + " " +
              std::to_string(n) + "\n";
     }
-    out += h + "_bucket" + labels(label, k, "le=\"+Inf\"") + " " +
+    out += h + "_bucket" + prom_labels(label, k, "le=\"+Inf\"") + " " +
            std::to_string(g.latencies_ns.size()) + "\n";
-    out += h + "_sum" + labels(label, k) + " " + fmt_double(sum) + "\n";
-    out += h + "_count" + labels(label, k) + " " + std::to_string(g.latencies_ns.size()) + "\n";
+    out += h + "_sum" + prom_labels(label, k) + " " + prom_number(sum) + "\n";
+    out += h + "_count" + prom_labels(label, k) + " " + std::to_string(g.latencies_ns.size()) + "\n";
   }
 }
 
@@ -81,7 +82,7 @@ void dimension(std::string& out, const std::string& prefix, const std::string& l
 std::string render_prometheus(const SummaryReport& r) {
   std::string out;
   dimension(out, "lnetcap_", "", {{"", r.total}}, "");
-  family(out, "lnetcap_lnet_type_messages_total", "counter", "LNet messages by LNet type");
+  prom_family(out, "lnetcap_lnet_type_messages_total", "counter", "LNet messages by LNet type");
   for (const auto& [t, n] : r.lnet_types)
     out += "lnetcap_lnet_type_messages_total{type=\"" + prom_label(t) + "\"} " +
            std::to_string(n) + "\n";

@@ -86,6 +86,23 @@ Frames encode(const Subscribe& m) {
 
 Frames encode_bye() { return {preamble(MessageType::kBye)}; }
 
+Frames encode_dump(const Subscribe& m) {
+  Frames f = encode(m);
+  f[0][5] = static_cast<std::uint8_t>(MessageType::kDump);
+  return f;
+}
+
+Frames encode_status_request() { return {preamble(MessageType::kStatus)}; }
+
+Frames encode(const Status& m) {
+  Frames f{preamble(MessageType::kStatusReply)};
+  for (const auto& [name, value] : m.items) {
+    f.push_back(text_frame(name));
+    f.push_back(text_frame(value));
+  }
+  return f;
+}
+
 Frames encode(const Accept& m) {
   return {preamble(MessageType::kAccept), text_frame(m.node), text_frame(m.source)};
 }
@@ -132,12 +149,31 @@ Frame encode_record_header(const RecordMeta& m) {
   return f;
 }
 
-Subscribe decode_subscribe(const Frames& frames) {
-  FixedReader r(frames, MessageType::kSubscribe, "SUBSCRIBE", 4, 2);
+namespace {
+
+Subscribe decode_request(const Frames& frames, MessageType type, const char* name) {
+  FixedReader r(frames, type, name, 4, 2);
   Subscribe m;
   m.snaplen = r.u32();
   m.filter = frame_text(frames, 1);
   m.client = frame_text(frames, 2);
+  return m;
+}
+
+}  // namespace
+
+Subscribe decode_subscribe(const Frames& frames) {
+  return decode_request(frames, MessageType::kSubscribe, "SUBSCRIBE");
+}
+
+Subscribe decode_dump(const Frames& frames) { return decode_request(frames, MessageType::kDump, "DUMP"); }
+
+Status decode_status(const Frames& frames) {
+  FixedReader r(frames, MessageType::kStatusReply, "STATUS_REPLY", 0, 1);
+  if (frames.size() % 2 != 1) throw Error("lnetcapd protocol: STATUS_REPLY has a name without a value");
+  Status m;
+  for (std::size_t i = 1; i + 1 < frames.size(); i += 2)
+    m.items.emplace_back(frame_text(frames, i), frame_text(frames, i + 1));
   return m;
 }
 

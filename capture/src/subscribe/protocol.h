@@ -32,6 +32,8 @@ enum class MessageType : std::uint8_t {
   // subscriber -> daemon
   kSubscribe = 1,
   kBye = 2,
+  kDump = 3,    // the flight recorder's records (SUBSCRIBE's fields); then as a subscription
+  kStatus = 4,  // the daemon's status; answered with STATUS_REPLY
   // daemon -> subscriber
   kAccept = 16,
   kRefuse = 17,
@@ -39,12 +41,19 @@ enum class MessageType : std::uint8_t {
   kRecord = 19,
   kHeartbeat = 20,
   kEnd = 21,
+  kStatusReply = 22,
 };
 
 struct Subscribe {
   std::string filter;                         // the lnetcap filter language
   std::uint32_t snaplen = kSnaplenAsCaptured;  // payload bytes kept per record
   std::string client;                         // "lnetcap 0.1.0 pid 42 uid 1000", for logs
+};
+
+/// STATUS_REPLY: the daemon's figures, in the order it lists them
+/// ("records held", "12345"); `lnetcap --status` prints them.
+struct Status {
+  std::vector<std::pair<std::string, std::string>> items;
 };
 
 struct Accept {
@@ -94,6 +103,10 @@ MessageType message_type(const Frames& frames);
 
 Frames encode(const Subscribe& m);
 Frames encode_bye();
+/// DUMP: the same fields as SUBSCRIBE (filter, snap length, client).
+Frames encode_dump(const Subscribe& m);
+Frames encode_status_request();
+Frames encode(const Status& m);
 Frames encode(const Accept& m);
 Frames encode(const Refuse& m);
 Frames encode(const InterfaceAnnouncement& m);
@@ -105,6 +118,8 @@ Frame encode_record_header(const RecordMeta& m);
 
 // Decoders throw Error naming what is malformed.
 Subscribe decode_subscribe(const Frames& frames);
+Subscribe decode_dump(const Frames& frames);
+Status decode_status(const Frames& frames);
 Accept decode_accept(const Frames& frames);
 Refuse decode_refuse(const Frames& frames);
 InterfaceAnnouncement decode_interface(const Frames& frames);

@@ -45,7 +45,8 @@ bool handshake_refused(zmq::socket_t& monitor) {
 }  // namespace
 
 SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
-                                       const CurveClient& curve, std::chrono::milliseconds answer_timeout)
+                                       const CurveClient& curve, std::chrono::milliseconds answer_timeout,
+                                       Request kind)
     : uri_(normalize_endpoint(uri)), socket_(context_, zmq::socket_type::dealer) {
   const bool tcp = uri_.rfind("tcp://", 0) == 0;
   const bool use_curve = tcp && (!curve.key_file.empty() || !curve.server_key.empty());
@@ -73,7 +74,10 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     throw Error("cannot connect to " + uri_ + ": " + e.what(),
                 "give --from local, a socket path, ipc://PATH or tcp://HOST:PORT");
   }
-  send_frames(socket_, {}, encode(request));
+  send_frames(socket_, {},
+              kind == Request::kDump     ? encode_dump(request)
+              : kind == Request::kStatus ? encode_status_request()
+                                         : encode(request));
   Frames answer;
   const auto deadline = Clock::now() + answer_timeout;
   for (;;) {
@@ -86,7 +90,10 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     if (Clock::now() >= deadline)
       throw Error("no answer from lnetcapd at " + uri_ + " within " +
                       std::to_string(answer_timeout.count() / 1000) + " s",
-                  use_curve ? "is lnetcapd running there, is your public key in its authorized-keys "
+                  kind != Request::kSubscribe
+                      ? "is lnetcapd running there, and is it of this release? (older ones do not "
+                        "know --dump and --status)"
+                  : use_curve ? "is lnetcapd running there, is your public key in its authorized-keys "
                               "file, and is --server-key its key? (it logs a refused key)"
                   : tcp ? "is lnetcapd running there? a daemon with --authorized-keys needs "
                           "--curve-key and --server-key"
@@ -95,6 +102,11 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
   }
   switch (message_type(answer)) {
     case MessageType::kAccept: accept_ = decode_accept(answer); break;
+    case MessageType::kStatusReply:
+      if (kind != Request::kStatus) throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
+      status_ = decode_status(answer);
+      ended_ = true;  // nothing follows
+      break;
     case MessageType::kRefuse: {
       const Refuse r = decode_refuse(answer);
       throw Error("lnetcapd at " + uri_ + " refused the subscription: " + r.message, r.hint);
@@ -212,16 +224,33 @@ SourceStats SubscriptionSource::stats() const {
 
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
                                                  const std::string& filter, std::uint32_t snaplen,
-                                                 const CurveClient& curve) {
+                                                 const CurveClient& curve, Request kind) {
   Subscribe request;
   request.filter = filter;
   request.snaplen = snaplen;
   request.client = std::string("lnetcap ") + LNETCAP_VERSION + " pid " + std::to_string(::getpid()) +
                    " uid " + std::to_string(::getuid());
   std::vector<std::unique_ptr<TimedSource>> sources;
-  for (const auto& uri : uris) sources.push_back(std::make_unique<SubscriptionSource>(uri, request, curve));
+  for (const auto& uri : uris)
+    sources.push_back(std::make_unique<SubscriptionSource>(uri, request, curve, std::chrono::seconds(5), kind));
   if (sources.size() == 1) return std::move(sources.front());
   return std::make_unique<MergeSource>(std::move(sources));
+}
+
+}  // namespace lnetcap::subscribe
+
+namespace lnetcap::subscribe {
+
+void print_daemon_status(const std::vector<std::string>& uris, const CurveClient& curve, std::FILE* out) {
+  for (const auto& uri : uris) {
+    SubscriptionSource daemon(uri, Subscribe{}, curve, std::chrono::seconds(5), Request::kStatus);
+    std::size_t width = 0;
+    for (const auto& [name, value] : daemon.status().items) width = std::max(width, name.size());
+    std::string text = "lnetcapd at " + daemon.uri() + ":\n";
+    for (const auto& [name, value] : daemon.status().items)
+      text += "  " + name + ":" + std::string(width + 2 - name.size(), ' ') + value + "\n";
+    std::fputs(text.c_str(), out);
+  }
 }
 
 }  // namespace lnetcap::subscribe

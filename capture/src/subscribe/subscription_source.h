@@ -11,6 +11,7 @@
 #include <zmq.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,12 +35,18 @@ struct CurveClient {
   std::string server_key;  // the daemon's public key, Z85 or a file
 };
 
+/// What a --from asks the daemon for: its live stream (SUBSCRIBE), the
+/// records its flight recorder holds (DUMP, --dump), or its status (STATUS,
+/// --status: no records, status() holds the answer).
+enum class Request { kSubscribe, kDump, kStatus };
+
 class SubscriptionSource : public TimedSource {
  public:
-  /// Connects, subscribes and waits for the daemon's answer.  Throws Error
-  /// when it refuses (the filter's error) or does not answer.
+  /// Connects, sends the request and waits for the daemon's answer.  Throws
+  /// Error when it refuses (the filter's error) or does not answer.
   SubscriptionSource(const std::string& uri, const Subscribe& request, const CurveClient& curve = {},
-                     std::chrono::milliseconds answer_timeout = std::chrono::seconds(5));
+                     std::chrono::milliseconds answer_timeout = std::chrono::seconds(5),
+                     Request kind = Request::kSubscribe);
   ~SubscriptionSource() override;
   bool next(CapturedRecord& out) override;
   const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
@@ -47,6 +54,9 @@ class SubscriptionSource : public TimedSource {
   void request_stop() override { stop_ = true; }
   std::uint64_t watermark_ns() const override { return counters_.watermark_ns; }
   const Accept& daemon() const { return accept_; }
+  /// The answer to Request::kStatus.
+  const Status& status() const { return status_; }
+  const std::string& uri() const { return uri_; }
 
  private:
   bool receive(Frames& frames, std::chrono::milliseconds timeout);
@@ -56,6 +66,7 @@ class SubscriptionSource : public TimedSource {
   zmq::context_t context_;
   zmq::socket_t socket_;
   Accept accept_;
+  Status status_;
   std::vector<CaptureInterface> interfaces_;
   Frames frames_;  // the last RECORD (out.bytes points into it)
   Counters counters_;
@@ -67,6 +78,10 @@ class SubscriptionSource : public TimedSource {
 /// Opens the sources of every --from (merged in time order when several).
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
                                                  const std::string& filter,
-                                                 std::uint32_t snaplen, const CurveClient& curve = {});
+                                                 std::uint32_t snaplen, const CurveClient& curve = {},
+                                                 Request kind = Request::kSubscribe);
+
+/// `lnetcap --from URI... --status`: asks each daemon and prints its answer.
+void print_daemon_status(const std::vector<std::string>& uris, const CurveClient& curve, std::FILE* out);
 
 }  // namespace lnetcap::subscribe

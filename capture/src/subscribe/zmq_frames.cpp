@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "zmq_frames.h"
 
+#include <sys/socket.h>
+
 #include <cerrno>
 
 namespace lnetcap::subscribe {
@@ -34,22 +36,57 @@ SendResult send_parts(zmq::socket_t& socket, const std::string& routing_id,
   return SendResult::kSent;
 }
 
-bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id) {
-  frames.clear();
+namespace {
+
+// Who sent `part` (see Peer).  ZMQ_SRCFD is the connection's descriptor:
+// libzmq names no local peer's credentials on Linux, the kernel does.
+Peer peer_of(zmq::message_t& part) {
+  Peer peer;
+  auto property = [&part](const char* name) {
+    const char* v = zmq_msg_gets(part.handle(), name);
+    return std::string(v ? v : "");
+  };
+  peer.address = property("Peer-Address");
+  peer.user_id = property("User-Id");
+  const int fd = zmq_msg_get(part.handle(), ZMQ_SRCFD);
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  ucred cred{};
+  socklen_t cred_len = sizeof cred;
+  if (fd >= 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+      local.ss_family == AF_UNIX && ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0)
+    peer.uid = static_cast<long>(cred.uid);
+  return peer;
+}
+
+}  // namespace
+
+bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id, Peer* peer) {
   zmq::message_t part;
   if (!socket.recv(part, zmq::recv_flags::dontwait)) return false;
+  // Frames are overwritten in place: a subscriber receives one message per
+  // record, and reusing the buffers saves an allocation per frame.
+  std::size_t n = 0;
   bool first = true;
   for (;;) {
     if (first && routing_id) {
       *routing_id = part.to_string();
     } else {
       const auto* p = static_cast<const std::uint8_t*>(part.data());
-      frames.emplace_back(p, p + part.size());
+      if (n < frames.size())
+        frames[n].assign(p, p + part.size());
+      else
+        frames.emplace_back(p, p + part.size());
+      ++n;
     }
     first = false;
-    if (!part.more()) break;
+    if (!part.more()) {
+      if (peer) *peer = peer_of(part);  // a frame read from the connection itself
+      break;
+    }
     (void)socket.recv(part, zmq::recv_flags::none);  // the rest is already here
   }
+  frames.resize(n);
   return true;
 }
 

@@ -26,8 +26,17 @@ SendResult send_parts(zmq::socket_t& socket, const std::string& routing_id,
                       const std::vector<ByteSpan>& frames);
 
 /// Receives one multipart message if one is waiting (never blocks).  On a
-/// ROUTER, the first frame is moved to *routing_id.
-bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id = nullptr);
+/// ROUTER, the first frame is moved to *routing_id.  `peer` (optional) gets
+/// who sent it as the transport knows it: the "Peer-Address" and "User-Id"
+/// properties (the CurveZMQ key) and, on a Unix socket, the peer's uid
+/// from the kernel (SO_PEERCRED on the connection the message came from).
+struct Peer {
+  std::string address;
+  std::string user_id;
+  long uid = -1;  // -1: not a local peer
+};
+bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id = nullptr,
+                    Peer* peer = nullptr);
 
 /// "local" -> the default socket; "/path" -> ipc:///path; other URIs as they are.
 std::string normalize_endpoint(const std::string& uri);

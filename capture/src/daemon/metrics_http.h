@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// metrics_http.h - the tiny HTTP/1.1 responder lnetcapd serves its
+// Prometheus metrics with: GET (or HEAD) /metrics answers the text format,
+// anything else 404/405, one request per connection (Connection: close).
+// It runs in its own thread so a slow scraper never delays the capture;
+// each connection has 2 s to send its request.  (libmicrohttpd would add a
+// dependency for what is one route and one content type.)
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace lnetcap::daemon {
+
+class MetricsHttpServer {
+ public:
+  /// listen: "PORT" (every address), "ADDR:PORT" or "[IPv6]:PORT"; port 0
+  /// lets the kernel pick (address() names it).  body() renders the page;
+  /// it gets the number of scrapes served, this one included.  Throws
+  /// Error when it cannot listen.
+  MetricsHttpServer(const std::string& listen, std::function<std::string(std::uint64_t)> body);
+  ~MetricsHttpServer();
+  MetricsHttpServer(const MetricsHttpServer&) = delete;
+  MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+  /// "http://127.0.0.1:9788/metrics" with the port actually bound.
+  const std::string& address() const { return address_; }
+  std::uint64_t scrapes() const { return scrapes_; }
+
+ private:
+  void run();
+  void serve(int fd);
+
+  std::function<std::string(std::uint64_t)> body_;
+  int listen_fd_ = -1;
+  int wake_fd_ = -1;  // eventfd: the destructor wakes the thread
+  std::string address_;
+  std::atomic<std::uint64_t> scrapes_{0};
+  std::thread thread_;
+};
+
+}  // namespace lnetcap::daemon
