@@ -514,8 +514,14 @@ noinline int lnet_send(struct lnet_nid *src_nid, struct lnet_msg *msg,
 			 ++dbl_event_seq, dm->id, msg->msg_retry_count, hold, rc);
 	dm->hold_ms = 0;
 	dm->drop_rc = 0;
-	if (hold)
-		msleep(hold);
+	/* Held by the clock lnetcap measures with (CLOCK_MONOTONIC): under
+	 * TCG jiffies run uneven, and msleep() can wake early by it. */
+	if (hold) {
+		ktime_t end = ktime_add_ms(ktime_get(), hold);
+
+		while (ktime_before(ktime_get(), end))
+			usleep_range(500, 1000);
+	}
 	if (rc) {
 		msg->msg_health_status = dm->drop_hs;
 		msg->msg_no_resend = true;

@@ -46,8 +46,12 @@ health_text_ok() {
 	local cap=$out/capture.pcapng n
 	n=$("$LNETCAP" -r "$cap" 'drop' | wc -l)
 	[ "$n" = $((6 * rounds)) ] || fail "'drop' selected $n records, expected $((6 * rounds))"
-	n=$("$LNETCAP" -r "$cap" 'queue > 25ms' | grep -c ' queue [0-9.]*ms' || true)
-	[ "$n" = "$rounds" ] || fail "'queue > 25ms' selected $n sends, expected $rounds"
+	# At least the held sends (a loaded TCG guest may hold another one as
+	# long; rig_check checks the held ones one by one).
+	n=$("$LNETCAP" -r "$cap" 'queue >= 30ms' | grep -c ' queue [0-9.]*m\?s' || true)
+	[ "$n" -ge "$rounds" ] || fail "'queue >= 30ms' selected $n sends, expected at least $rounds"
+	n=$("$LNETCAP" -r "$cap" 'queue >= 30ms' | grep -vc ' queue [0-9.]*m\?s' || true)
+	[ "$n" = 0 ] || fail "'queue >= 30ms' selected $n records without such a queue time"
 	n=$("$LNETCAP" -r "$cap" 'drop drop-rule' | grep -c 'drop drop-rule \[outcome of seq' || true)
 	[ "$n" = "$rounds" ] || fail "drop-rule outcomes: $n, expected $rounds"
 	"$LNETCAP" -r "$cap" --summary >"$out/summary.txt"

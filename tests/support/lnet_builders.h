@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,7 @@ struct RecordSpec {
   std::uint64_t msg_id = 0;
   std::uint8_t drop_reason = 0;
   std::uint8_t hook = 6;  // synthetic
+  std::optional<std::uint32_t> payload_len;  // default: the payload given
 };
 
 /// A whole record: header + LNet header + payload prefix (cut at snaplen).
@@ -165,7 +167,7 @@ inline std::vector<std::uint8_t> record(const RecordSpec& r, const std::vector<s
   h.health_status = r.health;
   h.retry_count = r.retries;
   h.seq = r.seq;
-  h.payload_len = static_cast<std::uint32_t>(payload.size());
+  h.payload_len = r.payload_len.value_or(static_cast<std::uint32_t>(payload.size()));
   h.local_nid = r.local;
   h.peer_nid = r.peer;
   h.status = r.status;

@@ -193,7 +193,7 @@ TEST_F(FormatTest, LnetHealthOnTheLine) {
   out.clear();
   text::format_line(test::failed_send_outcome().msg, {}, out);
   EXPECT_NE(out.find("DROP PUT 192.168.1.10@tcp > 192.168.1.20@tcp OST_REQUEST xid 0x65f1a0c000001 "
-                     "len 0 health LOCAL_DROPPED rc -5 (EIO) drop send-failed "
+                     "len 224 health LOCAL_DROPPED rc -5 (EIO) drop send-failed "
                      "[outcome of seq 7 cpu 1]"),
             std::string::npos)
       << out;

@@ -152,7 +152,9 @@ inline OwnedMessage queued_send() {
 }
 inline OwnedMessage failed_send_outcome() {
   LnetHeaderSpec h = health_put_header();
+  h.payload_length = 224;  // the SEND carried it; the DROP carries none
   RecordSpec r;
+  r.payload_len = 224;
   r.direction = LNETCAP_DIR_DROP;
   r.hook = LNETCAP_HOOK_LNET_FINALIZE;
   r.local = h.src;

@@ -120,7 +120,9 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   if (l.type == LNETCAP_MSG_GET) appendf(out, " sink %" PRIu32, l.sink_length);
   if (l.type == LNETCAP_MSG_ACK) appendf(out, " mlen %" PRIu32, l.mlength);
   appendf(out, " len %" PRIu32, l.payload_length);
-  if (m.rec.truncated() && l.payload_length) appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
+  // A DROP carries no payload by design (the bytes never went or landed).
+  if (m.rec.truncated() && l.payload_length && h.direction != LNETCAP_DIR_DROP)
+    appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
   if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
   if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
   if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status) {
