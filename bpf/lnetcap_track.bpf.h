@@ -12,7 +12,7 @@
  *    after a failed send, which LNet may resend as the same lnet_msg.  A
  *    failed message that is never resent stays until its address is used
  *    again (lnet_send() of a fresh message, retry count 0, overwrites it).
- *  - map "parsing", keyed by thread: the lnet_parse() calls under way on it
+ *  - map "parsing" (LRU), keyed by thread: the lnet_parse() calls under way on it
  *    (a small stack: the loopback LND parses inside a send inside a parse),
  *    with the header, the NI, the sender, the RECV record's id (GET, ACK)
  *    and whether the drop was already recorded, so lnet_drop_message(),
@@ -64,8 +64,12 @@ struct lnetcap_parsing {
 	struct lnetcap_parse_frame f[LNETCAP_PARSE_DEPTH];
 };
 
+/* LRU: a thread's entry stays (depth 0) between its lnet_parse calls, so
+ * a parse costs one lookup, not an insert and a delete; threads that
+ * stopped parsing are evicted, never one in the middle of a parse (its
+ * entry was used at its start). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, LNETCAP_PARSING_MAX);
 	__type(key, __u64);
 	__type(value, struct lnetcap_parsing);
@@ -124,19 +128,14 @@ lnetcap_parse_push(__u64 ni, __u64 hdr, __u64 from)
 	return fr;
 }
 
-/* lnet_parse() exit: pop, and forget the thread when it leaves the last. */
+/* lnet_parse() exit: pop (the entry stays for the thread's next parse). */
 static __always_inline void lnetcap_parse_pop(void)
 {
 	__u64 tid = bpf_get_current_pid_tgid();
 	struct lnetcap_parsing *p = bpf_map_lookup_elem(&parsing, &tid);
 
-	if (!p)
-		return;
-	if (p->depth > 1) {
+	if (p && p->depth > 0)
 		p->depth--;
-		return;
-	}
-	bpf_map_delete_elem(&parsing, &tid);
 }
 
 #endif /* LNETCAP_TRACK_BPF_H */

@@ -689,8 +689,9 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 		dbl_log_refused("proto", -EPROTO, type, ni, hdr);
 		return -EPROTO;
 	}
-	/* Drop rules act before a message exists (lctl net_drop_add). */
-	if (lnet_drop_rule_match(hdr, &ni->ni_nid, NULL)) {
+	/* Drop rules act before a message exists (lctl net_drop_add); LNet
+	 * asks only while a rule exists (ln_drop_rules not empty). */
+	if (dbl_drop_rule_armed && lnet_drop_rule_match(hdr, &ni->ni_nid, NULL)) {
 		dbl_log_refused("rule", 0, type, ni, hdr);
 		goto drop;
 	}
