@@ -60,15 +60,54 @@ int lnetcap_fentry_lnet_finalize(void *ctx)
 	return lnetcap_on_finalize(lnetcap_arg(ctx, 0), (int)lnetcap_arg(ctx, 1));
 }
 
+SEC("fentry/lnet_send")
+int lnetcap_fentry_lnet_send(void *ctx)
+{
+	return lnetcap_on_send(lnetcap_arg(ctx, 1));
+}
+
+SEC("fentry/lnet_drop_message")
+int lnetcap_fentry_lnet_drop_message(void *ctx)
+{
+	return lnetcap_on_drop_message();
+}
+
+static __always_inline __u64 lnetcap_ret(void *ctx)
+{
+	__u64 v = 0;
+
+	bpf_get_func_ret(ctx, &v);
+	return v;
+}
+
+SEC("fexit/lnet_parse")
+int lnetcap_fexit_lnet_parse(void *ctx)
+{
+	return lnetcap_on_parse_ret((int)lnetcap_ret(ctx));
+}
+
+/* Only the receive-side check (local_nid set) decides a drop in lnet_parse;
+ * the LNDs' health simulation calls it with local_nid NULL. */
+SEC("fexit/lnet_drop_rule_match")
+int lnetcap_fexit_lnet_drop_rule_match(void *ctx)
+{
+	return lnetcap_on_drop_rule(lnetcap_arg(ctx, 1) != 0 &&
+				    (lnetcap_ret(ctx) & 0xff) != 0);
+}
+
 #elif defined(LNETCAP_MODE_KPROBE) || defined(LNETCAP_MODE_UPROBE)
 
 #if defined(LNETCAP_MODE_KPROBE)
 #define LNETCAP_SEC(fn) SEC("kprobe/" #fn)
+#define LNETCAP_RET_SEC(fn) SEC("kretprobe/" #fn)
 #define LNETCAP_PROG(fn) lnetcap_kprobe_##fn
+#define LNETCAP_RET_PROG(fn) lnetcap_kretprobe_##fn
 #else
 /* Attached by the test to stand-in functions of the same names. */
 #define LNETCAP_SEC(fn) SEC("uprobe")
+#define LNETCAP_RET_SEC(fn) SEC("uretprobe")
 #define LNETCAP_PROG(fn) lnetcap_uprobe_##fn
+#define LNETCAP_RET_PROG(fn) lnetcap_uretprobe_##fn
 #endif
 
 LNETCAP_SEC(lnet_ni_send)
@@ -88,6 +127,32 @@ LNETCAP_SEC(lnet_finalize)
 int LNETCAP_PROG(lnet_finalize)(struct pt_regs *ctx)
 {
 	return lnetcap_on_finalize(PT_REGS_PARM1(ctx), (int)PT_REGS_PARM2(ctx));
+}
+
+LNETCAP_SEC(lnet_send)
+int LNETCAP_PROG(lnet_send)(struct pt_regs *ctx)
+{
+	return lnetcap_on_send(PT_REGS_PARM2(ctx));
+}
+
+LNETCAP_SEC(lnet_drop_message)
+int LNETCAP_PROG(lnet_drop_message)(struct pt_regs *ctx)
+{
+	return lnetcap_on_drop_message();
+}
+
+LNETCAP_RET_SEC(lnet_parse)
+int LNETCAP_RET_PROG(lnet_parse)(struct pt_regs *ctx)
+{
+	return lnetcap_on_parse_ret((int)PT_REGS_RC(ctx));
+}
+
+/* A return probe has no arguments: any match inside lnet_parse counts
+ * (the health simulation's calls come from the LNDs' send path). */
+LNETCAP_RET_SEC(lnet_drop_rule_match)
+int LNETCAP_RET_PROG(lnet_drop_rule_match)(struct pt_regs *ctx)
+{
+	return lnetcap_on_drop_rule((PT_REGS_RC(ctx) & 0xff) != 0);
 }
 
 #if defined(LNETCAP_MODE_UPROBE)

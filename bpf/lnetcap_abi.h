@@ -121,7 +121,8 @@ struct lnetcap_cfg {
 	struct lnetcap_kmem km;
 	__u32 snaplen;       /* payload bytes per record (0 = headers only) */
 	__u32 wakeup_batch;  /* power of two: force a consumer wakeup every N */
-	__u32 dir_mask;      /* 1 << LNETCAP_DIR_* of directions to keep */
+	__u32 dir_mask;      /* 1 << LNETCAP_DIR_* of directions to keep,
+	                      * DROP records by LNETCAP_DIRMASK_DROP_* */
 	__u8 filter_type;
 	__u8 filter_portal;
 	__u8 filter_src;
@@ -142,6 +143,11 @@ struct lnetcap_cfg {
 	__u16 targ_ni_net_num; /* big-endian, as nid_num */
 	__u16 pad1;
 } LNETCAP_PACKED;
+
+/* dir_mask bits that keep DROP records: a drop of a received message
+ * belongs with -Q in, of a message being sent with -Q out. */
+#define LNETCAP_DIRMASK_DROP_RX (1U << 8)
+#define LNETCAP_DIRMASK_DROP_TX (1U << 9)
 
 /* Every ring sample: this envelope, then the record (rec_hdr + LNet header +
  * payload prefix).  The sample may be longer than the record: the agent

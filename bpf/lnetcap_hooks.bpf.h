@@ -13,13 +13,28 @@
  *    only place its header exists.  Messages addressed to another net are
  *    being routed: their FORWARD record comes from lnet_ni_send.
  *  - lnet_finalize(msg, rc): received PUT and REPLY, once the LND has landed
- *    the payload in the MD, with the completion status and health; and a
- *    DROP record (header, status, health) for a send that failed.
+ *    the payload in the MD, with the completion status and health.
+ *
+ * Every message LNet drops is one DROP record with a drop_reason
+ * (lnetcap_track.bpf.h keeps the state this needs):
+ *  - a send that failed after lnet_ni_send: a DROP that is the OUTCOME of
+ *    the SEND record (same msg_id), not a second message;
+ *  - a send LNet dropped before the LND (lnet_finalize of a message that
+ *    never reached lnet_ni_send): a DROP of its own, with queue_ns;
+ *  - a received message LNet refused (lnet_finalize with an error of a
+ *    received message, inside lnet_parse or after it), a drop in lnet_parse
+ *    before a message existed (lnet_drop_message; drop rules seen at
+ *    lnet_drop_rule_match's return), and a header lnet_parse rejected
+ *    (its return value): one DROP, an OUTCOME of the RECV record for a GET
+ *    or ACK, which is recorded at lnet_parse.
+ * lnet_send(src, msg, rtr) marks when LNet accepted each message for this
+ * attempt; SEND/FORWARD and DROP records carry how long LNet held it
+ * (credit and delay queues) as queue_ns.
  */
 #ifndef LNETCAP_HOOKS_BPF_H
 #define LNETCAP_HOOKS_BPF_H
 
-#include "lnetcap_rec.bpf.h"
+#include "lnetcap_track.bpf.h"
 
 #ifdef LNETCAP_WITH_KFUNC
 #define LNETCAP_HAVE_KFUNC 1
@@ -79,14 +94,73 @@ static __always_inline bool lnetcap_dir_wanted(__u8 dir)
 	return false;
 }
 
+
+#define LNETCAP_ENOENT 2
+#define LNETCAP_EPROTO 71
+
+/* lnet_send(src_nid, msg, rtr_nid): LNet takes a message to send: a new
+ * one, a REPLY or ACK built in a received one, a forwarded one once it is
+ * received, or a resend (msg_retry_count already raised), which stays the
+ * same message. */
+static __always_inline int lnetcap_on_send(__u64 msg)
+{
+	struct lnetcap_held fresh = {}, *h;
+	int retries = 0;
+
+	if (!msg)
+		return 0;
+	fresh.accept_ns = bpf_ktime_get_ns();
+	LNETCAP_READ(&retries, sizeof(retries),
+		     (const void *)(msg + cfg.lo.msg_retry_count));
+	h = bpf_map_lookup_elem(&held, &msg);
+	if (h && retries > 0) {
+		h->accept_ns = fresh.accept_ns;
+		h->sent = 0;
+		return 0;
+	}
+	if (bpf_map_update_elem(&held, &msg, &fresh, BPF_ANY))
+		lnetcap_untracked();
+	return 0;
+}
+
+/* The same for a DROP record, by the side of the message (rx: received). */
+static __always_inline bool lnetcap_drop_wanted(bool rx)
+{
+	struct lnetcap_pcpu *pc;
+
+	if (cfg.dir_mask & (rx ? LNETCAP_DIRMASK_DROP_RX : LNETCAP_DIRMASK_DROP_TX))
+		return true;
+	pc = lnetcap_pcpu();
+	lnetcap_count(pc, LNETCAP_STAT_SEEN);
+	lnetcap_count(pc, LNETCAP_STAT_FILTERED);
+	return false;
+}
+
 static __always_inline int lnetcap_on_ni_send(__u64 ni, __u64 msg)
 {
 	struct lnetcap_src s = {};
-	__u64 txpeer;
+	struct lnetcap_held *h;
+	__u64 txpeer, id;
 	bool routing;
 
 	if (!msg)
 		return 0;
+	/* Marked sent before any filter: a failure of this attempt is then
+	 * the SEND's outcome whether or not the SEND is kept. */
+	h = bpf_map_lookup_elem(&held, &msg);
+	if (h) {
+		h->sent = 1;
+		if (h->accept_ns) {
+			s.queue_ns = bpf_ktime_get_ns() - h->accept_ns;
+			s.flags = LNETCAP_REC_F_QUEUE_VALID;
+		}
+		s.msg_id = h->msg_id;
+	} else {
+		struct lnetcap_held n = { .sent = 1 };
+
+		if (bpf_map_update_elem(&held, &msg, &n, BPF_ANY))
+			lnetcap_untracked();
+	}
 	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
 				   cfg.lo.msg_routing_bit);
 	s.dir = routing ? LNETCAP_DIR_FORWARD : LNETCAP_DIR_SEND;
@@ -103,19 +177,26 @@ static __always_inline int lnetcap_on_ni_send(__u64 ni, __u64 msg)
 		s.peer_nid = s.hdr; /* dest_nid is the next hop */
 	/* The sending thread is the initiator unless we only forward. */
 	if (!routing)
-		s.flags = LNETCAP_REC_F_TASK_VALID;
+		s.flags |= LNETCAP_REC_F_TASK_VALID;
 	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
 	s.payload_have = s.payload_len;
 	lnetcap_payload_src(&s, msg);
-	return lnetcap_emit(&s);
+	id = lnetcap_emit(&s);
+	h = bpf_map_lookup_elem(&held, &msg);
+	if (h && !h->msg_id)
+		h->msg_id = id;
+	return 0;
 }
 
 static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 {
 	struct lnetcap_src s = {};
+	struct lnetcap_parse_frame *fr;
 	__u8 dest[4] = {}, local[4] = {};
 	__u32 type;
+	__u64 id;
 
+	fr = lnetcap_parse_push(ni, hdr, from);
 	if (!hdr)
 		return 0;
 	type = lnetcap_read_u32(hdr + LNETCAP_HDR_TYPE);
@@ -140,7 +221,11 @@ static __always_inline int lnetcap_on_parse(__u64 ni, __u64 hdr, __u64 from)
 	s.ni = ni;
 	s.peer_nid = from;
 	s.payload_len = lnetcap_read_u32(hdr + LNETCAP_HDR_PAYLOAD_LEN);
-	return lnetcap_emit(&s);
+	id = lnetcap_emit(&s);
+	/* A drop of it later in lnet_parse is this record's outcome. */
+	if (fr)
+		fr->msg_id = id;
+	return 0;
 }
 
 static __always_inline bool lnetcap_nid_mem_eq(__u64 a, __u64 b)
@@ -153,14 +238,35 @@ static __always_inline bool lnetcap_nid_mem_eq(__u64 a, __u64 b)
 	       x[3] == y[3] && x[4] == y[4];
 }
 
-/* A send (or forward) that completed with an error: a DROP record with the
- * status and LNet health, so failed sends and their resends are visible. */
-static __always_inline int lnetcap_on_send_failed(__u64 msg, int rc)
+/*
+ * A send that LNet finalized with an error, or dropped before it was
+ * committed: after lnet_ni_send, the OUTCOME of the SEND record (LND or
+ * network failure; LNet may resend it, so the entry stays); before, a DROP
+ * of its own with the time LNet held it.
+ */
+static __always_inline int lnetcap_on_send_failed(__u64 msg, int rc,
+						  struct lnetcap_held *h)
 {
 	struct lnetcap_src s = {};
-	__u64 txpeer;
+	__u64 txpeer, id;
 
-	if (!lnetcap_dir_wanted(LNETCAP_DIR_DROP))
+	s.drop_reason = LNETCAP_DROP_SEND_BEFORE_LND;
+	if (h) {
+		if (h->sent)
+			s.drop_reason = LNETCAP_DROP_SEND_FAILED;
+		else if (h->accept_ns) {
+			s.queue_ns = bpf_ktime_get_ns() - h->accept_ns;
+			s.flags = LNETCAP_REC_F_QUEUE_VALID;
+		}
+		/* Any earlier record of it (the SEND, or a first attempt)
+		 * makes this its outcome. */
+		if (h->msg_id) {
+			s.msg_id = h->msg_id;
+			s.flags |= LNETCAP_REC_F_OUTCOME;
+		}
+		h->sent = 0;
+	}
+	if (!lnetcap_drop_wanted(false))
 		return 0;
 	s.dir = LNETCAP_DIR_DROP;
 	s.hook = LNETCAP_HOOK_LNET_FINALIZE;
@@ -170,14 +276,55 @@ static __always_inline int lnetcap_on_send_failed(__u64 msg, int rc)
 	txpeer = lnetcap_read_ptr(msg + cfg.lo.msg_txpeer);
 	s.peer_nid = txpeer ? txpeer + cfg.lo.lpni_nid : s.hdr;
 	s.status = rc;
-	s.flags = LNETCAP_REC_F_STATUS_VALID;
+	s.flags |= LNETCAP_REC_F_STATUS_VALID;
 	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
-	return lnetcap_emit(&s); /* the SEND record already has the payload */
+	id = lnetcap_emit(&s); /* the SEND record already has the payload */
+	h = bpf_map_lookup_elem(&held, &msg);
+	if (h && !h->msg_id)
+		h->msg_id = id;
+	return 0;
+}
+
+/*
+ * A received message LNet finalized with an error: inside lnet_parse it
+ * matched nothing (-ENOENT) or was refused (routing off, no router buffer),
+ * after it the payload could not be received.  One DROP; the OUTCOME of a
+ * GET's or ACK's RECV record.
+ */
+static __always_inline int lnetcap_on_recv_dropped(__u64 msg, int rc)
+{
+	struct lnetcap_parse_frame *fr = lnetcap_parse_top();
+	struct lnetcap_src s = {};
+
+	s.drop_reason = LNETCAP_DROP_RECV_FAILED;
+	if (fr) {
+		s.drop_reason = rc == -LNETCAP_ENOENT ? LNETCAP_DROP_RECV_NO_MATCH
+						      : LNETCAP_DROP_RECV_REFUSED;
+		fr->reported = 1;
+		if (fr->msg_id) {
+			s.msg_id = fr->msg_id;
+			s.flags = LNETCAP_REC_F_OUTCOME;
+		}
+	}
+	if (!lnetcap_drop_wanted(true))
+		return 0;
+	s.dir = LNETCAP_DIR_DROP;
+	s.hook = LNETCAP_HOOK_LNET_FINALIZE;
+	s.hdr = msg + cfg.lo.msg_hdr;
+	s.ni = lnetcap_read_ptr(msg + cfg.lo.msg_rxni);
+	s.msg = msg;
+	s.peer_nid = msg + cfg.lo.msg_from;
+	s.status = rc;
+	s.flags |= LNETCAP_REC_F_STATUS_VALID;
+	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
+	lnetcap_emit(&s);
+	return 0;
 }
 
 static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 {
 	struct lnetcap_src s = {};
+	struct lnetcap_held *h;
 	bool rx, tx, routing;
 	__u32 type;
 	__u64 rxni;
@@ -188,15 +335,29 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 			      cfg.lo.msg_rx_committed_bit);
 	tx = lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
 			      cfg.lo.msg_tx_committed_bit);
-	if (tx && rc != 0)
-		return lnetcap_on_send_failed(msg, rc);
-	/* Only a message we received and are not also sending or forwarding
-	 * (a received GET becomes our REPLY; a PUT's ACK reuses the msg but
-	 * is decommitted and recommitted for TX first; a forwarded message
-	 * is finalized once received, then sent). */
+	h = bpf_map_lookup_elem(&held, &msg);
+	/* A failed send, or one LNet gave up before committing it.  A
+	 * committed one may be resent as the same msg; one never committed
+	 * is freed by LNet now. */
+	if (rc != 0 && (tx || (!rx && h))) {
+		lnetcap_on_send_failed(msg, rc, h);
+		if (!tx)
+			bpf_map_delete_elem(&held, &msg);
+		return 0;
+	}
+	if (h)
+		bpf_map_delete_elem(&held, &msg);
+	/* Only a message we received and are not also sending (a received
+	 * GET becomes our REPLY; a PUT's ACK reuses the msg but is
+	 * decommitted and recommitted for TX first). */
+	if (!rx || tx)
+		return 0;
+	if (rc != 0)
+		return lnetcap_on_recv_dropped(msg, rc);
+	/* A forwarded message is finalized once received, then sent. */
 	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
 				   cfg.lo.msg_routing_bit);
-	if (!rx || tx || routing)
+	if (routing)
 		return 0;
 	type = lnetcap_read_u32(msg + cfg.lo.msg_type);
 	if (type != LNETCAP_MSG_PUT && type != LNETCAP_MSG_REPLY)
@@ -221,13 +382,82 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	s.status = rc;
 	s.flags = LNETCAP_REC_F_STATUS_VALID;
 	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
-	/* A failed receive has no payload to show. */
-	if (rc == 0)
-		s.payload_have = lnetcap_read_u32(msg + cfg.lo.msg_wanted);
+	s.payload_have = lnetcap_read_u32(msg + cfg.lo.msg_wanted);
 	if (s.payload_have > s.payload_len)
 		s.payload_have = s.payload_len;
 	lnetcap_payload_src(&s, msg);
-	return lnetcap_emit(&s);
+	lnetcap_emit(&s);
+	return 0;
+}
+
+/* A DROP from what the innermost lnet_parse frame knows (no lnet_msg). */
+static __always_inline int lnetcap_emit_parse_drop(struct lnetcap_parse_frame *fr,
+						   __u8 hook, __u8 reason,
+						   int status, __u16 flags)
+{
+	struct lnetcap_src s = {};
+
+	fr->reported = 1;
+	if (!lnetcap_drop_wanted(true))
+		return 0;
+	s.dir = LNETCAP_DIR_DROP;
+	s.hook = hook;
+	s.hdr = fr->hdr;
+	s.ni = fr->ni;
+	s.peer_nid = fr->from;
+	s.drop_reason = reason;
+	s.status = status;
+	s.flags = flags;
+	if (fr->msg_id) {
+		s.msg_id = fr->msg_id;
+		s.flags |= LNETCAP_REC_F_OUTCOME;
+	}
+	s.payload_len = lnetcap_read_u32(fr->hdr + LNETCAP_HDR_PAYLOAD_LEN);
+	lnetcap_emit(&s);
+	return 0;
+}
+
+/* lnet_drop_message(ni, cpt, private, nob, type): lnet_parse gives up on a
+ * message; recorded unless lnet_finalize already did. */
+static __always_inline int lnetcap_on_drop_message(void)
+{
+	struct lnetcap_parse_frame *fr = lnetcap_parse_top();
+
+	if (!fr || fr->reported || !fr->hdr)
+		return 0;
+	return lnetcap_emit_parse_drop(fr, LNETCAP_HOOK_LNET_DROP,
+				       fr->rule ? LNETCAP_DROP_DROP_RULE
+						: LNETCAP_DROP_PARSE_DROPPED,
+				       0, 0);
+}
+
+/* lnet_drop_rule_match(hdr, local_nid, hstatus) returned: a receive-side
+ * rule (local_nid set; unknown in kprobe mode) dropping this message. */
+static __always_inline int lnetcap_on_drop_rule(bool matched)
+{
+	struct lnetcap_parse_frame *fr;
+
+	if (!matched)
+		return 0;
+	fr = lnetcap_parse_top();
+	if (fr)
+		fr->rule = 1;
+	return 0;
+}
+
+/* lnet_parse returned: a negative value refuses the header (the LND closes
+ * the connection) without lnet_drop_message. */
+static __always_inline int lnetcap_on_parse_ret(int ret)
+{
+	struct lnetcap_parse_frame *fr = lnetcap_parse_top();
+
+	if (fr && ret < 0 && !fr->reported && fr->hdr)
+		lnetcap_emit_parse_drop(fr, LNETCAP_HOOK_LNET_PARSE,
+					ret == -LNETCAP_EPROTO ? LNETCAP_DROP_MALFORMED
+							       : LNETCAP_DROP_PARSE_DROPPED,
+					ret, LNETCAP_REC_F_STATUS_VALID);
+	lnetcap_parse_pop();
+	return 0;
 }
 
 #endif /* LNETCAP_HOOKS_BPF_H */

@@ -100,10 +100,14 @@ struct lnetcap_src {
 	/* use_pages: where the payload starts (lnetcap_pages.bpf.h) */
 	__u64 kiov;
 	__u32 niov, kiov_i, kiov_skip;
+	/* health fields (record.h): with flags QUEUE_VALID / OUTCOME */
+	__u64 queue_ns;
+	__u64 msg_id;       /* 0: a new message, numbered by its record */
+	__u8 drop_reason;   /* enum lnetcap_drop_reason */
 };
 
 /* The fixed part of a sample, built on the stack before anything is
- * reserved: 8 + 104 + 96 = 208 bytes. */
+ * reserved: 8 + 128 + 96 = 232 bytes. */
 struct lnetcap_fixed {
 	struct lnetcap_ring_env env;
 	struct lnetcap_rec_hdr rh;
@@ -167,7 +171,9 @@ static __always_inline bool lnetcap_keep(const struct lnetcap_fixed *f)
 {
 	__u32 type = f->lh.type;
 
-	if (!(cfg.dir_mask & (1U << f->rh.direction)))
+	/* DROP records were checked by their side (LNETCAP_DIRMASK_DROP_*). */
+	if (f->rh.direction != LNETCAP_DIR_DROP &&
+	    !(cfg.dir_mask & (1U << f->rh.direction)))
 		return false;
 	if (cfg.filter_type && type != cfg.targ_type)
 		return false;
@@ -348,13 +354,18 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 		bpf_get_current_comm(f->rh.comm, sizeof(f->rh.comm));
 	}
 	f->rh.payload_len = s->payload_len;
+	f->rh.queue_ns = s->queue_ns;
+	f->rh.msg_id = s->msg_id;
+	f->rh.drop_reason = s->drop_reason;
 }
 
 /*
- * Filters, numbers, reserves, copies and commits one record.  Returns 0 so
- * hooks can tail-return it.
+ * Filters, numbers, reserves, copies and commits one record.  Returns the
+ * record's message id (s->msg_id, or LNETCAP_MSG_ID(cpu, seq) for a new
+ * message), 0 when the filter rejected it; a record lost to a full ring
+ * still numbers its message, so its outcome links to the gap.
  */
-static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
+static __always_inline __u64 lnetcap_emit(const struct lnetcap_src *s)
 {
 	struct lnetcap_pcpu *pc = lnetcap_pcpu();
 	struct lnetcap_fixed f;
@@ -371,6 +382,8 @@ static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
 	}
 	seq = pc ? __sync_fetch_and_add(&pc->seq, 1) : 0;
 	f.rh.seq = seq;
+	if (!f.rh.msg_id)
+		f.rh.msg_id = LNETCAP_MSG_ID(f.rh.cpu, seq);
 	f.env.ktime_ns = bpf_ktime_get_ns();
 
 	/* want: payload bytes this record should carry. */
@@ -397,7 +410,7 @@ static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
 	if (!rec) {
 		/* The consumed seq leaves the gap the agent reports. */
 		lnetcap_count(pc, LNETCAP_STAT_RING_FULL);
-		return 0;
+		return f.rh.msg_id;
 	}
 	if (size == LNETCAP_SMALL_PAYLOAD && cfg.snaplen > LNETCAP_SMALL_PAYLOAD)
 		caplen = lnetcap_copy_payload(rec + LNETCAP_RING_FIXED,
@@ -420,7 +433,7 @@ static __always_inline int lnetcap_emit(const struct lnetcap_src *s)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
 	lnetcap_count(pc, LNETCAP_STAT_EMITTED);
-	return 0;
+	return f.rh.msg_id;
 }
 
 #endif /* LNETCAP_REC_BPF_H */

@@ -4,7 +4,7 @@
 # the first time "lnetcap <TAB>" is pressed.
 
 _lnetcap_filter_words='type portal nid src dst net ni opcode xid jobid rpc status uid gid
-  projid len pid retries dir health and or not'
+  projid len pid retries dir health rc drop queue and or not'
 
 _lnetcap()
 {

@@ -22,6 +22,12 @@
 const value_string lnetcap_direction_vals[] = { LNETCAP_DIR_LIST(VS3) { 0, NULL } };
 const value_string lnetcap_hook_vals[] = { LNETCAP_HOOK_LIST(VS3) { 0, NULL } };
 const value_string lnetcap_health_vals[] = { LNETCAP_HEALTH_LIST(VS3) { 0, NULL } };
+#define VS_DROP(name, value, str, desc) { value, str },
+const value_string lnetcap_drop_reason_vals[] = { LNETCAP_DROP_REASON_LIST(VS_DROP) { 0, NULL } };
+#define VS_DROP_DESC(name, value, str, desc) { value, desc },
+const value_string lnetcap_drop_reason_desc[] = {
+	LNETCAP_DROP_REASON_LIST(VS_DROP_DESC) { 0, NULL }
+};
 const value_string lnetcap_msg_type_vals[] = { LNETCAP_MSG_TYPE_LIST(VS3) { 0, NULL } };
 const value_string lnetcap_lnd_vals[] = { LNETCAP_LND_LIST(VS_LND) { 0, NULL } };
 const value_string lnetcap_portal_vals[] = { LNETCAP_PORTAL_LIST(VS_PORTAL) { 0, NULL } };

@@ -18,6 +18,8 @@ extern const value_string lnetcap_u32_none_vals[];
 extern const val64_string lnetcap_u64_eof_vals[];
 extern const value_string lnetcap_hook_vals[];
 extern const value_string lnetcap_health_vals[];
+extern const value_string lnetcap_drop_reason_vals[];  /* "no-match" */
+extern const value_string lnetcap_drop_reason_desc[];  /* the sentence */
 extern const value_string lnetcap_msg_type_vals[];
 extern const value_string lnetcap_lnd_vals[];
 extern const value_string lnetcap_portal_vals[];

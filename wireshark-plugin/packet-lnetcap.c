@@ -58,6 +58,10 @@ static int hf_rec_local_nid = -1;
 static int hf_rec_peer_nid = -1;
 static int hf_rec_status = -1;
 static int hf_rec_ni_id = -1;
+static int hf_rec_queue = -1;
+static int hf_rec_msg_id = -1;
+static int hf_rec_drop_reason = -1;
+static int hf_rec_outcome_of = -1;
 
 static gint ett_lnetcap = -1;
 static gint ett_rec = -1;
@@ -70,6 +74,7 @@ static expert_field ei_rec_unreadable = EI_INIT;
 static expert_field ei_rec_health = EI_INIT;
 static expert_field ei_rec_retries = EI_INIT;
 static expert_field ei_rec_status = EI_INIT;
+static expert_field ei_rec_drop = EI_INIT;
 
 static lnetcap_flagset_t fs_rec_flags = LNETCAP_FLAGSET(
 	"lnetcap.rec.flags", "Record flags", 16, lnetcap_rec_flag_defs, lnetcap_rec_flag_count);
@@ -85,9 +90,12 @@ static int at_lnetcap_nid = -1;
 
 /* Last sequence number per sequence domain (cpu), first pass only. */
 static wmem_map_t *last_seq_by_cpu;
+/* msg_id -> frame of the message's first record, for OUTCOME links. */
+static wmem_map_t *frame_by_msg_id;
 
 typedef struct {
 	guint64 seq_gap;   /* records missing just before this one */
+	guint32 outcome_of; /* frame of the message an OUTCOME completes, 0 */
 } lnetcap_frame_t;
 
 /* --- NID address type -------------------------------------------------------
@@ -229,6 +237,30 @@ static void add_rec_nid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
  * other sources that know no CPU (cpu = ~0) number all records of the
  * source in one sequence across all of its interfaces.  A per-interface
  * check would report false gaps for both. */
+/* First pass: the frame holding the first record of msg_id, remembered for
+ * the outcome records that link to it (record.h: msg_id, OUTCOME). */
+static guint32 outcome_frame(packet_info *pinfo, guint64 msg_id, gboolean outcome)
+{
+	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
+		wmem_file_scope(), pinfo, proto_lnetcap, 0);
+	guint64 *key;
+	gpointer f;
+
+	if (!fr || !msg_id)
+		return 0;
+	if (!PINFO_FD_VISITED(pinfo)) {
+		f = wmem_map_lookup(frame_by_msg_id, &msg_id);
+		if (outcome && f)
+			fr->outcome_of = GPOINTER_TO_UINT(f);
+		else if (!outcome && !f && !lnetcap_table_is_full(frame_by_msg_id)) {
+			key = wmem_new(wmem_file_scope(), guint64);
+			*key = msg_id;
+			wmem_map_insert(frame_by_msg_id, key, GUINT_TO_POINTER(pinfo->num));
+		}
+	}
+	return fr->outcome_of;
+}
+
 static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 {
 	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
@@ -378,6 +410,29 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 				val_to_str((guint32)status, lnetcap_status_vals, "%d"));
 	}
 	proto_tree_add_item(rt, hf_rec_ni_id, tvb, REC(ni_id), ENC_LITTLE_ENDIAN);
+	/* The LNet health fields, in headers long enough to hold them. */
+	if (hdr_len >= LNETCAP_REC_HDR_LEN) {
+		guint64 msg_id = tvb_get_letoh64(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, msg_id));
+		guint32 reason = 0, linked;
+
+		if (flags & LNETCAP_REC_F_QUEUE_VALID)
+			proto_tree_add_item(rt, hf_rec_queue, tvb, REC(queue_ns), ENC_LITTLE_ENDIAN);
+		if (msg_id)
+			proto_tree_add_item(rt, hf_rec_msg_id, tvb, REC(msg_id), ENC_LITTLE_ENDIAN);
+		if (direction == LNETCAP_DIR_DROP) {
+			it = proto_tree_add_item_ret_uint(rt, hf_rec_drop_reason, tvb,
+							  REC(drop_reason), ENC_NA, &reason);
+			expert_add_info_format(pinfo, it, &ei_rec_drop, "LNet dropped %s: %s",
+				(flags & LNETCAP_REC_F_OUTCOME) ? "the message of an earlier record"
+								: "this message",
+				val_to_str_const(reason, lnetcap_drop_reason_desc, "unknown reason"));
+		}
+		linked = outcome_frame(pinfo, msg_id, (flags & LNETCAP_REC_F_OUTCOME) != 0);
+		if (linked) {
+			it = proto_tree_add_uint(rt, hf_rec_outcome_of, tvb, REC(msg_id), linked);
+			proto_item_set_generated(it);
+		}
+	}
 
 	pkt->direction = direction;
 	pkt->health = (flags & LNETCAP_REC_F_HEALTH_VALID) ? health : 0;
@@ -487,6 +542,15 @@ void proto_register_lnetcap(void)
 		  VALS(lnetcap_status_vals), 0, NULL, HFILL } },
 		{ &hf_rec_ni_id, { "NI index", "lnetcap.rec.ni_id", FT_UINT32, BASE_DEC,
 		  NULL, 0, NULL, HFILL } },
+		{ &hf_rec_queue, { "LNet queue time (ns)", "lnetcap.rec.queue_ns", FT_UINT64,
+		  BASE_DEC, NULL, 0, "Time LNet held the message before the LND (credits, delay rules)",
+		  HFILL } },
+		{ &hf_rec_msg_id, { "Message id", "lnetcap.rec.msg_id", FT_UINT64, BASE_HEX,
+		  NULL, 0, "(CPU + 1) << 48 | sequence number of the message's first record", HFILL } },
+		{ &hf_rec_drop_reason, { "Drop reason", "lnetcap.rec.drop_reason", FT_UINT8, BASE_DEC,
+		  VALS(lnetcap_drop_reason_vals), 0, "Why LNet dropped the message", HFILL } },
+		{ &hf_rec_outcome_of, { "Outcome of", "lnetcap.rec.outcome_of", FT_FRAMENUM, BASE_NONE,
+		  NULL, 0, "The record of the message this outcome completes", HFILL } },
 	};
 	static gint *ett[] = { &ett_lnetcap, &ett_rec };
 	static ei_register_info ei[] = {
@@ -506,6 +570,8 @@ void proto_register_lnetcap(void)
 		  "LNet retried this message", EXPFILL } },
 		{ &ei_rec_status, { "lnetcap.rec.status.error", PI_RESPONSE_CODE, PI_WARN,
 		  "LNet completion error", EXPFILL } },
+		{ &ei_rec_drop, { "lnetcap.rec.drop", PI_RESPONSE_CODE, PI_WARN,
+		  "LNet dropped a message", EXPFILL } },
 	};
 	module_t *mod;
 	expert_module_t *em;
@@ -538,6 +604,8 @@ void proto_register_lnetcap(void)
 
 	last_seq_by_cpu = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 						g_direct_hash, g_direct_equal);
+	frame_by_msg_id = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+						 g_int64_hash, g_int64_equal);
 
 	mod = prefs_register_protocol(proto_lnetcap, proto_reg_handoff_lnetcap);
 	prefs_register_uint_preference(mod, "user_dlt", "LINKTYPE_USER slot",

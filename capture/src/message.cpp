@@ -53,6 +53,11 @@ constexpr Named kDirections[] = {
     LNETCAP_DIR_LIST(X)
 #undef X
 };
+constexpr Named kDropReasons[] = {
+#define X(n, v, s, d) {v, s},
+    LNETCAP_DROP_REASON_LIST(X)
+#undef X
+};
 constexpr Named kHooks[] = {
 #define X(n, v, s) {v, s},
     LNETCAP_HOOK_LIST(X)
@@ -241,6 +246,7 @@ const char* errno_name(std::uint32_t e) { return lookup(kErrnos, e); }
 const char* health_name(std::uint32_t h) { return lookup(kHealth, h); }
 const char* direction_name(std::uint32_t d) { return lookup(kDirections, d); }
 const char* hook_name(std::uint32_t h) { return lookup(kHooks, h); }
+const char* drop_reason_name(std::uint32_t r) { return lookup(kDropReasons, r); }
 const char* rpc_type_name(std::uint32_t t) { return lookup(kRpcTypes, t); }
 const char* ldlm_type_name(std::uint32_t t) { return lookup(kLdlmTypes, t); }
 

@@ -85,6 +85,7 @@ const char* errno_name(std::uint32_t err);      // "ENOENT" for 2
 const char* health_name(std::uint32_t hs);
 const char* direction_name(std::uint32_t dir);
 const char* hook_name(std::uint32_t hook);
+const char* drop_reason_name(std::uint32_t reason);  // "no-match"
 const char* rpc_type_name(std::uint32_t type);  // "request", "reply", "error"
 const char* ldlm_type_name(std::uint32_t type); // "EXTENT"
 std::optional<std::uint32_t> portal_from_name(std::string_view name);  // with or without _PORTAL

@@ -326,7 +326,7 @@ Input:
       --local-nid NID      direction of imported TCP traffic relative to NID
 Output:
   -w, --write FILE         write pcapng ("-" = stdout, for wireshark -k -i -)
-  -c, --count N            stop after N messages
+  -c, --count N            stop after N records
   -p, --pretty FORMAT      print with an lnetdump-style format (see below)
   -q, --quiet              terse output
   -v, --verbose            more detail (repeat for more)
@@ -361,7 +361,8 @@ Filter expression (combine with and, or, not and parentheses):
   nid NID   src nid NID   dst nid NID  net NET (tcp, o2ib1)
   opcode N|NAME   xid N   jobid STR   status OP N   uid N   gid N
   dir send|recv|forward|drop           rpc request|reply|error
-  health OK|NAME                       len OP N   (OP: == != < <= > >=)
+  health [OP] OK|NAME                  len OP N   (OP: == != < <= > >=)
+  rc OP N (LNet status)   drop [REASON]   queue OP TIME (queue > 1ms)
 
 -p FORMAT codes (%[-][width]CODE): %c counter  %Ls send/recv  %Lt LNet type
   %Ll length  %LP portal  %Lm match bits  %Po opcode  %Pj jobid  %Pu uid

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "record.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "error.h"
 #include "lnetcap/record.h"
 
 namespace lnetcap {
+
+bool RecordHeader::is_outcome() const { return (flags & LNETCAP_REC_F_OUTCOME) != 0; }
 
 void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload,
                    std::vector<std::uint8_t>& out) {
@@ -17,7 +20,8 @@ void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload
   LeWriter w(out);
   w.u32(LNETCAP_REC_MAGIC);
   w.u16(LNETCAP_REC_VERSION);
-  w.u16(LNETCAP_REC_HDR_V1_LEN);
+  const std::size_t hdr_len = h.has_health_fields() ? LNETCAP_REC_HDR_LEN : LNETCAP_REC_HDR_V1_LEN;
+  w.u16(static_cast<std::uint16_t>(hdr_len));
   w.u8(h.direction);
   w.u8(h.hook);
   w.u8(h.lnd_type);
@@ -40,7 +44,14 @@ void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload
   w.bytes(nid, sizeof(nid));
   w.u32(static_cast<std::uint32_t>(h.status));
   w.u32(h.ni_id);
-  if (out.size() - start != LNETCAP_REC_HDR_V1_LEN) throw Error("internal: record header size");
+  if (hdr_len == LNETCAP_REC_HDR_LEN) {
+    w.u64(h.queue_ns);
+    w.u64(h.msg_id);
+    w.u8(h.drop_reason);
+    const std::uint8_t reserved[7] = {};
+    w.bytes(reserved, sizeof(reserved));
+  }
+  if (out.size() - start != hdr_len) throw Error("internal: record header size");
   w.bytes(lnet_header.data(), lnet_header.size());
   w.bytes(payload.data(), payload.size());
 }
@@ -85,6 +96,10 @@ std::optional<RecordView> parse_record(ByteSpan b, std::string* why) {
   h.peer_nid = Nid::from_lnet_nid(p + 76);
   h.status = static_cast<std::int32_t>(load_le32(p + 96));
   h.ni_id = load_le32(p + 100);
+  // Appended fields: present only in headers long enough to hold them.
+  if (h.rec_hdr_len >= offsetof(lnetcap_rec_hdr, msg_id)) h.queue_ns = load_le64(p + 104);
+  if (h.rec_hdr_len >= offsetof(lnetcap_rec_hdr, drop_reason)) h.msg_id = load_le64(p + 112);
+  if (h.rec_hdr_len > offsetof(lnetcap_rec_hdr, drop_reason)) h.drop_reason = p[120];
   if (h.lnet_hdr_len != 0 && h.lnet_hdr_len != LNETCAP_HDR_NID4_LEN &&
       h.lnet_hdr_len != LNETCAP_HDR_NID16_LEN)
     return fail("LNet header length " + std::to_string(h.lnet_hdr_len) + " is not 0, 72 or 96");

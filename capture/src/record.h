@@ -35,6 +35,16 @@ struct RecordHeader {
   Nid peer_nid;
   std::int32_t status = 0;
   std::uint32_t ni_id = 0;
+  // Appended fields (rec_hdr_len 128); 0 in records with the 104-byte header.
+  std::uint64_t queue_ns = 0;     // with LNETCAP_REC_F_QUEUE_VALID
+  std::uint64_t msg_id = 0;       // LNETCAP_MSG_ID(cpu, seq) of the message's first record
+  std::uint8_t drop_reason = 0;   // enum lnetcap_drop_reason
+
+  /// The record reports the outcome of a message recorded before (msg_id):
+  /// it is not a message of its own and is never counted as one.
+  bool is_outcome() const;
+  /// Needs the 128-byte header: one of the appended fields is set.
+  bool has_health_fields() const { return queue_ns || msg_id || drop_reason; }
 };
 
 /// A validated record: its header and views of the LNet header and payload
@@ -48,6 +58,8 @@ struct RecordView {
 
 /// Appends one record to out.  lnet_header must be 0, 72 or 96 bytes.
 /// Sets rec_hdr_len, lnet_hdr_len and payload_caplen from the arguments.
+/// The header is the 104-byte first v1 layout unless one of the appended
+/// fields is set (then 128), so records without them stay byte-identical.
 void encode_record(const RecordHeader& hdr, ByteSpan lnet_header, ByteSpan payload,
                    std::vector<std::uint8_t>& out);
 

@@ -5,7 +5,8 @@
  * A record is the payload of one pcapng Enhanced Packet Block whose
  * interface uses LNETCAP_LINKTYPE.  It is:
  *
- *   struct lnetcap_rec_hdr   (rec_hdr_len bytes; 104 in version 1)
+ *   struct lnetcap_rec_hdr   (rec_hdr_len bytes: 104 in the first version 1
+ *                             writers, 128 since the health fields)
  *   LNet header              (lnet_hdr_len bytes: 72 = nid4 wire form,
  *                             96 = nid16 form, 0 = none)
  *   payload prefix           (payload_caplen bytes of payload_len)
@@ -76,7 +77,9 @@ enum lnetcap_hook {
 	X(HEALTH_VALID, 0x10, "health status and retry count are valid")      \
 	X(PAYLOAD_NO_PAGE_MAP, 0x20, "payload pages could not be mapped")      \
 	X(PAYLOAD_FAULT, 0x40, "reading the payload faulted")                  \
-	X(PAYLOAD_PAGE_LIMIT, 0x80, "payload spans more pages than are read")
+	X(PAYLOAD_PAGE_LIMIT, 0x80, "payload spans more pages than are read")  \
+	X(QUEUE_VALID, 0x100, "queue_ns is valid")                             \
+	X(OUTCOME, 0x200, "outcome of message msg_id, not a message of its own")
 
 enum lnetcap_rec_flag {
 #define LNETCAP_X_(name, value, str) LNETCAP_REC_F_##name = value,
@@ -85,7 +88,40 @@ enum lnetcap_rec_flag {
 };
 
 /*
- * Record header v1 (104 bytes):
+ * Why LNet dropped a message (drop_reason of DROP records).  Where it was
+ * dropped decides the value; status and health say what LNet reported.
+ * X(NAME, value, "short text", "description")
+ */
+#define LNETCAP_DROP_REASON_LIST(X)                                            \
+	X(NONE, 0, "none", "not a drop")                                       \
+	X(SEND_BEFORE_LND, 1, "not-sent",                                      \
+	  "LNet dropped the send before the LND (no route, peer dead, "       \
+	  "deadline, MD unlinked)")                                           \
+	X(SEND_FAILED, 2, "send-failed",                                       \
+	  "the LND or the network failed the send (health says how)")          \
+	X(RECV_NO_MATCH, 3, "no-match",                                        \
+	  "received message matched no MD (lnet_parse, -ENOENT)")              \
+	X(RECV_REFUSED, 4, "refused",                                          \
+	  "lnet_parse refused the received message (routing off, no buffer)")  \
+	X(RECV_FAILED, 5, "recv-failed",                                       \
+	  "receiving the payload failed after lnet_parse")                     \
+	X(PARSE_DROPPED, 6, "parse-dropped",                                   \
+	  "dropped in lnet_parse before a message existed (sender lookup, "   \
+	  "memory, asymmetric route, simulated peer failure)")                 \
+	X(DROP_RULE, 7, "drop-rule",                                           \
+	  "an LNet drop rule (lctl net_drop_add) dropped it in lnet_parse")    \
+	X(MALFORMED, 8, "malformed",                                           \
+	  "lnet_parse rejected the header as a protocol error")
+
+enum lnetcap_drop_reason {
+#define LNETCAP_X_(name, value, str, desc) LNETCAP_DROP_##name = value,
+	LNETCAP_DROP_REASON_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
+/*
+ * Record header v1 (128 bytes; the first 104 are all a reader of the first
+ * v1 layout knows):
  *
  *  0       4       6       8   9   10  11  12      14  15  16      20      24
  *  +-------+-------+-------+---+---+---+---+-------+---+---+-------+-------+
@@ -99,6 +135,10 @@ enum lnetcap_rec_flag {
  *  +-------------------+-------------------+-------+-------+
  *  | local_nid (20)    | peer_nid (20)     |status | ni_id |
  *  +-------------------+-------------------+-------+-------+
+ *  104             112             120 121           128
+ *  +---------------+---------------+---+-------------+
+ *  | queue_ns      | msg_id        |drp| reserved(7) |
+ *  +---------------+---------------+---+-------------+
  */
 struct lnetcap_rec_hdr {
 	__u32 magic;          /* LNETCAP_REC_MAGIC */
@@ -121,8 +161,15 @@ struct lnetcap_rec_hdr {
 	struct lnetcap_nid peer_nid;  /* next/previous hop */
 	__s32 status;         /* completion status (STATUS_VALID), -errno */
 	__u32 ni_id;          /* source-local NI index (pcapng interface) */
+	/* Appended (rec_hdr_len 128).  Readers of a 104-byte header take
+	 * these as 0. */
+	__u64 queue_ns;       /* LNet held it: lnet_send to LND (QUEUE_VALID) */
+	__u64 msg_id;         /* the message: ((cpu + 1) << 48) | seq of its
+	                       * first record; 0 = not tracked */
+	__u8 drop_reason;     /* enum lnetcap_drop_reason (DROP records) */
+	__u8 reserved[7];     /* zero */
 } LNETCAP_PACKED;
-LNETCAP_ASSERT_SIZE(struct lnetcap_rec_hdr, 104);
+LNETCAP_ASSERT_SIZE(struct lnetcap_rec_hdr, 128);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, version, 4);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, rec_hdr_len, 6);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, direction, 8);
@@ -142,8 +189,16 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, local_nid, 56);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, peer_nid, 76);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, status, 96);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, ni_id, 100);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, queue_ns, 104);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, msg_id, 112);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, drop_reason, 120);
 
+/* The shortest header a reader accepts (the first v1 layout), and the one
+ * this version writes. */
 #define LNETCAP_REC_HDR_V1_LEN 104
+#define LNETCAP_REC_HDR_LEN 128
+/* msg_id = LNETCAP_MSG_ID(cpu, seq) of the message's first record. */
+#define LNETCAP_MSG_ID(cpu, seq) ((((__u64)(cpu) + 1) << 48) | ((seq) & 0xffffffffffffULL))
 #define LNETCAP_CPU_UNKNOWN 0xffffffffU
 
 /* Capture statistics, kept per CPU by the BPF programs and per source by
@@ -153,7 +208,8 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_rec_hdr, ni_id, 100);
 	X(FILTERED, "messages rejected by the in-kernel filter")               \
 	X(RING_FULL, "records dropped: ring buffer full")                      \
 	X(PAYLOAD_READ_FAILED, "payload copies that failed")                   \
-	X(EMITTED, "records committed to the ring")
+	X(EMITTED, "records committed to the ring")                            \
+	X(UNTRACKED, "messages not tracked: lnet_msg or lnet_parse map full")
 
 enum lnetcap_stat {
 #define LNETCAP_X_(name, str) LNETCAP_STAT_##name,

@@ -2,16 +2,19 @@
 /*
  * lnet_double.c - a test double of Lustre LNet for the lnetcap kernel rig.
  *
- * It is loaded as module "lnet" and exports the four functions lnetcap
- * hooks (lnet_ni_send, lnet_parse, lnet_finalize, lnet_drop_message) with
- * Lustre 2.15+'s signatures.  Writing a scenario name to
+ * It is loaded as module "lnet" and exports the functions lnetcap hooks
+ * (lnet_send, lnet_ni_send, lnet_parse, lnet_finalize, lnet_drop_message,
+ * lnet_drop_rule_match) with Lustre 2.15+'s signatures.  Writing a scenario name to
  * /sys/kernel/debug/lnet/double_ctl makes it produce the traffic a Lustre
  * client (and, for "forward", a router) would produce, calling those
  * functions in the order LNet calls them:
  *
- *   TX:  lnet_ni_send -> lnd_send -> lnet_finalize
+ *   TX:  lnet_send [credit/delay wait, or drop] -> lnet_ni_send -> lnd_send
+ *        -> lnet_finalize (a health failure: lnet_send again, the resend)
  *   RX:  lnet_parse -> lnd_recv (payload lands in the MD) -> lnet_finalize
- *        (+ the ACK or forwarded send LNet derives from the same lnet_msg)
+ *        (+ the ACK or forwarded send LNet derives from the same lnet_msg);
+ *        refused inside lnet_parse: lnet_drop_rule_match, lnet_finalize
+ *        with an error, lnet_drop_message, or a -EPROTO return
  *
  * Every call is logged in /sys/kernel/debug/lnet/double_log with the exact
  * 96-byte struct lnet_hdr and payload bytes involved, so the rig can compare
@@ -32,6 +35,7 @@
 #include <linux/uaccess.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
+#include <linux/delay.h>
 #include <linux/kernel.h>
 
 #include <lnet/lib-types.h>
@@ -276,6 +280,9 @@ struct dbl_msg {
 	u32		id;
 	int		inject_rc;	/* lnd_send fails with this once */
 	int		inject_hs;	/* ... setting this health status */
+	unsigned int	hold_ms;	/* lnet_send holds it (credits) once */
+	int		drop_rc;	/* lnet_send drops it before the LND */
+	int		drop_hs;	/* ... with this health status */
 	const void	*wire;		/* RX: payload "on the wire" */
 	struct page	*rtr_pages[DBL_BULK_PAGES];	/* router buffer */
 	struct bio_vec	rtr_kiov[DBL_BULK_PAGES];
@@ -488,6 +495,59 @@ noinline void lnet_ni_send(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 EXPORT_SYMBOL(lnet_ni_send);
 
+/*
+ * LNet takes a message to send, as lnet_send() does: here it may wait for
+ * credits or a delay rule (hold_ms, slept: the time LNet holds it before
+ * the LND) or be dropped before the LND, as lnet_post_send_locked() drops
+ * a message for a peer that is not alive: finalized with the error and
+ * its health status, never handed to lnet_ni_send.
+ */
+noinline int lnet_send(struct lnet_nid *src_nid, struct lnet_msg *msg,
+		       struct lnet_nid *rtr_nid)
+{
+	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
+	unsigned int hold = dm->hold_ms;
+	int rc = dm->drop_rc;
+
+	if (dbl_log_on)
+		dbl_logf("lnet_send ev=%llu msg=%u retry=%d hold_ms=%u drop=%d\n",
+			 ++dbl_event_seq, dm->id, msg->msg_retry_count, hold, rc);
+	dm->hold_ms = 0;
+	dm->drop_rc = 0;
+	/* Held by the clock lnetcap measures with (CLOCK_MONOTONIC): under
+	 * TCG jiffies run uneven, and msleep() can wake early by it. */
+	if (hold) {
+		ktime_t end = ktime_add_ms(ktime_get(), hold);
+
+		while (ktime_before(ktime_get(), end))
+			usleep_range(500, 1000);
+	}
+	if (rc) {
+		msg->msg_health_status = dm->drop_hs;
+		msg->msg_no_resend = true;
+		lnet_finalize(msg, rc);
+		return 0;
+	}
+	lnet_ni_send(msg->msg_txni, msg);
+	return 0;
+}
+EXPORT_SYMBOL(lnet_send);
+
+/* An LNet drop rule (lctl net_drop_add), armed by the "drop_rule"
+ * scenario for the next message lnet_parse checks. */
+static bool dbl_drop_rule_armed;
+
+noinline bool lnet_drop_rule_match(struct lnet_hdr *hdr,
+				   struct lnet_nid *local_nid,
+				   enum lnet_msg_hstatus *hstatus)
+{
+	bool drop = dbl_drop_rule_armed;
+
+	dbl_drop_rule_armed = false;
+	return drop;
+}
+EXPORT_SYMBOL(lnet_drop_rule_match);
+
 noinline void lnet_drop_message(struct lnet_ni *ni, int cpt, void *private,
 				unsigned int nob, __u32 msg_type)
 {
@@ -517,7 +577,7 @@ static void dbl_send_response(struct lnet_msg *msg, struct lnet_ni *ni)
 	msg->msg_txpeer = msg->msg_rxpeer;
 	msg->msg_hdr.src_nid = ni->ni_nid;
 	msg->msg_hdr.src_pid = DBL_PID;
-	lnet_ni_send(ni, msg);
+	lnet_send(&ni->ni_nid, msg, NULL);
 }
 
 /*
@@ -547,7 +607,7 @@ noinline void lnet_finalize(struct lnet_msg *msg, int rc)
 			/* lnet_health_check() queues it for resend */
 			msg->msg_retry_count++;
 			msg->msg_health_status = LNET_MSG_STATUS_OK;
-			lnet_ni_send(msg->msg_txni, msg);
+			lnet_send(&msg->msg_txni->ni_nid, msg, NULL);
 			return;
 		}
 		goto out;
@@ -561,7 +621,7 @@ noinline void lnet_finalize(struct lnet_msg *msg, int rc)
 			msg->msg_tx_committed = 1;
 			msg->msg_txni = tx;
 			msg->msg_txpeer = dbl_peer(&msg->msg_hdr.dest_nid);
-			lnet_ni_send(tx, msg);
+			lnet_send(NULL, msg, NULL);
 			return;
 		}
 		if (rc == 0 && msg->msg_ack) {
@@ -594,6 +654,19 @@ out:
 }
 EXPORT_SYMBOL(lnet_finalize);
 
+/* lnet_parse refused a header before making a message of it. */
+static void dbl_log_refused(const char *why, int rc, u32 type,
+			    struct lnet_ni *ni, const struct lnet_hdr *hdr)
+{
+	char nistr[48] = "-";
+
+	dbl_nidstr(&ni->ni_nid, nistr, sizeof(nistr));
+	dbl_logf("lnet_parse_refused ev=%llu why=%s rc=%d type=%u ni=%s hdr=",
+		 ++dbl_event_seq, why, rc, type, nistr);
+	dbl_loghex(hdr, sizeof(*hdr));
+	dbl_logf("\n");
+}
+
 /*
  * A header arrived: match it, and let the LND receive the payload into
  * the matched MD (or a router buffer).  Payload is not there yet when this
@@ -609,6 +682,19 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 	u32 plen = hdr->payload_length;
 	unsigned int offset = 0;
 	int i;
+
+	/* As LNet: a GET or ACK carries no payload, or it is a protocol
+	 * error (the LND closes the connection; nothing is dropped). */
+	if ((type == LNET_MSG_GET || type == LNET_MSG_ACK) && plen > 0) {
+		dbl_log_refused("proto", -EPROTO, type, ni, hdr);
+		return -EPROTO;
+	}
+	/* Drop rules act before a message exists (lctl net_drop_add); LNet
+	 * asks only while a rule exists (ln_drop_rules not empty). */
+	if (dbl_drop_rule_armed && lnet_drop_rule_match(hdr, &ni->ni_nid, NULL)) {
+		dbl_log_refused("rule", 0, type, ni, hdr);
+		goto drop;
+	}
 
 	dm = dbl_msg_alloc();
 	if (!dm)
@@ -892,6 +978,11 @@ static struct dbl_msg *dbl_tx_msg(struct lnet_ni *ni, struct lnet_peer_ni *peer,
 	return dm;
 }
 
+/* What lnet_send does with the next request (the "queue" and "send_drop"
+ * scenarios set them). */
+static unsigned int dbl_next_hold_ms;
+static int dbl_next_drop_rc, dbl_next_drop_hs;
+
 /* A ptlrpc request: LNetPut(NOACK) of a contiguous buffer, offset 0. */
 static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
 			    const void *body2, u32 len2, int inject_rc,
@@ -927,7 +1018,12 @@ static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
 	dm->inject_rc = inject_rc;
 	dm->inject_hs = inject_hs;
 	dm->msg.msg_no_resend = no_resend;
-	lnet_ni_send(ni, &dm->msg);	/* finalized (and freed) inside */
+	dm->hold_ms = dbl_next_hold_ms;
+	dm->drop_rc = dbl_next_drop_rc;
+	dm->drop_hs = dbl_next_drop_hs;
+	dbl_next_hold_ms = 0;
+	dbl_next_drop_rc = 0;
+	lnet_send(&ni->ni_nid, &dm->msg, NULL);	/* finalized (and freed) inside */
 	kfree(md);
 	kfree(buf);
 	return 0;
@@ -1151,7 +1247,7 @@ static int dbl_sc_lnet_ping(void)
 	dm->msg.msg_hdr.msg.get.src_offset = 0;
 	dm->msg.msg_hdr.msg.get.sink_length = 256;
 	dbl_me_attach(0, cookie, md);	/* the REPLY matches by wire handle */
-	lnet_ni_send(ni, &dm->msg);
+	lnet_send(&ni->ni_nid, &dm->msg, NULL);
 
 	ping->pi.pi_magic = LNETCAP_LNET_PROTO_PING_MAGIC;
 	ping->pi.pi_features = 0x1 | 0x2 | 0x8 | 0x10;	/* BASE NI_STATUS MR DISC */
@@ -1242,6 +1338,62 @@ static int dbl_sc_drop(void)
 		LNETCAP_PORTAL_LDLM_CANCEL_REQUEST);
 }
 
+/* A request that waits 30 ms for credits in lnet_send before the LND. */
+#define DBL_QUEUE_HOLD_MS 30
+static int dbl_sc_queue(void)
+{
+	dbl_next_hold_ms = DBL_QUEUE_HOLD_MS;
+	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+				LNETCAP_OPC_OBD_PING, 0x00010000, dbl_xid++,
+				NULL, 0, 0, 0, false);
+}
+
+/* A request LNet drops before the LND: the peer is not alive
+ * (lnet_post_send_locked: -EHOSTUNREACH, REMOTE_DROPPED). */
+static int dbl_sc_send_drop(void)
+{
+	dbl_next_hold_ms = 5;
+	dbl_next_drop_rc = -EHOSTUNREACH;
+	dbl_next_drop_hs = LNET_MSG_STATUS_REMOTE_DROPPED;
+	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+				LNETCAP_OPC_OBD_PING, 0x00010000, dbl_xid++,
+				NULL, 0, 0, 0, false);
+}
+
+/* A GET (a bulk read from the OSS) that a drop rule drops in lnet_parse. */
+static int dbl_sc_drop_rule(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_hdr hdr;
+
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_GET, 0);
+	hdr.msg.get.return_wmd.wh_interface_cookie = 0x1;
+	hdr.msg.get.return_wmd.wh_object_cookie = dbl_cookie++;
+	hdr.msg.get.match_bits = dbl_xid++;
+	hdr.msg.get.ptl_index = LNETCAP_PORTAL_OST_BULK;
+	hdr.msg.get.sink_length = 4096;
+	dbl_drop_rule_armed = true;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 0);
+	dbl_drop_rule_armed = false;
+	return 0;
+}
+
+/* An ACK with a payload length: lnet_parse rejects it with -EPROTO. */
+static int dbl_sc_malformed(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_hdr hdr;
+	int rc;
+
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_ACK, 16);
+	hdr.msg.ack.dst_wmd.wh_interface_cookie = 0x1;
+	hdr.msg.ack.dst_wmd.wh_object_cookie = dbl_cookie++;
+	rc = lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 0);
+	return rc == -EPROTO ? 0 : -EIO;
+}
+
 struct dbl_scenario {
 	const char	*name;
 	int		(*fn)(void);
@@ -1258,6 +1410,10 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	{ "resend", dbl_sc_resend, 2 },		/* 2 transmissions */
 	{ "health", dbl_sc_health, 1 },
 	{ "drop", dbl_sc_drop, 1 },
+	{ "queue", dbl_sc_queue, 1 },		/* held 30 ms before the LND */
+	{ "send_drop", dbl_sc_send_drop, 1 },	/* dropped before the LND */
+	{ "drop_rule", dbl_sc_drop_rule, 1 },	/* GET dropped by a rule */
+	{ "malformed", dbl_sc_malformed, 1 },	/* ACK refused: -EPROTO */
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */

@@ -19,7 +19,9 @@
 #   -B BUILD   lnetcap build dir with lnetcap and lustre_compare (default <repo>/build)
 #   -m MODES   attach modes to run: kprobe (modules without BTF, as real
 #              clusters have) and/or fentry (module BTF) (default "kprobe fentry")
-#   -t TESTS   workload on node a: ping lst mount (default all three)
+#   -t TESTS   workload on node a: ping lst mount faults (default ping lst
+#              mount; faults: LNet drop and delay rules, checked against the
+#              capture's drop-rule DROPs and queue times)
 #   -s SECS    lnet_selftest duration (default 15)
 #   -p         also measure lnet_selftest throughput with and without a
 #              capture (docs/PERFORMANCE.md), one more boot per mode
@@ -121,6 +123,29 @@ boot_pair() {
 # counter NAME FILE: one of LNet's global counters from `lnetctl stats show`.
 counter() { sed -n "s/^ *$1: *\([0-9]*\)$/\1/p" "$2" | head -1; }
 
+# faults_report PREFIX GUESTDIR NODE: with the "faults" workload, LNet's
+# drop and delay rules against the capture (node a): the drop rule's
+# dropped count = drop-rule DROPs; the delay rule's delayed count = sends
+# to b held at least 1 s (queue time).  Returns 1 when they differ.
+faults_report() {
+	local p=$1 g=$2 node=$3 f=$2/faults.txt
+	[ "$node" = a ] && [ -s "$f" ] || return 0
+	# "src->dst (1/2 | 0) ptl 0, msg ffffffff, DROPPED/COUNT, PUT ..."
+	local rule_drop rule_delay cap_drop cap_delay ok=0
+	rule_drop=$(sed -n 's/^.*->.*(1\/[0-9]* | [0-9]*) ptl [^,]*, msg [^,]*, \([0-9]*\)\/.*/\1/p' "$f" | head -1)
+	rule_delay=$(sed -n 's/^.*->.*latency [0-9]*) ptl [^,]*, msg [^,]*, \([0-9]*\)\/.*/\1/p' "$f" | head -1)
+	cap_drop=$("$LNETCAP" -r "$g/$node.pcapng" -q 'drop drop-rule' 2>/dev/null | wc -l)
+	cap_delay=$("$LNETCAP" -r "$g/$node.pcapng" -q 'dir send and dst nid 10.77.0.2@tcp and queue >= 1s' 2>/dev/null | wc -l)
+	[ "${rule_drop:-x}" = "$cap_drop" ] && [ "${rule_delay:-x}" = "$cap_delay" ] || ok=1
+	echo "$p faults: drop rule dropped=${rule_drop:-?} capture drop-rule=$cap_drop;" \
+		"delay rule delayed=${rule_delay:-?} capture queue>=1s=$cap_delay" \
+		"$([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
+	echo "$p faults: pings $(grep -c '^rc=0' "$f")/$(grep -c '^rc=' "$f") answered;" \
+		"max queue $("$LNETCAP" -r "$g/$node.pcapng" --summary 2>/dev/null |
+			sed -n '/^LNet queue time by NI/{n;p}' | awk '{print $NF}')"
+	return "$ok"
+}
+
 # node_report MODE DIR NODE NID: the lines of one node; returns 1 on a failure.
 node_report() {
 	local mode=$1 dir=$2 node=$3 nid=$4 g=$2/$3 bad=0
@@ -147,26 +172,28 @@ node_report() {
 	[ "$rc" = 0 ] || bad=1
 	# LNet's counters over the capture window.  LNet counts a message as
 	# sent or received only when it completed without error, and counts
-	# what it dropped apart: a received message it dropped is a RECV record
-	# with an error status (recv_error) today.
+	# what it dropped apart (lnet_drop_message in lnet_parse, and sends
+	# dropped before the LND): a failed send is a SEND with a send-failed
+	# outcome, a received GET/ACK LNet dropped a RECV with a drop outcome,
+	# a received PUT/REPLY it dropped a DROP (docs/record-format.md).
 	local k want have
-	local -A rec=()
-	for k in send recv drop recv_error; do
-		rec[$k]=$(echo "$v" | sed -n "s/^records=.* $k=\([0-9]*\).*/\1/p")
-		rec[$k]=${rec[$k]:-0}
-	done
+	n() { "$LNETCAP" -r "$g/$node.pcapng" -q "$1" 2>/dev/null | wc -l; }
+	local -A rec=(
+		[send]=$(($(n 'dir send') - $(n 'drop send-failed')))
+		[recv]=$(($(n 'dir recv') - $(n 'drop and (type get or type ack) and not drop send-failed and not drop not-sent')))
+		[drop]=$(n 'drop no-match or drop refused or drop parse-dropped or drop drop-rule or drop not-sent')
+	)
 	for k in send recv drop; do
 		want=$(($(counter "${k}_count" "$g/counters-after.txt") - $(counter "${k}_count" "$g/counters-before.txt")))
-		case $k in
-		send) have=${rec[send]} ;;
-		recv) have=$((rec[recv] - rec[recv_error])) ;;
-		drop) have=$((rec[drop] + rec[recv_error])) ;;
-		esac
+		have=${rec[$k]}
 		echo "$p counter ${k}_count=$want capture=$have $([ "$want" = "$have" ] && echo ok || echo DIFFERENT)"
 		[ "$want" = "$have" ] || bad=1
 	done
-	[ "${rec[recv_error]}" = 0 ] ||
-		echo "$p note: ${rec[recv_error]} received message(s) LNet dropped are RECV records with an error status, not DROP records (issue 11 item 6)"
+	echo "$p drops by reason: $("$LNETCAP" -r "$g/$node.pcapng" --summary 2>/dev/null |
+		sed -n '/^LNet drops by reason/,/^$/p' | sed 1d | awk '{printf "%s=%s ", $1, $2}')"
+	echo "$p queue time: $("$LNETCAP" -r "$g/$node.pcapng" --summary 2>/dev/null |
+		sed -n '/^LNet queue time by NI/,/^$/p' | sed -n 2p)"
+	faults_report "$p" "$g" "$node" || bad=1
 	local drops
 	drops=$(grep -iE 'dropped|lost' "$g/capture.err" | head -2 | tr '\n' ' ')
 	[ -n "$drops" ] && echo "$p lnetcap: $drops"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <ctime>
 
 #include "fake_lnet.h"
 #include "live/privdrop.h"
@@ -314,9 +315,11 @@ TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
   lnet_finalize(fake_.msg(), 0);
   auto got = drain(*src_);
   ASSERT_EQ(got.size(), 2u);
+  // A receive that failed is a message LNet dropped, not a RECV.
   const auto& h = got[0].view.hdr;
   EXPECT_EQ(h.hook, LNETCAP_HOOK_LNET_FINALIZE);
-  EXPECT_EQ(h.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(h.direction, LNETCAP_DIR_DROP);
+  EXPECT_EQ(h.drop_reason, LNETCAP_DROP_RECV_FAILED);
   EXPECT_EQ(h.status, -5);
   EXPECT_TRUE(h.flags & LNETCAP_REC_F_STATUS_VALID);
   EXPECT_EQ(h.health_status, LNETCAP_HEALTH_REMOTE_DROPPED);
@@ -329,32 +332,174 @@ TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
   EXPECT_EQ(0, std::memcmp(r.payload.data(), fake_.payload().data() + 16, 64));
 }
 
-TEST_F(BpfCapture, FailedSendBecomesDropRecord) {
+TEST_F(BpfCapture, FailedSendIsOneMessageWithALinkedOutcome) {
   start(default_cfg(1024));
   fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));
   fake_.set_msg(LNETCAP_MSG_PUT, 224, 224, false, false);
   fake_.set_flags(true, false, false);
   fake_.set_health(0, 0);
+  lnet_send(nullptr, fake_.msg(), nullptr);
   lnet_ni_send(fake_.ni(), fake_.msg());
   fake_.set_health(LNETCAP_HEALTH_REMOTE_TIMEOUT, 0);
   lnet_finalize(fake_.msg(), -110);
-  fake_.set_health(0, 1);
-  lnet_ni_send(fake_.ni(), fake_.msg());  // the resend
-  lnet_finalize(fake_.msg(), 0);          // success: nothing more
+  fake_.set_health(0, 1);                   // LNet raised the retry count,
+  lnet_send(nullptr, fake_.msg(), nullptr);  // then resends the same msg
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  lnet_finalize(fake_.msg(), 0);  // success: nothing more
   auto got = drain(*src_);
   ASSERT_EQ(got.size(), 3u);
-  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_SEND);
+  const auto& s0 = got[0].view.hdr;
+  EXPECT_EQ(s0.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(s0.rec_hdr_len, 128u);
+  EXPECT_EQ(s0.msg_id, LNETCAP_MSG_ID(s0.cpu, s0.seq));  // a new message
+  EXPECT_FALSE(s0.is_outcome());
+  EXPECT_TRUE(s0.flags & LNETCAP_REC_F_QUEUE_VALID);
   const auto& d = got[1].view.hdr;
   EXPECT_EQ(d.direction, LNETCAP_DIR_DROP);
   EXPECT_EQ(d.hook, LNETCAP_HOOK_LNET_FINALIZE);
+  EXPECT_TRUE(d.is_outcome());
+  EXPECT_EQ(d.msg_id, s0.msg_id);  // the SEND it completes
+  EXPECT_EQ(d.drop_reason, LNETCAP_DROP_SEND_FAILED);
   EXPECT_EQ(d.status, -110);
   EXPECT_EQ(d.health_status, LNETCAP_HEALTH_REMOTE_TIMEOUT);
   EXPECT_EQ(d.local_nid, kLocal);
   EXPECT_EQ(d.peer_nid, kPeer);
   EXPECT_EQ(got[1].view.payload.size(), 0u);
   EXPECT_FALSE(d.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
-  EXPECT_EQ(got[2].view.hdr.direction, LNETCAP_DIR_SEND);
-  EXPECT_EQ(got[2].view.hdr.retry_count, 1);
+  const auto& s1 = got[2].view.hdr;
+  EXPECT_EQ(s1.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(s1.retry_count, 1);
+  EXPECT_EQ(s1.msg_id, s0.msg_id);  // the resend is the same message
+  EXPECT_FALSE(s1.is_outcome());
+}
+
+TEST_F(BpfCapture, QueueTimeRunsFromLnetSendToTheLnd) {
+  start(default_cfg(0));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));
+  fake_.set_msg(LNETCAP_MSG_PUT, 224, 224, false, false);
+  fake_.set_flags(true, false, false);
+  fake_.set_health(0, 0);
+  timespec a{}, b{};
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  lnet_send(nullptr, fake_.msg(), nullptr);
+  usleep(20000);  // credits or a delay rule hold it
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  lnet_finalize(fake_.msg(), 0);
+  lnet_ni_send(fake_.ni(), fake_.msg());  // no lnet_send seen: no queue time
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 2u);
+  const auto& h = got[0].view.hdr;
+  ASSERT_TRUE(h.flags & LNETCAP_REC_F_QUEUE_VALID);
+  const std::uint64_t outer = (b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
+  EXPECT_GE(h.queue_ns, 20000000u);
+  EXPECT_LE(h.queue_ns, outer);
+  EXPECT_FALSE(got[1].view.hdr.flags & LNETCAP_REC_F_QUEUE_VALID);
+  EXPECT_EQ(got[1].view.hdr.queue_ns, 0u);
+}
+
+TEST_F(BpfCapture, SendDroppedBeforeTheLndIsOneDrop) {
+  start(default_cfg(1024));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));
+  fake_.set_msg(LNETCAP_MSG_PUT, 224, 224, false, false);
+  fake_.set_flags(true, false, false);
+  fake_.set_health(LNETCAP_HEALTH_REMOTE_DROPPED, 0);
+  lnet_send(nullptr, fake_.msg(), nullptr);
+  lnet_finalize(fake_.msg(), -113);  // lnet_post_send_locked: peer not alive
+  // Accepted, never committed (no route): LNet frees it with an error.
+  fake_.set_flags(false, false, false);
+  lnet_send(nullptr, fake_.msg(), nullptr);
+  lnet_finalize(fake_.msg(), -113);
+  lnet_finalize(fake_.msg(), -113);  // unknown msg, not tx: nothing
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 2u);
+  for (const auto& g : got) {
+    const auto& d = g.view.hdr;
+    EXPECT_EQ(d.direction, LNETCAP_DIR_DROP);
+    EXPECT_FALSE(d.is_outcome());
+    EXPECT_EQ(d.msg_id, LNETCAP_MSG_ID(d.cpu, d.seq));
+    EXPECT_EQ(d.drop_reason, LNETCAP_DROP_SEND_BEFORE_LND);
+    EXPECT_EQ(d.status, -113);
+    EXPECT_TRUE(d.flags & LNETCAP_REC_F_QUEUE_VALID);
+  }
+  EXPECT_EQ(got[0].view.hdr.health_status, LNETCAP_HEALTH_REMOTE_DROPPED);
+}
+
+TEST_F(BpfCapture, ReceivedMessagesLnetDropsAreOneDropEach) {
+  start(default_cfg(1024));
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  // A PUT that matches no MD: lnet_parse finalizes it with -ENOENT, then
+  // calls lnet_drop_message.  One DROP, no RECV.
+  auto put = make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 200, 12);
+  fake_.set_hdr(put);
+  fake_.set_from(kPeer);
+  fake_.set_msg(LNETCAP_MSG_PUT, 200, 200, false, false);
+  fake_.set_flags(false, true, false);
+  parse_body = [&] {
+    lnet_finalize(fake_.msg(), -2);
+    lnet_drop_message(fake_.ni(), 0, nullptr, 200, LNETCAP_MSG_PUT);
+    return 0;
+  };
+  lnet_parse(fake_.ni(), put.data(), from, nullptr, 0);
+  // A GET a drop rule drops: its RECV (at lnet_parse) and the DROP, which
+  // is the RECV's outcome.
+  auto get = make_hdr(LNETCAP_MSG_GET, kPeer, kLocal, 0, 8);
+  std::uint8_t local[20];
+  kLocal.to_lnet_nid(local);
+  parse_body = [&] {
+    drop_rule_verdict = true;
+    bool drop = lnet_drop_rule_match(get.data(), local, nullptr);
+    drop_rule_verdict = false;
+    if (drop) lnet_drop_message(fake_.ni(), 0, nullptr, 0, LNETCAP_MSG_GET);
+    return 0;
+  };
+  lnet_parse(fake_.ni(), get.data(), from, nullptr, 0);
+  // A PUT dropped before a message exists (routing off, no memory).
+  auto put2 = make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 300, 12);
+  parse_body = [&] {
+    lnet_drop_message(fake_.ni(), 0, nullptr, 300, LNETCAP_MSG_PUT);
+    return 0;
+  };
+  lnet_parse(fake_.ni(), put2.data(), from, nullptr, 0);
+  // A malformed header: lnet_parse returns -EPROTO.
+  auto bad = make_hdr(LNETCAP_MSG_ACK, kPeer, kLocal, 0, 0);
+  parse_body = [] { return -71; };
+  lnet_parse(fake_.ni(), bad.data(), from, nullptr, 0);
+  // A drop_message outside lnet_parse has no header: not recorded.
+  lnet_drop_message(fake_.ni(), 0, nullptr, 1, LNETCAP_MSG_PUT);
+  // A receive that fails after lnet_parse (the LND's payload transfer).
+  lnet_finalize(fake_.msg(), -5);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 7u);
+  auto expect_drop = [&](const Got& g, std::uint8_t hook, std::uint8_t reason,
+                         const std::vector<std::uint8_t>& hdr) {
+    const auto& d = g.view.hdr;
+    EXPECT_EQ(d.direction, LNETCAP_DIR_DROP);
+    EXPECT_EQ(d.hook, hook);
+    EXPECT_EQ(d.drop_reason, reason);
+    EXPECT_EQ(d.peer_nid, kPeer);
+    EXPECT_EQ(d.local_nid, kLocal);
+    EXPECT_EQ(0, std::memcmp(g.view.lnet_header.data(), hdr.data(), 96));
+    EXPECT_EQ(g.view.payload.size(), 0u);
+  };
+  expect_drop(got[0], LNETCAP_HOOK_LNET_FINALIZE, LNETCAP_DROP_RECV_NO_MATCH, put);
+  EXPECT_EQ(got[0].view.hdr.status, -2);
+  EXPECT_FALSE(got[0].view.hdr.is_outcome());
+  EXPECT_EQ(got[1].view.hdr.direction, LNETCAP_DIR_RECV);
+  expect_drop(got[2], LNETCAP_HOOK_LNET_DROP, LNETCAP_DROP_DROP_RULE, get);
+  EXPECT_TRUE(got[2].view.hdr.is_outcome());
+  EXPECT_EQ(got[2].view.hdr.msg_id, got[1].view.hdr.msg_id);
+  EXPECT_FALSE(got[2].view.hdr.flags & LNETCAP_REC_F_STATUS_VALID);
+  expect_drop(got[3], LNETCAP_HOOK_LNET_DROP, LNETCAP_DROP_PARSE_DROPPED, put2);
+  EXPECT_EQ(got[3].view.hdr.payload_len, 300u);
+  EXPECT_FALSE(got[3].view.hdr.is_outcome());
+  EXPECT_EQ(got[4].view.hdr.direction, LNETCAP_DIR_RECV);  // the ACK, at lnet_parse
+  expect_drop(got[5], LNETCAP_HOOK_LNET_PARSE, LNETCAP_DROP_MALFORMED, bad);
+  EXPECT_EQ(got[5].view.hdr.status, -71);
+  EXPECT_TRUE(got[5].view.hdr.is_outcome());
+  expect_drop(got[6], LNETCAP_HOOK_LNET_FINALIZE, LNETCAP_DROP_RECV_FAILED, put);
+  EXPECT_EQ(got[6].view.hdr.status, -5);
 }
 
 TEST_F(BpfCapture, FinalizeUsesMsgWanted) {

@@ -21,14 +21,31 @@ __attribute__((noinline, used)) void lnet_ni_send(void* ni, void* msg) {
 __attribute__((noinline, used)) int lnet_parse(void* ni, void* hdr, void* from_nid, void* priv,
                                                int rdma_req) {
   asm volatile("" ::"r"(ni), "r"(hdr), "r"(from_nid), "r"(priv), "r"(rdma_req) : "memory");
-  return 0;
+  auto body = std::move(lnetcap::test::parse_body);
+  lnetcap::test::parse_body = nullptr;
+  return body ? body() : 0;
 }
 __attribute__((noinline, used)) void lnet_finalize(void* msg, int rc) {
   asm volatile("" ::"r"(msg), "r"(rc) : "memory");
 }
+__attribute__((noinline, used)) int lnet_send(void* src_nid, void* msg, void* rtr_nid) {
+  asm volatile("" ::"r"(src_nid), "r"(msg), "r"(rtr_nid) : "memory");
+  return 0;
+}
+__attribute__((noinline, used)) void lnet_drop_message(void* ni, int cpt, void* priv, unsigned nob,
+                                                       std::uint32_t type) {
+  asm volatile("" ::"r"(ni), "r"(cpt), "r"(priv), "r"(nob), "r"(type) : "memory");
+}
+__attribute__((noinline, used)) bool lnet_drop_rule_match(void* hdr, void* local_nid, void* hstatus) {
+  asm volatile("" ::"r"(hdr), "r"(local_nid), "r"(hstatus) : "memory");
+  return lnetcap::test::drop_rule_verdict;
+}
 }
 
 namespace lnetcap::test {
+
+std::function<int()> parse_body;
+bool drop_rule_verdict = false;
 
 std::string bpf_unprivileged_reason() {
   std::ifstream in("/proc/self/status");
@@ -213,15 +230,24 @@ lnetcap_cfg default_cfg(std::uint32_t snaplen) {
 UprobeCapture::UprobeCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes) {
   bpf_ = live::load_skeleton<lnetcap_uprobe>(cfg, ring_bytes, false, "uprobe test");
   obj_ = bpf_->object();
-  const std::pair<const char*, const char*> hooks[] = {
-      {"lnetcap_uprobe_lnet_ni_send", "lnet_ni_send"},
-      {"lnetcap_uprobe_lnet_parse", "lnet_parse"},
-      {"lnetcap_uprobe_lnet_finalize", "lnet_finalize"},
+  struct Hook {
+    const char* prog;
+    const char* fn;
+    bool ret;
   };
-  for (const auto& [prog_name, fn] : hooks) {
+  const Hook hooks[] = {
+      {"lnetcap_uprobe_lnet_ni_send", "lnet_ni_send", false},
+      {"lnetcap_uprobe_lnet_parse", "lnet_parse", false},
+      {"lnetcap_uprobe_lnet_finalize", "lnet_finalize", false},
+      {"lnetcap_uprobe_lnet_send", "lnet_send", false},
+      {"lnetcap_uprobe_lnet_drop_message", "lnet_drop_message", false},
+      {"lnetcap_uretprobe_lnet_parse", "lnet_parse", true},
+      {"lnetcap_uretprobe_lnet_drop_rule_match", "lnet_drop_rule_match", true},
+  };
+  for (const auto& [prog_name, fn, ret] : hooks) {
     bpf_program* prog = bpf_object__find_program_by_name(obj_, prog_name);
     if (!prog) throw Error(std::string("no program ") + prog_name);
-    LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = fn);
+    LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .func_name = fn);
     bpf_link* link = bpf_program__attach_uprobe_opts(prog, 0, "/proc/self/exe", 0, &uo);
     if (!link) throw Error(std::string("cannot attach uprobe to ") + fn + ": " + std::strerror(errno));
     links_.push_back(link);

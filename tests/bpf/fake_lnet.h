@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,17 @@ extern "C" {
 void lnet_ni_send(void* ni, void* msg);
 int lnet_parse(void* ni, void* hdr, void* from_nid, void* priv, int rdma_req);
 void lnet_finalize(void* msg, int rc);
+int lnet_send(void* src_nid, void* msg, void* rtr_nid);
+void lnet_drop_message(void* ni, int cpt, void* priv, unsigned nob, std::uint32_t type);
+bool lnet_drop_rule_match(void* hdr, void* local_nid, void* hstatus);
+}
+
+namespace lnetcap::test {
+/// What the stand-in lnet_parse does inside (LNet finalizes and drops
+/// refused messages from within lnet_parse) and returns; reset by each
+/// call.  lnet_drop_rule_match returns drop_rule_verdict.
+extern std::function<int()> parse_body;
+extern bool drop_rule_verdict;
 }
 
 namespace lnetcap::test {

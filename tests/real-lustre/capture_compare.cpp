@@ -103,6 +103,8 @@ Captured capture_of(const Message& m, std::uint64_t frame) {
   c.flags = m.rec.hdr.flags;
   c.payload_len = m.rec.hdr.payload_len;
   if (m.rec.hdr.flags & LNETCAP_REC_F_STATUS_VALID) c.status = m.rec.hdr.status;
+  c.outcome = m.rec.hdr.is_outcome();
+  c.drop_reason = m.rec.hdr.drop_reason;
   c.src = m.lnet.src_nid.to_string();
   c.dst = m.lnet.dest_nid.to_string();
   const auto& h = m.rec.lnet_header;
@@ -126,7 +128,6 @@ std::vector<Captured> read_capture(const std::string& path) {
     std::string why;
     auto rec = parse_record(pkt.data, &why);
     if (!rec) throw Error(path + ": frame " + std::to_string(frame) + ": " + why);
-    if (rec->hdr.hook == LNETCAP_HOOK_LNET_DROP) continue;  // a notice, not a message
     out.push_back(capture_of(decode_message(*rec, pkt.ts_ns, pkt.interface_id), frame));
   }
   return out;
@@ -141,7 +142,9 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
     v.by_direction[direction_name(c.direction)]++;
     if (c.direction == LNETCAP_DIR_DROP) v.drop_records++;
     if (c.direction == LNETCAP_DIR_RECV && dropped(c)) v.recv_error++;
-    if (on_node(c)) v.on_node++;
+    // An outcome completes a message recorded before: never paired again.
+    if (c.outcome) v.outcomes++;
+    else if (on_node(c)) v.on_node++;
     else net.push_back(&c);
   }
   std::vector<const Captured*> wl;
@@ -273,7 +276,7 @@ std::string format_verdict(const Verdict& v) {
   std::ostringstream o;
   o << "records=" << v.records;
   for (const auto& [dir, n] : v.by_direction) o << " " << dir << "=" << n;
-  o << " on_node=" << v.on_node << " recv_error=" << v.recv_error << "\n";
+  o << " on_node=" << v.on_node << " recv_error=" << v.recv_error << " outcomes=" << v.outcomes << "\n";
   o << "wire=" << v.wire << " in_window=" << v.in_window << " outside_window=" << v.outside_window
     << " matched=" << v.matched << " only_capture=" << v.only_capture << " missing=" << v.missing
     << " dropped_by_lnet=" << v.dropped_by_lnet << "\n";

@@ -33,6 +33,8 @@ struct Captured {
   std::uint16_t flags = 0;
   std::uint32_t payload_len = 0;  // record's payload_len
   std::optional<std::int32_t> status;  // LNet's completion status, when recorded
+  bool outcome = false;           // an OUTCOME record: not a message of its own
+  std::uint8_t drop_reason = 0;
   std::string src, dst;           // NIDs as text
   std::vector<std::uint8_t> tail;  // the 56 header bytes after the NIDs
   std::vector<std::uint8_t> payload;
@@ -51,6 +53,7 @@ struct Verdict {
   // the capture
   std::size_t records = 0, on_node = 0, drop_records = 0;
   std::size_t recv_error = 0;  // RECV records whose completion status is an error
+  std::size_t outcomes = 0;    // outcome records (a failed send's or a GET/ACK's drop)
   std::map<std::string, std::size_t> by_direction;  // "SEND" -> n, all records
   // against the wire
   std::size_t wire = 0, hello = 0, in_window = 0, outside_window = 0;

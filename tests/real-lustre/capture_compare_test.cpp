@@ -194,3 +194,22 @@ TEST(CaptureCompare, FailedSendDropRecordNeedNotBeOnTheWire) {
   EXPECT_EQ(v.drop_records, 1u);
   EXPECT_EQ(v.only_capture, 0u);
 }
+
+TEST(CaptureCompare, OutcomeRecordsAreNotMessagesAndRuleDropsPairWithTheWire) {
+  // A failed send (SEND + its linked DROP) and a PUT a drop rule dropped on
+  // arrival (one DROP, the wire has it): nothing extra, nothing missing.
+  auto k = request(0x2000), q = request(0x1000);
+  std::swap(q.h.src, q.h.dst);  // received by the node
+  auto outcome = as(LNETCAP_DIR_DROP, k, 2, LNETCAP_REC_F_STATUS_VALID | LNETCAP_REC_F_OUTCOME,
+                    true, -5);
+  outcome.outcome = true;  // as read_capture sets it from the record
+  auto rule = as(LNETCAP_DIR_DROP, q, 3, 0, true);
+  auto v = run({as(LNETCAP_DIR_SEND, k, 1), outcome, rule},
+               {as(LNETCAP_DIR_WIRE, k, 1), as(LNETCAP_DIR_WIRE, q, 2)});
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.outcomes, 1u);
+  EXPECT_EQ(v.matched, 2u);
+  EXPECT_EQ(v.dropped_by_lnet, 1u);
+  EXPECT_EQ(v.missing, 0u);
+  EXPECT_EQ(v.only_capture, 0u);
+}

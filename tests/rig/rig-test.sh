@@ -39,6 +39,34 @@ guest_run() { # timeout script VAR=VALUE...
 	[ "$rc" -eq 0 ] || fail "guest script $(basename "$script") failed (rc $rc)"
 }
 
+# LNet health through the printer, the filter and --summary, on the live
+# capture: per round 23 records, 19 messages (4 outcomes), 6 DROPs, one send
+# held 30 ms by the double (credit wait).
+health_text_ok() {
+	local cap=$out/capture.pcapng n
+	n=$("$LNETCAP" -r "$cap" 'drop' | wc -l)
+	[ "$n" = $((6 * rounds)) ] || fail "'drop' selected $n records, expected $((6 * rounds))"
+	# At least the held sends (a loaded TCG guest may hold another one as
+	# long; rig_check checks the held ones one by one).
+	n=$("$LNETCAP" -r "$cap" 'queue >= 30ms' | grep -c ' queue [0-9.]*m\?s' || true)
+	[ "$n" -ge "$rounds" ] || fail "'queue >= 30ms' selected $n sends, expected at least $rounds"
+	n=$("$LNETCAP" -r "$cap" 'queue >= 30ms' | grep -vc ' queue [0-9.]*m\?s' || true)
+	[ "$n" = 0 ] || fail "'queue >= 30ms' selected $n records without such a queue time"
+	n=$("$LNETCAP" -r "$cap" 'drop drop-rule' | grep -c 'drop drop-rule \[outcome of seq' || true)
+	[ "$n" = "$rounds" ] || fail "drop-rule outcomes: $n, expected $rounds"
+	"$LNETCAP" -r "$cap" --summary >"$out/summary.txt"
+	grep -q "^lnetcap summary: $((19 * rounds)) messages" "$out/summary.txt" ||
+		fail "--summary does not count $((19 * rounds)) messages: $(head -1 "$out/summary.txt")"
+	grep -q '^LNet drops by reason' "$out/summary.txt" || fail "--summary has no drops by reason"
+	grep -q '^LNet queue time by NI' "$out/summary.txt" || fail "--summary has no queue times"
+	# GETs per round: bulk_get's, lnet_ping's and the one a drop rule drops,
+	# whose DROP outcome is the same message.
+	"$LNETCAP" -r "$cap" --assert "count(type get) == $((3 * rounds))" \
+		--assert "count(drop) == $((6 * rounds))" >"$out/assert-health.txt" ||
+		{ cat "$out/assert-health.txt"; fail "--assert does not count each message once"; }
+	echo "LNet health in text, filter, summary and assert: ok"
+}
+
 # The agent must stop cleanly on SIGINT, like tcpdump.
 sigint_ok() {
 	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
@@ -64,6 +92,7 @@ fentry)
 	grep -q 'payload pages read through the direct map' "$out/capture.err" ||
 		fail "the capture does not read payload pages through the direct map"
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
+	health_text_ok
 	sigint_ok
 	;;
 drops)
@@ -83,6 +112,7 @@ kprobe)
 	grep -q 'payload pages read through the direct map' "$out/capture.err" ||
 		fail "the capture does not read payload pages through the direct map"
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
+	health_text_ok
 	sigint_ok
 	;;
 assert)

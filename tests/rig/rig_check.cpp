@@ -16,7 +16,14 @@
 //   - every lnet_ni_send call: one SEND record (FORWARD when routing=1),
 //     header and retry count as sent, payload as sent;
 //   - every received, non-forwarded message: one RECV record, header as
-//     received, payload as received (PUT/REPLY) or none (GET/ACK).
+//     received, payload as received (PUT/REPLY) or none (GET/ACK);
+//   - every message LNet drops is one DROP with its drop_reason: a send
+//     that failed after lnet_ni_send is the OUTCOME of that SEND (same
+//     msg_id), one dropped in lnet_send never reached the LND (a DROP of its
+//     own); a received PUT/REPLY refused in lnet_parse is a DROP instead of
+//     a RECV, a GET/ACK's drop the OUTCOME of its RECV;
+//   - every SEND, FORWARD and before-LND DROP carries queue_ns, at least
+//     the time the double held it in lnet_send (hold_ms).
 // The capture is read with the project's own pcapng reader and record
 // decoder.  Every expected message must match exactly one record and
 // every record exactly one message; mismatches are listed.
@@ -49,7 +56,14 @@ struct Expected {
   Bytes payload;            // first <= 1024 bytes
   bool check_plen = true;
   std::optional<int> status;  // checked when set (DROP records)
+  bool status_valid = false;  // DROP: STATUS_VALID must be set (or clear)
+  std::uint8_t reason = 0;    // drop_reason
+  std::uint8_t hook = 0;      // checked when set
+  bool need_queue = false;    // QUEUE_VALID with queue_ns >= hold_ns
+  std::uint64_t hold_ns = 0;
+  std::optional<std::size_t> outcome_of;  // OUTCOME of this expected entry
   int matched = 0;
+  std::uint64_t rec_msg_id = 0;  // msg_id of the record it matched
 };
 
 Bytes unhex(const std::string& s) {
@@ -134,11 +148,32 @@ int main(int argc, char** argv) {
   }
   std::vector<Expected> exp;
   std::map<std::string, std::size_t> rx_of_msg;  // msg id -> pending RX entry
+  struct TxState {
+    unsigned hold_ms = 0;
+    bool sent = false;                 // this attempt reached lnet_ni_send
+    std::optional<std::size_t> first;  // the message's first record
+  };
+  std::map<std::string, TxState> tx;  // double msg id -> send state
   std::string line;
+  auto drop_of = [&](const std::string& what, const Bytes& hdr, std::uint8_t reason,
+                     std::uint8_t hook) {
+    Expected e;
+    e.what = what;
+    e.dir = LNETCAP_DIR_DROP;
+    e.hdr96 = hdr;
+    e.reason = reason;
+    e.hook = hook;
+    e.check_plen = false;
+    return e;
+  };
   while (std::getline(logf, line)) {
     auto f = fields(line);
     const std::string& hook = f["hook"];
-    if (hook == "lnet_ni_send") {
+    if (hook == "lnet_send") {
+      TxState& t = tx[f["msg"]];
+      t.hold_ms = std::stoul(f["hold_ms"]);
+      t.sent = false;
+    } else if (hook == "lnet_ni_send") {
       Expected e;
       e.what = line.substr(0, 110);
       e.dir = f["routing"] == "1" ? LNETCAP_DIR_FORWARD : LNETCAP_DIR_SEND;
@@ -147,8 +182,12 @@ int main(int argc, char** argv) {
       e.plen = std::stoul(f["plen"]);
       e.have = e.plen;
       e.payload = unhex(f["payload"]);
-      // Sent payloads in kiov-only buffers: bulk REPLY (type 3) and
-      // forwarded messages (router buffer pages).
+      TxState& t = tx[f["msg"]];
+      e.need_queue = true;  // every send of the double goes through lnet_send
+      e.hold_ns = t.hold_ms * 1000000ull;
+      t.sent = true;
+      if (!t.first) t.first = exp.size();
+      else e.outcome_of = *t.first;  // a resend: same message, same msg_id
       exp.push_back(e);
     } else if (hook == "lnet_parse") {
       if (f["dir"] == "forward") continue;  // recorded once, as FORWARD
@@ -157,22 +196,48 @@ int main(int argc, char** argv) {
       e.dir = LNETCAP_DIR_RECV;
       e.hdr96 = unhex(f["hdr"]);
       e.plen = std::stoul(f["plen"]);
-      unsigned type = std::stoul(f["type"]);
       e.have = 0;  // GET/ACK carry nothing; PUT/REPLY filled at finalize
       rx_of_msg[f["msg"]] = exp.size();
-      (void)type;
       exp.push_back(e);
+    } else if (hook == "lnet_parse_refused") {
+      // Refused before a message existed: a GET/ACK was recorded as RECV at
+      // lnet_parse and the DROP is its outcome; a PUT/REPLY is one DROP.
+      unsigned type = std::stoul(f["type"]);
+      bool proto = f["why"] == "proto";
+      Expected d = drop_of(line.substr(0, 110), unhex(f["hdr"]),
+                           proto ? LNETCAP_DROP_MALFORMED : LNETCAP_DROP_DROP_RULE,
+                           proto ? LNETCAP_HOOK_LNET_PARSE : LNETCAP_HOOK_LNET_DROP);
+      if (proto) {
+        d.status = std::stoi(f["rc"]);
+        d.status_valid = true;
+      }
+      if (type == LNETCAP_MSG_GET || type == LNETCAP_MSG_ACK) {
+        Expected r;
+        r.what = d.what;
+        r.dir = LNETCAP_DIR_RECV;
+        r.hdr96 = d.hdr96;
+        r.check_plen = false;
+        d.outcome_of = exp.size();
+        exp.push_back(r);
+      }
+      exp.push_back(d);
     } else if (hook == "lnet_finalize" && f["dir"] != "recv" && f["rc"] != "0") {
-      // A failed send: a DROP record (header, status, health), no payload.
-      Expected e;
-      e.what = line.substr(0, 110);
-      e.dir = LNETCAP_DIR_DROP;
-      e.hdr96 = unhex(f["hdr"]);
+      // A failed send: after lnet_ni_send the OUTCOME of its SEND, before
+      // it a DROP of its own with the time LNet held it.
+      TxState& t = tx[f["msg"]];
+      Expected e = drop_of(line.substr(0, 110), unhex(f["hdr"]),
+                           t.sent ? LNETCAP_DROP_SEND_FAILED : LNETCAP_DROP_SEND_BEFORE_LND,
+                           LNETCAP_HOOK_LNET_FINALIZE);
       e.retry = std::stoul(f["retry"]);
-      e.plen = std::stoul(f["plen"]);
-      e.have = 0;
       e.status = std::stoi(f["rc"]);
-      e.check_plen = false;
+      e.status_valid = true;
+      if (t.first) e.outcome_of = *t.first;
+      if (!t.sent) {
+        e.need_queue = true;
+        e.hold_ns = t.hold_ms * 1000000ull;
+        t.first = exp.size();
+      }
+      t.sent = false;
       exp.push_back(e);
     } else if (hook == "lnet_finalize" && f["dir"] == "recv") {
       auto it = rx_of_msg.find(f["msg"]);
@@ -181,6 +246,20 @@ int main(int argc, char** argv) {
       if (f["rc"] == "0") {
         e.have = std::stoul(f["plen"]);
         e.payload = unhex(f["payload"]);
+      } else {
+        // Refused in lnet_parse (no MD: -ENOENT).
+        unsigned type = std::stoul(f["type"]);
+        Expected d = drop_of(line.substr(0, 110), e.hdr96, LNETCAP_DROP_RECV_NO_MATCH,
+                             LNETCAP_HOOK_LNET_FINALIZE);
+        d.status = std::stoi(f["rc"]);
+        d.status_valid = true;
+        if (type == LNETCAP_MSG_GET || type == LNETCAP_MSG_ACK) {
+          d.outcome_of = it->second;
+          exp.push_back(d);
+        } else {
+          d.what = e.what;
+          e = d;  // the PUT/REPLY is the DROP, never a RECV
+        }
       }
       rx_of_msg.erase(it);
     }
@@ -191,7 +270,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- records ---------------------------------------------------------------
-  std::size_t records = 0, unmatched = 0, bad = 0;
+  std::size_t records = 0, unmatched = 0, bad = 0, held_checked = 0;
   std::uint64_t gap_drops = 0, isb_drops = 0, epb_drops = 0;
   try {
     lnetcap::pcapng::Reader rd(pos[0]);
@@ -211,10 +290,6 @@ int main(int argc, char** argv) {
       records++;
       const auto& h = rec->hdr;
       if (h.flags & LNETCAP_REC_F_GAP_BEFORE) gap_drops++;
-      if (h.hook == LNETCAP_HOOK_LNET_DROP) {
-        records--;  // lnet_drop_message notices carry no message
-        continue;
-      }
       // Find the expected message with this header and retry count.
       Expected* hit = nullptr;
       for (auto& e : exp) {
@@ -234,6 +309,7 @@ int main(int argc, char** argv) {
         continue;
       }
       hit->matched++;
+      hit->rec_msg_id = h.msg_id;
       // Payload: length fields, then the bytes.
       std::uint32_t want_cap = std::min<std::uint32_t>(snaplen, hit->have);
       std::uint32_t cmp = std::min<std::uint32_t>(rec->payload.size(), hit->payload.size());
@@ -243,6 +319,37 @@ int main(int argc, char** argv) {
                     *hit->status, hit->what.c_str());
         ok = false;
       }
+      if (h.direction == LNETCAP_DIR_DROP) {
+        if (h.drop_reason != hit->reason) {
+          std::printf("MISMATCH drop_reason %u, expected %u: %s\n", h.drop_reason, hit->reason,
+                      hit->what.c_str());
+          ok = false;
+        }
+        if (!!(h.flags & LNETCAP_REC_F_STATUS_VALID) != hit->status_valid) {
+          std::printf("MISMATCH status valid (flags 0x%x): %s\n", h.flags, hit->what.c_str());
+          ok = false;
+        }
+        if (hit->hook && h.hook != hit->hook) {
+          std::printf("MISMATCH hook %u, expected %u: %s\n", h.hook, hit->hook,
+                      hit->what.c_str());
+          ok = false;
+        }
+      }
+      // A DROP is an OUTCOME exactly when the message has an earlier record.
+      const bool want_outcome = h.direction == LNETCAP_DIR_DROP && hit->outcome_of;
+      if (h.is_outcome() != want_outcome || h.msg_id == 0) {
+        std::printf("MISMATCH outcome flag %d msg_id %#llx: %s\n", h.is_outcome(),
+                    static_cast<unsigned long long>(h.msg_id), hit->what.c_str());
+        ok = false;
+      }
+      if (hit->need_queue &&
+          (!(h.flags & LNETCAP_REC_F_QUEUE_VALID) || h.queue_ns < hit->hold_ns)) {
+        std::printf("MISMATCH queue_ns %llu (flags 0x%x), held at least %llu: %s\n",
+                    static_cast<unsigned long long>(h.queue_ns), h.flags,
+                    static_cast<unsigned long long>(hit->hold_ns), hit->what.c_str());
+        ok = false;
+      }
+      if (hit->hold_ns) held_checked++;
       if (hit->check_plen && h.payload_len != hit->plen) {
         std::printf("MISMATCH payload_len %u != %u: %s\n", h.payload_len, hit->plen,
                     hit->what.c_str());
@@ -268,6 +375,19 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // Links: an outcome (or resend) carries the msg_id of the message's
+  // first record.
+  std::size_t links = 0, bad_links = 0;
+  for (const auto& e : exp) {
+    if (!e.outcome_of || !e.matched || !exp[*e.outcome_of].matched) continue;
+    links++;
+    if (e.rec_msg_id != exp[*e.outcome_of].rec_msg_id) {
+      bad_links++;
+      std::printf("MISMATCH link: msg_id %#llx, its message's record has %#llx: %s\n",
+                  static_cast<unsigned long long>(e.rec_msg_id),
+                  static_cast<unsigned long long>(exp[*e.outcome_of].rec_msg_id), e.what.c_str());
+    }
+  }
   std::size_t missing = 0, dup = 0;
   for (const auto& e : exp) {
     if (e.matched == 0) {
@@ -280,9 +400,9 @@ int main(int argc, char** argv) {
   }
   std::uint64_t drops = std::max(isb_drops, epb_drops);
   std::printf("rig_check: generated %zu, captured %zu, missing %zu, duplicate %zu, "
-              "unexpected %zu, bad %zu, "
+              "unexpected %zu, bad %zu, links %zu (bad %zu), held %zu, "
               "drops: isb %llu epb %llu gap-flags %llu\n",
-              exp.size(), records, missing, dup, unmatched, bad,
+              exp.size(), records, missing, dup, unmatched, bad, links, bad_links, held_checked,
               static_cast<unsigned long long>(isb_drops),
               static_cast<unsigned long long>(epb_drops),
               static_cast<unsigned long long>(gap_drops));
@@ -296,11 +416,15 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(drops), exp.size());
       return 1;
     }
-    if (dup || unmatched || bad) return 1;
+    if (dup || unmatched || bad || bad_links) return 1;
     std::printf("PASS (drops accounted for)\n");
     return 0;
   }
-  if (missing || dup || unmatched || bad) return 1;
+  if (missing || dup || unmatched || bad || bad_links) return 1;
+  if (held_checked == 0) {
+    std::printf("FAIL: no message the double held in lnet_send was checked\n");
+    return 1;
+  }
   std::printf("PASS\n");
   return 0;
 }

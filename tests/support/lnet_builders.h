@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,11 @@ struct RecordSpec {
   std::int32_t status = 0;
   std::uint32_t pid = 0;
   std::string comm;
+  std::uint64_t queue_ns = 0;  // set with flags LNETCAP_REC_F_QUEUE_VALID
+  std::uint64_t msg_id = 0;
+  std::uint8_t drop_reason = 0;
+  std::uint8_t hook = 6;  // synthetic
+  std::optional<std::uint32_t> payload_len;  // default: the payload given
 };
 
 /// A whole record: header + LNet header + payload prefix (cut at snaplen).
@@ -155,18 +161,21 @@ inline std::vector<std::uint8_t> record(const RecordSpec& r, const std::vector<s
                                         const std::vector<std::uint8_t>& payload) {
   RecordHeader h;
   h.direction = r.direction;
-  h.hook = 6;  // synthetic
+  h.hook = r.hook;
   h.lnd_type = r.local.type;
   h.flags = r.flags;
   h.health_status = r.health;
   h.retry_count = r.retries;
   h.seq = r.seq;
-  h.payload_len = static_cast<std::uint32_t>(payload.size());
+  h.payload_len = r.payload_len.value_or(static_cast<std::uint32_t>(payload.size()));
   h.local_nid = r.local;
   h.peer_nid = r.peer;
   h.status = r.status;
   h.pid = r.pid;
   h.comm = r.comm;
+  h.queue_ns = r.queue_ns;
+  h.msg_id = r.msg_id;
+  h.drop_reason = r.drop_reason;
   std::vector<std::uint8_t> out;
   const std::size_t cap = payload.size() < r.snaplen ? payload.size() : r.snaplen;
   encode_record(h, hdr, ByteSpan(payload.data(), cap), out);

@@ -181,3 +181,50 @@ TEST(Filter, ErrorsOfAFilterFileGiveLineAndColumn) {
               std::string::npos) << e.what();
   }
 }
+
+TEST(Filter, LnetStatusHealthDropsAndQueueTime) {
+  auto sent = test::queued_send();
+  auto outcome = test::failed_send_outcome();
+  auto unmatched = test::unmatched_put_drop();
+  auto ok = test::enqueue_request();  // no LNet status, health or queue time
+  auto sel = [&](const char* text) {
+    auto f = Filter::parse(text);
+    std::string got;
+    for (const auto* m : {&sent.msg, &outcome.msg, &unmatched.msg, &ok.msg})
+      got += f.matches(*m) ? '1' : '0';
+    return got;
+  };
+  EXPECT_EQ(sel("drop"), "0110");
+  EXPECT_EQ(sel("drop no-match"), "0010");
+  EXPECT_EQ(sel("drop SEND-FAILED"), "0100");
+  EXPECT_EQ(sel("rc != 0"), "0110");  // only where LNet's status is known
+  EXPECT_EQ(sel("rc == -5"), "0100");
+  EXPECT_EQ(sel("rc == 0"), "0000");
+  EXPECT_EQ(sel("health != ok"), "0100");
+  EXPECT_EQ(sel("health LOCAL_DROPPED"), "0100");
+  EXPECT_EQ(sel("queue > 1ms"), "1000");
+  EXPECT_EQ(sel("queue >= 1500us"), "1000");
+  EXPECT_EQ(sel("queue > 1500000"), "0000");  // bare numbers are ns
+  EXPECT_EQ(sel("queue < 1s"), "1000");        // records without queue time never match
+  EXPECT_EQ(sel("not drop and type put"), "1001");
+  EXPECT_EQ(Filter::parse("drop no-match").to_string(), "drop no-match");
+}
+
+TEST(Filter, LnetHealthTermErrorsAndPushdown) {
+  auto err = [](const char* text) { return error_of(text); };
+  EXPECT_NE(err("queue > 3 ms").find("expected 'and', 'or'"), std::string::npos) << err("queue > 3 ms");
+  EXPECT_NE(err("queue > 1xs").find("expected a duration such as 500us, 2ms or 1s at column 9"),
+            std::string::npos)
+      << err("queue > 1xs");
+  EXPECT_NE(err("queue > ms").find("expected a duration"), std::string::npos);
+  EXPECT_NE(err("queue > 99999999999999999999s").find("out of range"), std::string::npos);
+  EXPECT_NE(err("drop bogus").find("unknown drop reason"), std::string::npos) << err("drop bogus");
+  EXPECT_NE(err("rc > 4294967296").find("out of range"), std::string::npos);
+  // "drop" alone is "dir drop" in the kernel; a reason is user space only.
+  auto k = Filter::parse("drop and type put").kernel_terms();
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->direction, LNETCAP_DIR_DROP);
+  EXPECT_EQ(k->msg_type, LNETCAP_MSG_PUT);
+  k = Filter::parse("drop no-match").kernel_terms();
+  EXPECT_FALSE(k && k->direction);
+}

@@ -209,3 +209,30 @@ TEST_F(FormatTest, WireStringsAreEscapedInLinesAndFormats) {
   EXPECT_NE(line.find("task a\\015\\012b["), std::string::npos) << line;
   EXPECT_EQ(line.find_first_of("\x1b\x07\r\n"), std::string::npos) << line;
 }
+
+TEST_F(FormatTest, LnetHealthOnTheLine) {
+  // Queue time on a send, LNet's status, the drop reason and the link from
+  // an outcome to its message's record (seq 7 on CPU 1).
+  std::string out;
+  text::format_line(test::queued_send().msg, {}, out);
+  EXPECT_NE(out.find("SEND PUT 192.168.1.10@tcp > 192.168.1.20@tcp OST_REQUEST xid 0x65f1a0c000001 "
+                     "len 0 queue 1.50ms"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("drop"), std::string::npos) << out;
+  out.clear();
+  text::format_line(test::failed_send_outcome().msg, {}, out);
+  EXPECT_NE(out.find("DROP PUT 192.168.1.10@tcp > 192.168.1.20@tcp OST_REQUEST xid 0x65f1a0c000001 "
+                     "len 224 health LOCAL_DROPPED rc -5 (EIO) drop send-failed "
+                     "[outcome of seq 7 cpu 1]"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("queue"), std::string::npos) << out;
+  out.clear();
+  text::format_line(test::unmatched_put_drop().msg, {}, out);
+  EXPECT_NE(out.find("DROP PUT 192.168.1.20@tcp > 192.168.1.10@tcp LDLM_CANCEL_REQUEST xid "
+                     "0x65f1a0c000001 len 0 rc -2 (ENOENT) drop no-match"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("outcome"), std::string::npos) << out;
+}

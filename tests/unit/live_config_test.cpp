@@ -50,16 +50,23 @@ TEST(LiveConfig, DirectionMasks) {
   EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_SEND));
   EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_RECV));
   EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_FORWARD));
+  EXPECT_TRUE(all.dir_mask & LNETCAP_DIRMASK_DROP_RX);
+  EXPECT_TRUE(all.dir_mask & LNETCAP_DIRMASK_DROP_TX);
+  // -Q keeps a message's DROP on its side: received ones with in, sent
+  // ones with out.
   o.direction = Direction::kIn;
-  EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask, 1u << LNETCAP_DIR_RECV);
+  EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask,
+            (1u << LNETCAP_DIR_RECV) | LNETCAP_DIRMASK_DROP_RX);
   o.direction = Direction::kOut;
   EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask,
-            (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD));
+            (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD) | LNETCAP_DIRMASK_DROP_TX);
   filter::KernelTerms t;
   t.direction = LNETCAP_DIR_FORWARD;
   EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, 1u << LNETCAP_DIR_FORWARD);
   t.direction = LNETCAP_DIR_RECV;  // -Q out and dir recv: nothing
   EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, 0u);
+  t.direction = LNETCAP_DIR_DROP;  // -Q out and dir drop: drops of sends
+  EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, LNETCAP_DIRMASK_DROP_TX);
 }
 
 TEST(LiveConfig, InterfaceAsNidNetOrAny) {

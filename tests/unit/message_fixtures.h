@@ -3,6 +3,7 @@
 #pragma once
 
 #include "lnet_builders.h"
+#include "lnetcap/record.h"
 
 namespace lnetcap::test {
 
@@ -121,6 +122,66 @@ inline OwnedMessage ost_write_v6_be() {
   r.snaplen = 64;  // only part of the body captured
   r.seq = 4;
   return make_message(r, h, payload);
+}
+
+/// LNet health, as a live capture records it (record.h msg_id, queue_ns,
+/// drop_reason): an OBD_PING request PUT sent after LNet held it 1.5 ms for
+/// credits (seq 7 on CPU 1), the DROP that is its outcome (the LND failed
+/// it: -5, LOCAL_DROPPED), and a received PUT that matched no MD.
+inline LnetHeaderSpec health_put_header() {
+  LnetHeaderSpec h;
+  h.src = nid("192.168.1.10@tcp");
+  h.dst = nid("192.168.1.20@tcp");
+  h.portal = LNETCAP_PORTAL_OST_REQUEST;
+  h.match_bits = 0x65f1a0c000001ULL;
+  h.payload_length = 0;
+  return h;
+}
+inline OwnedMessage queued_send() {
+  LnetHeaderSpec h = health_put_header();
+  RecordSpec r;
+  r.direction = LNETCAP_DIR_SEND;
+  r.hook = LNETCAP_HOOK_LNET_NI_SEND;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.seq = 7;
+  r.flags = LNETCAP_REC_F_QUEUE_VALID | LNETCAP_REC_F_HEALTH_VALID;
+  r.queue_ns = 1500000;
+  r.msg_id = LNETCAP_MSG_ID(1, 7);
+  return make_message(r, h, {});
+}
+inline OwnedMessage failed_send_outcome() {
+  LnetHeaderSpec h = health_put_header();
+  h.payload_length = 224;  // the SEND carried it; the DROP carries none
+  RecordSpec r;
+  r.payload_len = 224;
+  r.direction = LNETCAP_DIR_DROP;
+  r.hook = LNETCAP_HOOK_LNET_FINALIZE;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.seq = 8;
+  r.flags = LNETCAP_REC_F_OUTCOME | LNETCAP_REC_F_STATUS_VALID | LNETCAP_REC_F_HEALTH_VALID;
+  r.status = -5;
+  r.health = LNETCAP_HEALTH_LOCAL_DROPPED;
+  r.msg_id = LNETCAP_MSG_ID(1, 7);
+  r.drop_reason = LNETCAP_DROP_SEND_FAILED;
+  return make_message(r, h, {}, 1700000000124456789ULL);
+}
+inline OwnedMessage unmatched_put_drop() {
+  LnetHeaderSpec h = health_put_header();
+  std::swap(h.src, h.dst);
+  h.portal = LNETCAP_PORTAL_LDLM_CANCEL_REQUEST;
+  RecordSpec r;
+  r.direction = LNETCAP_DIR_DROP;
+  r.hook = LNETCAP_HOOK_LNET_FINALIZE;
+  r.local = h.dst;
+  r.peer = h.src;
+  r.seq = 9;
+  r.flags = LNETCAP_REC_F_STATUS_VALID;
+  r.status = -2;
+  r.msg_id = LNETCAP_MSG_ID(0, 9);
+  r.drop_reason = LNETCAP_DROP_RECV_NO_MATCH;
+  return make_message(r, h, {}, 1700000000125456789ULL);
 }
 
 }  // namespace lnetcap::test

@@ -34,7 +34,7 @@ TEST(ProtoLayout, WireStructSizes) {
   EXPECT_EQ(sizeof(lnetcap_ldlm_request), 88u);
   EXPECT_EQ(sizeof(lnetcap_ldlm_reply), 112u);
   EXPECT_EQ(sizeof(lnetcap_obd_connect_data), 192u);
-  EXPECT_EQ(sizeof(lnetcap_rec_hdr), 104u);
+  EXPECT_EQ(sizeof(lnetcap_rec_hdr), 128u);
   EXPECT_EQ(LNETCAP_LUSTRE_MSG_HDR_SIZE(1), 40u);
   EXPECT_EQ(LNETCAP_LUSTRE_MSG_HDR_SIZE(6), 56u);
   EXPECT_EQ(LNETCAP_LUSTRE_MSG_HDR_SIZE(7), 64u);

@@ -102,16 +102,70 @@ TEST(RecordCodec, RejectsDamagedRecordsWithAReason) {
   EXPECT_FALSE(parse_record(ByteSpan(good.data(), 5), &why));
 }
 
-TEST(RecordCodec, OlderReadersSkipAppendedHeaderFields) {
-  // A future minor layout appends 8 bytes to the header and says so in
-  // rec_hdr_len: version-1 readers must still find the LNet header.
+namespace {
+// A failed send's outcome: 128-byte header with the health fields.
+std::vector<std::uint8_t> outcome_record() {
+  test::LnetHeaderSpec s;
+  s.src = test::nid("10.0.3.2@tcp");
+  s.dst = test::nid("10.0.3.1@tcp");
+  test::RecordSpec r;
+  r.direction = LNETCAP_DIR_DROP;
+  r.local = s.src;
+  r.peer = s.dst;
+  r.flags = LNETCAP_REC_F_OUTCOME | LNETCAP_REC_F_QUEUE_VALID | LNETCAP_REC_F_STATUS_VALID;
+  r.status = -5;
+  r.queue_ns = 1500000;
+  r.msg_id = LNETCAP_MSG_ID(3, 77);
+  r.drop_reason = LNETCAP_DROP_SEND_FAILED;
+  return test::record(r, test::lnet_header(s), {});
+}
+}  // namespace
+
+TEST(RecordCodec, HealthFieldsAreAppendedAt104) {
+  auto b = outcome_record();
+  ASSERT_EQ(b.size(), 128u + 72u);
+  EXPECT_EQ(load_le16(&b[6]), 128);
+  EXPECT_EQ(load_le64(&b[104]), 1500000u);
+  EXPECT_EQ(load_le64(&b[112]), (4ULL << 48) | 77);  // cpu 3 + 1, seq 77
+  EXPECT_EQ(b[120], LNETCAP_DROP_SEND_FAILED);
+  for (int i = 121; i < 128; i++) EXPECT_EQ(b[i], 0) << i;
+  std::string why;
+  auto v = parse_record(b, &why);
+  ASSERT_TRUE(v) << why;
+  EXPECT_EQ(v->hdr.queue_ns, 1500000u);
+  EXPECT_EQ(v->hdr.msg_id, LNETCAP_MSG_ID(3, 77));
+  EXPECT_EQ(v->hdr.drop_reason, LNETCAP_DROP_SEND_FAILED);
+  EXPECT_TRUE(v->hdr.is_outcome());
+  EXPECT_EQ(v->lnet_header.size(), 72u);
+}
+
+TEST(RecordCodec, RecordsWithoutHealthFieldsKeepThe104ByteHeader) {
+  // Converted and synthetic records carry none of the appended fields:
+  // they are written exactly as before, and read back as zeros.
   auto b = sample_record();
-  std::vector<std::uint8_t> longer(b.begin(), b.begin() + 104);
+  EXPECT_EQ(load_le16(&b[6]), 104);
+  std::string why;
+  auto v = parse_record(b, &why);
+  ASSERT_TRUE(v) << why;
+  EXPECT_EQ(v->hdr.queue_ns, 0u);
+  EXPECT_EQ(v->hdr.msg_id, 0u);
+  EXPECT_EQ(v->hdr.drop_reason, 0u);
+  EXPECT_FALSE(v->hdr.is_outcome());
+}
+
+TEST(RecordCodec, OlderReadersSkipAppendedHeaderFields) {
+  // The 104-byte reader's view of a 128-byte record (what an lnetcap
+  // before the health fields does): only rec_hdr_len locates the LNet
+  // header.  And a future layout appending 8 more bytes reads the same.
+  auto b = outcome_record();
+  std::vector<std::uint8_t> longer(b.begin(), b.begin() + 128);
   longer.insert(longer.end(), 8, 0xee);
-  longer.insert(longer.end(), b.begin() + 104, b.end());
-  store_le16(&longer[6], 112);
+  longer.insert(longer.end(), b.begin() + 128, b.end());
+  store_le16(&longer[6], 136);
   std::string why;
   auto v = parse_record(longer, &why);
   ASSERT_TRUE(v) << why;
   EXPECT_EQ(load_le64(v->lnet_header.data()), test::nid("10.0.3.1@tcp").to_nid4());
+  EXPECT_EQ(v->hdr.msg_id, LNETCAP_MSG_ID(3, 77));
+  EXPECT_EQ(load_le64(b.data() + load_le16(&b[6])), test::nid("10.0.3.1@tcp").to_nid4());
 }

@@ -24,7 +24,7 @@ ByteSpan cut_payload(ByteSpan record, std::uint32_t snaplen, std::vector<std::ui
 }
 
 CaptureInterface interface_for_snaplen(CaptureInterface iface, std::uint32_t snaplen) {
-  const std::uint64_t longest = std::uint64_t{LNETCAP_REC_HDR_V1_LEN} + LNETCAP_HDR_NID16_LEN + snaplen;
+  const std::uint64_t longest = std::uint64_t{LNETCAP_REC_HDR_LEN} + LNETCAP_HDR_NID16_LEN + snaplen;
   if (iface.snaplen == 0 || iface.snaplen > longest) iface.snaplen = static_cast<std::uint32_t>(longest);
   return iface;
 }

@@ -105,7 +105,8 @@ std::vector<Token> lex(std::string_view s) {
 
 enum class Field {
   kType, kPortal, kNid, kSrcNid, kDstNid, kNet, kSrcNet, kDstNet, kNi, kOpcode, kXid,
-  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth
+  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
+  kDrop, kRc, kQueue
 };
 enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
 
@@ -113,7 +114,7 @@ struct Term {
   Field field;
   Cmp cmp = Cmp::kEq;
   std::int64_t number = 0;  // numeric fields and enumerations (all fit in 32 bits)
-  std::uint64_t xid = 0;    // xid: the only 64-bit field, compared unsigned
+  std::uint64_t xid = 0;    // xid and queue (ns): the 64-bit fields, compared unsigned
   std::string text;         // jobid
   Nid nid;                  // NID fields
   Net net;                  // net fields; also ni when given as a net
@@ -182,6 +183,12 @@ bool eval_term(const Term& t, const Message& m) {
     case Field::kDir: return compare(h.direction, t.cmp, t.number);
     case Field::kRpc: return r.present && r.body_len && compare(r.type, t.cmp, t.number);
     case Field::kHealth: return compare(h.health_status, t.cmp, t.number);
+    case Field::kDrop:
+      return h.direction == LNETCAP_DIR_DROP && (t.number < 0 || h.drop_reason == t.number);
+    // LNet's completion status, where the hook knew it (printed as "rc").
+    case Field::kRc: return (h.flags & LNETCAP_REC_F_STATUS_VALID) && compare(h.status, t.cmp, t.number);
+    case Field::kQueue:
+      return (h.flags & LNETCAP_REC_F_QUEUE_VALID) && compare_as<std::uint64_t>(h.queue_ns, t.cmp, t.xid);
   }
   return false;
 }
@@ -357,6 +364,26 @@ class Parser {
                   std::to_string(b.max) + ")");
     return neg ? std::uint64_t{0} - v : v;
   }
+  // A time in nanoseconds: a number with a unit, ns, us, ms or s ("1ms",
+  // "250us"); a bare number is nanoseconds.
+  std::uint64_t duration(const Token& t) {
+    static const struct {
+      const char* unit;
+      std::uint64_t ns;
+    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    const std::string& s = t.text;
+    std::size_t digits = 0;
+    while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
+    const std::string unit = s.substr(digits);
+    std::uint64_t scale = unit.empty() ? 1 : 0;
+    for (const auto& u : units)
+      if (strcasecmp(unit.c_str(), u.unit) == 0) scale = u.ns;
+    if (digits == 0 || scale == 0) fail(t, "expected a duration such as 500us, 2ms or 1s");
+    Token n = t;
+    n.text = s.substr(0, digits);
+    const std::uint64_t v = number(n, "queue value", Bounds{0, UINT64_MAX / scale});
+    return v * scale;
+  }
   std::int64_t small_number(const Token& t, const char* what, Bounds b) {
     return static_cast<std::int64_t>(number(t, what, b));  // b is at most 32 bits wide
   }
@@ -478,8 +505,25 @@ class Parser {
 #undef X
                             },
                             "health status (e.g. OK, LOCAL_TIMEOUT, REMOTE_DROPPED)");
-    } else if (k == "xid" || k == "status" || k == "uid" || k == "gid" || k == "projid" ||
-               k == "len" || k == "pid" || k == "retries") {
+    } else if (k == "drop") {
+      // "drop" alone: every DROP record; "drop REASON": LNet's reason.
+      t.field = Field::kDrop;
+      t.number = -1;
+      if (peek().kind == Tok::kWord || peek().kind == Tok::kString)
+        t.number = enum_value(key.text, take(),
+                              {
+#define X(n, v, s, d) {s, v},
+                                  LNETCAP_DROP_REASON_LIST(X)
+#undef X
+                              },
+                              "drop reason (not-sent, send-failed, no-match, refused, recv-failed, "
+                              "parse-dropped, drop-rule or malformed)");
+    } else if (k == "queue") {
+      t.field = Field::kQueue;
+      t.cmp = comparison(true);
+      t.xid = duration(expect_value(key, "a duration"));
+    } else if (k == "xid" || k == "status" || k == "rc" || k == "uid" || k == "gid" ||
+               k == "projid" || k == "len" || k == "pid" || k == "retries") {
       struct NumericField {
         const char* name;
         Field field;
@@ -487,6 +531,7 @@ class Parser {
       };
       static const NumericField fields[] = {
           {"xid", Field::kXid, kU64},       {"status", Field::kStatus, kS32},
+          {"rc", Field::kRc, kS32},
           {"uid", Field::kUid, kU32},       {"gid", Field::kGid, kU32},
           {"projid", Field::kProjid, kU32}, {"len", Field::kLen, kU32},
           {"pid", Field::kPid, kU32},       {"retries", Field::kRetries, kU8}};
@@ -553,6 +598,9 @@ void collect_kernel_terms(const Node& n, KernelTerms& k, bool& any) {
     case Field::kNid: if (!k.any_nid) { k.any_nid = t.nid; any = true; } break;
     case Field::kNet: if (!k.net) { k.net = t.net; any = true; } break;
     case Field::kDir: if (!k.direction) { k.direction = static_cast<std::uint32_t>(t.number); any = true; } break;
+    case Field::kDrop:  // "drop" alone is "dir drop"
+      if (t.number < 0 && !k.direction) { k.direction = LNETCAP_DIR_DROP; any = true; }
+      break;
     default: break;  // evaluated in user space only
   }
 }

@@ -8,8 +8,11 @@
 //   term    := "type" NAME | "portal" NUM|NAME | ["src"|"dst"] "nid" NID
 //            | "net" NET | "opcode" NUM|NAME | "xid" NUM | "jobid" STRING
 //            | "dir" send|recv|forward|drop | "rpc" request|reply|error
-//            | "health" NAME | FIELD OP NUM
-//   FIELD   := status | uid | gid | projid | len | pid | retries | xid | portal | opcode
+//            | "health" [OP] NAME | "drop" [REASON] | "queue" OP DURATION
+//            | FIELD OP NUM
+//   FIELD   := status | rc | uid | gid | projid | len | pid | retries | xid | portal | opcode
+//   DURATION:= NUM[ns|us|ms|s]   (LNet's queue time, records with QUEUE_VALID)
+//   (status: the PtlRPC reply status; rc: LNet's completion status)
 //   OP      := == | != | < | <= | > | >=    ("=" is accepted for "==")
 //
 // "!" / "&&" / "||" are accepted for not / and / or, as in tcpdump.

@@ -48,12 +48,17 @@ lnetcap_cfg make_cfg(const Options& opts, const std::optional<filter::KernelTerm
   c.snaplen = snaplen;
   c.wakeup_batch = opts.packet_buffered ? 1 : kWakeupBatch;
 
-  std::uint32_t all = (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_RECV) |
-                      (1u << LNETCAP_DIR_FORWARD) | (1u << LNETCAP_DIR_DROP);
+  // -Q counts messages: a received message LNet dropped is "in", a send
+  // it dropped (or a failed send's outcome) "out".
+  const std::uint32_t in = (1u << LNETCAP_DIR_RECV) | LNETCAP_DIRMASK_DROP_RX;
+  const std::uint32_t out = (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD) |
+                            LNETCAP_DIRMASK_DROP_TX;
+  const std::uint32_t drops = (1u << LNETCAP_DIR_DROP) | LNETCAP_DIRMASK_DROP_RX |
+                              LNETCAP_DIRMASK_DROP_TX;
   switch (opts.direction) {
-    case Direction::kIn: c.dir_mask = 1u << LNETCAP_DIR_RECV; break;
-    case Direction::kOut: c.dir_mask = (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD); break;
-    case Direction::kBoth: c.dir_mask = all; break;
+    case Direction::kIn: c.dir_mask = in; break;
+    case Direction::kOut: c.dir_mask = out; break;
+    case Direction::kBoth: c.dir_mask = in | out | (1u << LNETCAP_DIR_DROP); break;
   }
 
   if (!opts.interface.empty() && opts.interface != "any" && opts.interface != "all") {
@@ -84,7 +89,7 @@ lnetcap_cfg make_cfg(const Options& opts, const std::optional<filter::KernelTerm
     }
     if (terms->direction) {
       std::uint32_t d = *terms->direction;
-      c.dir_mask &= d < 32 ? (1u << d) : 0;
+      c.dir_mask &= d == LNETCAP_DIR_DROP ? drops : d < 8 ? (1u << d) : 0;
     }
   }
   return c;

@@ -46,7 +46,7 @@ RingSource::RingSource(std::unique_ptr<LoadedBpf> bpf, const std::vector<std::st
                        std::string layout_origin)
     : bpf_(std::move(bpf)),
       ring_(bpf_->ring_fd(), bpf_->ring_bytes()),
-      rec_snaplen_(LNETCAP_REC_HDR_V1_LEN + LNETCAP_HDR_NID16_LEN + snaplen),
+      rec_snaplen_(LNETCAP_REC_HDR_LEN + LNETCAP_HDR_NID16_LEN + snaplen),
       description_(std::move(description)),
       layout_origin_(std::move(layout_origin)),
       check_(nis),
@@ -165,6 +165,10 @@ SourceStats RingSource::stats() const {
       {"records committed to the ring", k[LNETCAP_STAT_EMITTED]},
       {"payload copies that failed", k[LNETCAP_STAT_PAYLOAD_READ_FAILED]},
   };
+  // Not silent: these messages lack queue time or drop links (map full).
+  if (k[LNETCAP_STAT_UNTRACKED])
+    st.details.emplace_back("messages not tracked (lnet_msg or lnet_parse map full)",
+                            k[LNETCAP_STAT_UNTRACKED]);
   if (invalid_) st.details.emplace_back("malformed kernel records skipped", invalid_);
   return st;
 }

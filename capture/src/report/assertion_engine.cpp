@@ -35,6 +35,7 @@ AssertionEngine::AssertionEngine(const std::vector<std::string>& texts) {
 }
 
 void AssertionEngine::observe(const Message& m) {
+  const RecordHeader& h = m.rec.hdr;
   const bool request = is_rpc_request(m);
   const bool reply = is_rpc_reply(m);
   std::vector<std::pair<std::size_t, std::size_t>> latency_calls;
@@ -43,6 +44,14 @@ void AssertionEngine::observe(const Message& m) {
     for (std::size_t c = 0; c < calls.size(); ++c) {
       if (!calls[c].filter.empty() && !calls[c].filter.matches(m)) continue;
       Accumulator& acc = acc_[a][c];
+      // Messages, not records: an outcome counts for its message only
+      // when the message's own record did not match (count(drop) counts
+      // failed sends once; count(type put) does not count them twice).
+      if (h.is_outcome()) {
+        if (!acc.counted.first(h.msg_id)) continue;
+      } else {
+        acc.counted.note(h.msg_id);
+      }
       ++acc.count;
       acc.bytes += m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
       if (is_rpc_error(m)) ++acc.errors;

@@ -12,6 +12,7 @@
 
 #include "assertion.h"
 #include "message.h"
+#include "recent_messages.h"
 #include "rpc_matcher.h"
 
 namespace lnetcap::report {
@@ -39,6 +40,7 @@ class AssertionEngine {
   struct Accumulator {
     std::uint64_t count = 0, bytes = 0, errors = 0;
     std::vector<std::uint64_t> latencies_ns;
+    RecentMessages counted;  // messages counted, for their outcome records
   };
   std::optional<double> operand_value(std::size_t a, const Operand& o) const;
   bool eval(std::size_t a, const AssertNode& n, std::vector<std::string>& details) const;

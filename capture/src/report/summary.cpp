@@ -2,6 +2,7 @@
 #include "summary.h"
 
 #include "lnetcap/lnet.h"
+#include "lnetcap/record.h"
 #include "text_escape.h"
 
 namespace lnetcap::report {
@@ -56,6 +57,16 @@ void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
 }  // namespace
 
 void Summary::add(const Message& m) {
+  const RecordHeader& h = m.rec.hdr;
+  if (h.direction == LNETCAP_DIR_DROP) {
+    const char* why = drop_reason_name(h.drop_reason);
+    ++acc_.lnet.drops_by_reason[why ? why : "reason_" + std::to_string(h.drop_reason)];
+  }
+  if (h.flags & LNETCAP_REC_F_QUEUE_VALID) {
+    acc_.lnet.queue_by_peer[h.peer_nid.to_string()].push_back(h.queue_ns);
+    acc_.lnet.queue_by_ni[h.local_nid.to_string()].push_back(h.queue_ns);
+  }
+  if (h.is_outcome()) return;  // its message was counted by its own record
   if (acc_.total.messages == 0 || m.ts_ns < acc_.first_ts_ns) acc_.first_ts_ns = m.ts_ns;
   if (m.ts_ns > acc_.last_ts_ns) acc_.last_ts_ns = m.ts_ns;
 

@@ -11,6 +11,11 @@
 //  - latency, errors and unanswered requests are RPC figures: they count for
 //    the groups of the request (an unmatched error reply for its own groups);
 //  - bytes are the LNet payload length (what LNet moved, without headers);
+//  - an OUTCOME record (record.h: a failed send's DROP, linked to its SEND)
+//    is not a message: it counts only in drops by reason;
+//  - LNet health: every DROP counts in drops by reason; queue time (how
+//    long LNet held a message before the LND, records with QUEUE_VALID) per
+//    next-hop peer and per local NI;
 //  - an error is a final reply that reports a failure (is_rpc_error: error
 //    reply, negative errno or ELDLM_* >= 300); other positive statuses are
 //    results such as the byte count of OST_READ.  Requests are never
@@ -45,9 +50,19 @@ inline constexpr std::array<Dimension, 4> kDimensions = {Dimension::kOpcode, Dim
 /// "opcode", "portal", "peer", "jobid": table headings, JSON keys, Prometheus labels.
 const char* dimension_name(Dimension d);
 
+/// LNet's own view: drops and the time messages waited for credits.
+struct LnetHealth {
+  std::map<std::string, std::uint64_t> drops_by_reason;  // "no-match" -> count
+  std::map<std::string, std::vector<std::uint64_t>> queue_by_peer, queue_by_ni;  // ns samples
+  bool empty() const {
+    return drops_by_reason.empty() && queue_by_peer.empty() && queue_by_ni.empty();
+  }
+};
+
 struct SummaryReport {
   GroupStats total;
   std::map<std::string, std::uint64_t> lnet_types;  // "PUT" -> count
+  LnetHealth lnet;
   std::array<std::map<std::string, GroupStats>, 4> groups;  // indexed by Dimension
   std::uint64_t first_ts_ns = 0, last_ts_ns = 0;
   const std::map<std::string, GroupStats>& by(Dimension d) const {

@@ -37,6 +37,16 @@ std::string stats_fields(const GroupStats& g) {
          ", \"errors_by_status\": " + errors_json(g.errors_by_status);
 }
 
+std::string queue_json(const std::map<std::string, std::vector<std::uint64_t>>& q) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : q) {
+    out += std::string(first ? "" : ", ") + json_string(k) + ": " + latency_json(v);
+    first = false;
+  }
+  return out + "}";
+}
+
 }  // namespace
 
 std::string render_json(const SummaryReport& r) {
@@ -60,6 +70,17 @@ std::string render_json(const SummaryReport& r) {
       first = false;
     }
     out += first ? "]" : "\n  ]";
+  }
+  // Only captures with LNet health fields have this key (docs/REPORTS.md).
+  if (!r.lnet.empty()) {
+    out += ",\n  \"lnet\": {\"drops_by_reason\": {";
+    first = true;
+    for (const auto& [why, n] : r.lnet.drops_by_reason) {
+      out += std::string(first ? "" : ", ") + json_string(why) + ": " + num(n);
+      first = false;
+    }
+    out += "}, \"queue_ns_by_peer\": " + queue_json(r.lnet.queue_by_peer) +
+           ", \"queue_ns_by_ni\": " + queue_json(r.lnet.queue_by_ni) + "}";
   }
   return out + "\n}\n";
 }

@@ -52,6 +52,37 @@ void section(std::string& out, Dimension d, const std::map<std::string, GroupSta
   }
 }
 
+void queue_section(std::string& out, const char* by,
+                   const std::map<std::string, std::vector<std::uint64_t>>& q) {
+  if (q.empty()) return;
+  const std::string heading = std::string("LNet queue time by ") + by;
+  std::size_t kw = heading.size();
+  for (const auto& [k, v] : q) kw = std::max(kw, k.size());
+  out += "\n" + pad(heading, kw, false) + " " + pad("msgs", 7, true);
+  for (const char* h : {"p50", "p99", "max"}) out += " " + pad(h, 9, true);
+  out += "\n";
+  for (const auto& [k, v] : q) {
+    const LatencyFigures f = latency_figures(v);
+    out += pad(k, kw, false) + " " + pad(std::to_string(f.count), 7, true);
+    for (auto field : {&LatencyFigures::p50, &LatencyFigures::p99, &LatencyFigures::max})
+      out += " " + pad(lat(f, field), 9, true);
+    out += "\n";
+  }
+}
+
+// LNet's side: how long messages waited before the LND (credits, delay
+// rules), and what LNet dropped, by reason.  Absent when the capture has
+// none of it (files converted from TCP, older captures).
+void lnet_health_sections(std::string& out, const LnetHealth& l) {
+  queue_section(out, "peer", l.queue_by_peer);
+  queue_section(out, "NI", l.queue_by_ni);
+  if (!l.drops_by_reason.empty()) {
+    out += "\nLNet drops by reason\n";
+    for (const auto& [why, n] : l.drops_by_reason)
+      out += "  " + pad(why, 28, false) + " " + std::to_string(n) + "\n";
+  }
+}
+
 }  // namespace
 
 std::string render_table(const SummaryReport& r) {
@@ -84,6 +115,7 @@ std::string render_table(const SummaryReport& r) {
            format_duration(f.max) + "\n";
   }
   for (Dimension d : kDimensions) section(out, d, r.by(d));
+  lnet_health_sections(out, r.lnet);
   if (t.errors) {
     out += "\nErrors by status\n";
     for (const auto& [opc, g] : r.by(Dimension::kOpcode))

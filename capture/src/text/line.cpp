@@ -128,7 +128,9 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   if (l.type == LNETCAP_MSG_GET) appendf(out, " sink %" PRIu32, l.sink_length);
   if (l.type == LNETCAP_MSG_ACK) appendf(out, " mlen %" PRIu32, l.mlength);
   appendf(out, " len %" PRIu32, l.payload_length);
-  if (m.rec.truncated() && l.payload_length) appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
+  // A DROP carries no payload by design (the bytes never went or landed).
+  if (m.rec.truncated() && l.payload_length && h.direction != LNETCAP_DIR_DROP)
+    appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
   if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
   if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
   if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status) {
@@ -138,6 +140,15 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   }
   if (h.retry_count) appendf(out, " retry %u", static_cast<unsigned>(h.retry_count));
   if ((h.flags & LNETCAP_REC_F_STATUS_VALID) && h.status) out += " rc " + status_string(h.status);
+  if (h.direction == LNETCAP_DIR_DROP && h.drop_reason) {
+    const char* why = drop_reason_name(h.drop_reason);
+    out += " drop ";
+    out += why ? why : std::to_string(h.drop_reason);
+  }
+  if (h.is_outcome())  // the record of the message it completes: seq S on CPU C
+    appendf(out, " [outcome of seq %" PRIu64 " cpu %" PRIu64 "]", h.msg_id & 0xffffffffffffULL,
+            (h.msg_id >> 48) - 1);
+  if (h.flags & LNETCAP_REC_F_QUEUE_VALID) out += " queue " + report::format_duration(h.queue_ns);
   if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
     out += l.type == LNETCAP_MSG_GET ? ": LNet ping" : ": LNet discovery push";
   else

@@ -5,7 +5,7 @@
 #   ROLE=b  10.77.0.2@tcp: LNet up, capture started, counters, "ready";
 #           waits for A's "done", counters, capture stopped.
 #   ROLE=a  10.77.0.1@tcp: LNet up, waits for B, capture started,
-#           counters, then the workload of TESTS (ping lst mount),
+#           counters, then the workload of TESTS (ping lst mount faults),
 #           counters, capture stopped, "done".
 # Both capture with lnetcap as a user would: no option (see lib.sh).
 # Two idle seconds around the workload keep the capture window and the
@@ -88,6 +88,28 @@ if [[ $tests == *" mount "* ]]; then
 	echo "rc=$?" >>"$RIG_OUT/mount.txt"
 	# let the killed mount's client tear down before the counters
 	sleep 5
+fi
+if [[ $tests == *" faults "* ]]; then
+	# LNet fault injection (lctl net_drop_add / net_delay_add): every 2nd
+	# message from b is dropped in a's lnet_parse, every message a sends
+	# to b is held 1 s before the LND.  The rules' own counts (dropped,
+	# delayed) are what the capture's drop-rule DROPs and queue times must
+	# match (run.sh).  A ping fails when its REPLY is dropped.
+	log "faults: drop 1/2 from b, delay 1 s to b, lctl ping x6"
+	{
+		lctl net_drop_add -s "$B" -d "$A" -r 2
+		lctl net_delay_add -s "$A" -d "$B" -r 1 -l 1
+		for _ in 1 2 3 4 5 6; do
+			lctl ping "$B" 5	# seconds: the 1 s delay must not time it out
+			echo "rc=$?"
+		done
+		sleep 2
+		echo "== rules"
+		lctl net_drop_list
+		lctl net_delay_list
+		lctl net_drop_del -a
+		lctl net_delay_del -a
+	} >"$RIG_OUT/faults.txt" 2>&1
 fi
 sleep 2
 counters after

@@ -48,7 +48,7 @@ wait_attached() { # links-before errfile
 	for _ in $(seq 1 600); do
 		local now
 		now=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
-		[ "$now" -ge $((before + 3)) ] && { sleep 0.5; return 0; }
+		[ "$now" -ge $((before + 7)) ] && { sleep 0.5; return 0; }
 		kill -0 "$cap_pid" 2>/dev/null || { cat "$err"; fail "lnetcap exited before attaching"; }
 		sleep 0.1
 	done
@@ -97,10 +97,12 @@ rm -f "$RIG_OUT/sigint.txt"
 
 echo "== capture ($RIG_ATTACH, $RIG_VARIANT build), $rounds rounds"
 echo clear >$dbg/double_ctl
-# Per round the contract gives 15 message records and 2 DROP records (the
-# failed sends of "resend" and "health"); -c makes lnetcap stop on its own
+# Per round the contract gives 23 records: 19 messages (4 of them DROPs)
+# and 4 DROP outcomes linked to their message (the failed sends of
+# "resend" and "health", the GETs/ACKs refused in lnet_parse by
+# "drop_rule" and "malformed"); -c (records) makes lnetcap stop on its own
 # once all are there.
-start_capture "$RIG_OUT/capture.pcapng" "$RIG_OUT/capture.err" -v -c $((17 * rounds))
+start_capture "$RIG_OUT/capture.pcapng" "$RIG_OUT/capture.err" -v -c $((23 * rounds))
 echo "all $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/double.log"
 wait_capture "$RIG_OUT/capture.err"

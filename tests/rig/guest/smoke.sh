@@ -22,9 +22,14 @@ n_send=$(grep -c '^lnet_ni_send ' /sys/kernel/debug/lnet/double_log)
 n_parse=$(grep -c '^lnet_parse ' /sys/kernel/debug/lnet/double_log)
 n_drop=$(grep -c '^lnet_drop_message ' /sys/kernel/debug/lnet/double_log)
 echo "sends=$n_send parses=$n_parse drops=$n_drop"
-[ "$n_send" = 9 ] || fail "expected 9 lnet_ni_send events"
+[ "$n_send" = 10 ] || fail "expected 10 lnet_ni_send events"
 [ "$n_parse" = 7 ] || fail "expected 7 lnet_parse events"
-[ "$n_drop" = 1 ] || fail "expected 1 drop"
+[ "$n_drop" = 2 ] || fail "expected 2 drops (no MD, drop rule)"
+grep -q '^lnet_send .* hold_ms=30 ' /sys/kernel/debug/lnet/double_log || fail "no credit wait"
+grep -q '^lnet_send .* drop=-113' /sys/kernel/debug/lnet/double_log || fail "no drop before the LND"
+grep -q '^lnet_parse_refused .* why=rule ' /sys/kernel/debug/lnet/double_log || fail "no drop rule"
+grep -q '^lnet_parse_refused .* why=proto rc=-71 ' /sys/kernel/debug/lnet/double_log ||
+	fail "no protocol error"
 grep -q 'dir=forward .*routing=1' /sys/kernel/debug/lnet/double_log || fail "no forward"
 grep -q '^lnet_ni_send .* retry=1 ' /sys/kernel/debug/lnet/double_log || fail "no resend"
 grep -q '^lnet_finalize .* hs=[1-9]' /sys/kernel/debug/lnet/double_log || fail "no health failure"
@@ -32,13 +37,13 @@ dmesg | grep -E 'lnet|lnetcap' || true
 if [ "$RIG_VARIANT" = btf ]; then
 	[ -e /sys/kernel/btf/lnet ] || fail "/sys/kernel/btf/lnet missing"
 	[ -e /sys/kernel/btf/lnetcap_kfunc ] || fail "/sys/kernel/btf/lnetcap_kfunc missing"
-	bpftool btf dump file /sys/kernel/btf/lnet | grep -E "FUNC 'lnet_(parse|ni_send|finalize|drop_message)'"
+	bpftool btf dump file /sys/kernel/btf/lnet | grep -E "FUNC 'lnet_(parse|ni_send|finalize|drop_message|send|drop_rule_match)'"
 	bpftool btf dump file /sys/kernel/btf/lnetcap_kfunc | grep "FUNC 'bpf_lnetcap_msg_payload'"
 else
 	[ ! -e /sys/kernel/btf/lnet ] || fail "/sys/kernel/btf/lnet present in the no-BTF build"
 fi
 bpftool btf list | grep -E 'name (lnet|lnetcap_kfunc) ' || true
-grep -E ' (lnet_parse|lnet_ni_send|lnet_finalize|lnet_drop_message)\b' /proc/kallsyms
+grep -E ' (lnet_parse|lnet_ni_send|lnet_finalize|lnet_drop_message|lnet_send|lnet_drop_rule_match)\b' /proc/kallsyms
 $RIG_BB rmmod lnetcap_kfunc
 $RIG_BB rmmod lnet
 echo PASS

@@ -53,10 +53,14 @@ def main():
                     expect.append((what, n, f["payload"][: 2 * n]))
                 else:
                     expect.append((what, -ENODATA, ""))
-            else:
+            elif msg in sent:
                 plen, pay = sent[msg]
                 n = min(plen, BUF)
                 expect.append((what, n, pay[: 2 * n]))
+            else:
+                # Dropped in lnet_send before the LND: its bytes were never
+                # logged, so only the call itself is checked.
+                expect.append((what, None, None))
 
     bad = 0
     if len(calls) != len(expect):
@@ -64,7 +68,7 @@ def main():
         bad += 1
     for i, (what, ret, hexs) in enumerate(expect):
         got = calls.get(i)
-        if got is None:
+        if got is None or ret is None:
             continue
         if got[0] != ret or got[1] != hexs:
             print(f"MISMATCH call {i}: got ret {got[0]}, expected {ret}: {what}")
