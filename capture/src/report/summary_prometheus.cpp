@@ -92,10 +92,10 @@ std::string render_prometheus(const SummaryReport& r) {
     dimension(out, "lnetcap_" + name + "_", name, r.by(d), " by " + name);
   }
   if (r.lnet.empty()) return out;
-  family(out, "lnetcap_lnet_drops_total", "counter", "messages LNet dropped, by reason");
+  prom_family(out, "lnetcap_lnet_drops_total", "counter", "messages LNet dropped, by reason");
   for (const auto& [why, n] : r.lnet.drops_by_reason)
     out += "lnetcap_lnet_drops_total{reason=\"" + prom_label(why) + "\"} " + std::to_string(n) + "\n";
-  family(out, "lnetcap_lnet_queue_seconds", "summary",
+  prom_family(out, "lnetcap_lnet_queue_seconds", "summary",
          "time LNet held a message before the LND (credits, delay rules), by local NI");
   for (const auto& [ni, v] : r.lnet.queue_by_ni) {
     const LatencyFigures f = latency_figures(v);
@@ -103,8 +103,8 @@ std::string render_prometheus(const SummaryReport& r) {
     for (std::uint64_t ns : v) sum += ns / 1e9;
     for (auto [q, val] : {std::pair{"0.5", f.p50}, std::pair{"0.99", f.p99}, std::pair{"1", f.max}})
       out += "lnetcap_lnet_queue_seconds{ni=\"" + prom_label(ni) + "\",quantile=\"" + q + "\"} " +
-             fmt_double(val / 1e9) + "\n";
-    out += "lnetcap_lnet_queue_seconds_sum{ni=\"" + prom_label(ni) + "\"} " + fmt_double(sum) + "\n";
+             prom_number(val / 1e9) + "\n";
+    out += "lnetcap_lnet_queue_seconds_sum{ni=\"" + prom_label(ni) + "\"} " + prom_number(sum) + "\n";
     out += "lnetcap_lnet_queue_seconds_count{ni=\"" + prom_label(ni) + "\"} " +
            std::to_string(f.count) + "\n";
   }
