@@ -147,30 +147,7 @@ void counter(std::string& out, const std::string& name, const std::string& help,
 // --summary=prometheus names them.
 void dimension(std::string& out, const std::string& prefix, const std::string& label,
                const std::map<std::string, RpcMetrics::Group>& groups, const std::string& what) {
-  using G = RpcMetrics::Group;
-  struct Counter {
-    const char* suffix;
-    std::uint64_t G::*field;
-    const char* help;
-  };
-  static const Counter counters[] = {
-      {"messages_total", &G::messages, "LNet messages"},
-      {"bytes_total", &G::bytes, "LNet payload bytes"},
-      {"requests_total", &G::requests, "PtlRPC requests"},
-      {"replies_total", &G::replies, "PtlRPC final replies"},
-  };
-  for (const Counter& c : counters) {
-    prom_family(out, prefix + c.suffix, "counter", std::string(c.help) + what);
-    for (const auto& [k, g] : groups)
-      out += prefix + c.suffix + prom_labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
-  }
-  prom_family(out, prefix + "rpc_errors_total", "counter",
-              "PtlRPC replies reporting a failure, per status," + what);
-  for (const auto& [k, g] : groups)
-    for (const auto& [status, n] : g.errors_by_status)
-      out += prefix + "rpc_errors_total" +
-             prom_labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
-             std::to_string(n) + "\n";
+  report::prom_group_counters<RpcMetrics::Group>(out, prefix, label, groups, what);
   const std::string h = prefix + "rpc_latency_seconds";
   prom_family(out, h, "histogram", "PtlRPC request to reply latency" + what);
   for (const auto& [k, g] : groups) {

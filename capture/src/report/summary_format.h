@@ -24,6 +24,37 @@ void prom_family(std::string& out, const std::string& name, const char* type, co
 /// {label="value",extra} (extra: further ready-made label pairs), or "".
 std::string prom_labels(const std::string& label, const std::string& value, const std::string& extra = {});
 
+/// The counter families every dimension has (messages, bytes, requests,
+/// replies, then errors per status), for any group type with those
+/// members: report::GroupStats and lnetcapd's RpcMetrics::Group.
+template <typename Group, typename Groups>
+void prom_group_counters(std::string& out, const std::string& prefix, const std::string& label,
+                         const Groups& groups, const std::string& what) {
+  struct Counter {
+    const char* suffix;
+    std::uint64_t Group::*field;
+    const char* help;
+  };
+  static const Counter counters[] = {
+      {"messages_total", &Group::messages, "LNet messages"},
+      {"bytes_total", &Group::bytes, "LNet payload bytes"},
+      {"requests_total", &Group::requests, "PtlRPC requests"},
+      {"replies_total", &Group::replies, "PtlRPC final replies"},
+  };
+  for (const Counter& c : counters) {
+    prom_family(out, prefix + c.suffix, "counter", std::string(c.help) + what);
+    for (const auto& [k, g] : groups)
+      out += prefix + c.suffix + prom_labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
+  }
+  prom_family(out, prefix + "rpc_errors_total", "counter",
+              "PtlRPC replies reporting a failure, per status," + what);
+  for (const auto& [k, g] : groups)
+    for (const auto& [status, n] : g.errors_by_status)
+      out += prefix + "rpc_errors_total" +
+             prom_labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
+             std::to_string(n) + "\n";
+}
+
 /// Upper bounds (seconds) of the latency histogram buckets, +Inf implied.
 inline constexpr double kLatencyBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                              0.01,   0.025,   0.05,   0.1,   0.25,   0.5,

@@ -33,29 +33,7 @@ namespace {
 // empty label, the totals.
 void dimension(std::string& out, const std::string& prefix, const std::string& label,
                const std::map<std::string, GroupStats>& groups, const std::string& what) {
-  struct Counter {
-    const char* suffix;
-    std::uint64_t GroupStats::*field;
-    const char* help;
-  };
-  static const Counter counters[] = {
-      {"messages_total", &GroupStats::messages, "LNet messages"},
-      {"bytes_total", &GroupStats::bytes, "LNet payload bytes"},
-      {"requests_total", &GroupStats::requests, "PtlRPC requests"},
-      {"replies_total", &GroupStats::replies, "PtlRPC final replies"},
-  };
-  for (const Counter& c : counters) {
-    prom_family(out, prefix + c.suffix, "counter", std::string(c.help) + what);
-    for (const auto& [k, g] : groups)
-      out += prefix + c.suffix + prom_labels(label, k) + " " + std::to_string(g.*c.field) + "\n";
-  }
-  prom_family(out, prefix + "rpc_errors_total", "counter",
-         "PtlRPC replies reporting a failure, per status," + what);
-  for (const auto& [k, g] : groups)
-    for (const auto& [status, n] : g.errors_by_status)
-      out += prefix + "rpc_errors_total" +
-             prom_labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
-             std::to_string(n) + "\n";
+  prom_group_counters<GroupStats>(out, prefix, label, groups, what);
   prom_family(out, prefix + "rpc_unanswered", "gauge", "PtlRPC requests without a reply yet" + what);
   for (const auto& [k, g] : groups)
     out += prefix + "rpc_unanswered" + prom_labels(label, k) + " " + std::to_string(g.unanswered) + "\n";
