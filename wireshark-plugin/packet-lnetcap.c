@@ -404,7 +404,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 			rep = MIN(rep, MAX(payload_len, avail));
 			payload = tvb_new_subset_length_caplen(tvb, (gint)(hdr_len + lnet_hdr_len),
 				(gint)avail, (gint)rep);
-			dissect_lnetcap_lnet_payload(payload, pinfo, lt, pkt);
+			dissect_lnetcap_lnet_payload(payload, pinfo, tree, lt, pkt);
 		}
 	}
 	/* Bulk transfers and ACKs carry no PtlRPC header: link them to their
@@ -438,6 +438,19 @@ done:
 	tap_queue_packet(lnetcap_tap, pinfo, tap);
 	return tvb_captured_length(tvb);
 }
+
+/* The protocols of PtlRPC bodies: each registers its opcodes in PtlRPC's
+ * table (LNETCAP_OPC_TABLE) at handoff.  A new body is a new file and a
+ * line here. */
+static const struct {
+	void (*register_proto)(void);
+	void (*handoff)(void);
+} body_protocols[] = {
+	{ lnetcap_register_obd, lnetcap_handoff_obd },
+	{ lnetcap_register_ost, lnetcap_handoff_ost },
+	{ lnetcap_register_mdt, lnetcap_handoff_mdt },
+	{ lnetcap_register_ldlm, lnetcap_handoff_ldlm },
+};
 
 void proto_register_lnetcap(void)
 {
@@ -518,11 +531,9 @@ void proto_register_lnetcap(void)
 	lnetcap_flagset_register(proto_lnetcap, &fs_rec_flags);
 
 	lnetcap_register_lnet(proto_lnetcap);
-	lnetcap_register_ptlrpc(proto_lnetcap);
-	lnetcap_register_ldlm(proto_lnetcap);
-	lnetcap_register_mdt(proto_lnetcap);
-	lnetcap_register_ost(proto_lnetcap);
-	lnetcap_register_obd(proto_lnetcap);
+	lnetcap_register_ptlrpc();
+	for (size_t i = 0; i < array_length(body_protocols); i++)
+		body_protocols[i].register_proto();
 	lnetcap_register_stats(proto_lnetcap);
 	lnetcap_register_xnode(proto_lnetcap);
 	lnetcap_register_tables(proto_lnetcap);
@@ -565,6 +576,8 @@ void proto_reg_handoff_lnetcap(void)
 	encap = (guint)(WTAP_ENCAP_USER0 + (int)pref_user_slot);
 	if (!initialised) {
 		lnetcap_handoff_lnet();
+		for (size_t i = 0; i < array_length(body_protocols); i++)
+			body_protocols[i].handoff();
 		initialised = TRUE;
 	} else if (claimed_encap != encap) {
 		/* Give the old slot back to the DLT_USER (user_dlt) dissector. */

@@ -213,12 +213,15 @@ def builtin_messages(path):
 def plugin_messages(path):
     msgs = []
     for pkt in ET.parse(path).getroot().iter("packet"):
+        # One message per frame: LNetCap and the protocols above it
+        # (lnetcap.ptlrpc and the body protocols lnetcap.mdt, ...).
+        m = {"_frame": pkt.find("proto/field[@name='frame.number']").get("show")}
         for proto in pkt.findall("proto"):
-            if proto.get("name") == "lnetcap":
-                m = {"_frame": pkt.find("proto/field[@name='frame.number']").get("show")}
+            name = proto.get("name")
+            if name == "lnetcap" or name.startswith("lnetcap."):
                 fields_of(proto, [], m)
-                if "lnetcap.ptlrpc.type" in m:
-                    msgs.append(m)
+        if "lnetcap.ptlrpc.type" in m:
+            msgs.append(m)
     return msgs
 
 

@@ -56,7 +56,7 @@ ts -C Lustre --color -r "$v" > /dev/null 2> "$WORK/err.txt" || fail "tshark -C L
 
 # Columns.
 line=$(ts -C Lustre -r "$v" -Y 'frame.number == 4' | tr -s ' ')
-[ "$line" = " 4 0.006250000 10.0.0.2@tcp → 10.0.0.1@tcp PtlRPC 0x0000000000001080 OST_WRITE 0.005000000 624 OST_WRITE reply xid 0x1080 10.0.0.2@tcp → 10.0.0.1@tcp" ] ||
+[ "$line" = " 4 0.006250000 10.0.0.2@tcp → 10.0.0.1@tcp OST 0x0000000000001080 OST_WRITE 0.005000000 624 OST_WRITE reply xid 0x1080 10.0.0.2@tcp → 10.0.0.1@tcp" ] ||
 	fail "columns of -C Lustre: '$line'"
 line=$(ts -C Lustre -r "$v" -Y 'frame.number == 3' | tr -s ' ')
 case "$line" in *" 0x0000000000001080 OST_WRITE dd.1000 680 "*) ;; *) fail "job id column: '$line'" ;; esac

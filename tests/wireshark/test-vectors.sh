@@ -42,7 +42,9 @@ ts -2 -r "$v" -T fields -E separator='|' -E occurrence=a -E aggregator=, -e fram
 
 # 4. Full JSON of an intent enqueue, a reint error reply and the
 #    nid16/IPv6 ping (every field of those frames).
-ts -2 -r "$v" -Y "frame.number in {9,26,37}" -T json -J lnetcap \
+#    LNetCap and the protocols above it, each a top-level protocol.
+ts -2 -r "$v" -Y "frame.number in {9,26,37}" -T json \
+	-J "lnetcap lnetcap.ptlrpc lnetcap.obd lnetcap.ost lnetcap.mdt lnetcap.ldlm" \
 	| sed -e '/"_index"/d' -e '/"frame.time/d' | golden vectors-json.txt
 
 # 5. Filters users need: opcode, XID, NID, jobid, status, expert items.
