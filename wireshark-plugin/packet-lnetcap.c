@@ -450,6 +450,7 @@ static const struct {
 	{ lnetcap_register_ost, lnetcap_handoff_ost },
 	{ lnetcap_register_mdt, lnetcap_handoff_mdt },
 	{ lnetcap_register_ldlm, lnetcap_handoff_ldlm },
+	{ lnetcap_register_mgs, lnetcap_handoff_mgs },
 };
 
 void proto_register_lnetcap(void)

@@ -133,6 +133,8 @@ void lnetcap_register_mdt(void);
 void lnetcap_handoff_mdt(void);
 void lnetcap_register_ldlm(void);
 void lnetcap_handoff_ldlm(void);
+void lnetcap_register_mgs(void);
+void lnetcap_handoff_mgs(void);
 
 /* Structures more than one body shows. */
 /* struct ost_id as Lustre prints it (packet-lnetcap-ost.c); hf is an

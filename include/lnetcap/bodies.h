@@ -570,4 +570,61 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_connect_flags2, 80);
 	X(FLR_IMMED_MIRROR, 0x20000000000ULL) X(NO_APPEND, 0x40000000000ULL)   \
 	X(FLR_EC_WR, 0x80000000000ULL) X(PERFSTATS, 0x100000000000ULL)
 
+/* --- MGS (lustre_idl.h of Lustre 2.16; layout.c RQF_MGS_*) ------------------
+ * MGS_TARGET_REG carries a mgs_target_info both ways, MGS_CONFIG_READ a
+ * mgs_config_body in the request and a mgs_config_res in the reply. */
+#define LNETCAP_MTI_NAME_MAXLEN 64
+#define LNETCAP_MTI_PARAM_MAXLEN 4096
+#define LNETCAP_MTI_NIDS_MAX 32
+
+struct lnetcap_mgs_target_info {
+	__u32 mti_lustre_ver;
+	__u32 mti_stripe_index;
+	__u32 mti_config_ver;
+	__u32 mti_flags;          /* LDD_F_* */
+	__u32 mti_nid_count;
+	__u32 mti_instance;
+	char mti_fsname[LNETCAP_MTI_NAME_MAXLEN];
+	char mti_svname[LNETCAP_MTI_NAME_MAXLEN];
+	char mti_uuid[40];
+	__u64 mti_nids[LNETCAP_MTI_NIDS_MAX]; /* lnet_nid_t */
+	char mti_params[LNETCAP_MTI_PARAM_MAXLEN];
+	/* then mti_nidlist[][LNET_NIDSTR_SIZE] (large NIDs as text) */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mgs_target_info, 4544);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mgs_target_info, mti_fsname, 24);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mgs_target_info, mti_nids, 192);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mgs_target_info, mti_params, 448);
+
+/* mti_flags, lustre_disk.h.  X(NAME, bit) */
+#define LNETCAP_LDD_FLAG_LIST(X)                                               \
+	X(SV_TYPE_MDT, 0x1) X(SV_TYPE_OST, 0x2) X(SV_TYPE_MGS, 0x4)            \
+	X(SV_ALL, 0x8) X(NEED_INDEX, 0x10) X(VIRGIN, 0x20) X(UPDATE, 0x40)     \
+	X(REWRITE_LDD, 0x80) X(WRITECONF, 0x100) X(PARAM, 0x400)               \
+	X(NO_PRIMNODE, 0x1000) X(IR_CAPABLE, 0x2000) X(ERROR, 0x4000)          \
+	X(PARAM2, 0x8000) X(NO_LOCAL_LOGS, 0x10000)
+
+struct lnetcap_mgs_config_body {
+	char mcb_name[LNETCAP_MTI_NAME_MAXLEN]; /* log name */
+	__u64 mcb_offset;        /* next index of the log to send */
+	__u16 mcb_type;          /* MGS_CFG_T_* */
+	__u8 mcb_pass_or_nid_size; /* nodemap: mcb_nm_cur_pass; recover: mcb_rec_nid_size */
+	__u8 mcb_bits;           /* log2 of the bulk unit size */
+	__u32 mcb_units;         /* units in the bulk */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mgs_config_body, 80);
+
+struct lnetcap_mgs_config_res {
+	__u64 mcr_offset;        /* index of the last record sent */
+	__u64 mcr_size;          /* log size (nodemap logs: mcr_nm_cur_pass) */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mgs_config_res, 16);
+
+/* mcb_type.  X(NAME, value) */
+#define LNETCAP_MGS_CFG_TYPE_LIST(X)                                           \
+	X(CONFIG, 0) X(SPTLRPC, 1) X(RECOVER, 2) X(PARAMS, 3) X(NODEMAP, 4)    \
+	X(BARRIER, 5)
+#define LNETCAP_MGS_CFG_T_RECOVER 2
+#define LNETCAP_MGS_CFG_T_NODEMAP 4
+
 #endif /* LNETCAP_BODIES_H */

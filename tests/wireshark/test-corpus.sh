@@ -106,3 +106,14 @@ expect_count "$sl" "_ws.malformed" 0
 n=$(ts -r "$sl" -Y "lnetcap.ping" -T fields -e frame.number | wc -l)
 [ "$n" -gt 0 ] || fail "no ping info decoded in the socklnd capture"
 pass "$n ping/push payloads decoded"
+
+# MGS_CONFIG_READ of the client's recovery log (bytes checked by hand
+# against lustre_idl.h's mgs_config_body/mgs_config_res): the request asks
+# for "lfs-cliir" from index 1, type RECOVER (2) with 20-byte NIDs, 2^12-byte
+# units, 256 of them; the reply's last index and size are both 4.
+n=$(ts -r "$fs" -Y lnetcap.mgs -T fields -E separator=, -e frame.number \
+	-e lnetcap.mgs.config.name -e lnetcap.mgs.config.offset -e lnetcap.mgs.config.type \
+	-e lnetcap.mgs.config.rec_nid_size -e lnetcap.mgs.config.bits -e lnetcap.mgs.config.units \
+	-e lnetcap.mgs.config.res_offset -e lnetcap.mgs.config.res_size | tr '\n' ' ')
+[ "$n" = "25,lfs-cliir,1,2,20,12,256,, 28,,,,,,,4,4 " ] || fail "MGS_CONFIG_READ: '$n'"
+pass "MGS_CONFIG_READ body and result"
