@@ -451,6 +451,7 @@ static const struct {
 	{ lnetcap_register_mdt, lnetcap_handoff_mdt },
 	{ lnetcap_register_ldlm, lnetcap_handoff_ldlm },
 	{ lnetcap_register_mgs, lnetcap_handoff_mgs },
+	{ lnetcap_register_llog, lnetcap_handoff_llog },
 };
 
 void proto_register_lnetcap(void)

@@ -108,6 +108,18 @@ FIELDS = [
     ("lustre.lov_mds_md.lmm_layout_gen", "lnetcap.lov.layout_gen"),
     ("lustre.lov_ost_data_v1.l_ost_gen", "lnetcap.lov.object.gen"),
     ("lustre.lov_ost_data_v1.l_ost_idx", "lnetcap.lov.object.ost_idx"),
+    # LLOG (llogd_body of every LLOG RPC, llog_log_hdr of READ_HEADER replies)
+    ("lustre.llogd_body.lgd_ctxt_idx", "lnetcap.llog.ctxt_idx"),
+    ("lustre.llogd_body.lgd_llh_flags", "lnetcap.llog.llh_flags"),
+    ("lustre.llogd_body.lgd_index", "lnetcap.llog.index"),
+    ("lustre.llogd_body.lgd_saved_index", "lnetcap.llog.saved_index"),
+    ("lustre.llogd_body.lgd_len", "lnetcap.llog.len"),
+    ("lustre.llogd_body.lgd_cur_offset", "lnetcap.llog.cur_offset"),
+    ("lustre.llog_log_hdr.llh_count", "lnetcap.llog.hdr.count"),
+    ("lustre.llog_log_hdr.llh_bitmap_offset", "lnetcap.llog.hdr.bitmap_offset"),
+    ("lustre.llog_log_hdr.llh_size", "lnetcap.llog.hdr.size"),
+    ("lustre.llog_log_hdr.llh_flags", "lnetcap.llog.hdr.flags"),
+    ("lustre.llog_log_hdr.llh_cat_idx", "lnetcap.llog.hdr.cat_idx"),
     # OST
     ("lustre.obd_ioobj.ioo_max_brw", "lnetcap.ost.ioobj.max_brw"),
     ("lustre.obd_ioobj.ioo_bufcnt", "lnetcap.ost.ioobj.bufcnt"),

@@ -11,18 +11,19 @@ cap=$(stage "$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng")
 # 1. The protocols and their short names (Protocol column, Enabled Protocols).
 ts -G protocols > "$WORK/protocols.txt" || fail "tshark -G protocols failed"
 for p in "PtlRPC lnetcap.ptlrpc" "OBD lnetcap.obd" "OST lnetcap.ost" "MDT lnetcap.mdt" \
-	"LDLM lnetcap.ldlm" "MGS lnetcap.mgs"; do
+	"LDLM lnetcap.ldlm" "MGS lnetcap.mgs" "LLOG lnetcap.llog"; do
 	awk -F'\t' -v s="${p% *}" -v f="${p#* }" '$2==s && $3==f {ok=1} END {exit !ok}' \
 		"$WORK/protocols.txt" || fail "protocol $p not registered"
 done
-pass "PtlRPC, OBD, OST, MDT, LDLM, MGS are protocols"
+pass "PtlRPC, OBD, OST, MDT, LDLM, MGS, LLOG are protocols"
 
 # 2. The table and who registered which opcode in it.
 ts -G dissector-tables | grep -q "^lnetcap.ptlrpc.opc	PtlRPC opcode	FT_UINT32" ||
 	fail "dissector table lnetcap.ptlrpc.opc missing"
 ts -G decodes > "$WORK/decodes.txt"
 for d in "4 lnetcap.ost" "13 lnetcap.ost" "38 lnetcap.obd" "400 lnetcap.obd" "36 lnetcap.mdt" \
-	"35 lnetcap.mdt" "101 lnetcap.ldlm" "104 lnetcap.ldlm" "253 lnetcap.mgs" "256 lnetcap.mgs"; do
+	"35 lnetcap.mdt" "101 lnetcap.ldlm" "104 lnetcap.ldlm" "253 lnetcap.mgs" "256 lnetcap.mgs" \
+	"501 lnetcap.llog" "502 lnetcap.llog"; do
 	grep -qx "lnetcap.ptlrpc.opc	${d% *}	${d#* }" "$WORK/decodes.txt" ||
 		fail "opcode ${d% *} is not registered by ${d#* }"
 done
@@ -36,13 +37,14 @@ lnetcap                                  frames:149 bytes:2214152
   lnetcap.ptlrpc                         frames:130 bytes:109328
     lnetcap.obd                          frames:16 bytes:7864
     lnetcap.ldlm                         frames:50 bytes:32680
+    lnetcap.llog                         frames:14 bytes:39672
     lnetcap.mgs                          frames:2 bytes:896
     lnetcap.mdt                          frames:32 bytes:18728
     lnetcap.ost                          frames:14 bytes:8624
 ===================================================================
 PHS
 diff -u "$WORK/phs.want" "$WORK/phs.txt" || fail "protocol hierarchy differs"
-pass "-z io,phs shows LNetCap > PtlRPC > OBD/LDLM/MGS/MDT/OST"
+pass "-z io,phs shows LNetCap > PtlRPC > OBD/LDLM/LLOG/MGS/MDT/OST"
 
 # 4. A protocol name is a filter, and the Protocol column names the body.
 expect_count "$cap" "lnetcap.mdt" 32
