@@ -88,6 +88,7 @@ static wmem_map_t *last_seq_by_cpu;
 
 typedef struct {
 	guint64 seq_gap;   /* records missing just before this one */
+	gboolean untracked; /* its sequence domain found the table full */
 } lnetcap_frame_t;
 
 /* --- NID address type -------------------------------------------------------
@@ -229,7 +230,7 @@ static void add_rec_nid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
  * other sources that know no CPU (cpu = ~0) number all records of the
  * source in one sequence across all of its interfaces.  A per-interface
  * check would report false gaps for both. */
-static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
+static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq, gboolean *untracked)
 {
 	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
 		wmem_file_scope(), pinfo, proto_lnetcap, 0);
@@ -242,6 +243,8 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 			last = wmem_new(wmem_file_scope(), guint64);
 			if (!lnetcap_table_is_full(last_seq_by_cpu))
 				wmem_map_insert(last_seq_by_cpu, GUINT_TO_POINTER(cpu), last);
+			else
+				fr->untracked = TRUE;
 		} else if (seq > *last + 1) {
 			fr->seq_gap = seq - *last - 1;
 		}
@@ -249,6 +252,7 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 		*last = seq;
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 0, fr);
 	}
+	*untracked = fr->untracked;
 	return fr->seq_gap;
 }
 
@@ -274,6 +278,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	gint32 status;
 	guint32 payload_len, payload_caplen, cpu;
 	guint64 seq, gap;
+	gboolean untracked;
 	guint avail;
 	lnetcap_pkt_t *pkt;
 	lnetcap_tap_info_t *tap;
@@ -341,7 +346,9 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
 	}
 	it = proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
-	gap = seq_gap(pinfo, cpu, seq);
+	gap = seq_gap(pinfo, cpu, seq, &untracked);
+	if (untracked)
+		lnetcap_table_full_note(tvb, pinfo, rt, "sequence domain");
 	if (gap) {
 		it = proto_tree_add_uint64(rt, hf_rec_seq_gap, tvb, REC(seq), gap);
 		proto_item_set_generated(it);
