@@ -240,6 +240,10 @@ static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			return;
 		}
 		rlen = tvb_get_guint32(tvb, off, enc);
+		/* Zeros after the last record: the end of the block's data (and
+		 * what an anonymized trace leaves of a blanked block). */
+		if (rlen == 0)
+			return;
 		index = tvb_get_guint32(tvb, off + 4, enc);
 		type = tvb_get_guint32(tvb, off + 8, enc);
 		it = proto_tree_add_item(tree, hf_rec, tvb, (gint)off,

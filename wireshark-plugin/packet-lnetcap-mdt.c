@@ -94,19 +94,21 @@ typedef struct {
 	guint name;      /* buffer index of RMF_NAME, 0 = none */
 	guint name2;     /* RMF_SYMTGT (new name of a rename), 0 = none */
 	guint eadata;    /* RMF_EADATA, 0 = none */
+	guint dlm_req;   /* RMF_DLM_REQ (early lock cancel) of MDS_REINT, 0 = none */
 } reint_layout_t;
 
 static const reint_layout_t reint_layouts[] = {
-	{ LNETCAP_REINT_SETATTR, 0, 0, 0 },
-	{ LNETCAP_REINT_CREATE, 3, 0, 0 },
-	{ LNETCAP_REINT_LINK, 4, 0, 0 },
-	{ LNETCAP_REINT_UNLINK, 3, 0, 0 },
-	{ LNETCAP_REINT_RMENTRY, 3, 0, 0 },
-	{ LNETCAP_REINT_RENAME, 4, 5, 0 },
-	{ LNETCAP_REINT_MIGRATE, 4, 5, 0 },
-	{ LNETCAP_REINT_OPEN, 4, 0, 5 },
-	{ LNETCAP_REINT_SETXATTR, 3, 0, 4 },
-	{ LNETCAP_REINT_RESYNC, 0, 0, 0 },
+	/* Slots per layout.c's mds_reint_*_client of Lustre 2.16. */
+	{ LNETCAP_REINT_SETATTR, 0, 0, 0, 6 },
+	{ LNETCAP_REINT_CREATE, 3, 0, 0, 5 },
+	{ LNETCAP_REINT_LINK, 4, 0, 0, 5 },
+	{ LNETCAP_REINT_UNLINK, 3, 0, 0, 4 },
+	{ LNETCAP_REINT_RMENTRY, 3, 0, 0, 4 },
+	{ LNETCAP_REINT_RENAME, 4, 5, 0, 6 },
+	{ LNETCAP_REINT_MIGRATE, 4, 5, 0, 6 },
+	{ LNETCAP_REINT_OPEN, 4, 0, 5, 0 },
+	{ LNETCAP_REINT_SETXATTR, 3, 0, 4, 5 },
+	{ LNETCAP_REINT_RESYNC, 0, 0, 0, 2 },
 };
 
 void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
@@ -286,6 +288,13 @@ void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
 		if (name2 && name2[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
+		/* Only MDS_REINT itself carries one; an intent's records do not. */
+		if (l->dlm_req && shift == 0) {
+			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, l->dlm_req);
+			if (n)
+				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
+						n == 1 ? "" : "s");
+		}
 		return;
 	}
 }

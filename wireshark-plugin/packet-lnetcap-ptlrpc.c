@@ -738,6 +738,7 @@ void lnetcap_register_ptlrpc(void)
 	opc_table = register_dissector_table(LNETCAP_OPC_TABLE, "PtlRPC opcode", proto, FT_UINT32,
 					     BASE_DEC);
 	lnetcap_register_body_helpers(proto);
+	lnetcap_register_elc(proto);
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto);

@@ -148,6 +148,11 @@ void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
 void lnetcap_register_lov(int proto);
 void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off, guint len,
 			guint enc, const char *what);
+/* The early-lock-cancel ldlm_request in buffer i of a request
+ * (lnetcap-elc.c); returns how many locks it cancels. */
+void lnetcap_register_elc(int proto);
+guint32 lnetcap_elc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const lnetcap_pkt_t *pkt,
+		    guint i);
 /* obd_statfs of OST_STATFS/MDS_STATFS replies (packet-lnetcap-obd.c). */
 void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 

@@ -84,9 +84,9 @@ FIELDS = [
     ("lustre.mdt_rec_reint.size64", "lnetcap.mdt.reint.size"),
     ("lustre.name", "lnetcap.mdt.name"),
     # LDLM
-    ("lustre.ldlm_request.lock_flags", "lnetcap.ldlm.flags"),
+    ("lustre.ldlm_request.lock_flags", ("lnetcap.ldlm.flags", "lnetcap.elc.flags")),
     ("lustre.ldlm_reply.lock_flags", "lnetcap.ldlm.flags"),
-    ("lustre.ldlm_request.lock_count", "lnetcap.ldlm.lock_count"),
+    ("lustre.ldlm_request.lock_count", ("lnetcap.ldlm.lock_count", "lnetcap.elc.lock_count")),
     ("lustre.ldlm_resource_desc.lr_type", "lnetcap.ldlm.res.type"),
     ("lustre.ldlm_res_id.name", "lnetcap.ldlm.res.name"),
     ("lustre.ldlm_lock_desc.l_req_mode", "lnetcap.ldlm.lock.req_mode"),
