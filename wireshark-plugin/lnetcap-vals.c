@@ -52,6 +52,8 @@ const value_string lnetcap_ldlm_type_vals[] = { LNETCAP_LDLM_TYPE_LIST(VS_NAME2)
 const value_string lnetcap_reint_vals[] = { LNETCAP_REINT_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_llog_type_vals[] = { LNETCAP_LLOG_TYPE_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_lcfg_cmd_vals[] = { LNETCAP_LCFG_CMD_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_seq_op_vals[] = { LNETCAP_SEQ_OP_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_seq_range_type_vals[] = { LNETCAP_SEQ_RANGE_TYPE_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_mgs_cfg_type_vals[] = { LNETCAP_MGS_CFG_TYPE_LIST(VS_NAME2) { 0, NULL } };
 
 const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc)

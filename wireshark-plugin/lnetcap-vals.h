@@ -30,6 +30,8 @@ extern const value_string lnetcap_ldlm_mode_vals[];
 extern const value_string lnetcap_ldlm_type_vals[];
 extern const value_string lnetcap_reint_vals[];
 extern const value_string lnetcap_mgs_cfg_type_vals[];
+extern const value_string lnetcap_seq_op_vals[];
+extern const value_string lnetcap_seq_range_type_vals[];
 extern const value_string lnetcap_llog_type_vals[];
 extern const value_string lnetcap_lcfg_cmd_vals[];
 

@@ -459,6 +459,7 @@ static const struct {
 	{ lnetcap_register_ldlm, lnetcap_handoff_ldlm },
 	{ lnetcap_register_mgs, lnetcap_handoff_mgs },
 	{ lnetcap_register_llog, lnetcap_handoff_llog },
+	{ lnetcap_register_seq, lnetcap_handoff_seq },
 };
 
 void proto_register_lnetcap(void)

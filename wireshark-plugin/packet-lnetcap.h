@@ -137,6 +137,8 @@ void lnetcap_register_mgs(void);
 void lnetcap_handoff_mgs(void);
 void lnetcap_register_llog(void);
 void lnetcap_handoff_llog(void);
+void lnetcap_register_seq(void);
+void lnetcap_handoff_seq(void);
 
 /* Structures more than one body shows. */
 /* struct ost_id as Lustre prints it (packet-lnetcap-ost.c); hf is an

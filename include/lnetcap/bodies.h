@@ -734,4 +734,19 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_cfg_marker, 160);
 #define LNETCAP_CM_FLAG_LIST(X)                                                \
 	X(START, 0x1) X(END, 0x2) X(SKIP, 0x4) X(UPGRADE146, 0x8) X(EXCLUDE, 0x10)
 
+/* --- SEQ (lustre_idl.h of Lustre 2.16; layout.c RQF_SEQ_QUERY) -------------
+ * SEQ_QUERY: request SEQ_OPC (u32) and SEQ_RANGE, reply SEQ_RANGE. */
+struct lnetcap_lu_seq_range {
+	__u64 lsr_start;
+	__u64 lsr_end;
+	__u32 lsr_index;         /* MDT or OST index */
+	__u32 lsr_flags;         /* LU_SEQ_RANGE_* */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lu_seq_range, 24);
+
+/* seq_op.  X(NAME, value) */
+#define LNETCAP_SEQ_OP_LIST(X) X(SEQ_ALLOC_SUPER, 0) X(SEQ_ALLOC_META, 1)
+/* lsr_flags (enum lu_seq_range_types).  X(NAME, value) */
+#define LNETCAP_SEQ_RANGE_TYPE_LIST(X) X(MDT, 0) X(OST, 1) X(ANY, 3)
+
 #endif /* LNETCAP_BODIES_H */

@@ -120,6 +120,12 @@ FIELDS = [
     ("lustre.llog_log_hdr.llh_size", "lnetcap.llog.hdr.size"),
     ("lustre.llog_log_hdr.llh_flags", "lnetcap.llog.hdr.flags"),
     ("lustre.llog_log_hdr.llh_cat_idx", "lnetcap.llog.hdr.cat_idx"),
+    # SEQ
+    ("lustre.seq_opc", "lnetcap.seq.op"),
+    ("lustre.seq_range.start", "lnetcap.seq.range.start"),
+    ("lustre.seq_range.end", "lnetcap.seq.range.end"),
+    ("lustre.seq_range.index", "lnetcap.seq.range.index"),
+    ("lustre.seq_range.flags", "lnetcap.seq.range.flags"),
     # OST
     ("lustre.obd_ioobj.ioo_max_brw", "lnetcap.ost.ioobj.max_brw"),
     ("lustre.obd_ioobj.ioo_bufcnt", "lnetcap.ost.ioobj.bufcnt"),

@@ -52,12 +52,18 @@ n=$(ts -r "$fs" -Y lnetcap.ptlrpc.bulk_of -T fields -e frame.number -e lnetcap.p
 [ "$n" = "26:25 27:25 54:53 55:53 63:61 70:68 77:75 84:82 97:95 101:100 102:100 139:138 140:138 " ] ||
 	fail "bulk/ACK links: '$n'"
 pass "bulk transfers and reply ACKs linked to their RPC"
-# delegate_lustre hands the LLOG bodies to the built-in 'lustre' dissector,
-# which rewrites Protocol and Info: ours (XID, status) must survive.
+# Every body of this 2.16.1 traffic is decoded: delegate_lustre hands
+# nothing to the built-in 'lustre' dissector.  With LLOG disabled, its
+# bodies go to the built-in, which rewrites Protocol and Info: ours (XID,
+# status) must survive.
 n=$(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -Y lustre -T fields -e frame.number | wc -l)
-[ "$n" -gt 0 ] || fail "delegate_lustre: nothing handed to the built-in lustre dissector"
-diff <(ts -r "$fs" -T fields -e _ws.col.Protocol -e _ws.col.Info) \
-	<(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE -T fields -e _ws.col.Protocol -e _ws.col.Info) ||
+[ "$n" = 0 ] || fail "delegate_lustre: $n frames still need the built-in lustre dissector"
+n=$(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE --disable-protocol lnetcap.llog -Y lustre \
+	-T fields -e frame.number | wc -l)
+[ "$n" = 14 ] || fail "delegate_lustre: $n LLOG frames handed to the built-in with LLOG disabled, want 14"
+diff <(ts -r "$fs" --disable-protocol lnetcap.llog -T fields -e _ws.col.Protocol -e _ws.col.Info) \
+	<(ts -r "$fs" -o lnetcap.delegate_lustre:TRUE --disable-protocol lnetcap.llog -T fields \
+		-e _ws.col.Protocol -e _ws.col.Info) ||
 	fail "delegate_lustre changed the Protocol/Info columns"
 pass "delegate_lustre keeps Protocol and Info ($n frames delegated)"
 # Following one file: lnetcap.fid matches a FID wherever it is (open
@@ -145,3 +151,12 @@ n=$(ts -r "$fs" -Y 'lnetcap.elc.lock_count' -T fields -E separator=, -e frame.nu
 [ "$n" = "61,1,0x2801a493bd8aae8b" ] || fail "early lock cancel: '$n'"
 expect_count "$fs" 'lnetcap.ldlm.reply.handle == 0x2801a493bd8aae8b' 1
 pass "early-lock-cancel buffer of MDS_REINT"
+
+# SEQ_QUERY: the client asks for a metadata sequence (SEQ_ALLOC_META) and is
+# granted [0x200000401, 0x200000402) on MDT0, the sequence of the FIDs of
+# every file it then creates ([0x200000401:0x2:0x0] above).
+n=$(ts -r "$fs" -Y lnetcap.seq -T fields -E separator=, -e frame.number -e lnetcap.seq.op \
+	-e lnetcap.seq.range.start -e lnetcap.seq.range.end -e lnetcap.seq.range.flags | tr '\n' ' ')
+[ "$n" = "59,1,0x0000000000000000,0x0000000000000000,0x00000000 60,,0x0000000200000401,0x0000000200000402,0x00000000 " ] ||
+	fail "SEQ_QUERY: '$n'"
+pass "SEQ_QUERY operation and granted range"

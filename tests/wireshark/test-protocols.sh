@@ -11,11 +11,11 @@ cap=$(stage "$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng")
 # 1. The protocols and their short names (Protocol column, Enabled Protocols).
 ts -G protocols > "$WORK/protocols.txt" || fail "tshark -G protocols failed"
 for p in "PtlRPC lnetcap.ptlrpc" "OBD lnetcap.obd" "OST lnetcap.ost" "MDT lnetcap.mdt" \
-	"LDLM lnetcap.ldlm" "MGS lnetcap.mgs" "LLOG lnetcap.llog"; do
+	"LDLM lnetcap.ldlm" "MGS lnetcap.mgs" "LLOG lnetcap.llog" "SEQ lnetcap.seq"; do
 	awk -F'\t' -v s="${p% *}" -v f="${p#* }" '$2==s && $3==f {ok=1} END {exit !ok}' \
 		"$WORK/protocols.txt" || fail "protocol $p not registered"
 done
-pass "PtlRPC, OBD, OST, MDT, LDLM, MGS, LLOG are protocols"
+pass "PtlRPC, OBD, OST, MDT, LDLM, MGS, LLOG, SEQ are protocols"
 
 # 2. The table and who registered which opcode in it.
 ts -G dissector-tables | grep -q "^lnetcap.ptlrpc.opc	PtlRPC opcode	FT_UINT32" ||
@@ -23,7 +23,7 @@ ts -G dissector-tables | grep -q "^lnetcap.ptlrpc.opc	PtlRPC opcode	FT_UINT32" |
 ts -G decodes > "$WORK/decodes.txt"
 for d in "4 lnetcap.ost" "13 lnetcap.ost" "38 lnetcap.obd" "400 lnetcap.obd" "36 lnetcap.mdt" \
 	"35 lnetcap.mdt" "101 lnetcap.ldlm" "104 lnetcap.ldlm" "253 lnetcap.mgs" "256 lnetcap.mgs" \
-	"501 lnetcap.llog" "502 lnetcap.llog"; do
+	"501 lnetcap.llog" "502 lnetcap.llog" "700 lnetcap.seq"; do
 	grep -qx "lnetcap.ptlrpc.opc	${d% *}	${d#* }" "$WORK/decodes.txt" ||
 		fail "opcode ${d% *} is not registered by ${d#* }"
 done
@@ -41,10 +41,11 @@ lnetcap                                  frames:149 bytes:2214152
     lnetcap.mgs                          frames:2 bytes:896
     lnetcap.mdt                          frames:32 bytes:18728
     lnetcap.ost                          frames:14 bytes:8624
+    lnetcap.seq                          frames:2 bytes:864
 ===================================================================
 PHS
 diff -u "$WORK/phs.want" "$WORK/phs.txt" || fail "protocol hierarchy differs"
-pass "-z io,phs shows LNetCap > PtlRPC > OBD/LDLM/LLOG/MGS/MDT/OST"
+pass "-z io,phs shows LNetCap > PtlRPC > OBD/LDLM/LLOG/MGS/MDT/OST/SEQ"
 
 # 4. A protocol name is a filter, and the Protocol column names the body.
 expect_count "$cap" "lnetcap.mdt" 32
