@@ -56,6 +56,11 @@ const val64_string lnetcap_u64_eof_vals[] = { { G_MAXUINT64, "EOF" }, { 0, NULL 
 const value_string lnetcap_ldlm_mode_vals[] = { LNETCAP_LDLM_MODE_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_ldlm_type_vals[] = { LNETCAP_LDLM_TYPE_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_reint_vals[] = { LNETCAP_REINT_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_llog_type_vals[] = { LNETCAP_LLOG_TYPE_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_lcfg_cmd_vals[] = { LNETCAP_LCFG_CMD_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_seq_op_vals[] = { LNETCAP_SEQ_OP_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_seq_range_type_vals[] = { LNETCAP_SEQ_RANGE_TYPE_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_mgs_cfg_type_vals[] = { LNETCAP_MGS_CFG_TYPE_LIST(VS_NAME2) { 0, NULL } };
 
 const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc)
 {
@@ -77,5 +82,8 @@ FLAGS(lnetcap_inodelock, LNETCAP_MDS_INODELOCK_LIST, FLAG2)
 FLAGS(lnetcap_intent, LNETCAP_INTENT_LIST, FLAG2)
 FLAGS(lnetcap_lcme_flag, LNETCAP_LCME_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_disp, LNETCAP_DISP_LIST, FLAG2)
+FLAGS(lnetcap_ldd_flag, LNETCAP_LDD_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_llog_flag, LNETCAP_LLOG_FLAG_LIST, FLAG2)
+FLAGS(lnetcap_cm_flag, LNETCAP_CM_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_connect_flag, LNETCAP_OBD_CONNECT_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_connect2_flag, LNETCAP_OBD_CONNECT2_FLAG_LIST, FLAG2)

@@ -31,6 +31,11 @@ extern const value_string lnetcap_status_vals[];   /* -errno and ELDLM_* */
 extern const value_string lnetcap_ldlm_mode_vals[];
 extern const value_string lnetcap_ldlm_type_vals[];
 extern const value_string lnetcap_reint_vals[];
+extern const value_string lnetcap_mgs_cfg_type_vals[];
+extern const value_string lnetcap_seq_op_vals[];
+extern const value_string lnetcap_seq_range_type_vals[];
+extern const value_string lnetcap_llog_type_vals[];
+extern const value_string lnetcap_lcfg_cmd_vals[];
 
 /* Name of an opcode for columns and tables: "OST_READ" or "opcode 999". */
 const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc);
@@ -49,6 +54,12 @@ extern const lnetcap_flag_def_t lnetcap_ldlm_flag_defs[];
 extern const guint lnetcap_ldlm_flag_count;
 extern const lnetcap_flag_def_t lnetcap_inodelock_defs[];
 extern const guint lnetcap_inodelock_count;
+extern const lnetcap_flag_def_t lnetcap_llog_flag_defs[];
+extern const guint lnetcap_llog_flag_count;
+extern const lnetcap_flag_def_t lnetcap_cm_flag_defs[];
+extern const guint lnetcap_cm_flag_count;
+extern const lnetcap_flag_def_t lnetcap_ldd_flag_defs[];
+extern const guint lnetcap_ldd_flag_count;
 extern const lnetcap_flag_def_t lnetcap_lcme_flag_defs[];
 extern const guint lnetcap_lcme_flag_count;
 extern const lnetcap_flag_def_t lnetcap_disp_defs[];

@@ -16,6 +16,8 @@
 
 #define LD(f) LNETCAP_OFF(struct lnetcap_ldlm_lock_desc, f)
 
+static int proto_ldlm = -1;
+static gint ett_ldlm = -1;
 static int hf_lock_count = -1;
 static int hf_lock = -1;
 static int hf_res_type = -1;
@@ -249,7 +251,7 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	}
 }
 
-void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
 	lock_kind_t kind = { 0, 0 };
@@ -305,13 +307,30 @@ void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 		else
 			dissect_lvb(tvb, pinfo, tree, pkt, 1, NULL);
 		break;
-	default:
-		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
-		break;
 	}
 }
 
-void lnetcap_register_ldlm(int proto)
+static int dissect_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
+	dissect_ldlm_rpc(tvb, pinfo, lnetcap_body_tree(tvb, pinfo, tree, proto_ldlm, ett_ldlm, pkt), pkt);
+	return (int)tvb_captured_length(tvb);
+}
+
+void lnetcap_handoff_ldlm(void)
+{
+	static const guint32 opcodes[] = {
+		LNETCAP_OPC_LDLM_ENQUEUE,
+		LNETCAP_OPC_LDLM_CONVERT,
+		LNETCAP_OPC_LDLM_CANCEL,
+		LNETCAP_OPC_LDLM_BL_CALLBACK,
+		LNETCAP_OPC_LDLM_CP_CALLBACK,
+		LNETCAP_OPC_LDLM_GL_CALLBACK,
+	};
+	lnetcap_body_register(proto_ldlm, dissect_ldlm, opcodes, array_length(opcodes));
+}
+
+void lnetcap_register_ldlm(void)
 {
 	static hf_register_info hf[] = {
 		{ &hf_lock_count, { "Lock count", "lnetcap.ldlm.lock_count", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -347,8 +366,11 @@ void lnetcap_register_ldlm(int proto)
 		{ &hf_qlvb_rel, { "Quota released", "lnetcap.ldlm.qlvb.id_rel", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_qlvb_qunit, { "Quota qunit", "lnetcap.ldlm.qlvb.id_qunit", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_req, &ett_lock, &ett_intent, &ett_lvb };
+	static gint *ett[] = { &ett_ldlm, &ett_req, &ett_lock, &ett_intent, &ett_lvb };
+	int proto;
 
+	proto_ldlm = proto_register_protocol("Lustre LDLM (lnetcap)", "LDLM", "lnetcap.ldlm");
+	proto = proto_ldlm;
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	lnetcap_flagset_register(proto, &fs_lock_flags);

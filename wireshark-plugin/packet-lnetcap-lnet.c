@@ -76,6 +76,7 @@ static lnetcap_flagset_t fs_ping_feat = LNETCAP_FLAGSET(
 	"lnetcap.ping.features", "Features", 32, lnetcap_ping_feat_defs, lnetcap_ping_feat_count);
 
 static dissector_table_t ptl_index_table;
+static dissector_handle_t ptlrpc_handle;
 
 static const value_string ni_status_vals[] = {
 	{ LNETCAP_LNET_NI_STATUS_UP, "UP" },
@@ -335,8 +336,8 @@ static gboolean is_ping_info(tvbuff_t *tvb)
 	       magic == GUINT32_SWAP_LE_BE(LNETCAP_LNET_PROTO_PING_MAGIC);
 }
 
-void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree,
-				  lnetcap_pkt_t *pkt)
+void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_tree *root,
+				  proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	if (!pkt->have_lnet)
 		return;
@@ -359,8 +360,8 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 	}
 	if (pkt->msg_type == LNETCAP_MSG_PUT) {
 		gboolean decoded = FALSE;
-		if (lnetcap_pref_decode_rpc && lnetcap_looks_like_lustre_msg(payload)) {
-			dissect_lnetcap_ptlrpc(payload, pinfo, tree, pkt);
+		if (lnetcap_pref_decode_rpc && ptlrpc_handle &&
+		    call_dissector_only(ptlrpc_handle, payload, pinfo, root, pkt) > 0) {
 			decoded = pkt->is_rpc && pkt->rpc.have_body && pkt->rpc.body_known;
 		}
 		/* Optional: let Wireshark's own Lustre dissector have a go at what
@@ -370,23 +371,25 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 				wmem_new0(pinfo->pool, struct lnetcap_lnet_trans_info);
 			/* The built-in rewrites Protocol and Info: keep ours (they
 			 * carry the XID and status it does not show). */
-			const char *info = pinfo->cinfo ? wmem_strdup(pinfo->pool,
+			const char *const volatile info = pinfo->cinfo ? wmem_strdup(pinfo->pool,
 				col_get_text(pinfo->cinfo, COL_INFO)) : NULL;
+			const char *const volatile proto_col = pinfo->cinfo ? wmem_strdup(pinfo->pool,
+				col_get_text(pinfo->cinfo, COL_PROTOCOL)) : NULL;
 			volatile gboolean handled = FALSE;
 			ti->match_bits = pkt->match_bits;
 			/* Its exceptions (a snapped body) stay in its subtree. */
 			TRY {
 				handled = dissector_try_uint_new(ptl_index_table, pkt->portal,
-								 payload, pinfo, tree, TRUE, ti);
+								 payload, pinfo, root, TRUE, ti);
 			} CATCH_BOUNDS_AND_DISSECTOR_ERRORS {
-				show_exception(payload, pinfo, tree, EXCEPT_CODE, GET_MESSAGE);
+				show_exception(payload, pinfo, root, EXCEPT_CODE, GET_MESSAGE);
 				handled = TRUE;
 			} ENDTRY;
 			if (handled) {
 				if (info && pkt->is_rpc) {
 					col_clear_fence(pinfo->cinfo, COL_INFO);
 					col_add_str(pinfo->cinfo, COL_INFO, info);
-					col_set_str(pinfo->cinfo, COL_PROTOCOL, "PtlRPC");
+					col_add_str(pinfo->cinfo, COL_PROTOCOL, proto_col);
 				}
 				return;
 			}
@@ -399,6 +402,7 @@ void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_t
 
 void lnetcap_handoff_lnet(void)
 {
+	ptlrpc_handle = find_dissector("lnetcap.ptlrpc");
 	ptl_index_table = find_dissector_table("lnet.ptl_index");
 }
 

@@ -17,6 +17,8 @@
 #define MB(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_body, f), LNETCAP_LEN(struct lnetcap_mdt_body, f)
 #define RR(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_rec_reint, f), LNETCAP_LEN(struct lnetcap_mdt_rec_reint, f)
 
+static int proto_mdt = -1;
+static gint ett_mdt = -1;
 static int hf_fid1 = -1;
 static int hf_fid2 = -1;
 static int hf_open_handle = -1;
@@ -92,19 +94,21 @@ typedef struct {
 	guint name;      /* buffer index of RMF_NAME, 0 = none */
 	guint name2;     /* RMF_SYMTGT (new name of a rename), 0 = none */
 	guint eadata;    /* RMF_EADATA, 0 = none */
+	guint dlm_req;   /* RMF_DLM_REQ (early lock cancel) of MDS_REINT, 0 = none */
 } reint_layout_t;
 
 static const reint_layout_t reint_layouts[] = {
-	{ LNETCAP_REINT_SETATTR, 0, 0, 0 },
-	{ LNETCAP_REINT_CREATE, 3, 0, 0 },
-	{ LNETCAP_REINT_LINK, 4, 0, 0 },
-	{ LNETCAP_REINT_UNLINK, 3, 0, 0 },
-	{ LNETCAP_REINT_RMENTRY, 3, 0, 0 },
-	{ LNETCAP_REINT_RENAME, 4, 5, 0 },
-	{ LNETCAP_REINT_MIGRATE, 4, 5, 0 },
-	{ LNETCAP_REINT_OPEN, 4, 0, 5 },
-	{ LNETCAP_REINT_SETXATTR, 3, 0, 4 },
-	{ LNETCAP_REINT_RESYNC, 0, 0, 0 },
+	/* Slots per layout.c's mds_reint_*_client of Lustre 2.16. */
+	{ LNETCAP_REINT_SETATTR, 0, 0, 0, 6 },
+	{ LNETCAP_REINT_CREATE, 3, 0, 0, 5 },
+	{ LNETCAP_REINT_LINK, 4, 0, 0, 5 },
+	{ LNETCAP_REINT_UNLINK, 3, 0, 0, 4 },
+	{ LNETCAP_REINT_RMENTRY, 3, 0, 0, 4 },
+	{ LNETCAP_REINT_RENAME, 4, 5, 0, 6 },
+	{ LNETCAP_REINT_MIGRATE, 4, 5, 0, 6 },
+	{ LNETCAP_REINT_OPEN, 4, 0, 5, 0 },
+	{ LNETCAP_REINT_SETXATTR, 3, 0, 4, 5 },
+	{ LNETCAP_REINT_RESYNC, 0, 0, 0, 2 },
 };
 
 void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
@@ -284,11 +288,18 @@ void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
 		if (name2 && name2[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
+		/* Only MDS_REINT itself carries one; an intent's records do not. */
+		if (l->dlm_req && shift == 0) {
+			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, l->dlm_req);
+			if (n)
+				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
+						n == 1 ? "" : "s");
+		}
 		return;
 	}
 }
 
-void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
 	guint32 op;
@@ -337,13 +348,33 @@ void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ln
 		if (!request)
 			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
 		break;
-	default:
-		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
-		break;
 	}
 }
 
-void lnetcap_register_mdt(int proto)
+static int dissect_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
+	dissect_mdt_rpc(tvb, pinfo, lnetcap_body_tree(tvb, pinfo, tree, proto_mdt, ett_mdt, pkt), pkt);
+	return (int)tvb_captured_length(tvb);
+}
+
+void lnetcap_handoff_mdt(void)
+{
+	static const guint32 opcodes[] = {
+		LNETCAP_OPC_MDS_REINT,
+		LNETCAP_OPC_MDS_CLOSE,
+		LNETCAP_OPC_MDS_GETATTR_NAME,
+		LNETCAP_OPC_MDS_GETATTR,
+		LNETCAP_OPC_MDS_READPAGE,
+		LNETCAP_OPC_MDS_SYNC,
+		LNETCAP_OPC_MDS_GETXATTR,
+		LNETCAP_OPC_MDS_GET_ROOT,
+		LNETCAP_OPC_MDS_STATFS,
+	};
+	lnetcap_body_register(proto_mdt, dissect_mdt, opcodes, array_length(opcodes));
+}
+
+void lnetcap_register_mdt(void)
 {
 	static hf_register_info hf[] = {
 		{ &hf_fid1, { "FID 1", "lnetcap.mdt.fid1", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
@@ -412,13 +443,16 @@ void lnetcap_register_mdt(int proto)
 		{ &hf_new_name, { "New name", "lnetcap.mdt.new_name", FT_STRINGZ, BASE_NONE, NULL, 0, "Target name of a rename", HFILL } },
 		{ &hf_eadata, { "EA data", "lnetcap.mdt.eadata", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_mdt_body, &ett_epoch, &ett_reint };
+	static gint *ett[] = { &ett_mdt, &ett_mdt_body, &ett_epoch, &ett_reint };
+	int proto;
 	static ei_register_info ei[] = {
 		{ &ei_name, { "lnetcap.mdt.name.truncated", PI_UNDECODED, PI_NOTE,
 		  "Name cut by the snap length", EXPFILL } },
 	};
 	expert_module_t *em;
 
+	proto_mdt = proto_register_protocol("Lustre MDT (lnetcap)", "MDT", "lnetcap.mdt");
+	proto = proto_mdt;
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto);

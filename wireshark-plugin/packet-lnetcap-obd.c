@@ -16,6 +16,8 @@
 #define OCD(f) (gint)off + LNETCAP_OFF(struct lnetcap_obd_connect_data, f), \
 	LNETCAP_LEN(struct lnetcap_obd_connect_data, f)
 
+static int proto_obd = -1;
+static gint ett_obd = -1;
 static int hf_target_uuid = -1;
 static int hf_client_uuid = -1;
 static int hf_conn_handle = -1;
@@ -151,7 +153,7 @@ void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 			" KiB free", bavail * bsize / 1024, blocks * bsize / 1024);
 }
 
-void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static void dissect_obd_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	guint32 off, len;
 	const char *target;
@@ -176,13 +178,28 @@ void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ln
 		break;
 	case LNETCAP_OPC_OBD_PING:
 		break;
-	default:
-		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
-		break;
 	}
 }
 
-void lnetcap_register_obd(int proto)
+static int dissect_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
+	dissect_obd_rpc(tvb, pinfo, lnetcap_body_tree(tvb, pinfo, tree, proto_obd, ett_obd, pkt), pkt);
+	return (int)tvb_captured_length(tvb);
+}
+
+void lnetcap_handoff_obd(void)
+{
+	static const guint32 opcodes[] = {
+		LNETCAP_OPC_OST_CONNECT,
+		LNETCAP_OPC_MDS_CONNECT,
+		LNETCAP_OPC_MGS_CONNECT,
+		LNETCAP_OPC_OBD_PING,
+	};
+	lnetcap_body_register(proto_obd, dissect_obd, opcodes, array_length(opcodes));
+}
+
+void lnetcap_register_obd(void)
 {
 	static hf_register_info hf[] = {
 		{ &hf_target_uuid, { "Target UUID", "lnetcap.obd.target_uuid", FT_STRINGZPAD, BASE_NONE, NULL, 0, NULL, HFILL } },
@@ -222,8 +239,11 @@ void lnetcap_register_obd(int proto)
 		{ &hf_os_granted, { "Granted", "lnetcap.obd.statfs.granted", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ocd_compr_type, { "Compression types", "lnetcap.obd.ocd.compr_type", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_ocd, &ett_statfs };
+	static gint *ett[] = { &ett_obd, &ett_ocd, &ett_statfs };
+	int proto;
 
+	proto_obd = proto_register_protocol("Lustre OBD connect and ping (lnetcap)", "OBD", "lnetcap.obd");
+	proto = proto_obd;
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	lnetcap_flagset_register(proto, &fs_connect);

@@ -15,6 +15,8 @@
 
 #define OA(f) (gint)off + LNETCAP_OFF(struct lnetcap_obdo, f), LNETCAP_LEN(struct lnetcap_obdo, f)
 
+static int proto_ost = -1;
+static gint ett_ost = -1;
 static int hf_oa_valid = -1;
 static int hf_oa_oi = -1;
 static int hf_oa_oi_id = -1;
@@ -269,7 +271,7 @@ static void dissect_write_rcs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	}
 }
 
-void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static void dissect_ost_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
 
@@ -297,13 +299,36 @@ void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ln
 		if (!request)
 			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
 		break;
-	default:
-		pkt->rpc.body_known = pkt->rpc.bufcount <= 1;
-		break;
 	}
 }
 
-void lnetcap_register_ost(int proto)
+static int dissect_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
+	dissect_ost_rpc(tvb, pinfo, lnetcap_body_tree(tvb, pinfo, tree, proto_ost, ett_ost, pkt), pkt);
+	return (int)tvb_captured_length(tvb);
+}
+
+void lnetcap_handoff_ost(void)
+{
+	static const guint32 opcodes[] = {
+		LNETCAP_OPC_OST_READ,
+		LNETCAP_OPC_OST_WRITE,
+		LNETCAP_OPC_OST_GETATTR,
+		LNETCAP_OPC_OST_SETATTR,
+		LNETCAP_OPC_OST_CREATE,
+		LNETCAP_OPC_OST_DESTROY,
+		LNETCAP_OPC_OST_PUNCH,
+		LNETCAP_OPC_OST_SYNC,
+		LNETCAP_OPC_OST_LADVISE,
+		LNETCAP_OPC_OST_FALLOCATE,
+		LNETCAP_OPC_OST_SEEK,
+		LNETCAP_OPC_OST_STATFS,
+	};
+	lnetcap_body_register(proto_ost, dissect_ost, opcodes, array_length(opcodes));
+}
+
+void lnetcap_register_ost(void)
 {
 	static hf_register_info hf[] = {
 		{ &hf_oa_valid, { "Valid", "lnetcap.ost.oa.valid", FT_UINT64, BASE_HEX, NULL, 0, "OBD_MD_* bits", HFILL } },
@@ -361,7 +386,8 @@ void lnetcap_register_ost(int proto)
 		{ &hf_rc, { "Return code", "lnetcap.ost.rc", FT_INT32, BASE_DEC, VALS(lnetcap_status_vals), 0, NULL, HFILL } },
 		{ &hf_io_bytes, { "I/O bytes", "lnetcap.ost.io_bytes", FT_UINT64, BASE_DEC, NULL, 0, "Sum of the niobuf lengths", HFILL } },
 	};
-	static gint *ett[] = { &ett_oa, &ett_oi, &ett_ioobj, &ett_niobuf };
+	static gint *ett[] = { &ett_ost, &ett_oa, &ett_oi, &ett_ioobj, &ett_niobuf };
+	int proto;
 	static ei_register_info ei[] = {
 		{ &ei_array, { "lnetcap.ost.array.bad", PI_MALFORMED, PI_WARN,
 		  "Array buffer length is not a whole number of elements", EXPFILL } },
@@ -370,6 +396,8 @@ void lnetcap_register_ost(int proto)
 	};
 	expert_module_t *em;
 
+	proto_ost = proto_register_protocol("Lustre OST (lnetcap)", "OST", "lnetcap.ost");
+	proto = proto_ost;
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto);

@@ -29,7 +29,8 @@
 #define PB(f) LNETCAP_OFF(struct lnetcap_ptlrpc_body, f), LNETCAP_LEN(struct lnetcap_ptlrpc_body, f)
 #define LM(f) LNETCAP_OFF(struct lnetcap_lustre_msg_v2, f), LNETCAP_LEN(struct lnetcap_lustre_msg_v2, f)
 
-static int hf_msg = -1;
+static int proto_ptlrpc = -1;
+static dissector_table_t opc_table;
 static int hf_msg_bufcount = -1;
 static int hf_msg_secflvr = -1;
 static int hf_msg_magic = -1;
@@ -75,20 +76,13 @@ static int hf_response_to = -1;
 static int hf_time = -1;
 static int hf_resends = -1;
 static int hf_bulk_of = -1;
-static int hf_fid_seq = -1;
-static int hf_any_fid = -1;
-static int hf_fid_oid = -1;
-static int hf_fid_ver = -1;
-static int hf_buf_data = -1;
 
 static gint ett_msg = -1;
 static gint ett_buflens = -1;
 static gint ett_body = -1;
-static gint ett_fid = -1;
 
 static expert_field ei_bufcount = EI_INIT;
 static expert_field ei_buflen = EI_INIT;
-static expert_field ei_truncated = EI_INIT;
 static expert_field ei_body_len = EI_INIT;
 static expert_field ei_status = EI_INIT;
 static expert_field ei_err_msg = EI_INIT;
@@ -98,7 +92,6 @@ static expert_field ei_no_reply = EI_INIT;
 static expert_field ei_no_request = EI_INIT;
 static expert_field ei_early = EI_INIT;
 static expert_field ei_secflvr = EI_INIT;
-static expert_field ei_buf_short = EI_INIT;
 static expert_field ei_body_unknown = EI_INIT;
 
 static lnetcap_flagset_t fs_pb_flags = LNETCAP_FLAGSET(
@@ -257,85 +250,8 @@ static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 	return fr;
 }
 
-/* --- Buffer and FID helpers used by the body files ----------------------- */
-gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint32 *len)
-{
-	if (!pkt->is_rpc || i >= pkt->rpc.bufcount)
-		return FALSE;
-	*off = pkt->rpc.buf_off[i];
-	*len = pkt->rpc.buf_len[i];
-	return TRUE;
-}
-
-gboolean lnetcap_rpc_buf_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			      const lnetcap_pkt_t *pkt, guint i, guint32 need, gint ett,
-			      const char *name, proto_tree **out, guint32 *offp)
-{
-	guint32 off, len;
-	proto_item *it;
-
-	*out = NULL;
-	if (!lnetcap_rpc_buf(pkt, i, &off, &len))
-		return FALSE;
-	if (len < need) {
-		proto_tree_add_expert_format(tree, pinfo, &ei_buf_short, tvb, 0, 0,
-			"Buffer %u is %u bytes; %s needs %u", i, len, name, need);
-		return FALSE;
-	}
-	if ((guint64)off + need > tvb_captured_length(tvb)) {
-		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, 0, 0,
-			"%s (buffer %u) was not captured: snap length too small", name, i);
-		return FALSE;
-	}
-	it = proto_tree_add_none_format(tree, hf_buf_data, tvb, (gint)off,
-		(gint)MIN(len, tvb_captured_length(tvb) - off), "%s", name);
-	*offp = off;
-	*out = proto_item_add_subtree(it, ett);
-	return TRUE;
-}
-
-void lnetcap_mark_valid(proto_item *it, guint64 valid, guint64 bit, const char *flag)
-{
-	if (it && !(valid & bit))
-		proto_item_append_text(it, " [not valid: %s not set]", flag);
-}
-
-proto_item *lnetcap_add_secs(proto_tree *tree, int hf, tvbuff_t *tvb, guint off, guint enc)
-{
-	nstime_t t;
-	t.secs = (time_t)(gint64)tvb_get_guint64(tvb, off, enc);
-	t.nsecs = 0;
-	return proto_tree_add_time(tree, hf, tvb, (gint)off, 8, &t);
-}
-
-void lnetcap_add_any_fid(proto_tree *tree, tvbuff_t *tvb, guint off, const char *fid)
-{
-	proto_item *it = proto_tree_add_string(tree, hf_any_fid, tvb, (gint)off, 16, fid);
-	proto_item_set_hidden(it);
-}
-
-const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, guint off,
-			    guint enc, int hf_fid, const char *label)
-{
-	guint64 seq = tvb_get_guint64(tvb, off, enc);
-	guint32 oid = tvb_get_guint32(tvb, off + 8, enc);
-	guint32 ver = tvb_get_guint32(tvb, off + 12, enc);
-	const char *s = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
-					   seq, oid, ver);
-	proto_item *it = proto_tree_add_string(tree, hf_fid, tvb, off, 16, s);
-	proto_tree *ft;
-	lnetcap_add_any_fid(tree, tvb, off, s);
-	if (label)
-		proto_item_prepend_text(it, "%s ", label);
-	ft = proto_item_add_subtree(it, ett_fid);
-	proto_tree_add_item(ft, hf_fid_seq, tvb, off, 8, enc);
-	proto_tree_add_item(ft, hf_fid_oid, tvb, off + 8, 4, enc);
-	proto_tree_add_item(ft, hf_fid_ver, tvb, off + 12, 4, enc);
-	return s;
-}
-
 /* --- lustre_msg_v2 ----------------------------------------------------------- */
-gboolean lnetcap_looks_like_lustre_msg(tvbuff_t *tvb)
+static gboolean looks_like_lustre_msg(tvbuff_t *tvb)
 {
 	guint32 magic;
 	if (tvb_captured_length(tvb) < sizeof(struct lnetcap_lustre_msg_v2))
@@ -372,7 +288,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	/* A snapped body still names its type and opcode when the first
 	 * 24 bytes are there; decode those and stop. */
 	if (cap < LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_last_xid)) {
-		proto_tree_add_expert_format(tree, pinfo, &ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
+		proto_tree_add_expert_format(tree, pinfo, &lnetcap_ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
 			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
 		return FALSE;
 	}
@@ -413,7 +329,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 				val_to_str_const(status_u, lnetcap_status_vals, "error"), rpc->status);
 	}
 	if (cap < LNETCAP_PTLRPC_BODY_V2_LEN) {
-		proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
+		proto_tree_add_expert_format(bt, pinfo, &lnetcap_ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
 			"ptlrpc_body cut by the snap length (%u bytes captured)", cap);
 		rpc->have_body = TRUE;
 		rpc->partial = TRUE;
@@ -456,7 +372,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			if (jobid && jobid[0])
 				rpc->jobid = (const char *)jobid;
 		} else {
-			proto_tree_add_expert_format(bt, pinfo, &ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
+			proto_tree_add_expert_format(bt, pinfo, &lnetcap_ei_truncated, tvb, lnetcap_clamp(tvb, off), 0,
 				"pb_jobid cut by the snap length");
 		}
 	}
@@ -465,10 +381,12 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	return TRUE;
 }
 
-void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			    lnetcap_pkt_t *pkt)
+/* The PtlRPC dissector: data is the record's lnetcap_pkt_t, tree the root
+ * (PtlRPC is a protocol of its own beside LNetCap, and its bodies beside it). */
+static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
-	lnetcap_rpc_t *rpc = &pkt->rpc;
+	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
+	lnetcap_rpc_t *rpc;
 	proto_item *ti, *it;
 	proto_tree *mt, *lt;
 	guint32 magic, bufcount, hdr_size, off, secflvr;
@@ -478,12 +396,15 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	guint64 xid;
 	const char *opname;
 
+	if (!pkt || !looks_like_lustre_msg(tvb))
+		return 0;
+	rpc = &pkt->rpc;
 	magic = tvb_get_letohl(tvb, LNETCAP_OFF(struct lnetcap_lustre_msg_v2, lm_magic));
 	enc = magic == LNETCAP_LUSTRE_MSG_MAGIC_V2 ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN;
 	rpc->encoding = enc;
 	pkt->is_rpc = TRUE;
 
-	ti = proto_tree_add_item(tree, hf_msg, tvb, 0, (gint)tvb_captured_length(tvb), ENC_NA);
+	ti = proto_tree_add_item(tree, proto_ptlrpc, tvb, 0, (gint)tvb_captured_length(tvb), ENC_NA);
 	mt = proto_item_add_subtree(ti, ett_msg);
 	it = proto_tree_add_uint(mt, hf_msg_byte_order, tvb, LM(lm_magic), enc == ENC_BIG_ENDIAN);
 	proto_item_set_generated(it);
@@ -491,7 +412,7 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (bufcount < 1 || bufcount > LNETCAP_PTLRPC_MAX_BUFCOUNT) {
 		expert_add_info_format(pinfo, it, &ei_bufcount,
 			"lm_bufcount %u is outside 1..%u", bufcount, LNETCAP_PTLRPC_MAX_BUFCOUNT);
-		return;
+		return (int)cap;
 	}
 	proto_tree_add_item_ret_uint(mt, hf_msg_secflvr, tvb, LM(lm_secflvr), enc, &secflvr);
 	proto_tree_add_item(mt, hf_msg_magic, tvb, LM(lm_magic), enc);
@@ -503,11 +424,11 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
 	hdr_size = LNETCAP_LUSTRE_MSG_HDR_SIZE(bufcount);
 	if (cap < sizeof(struct lnetcap_lustre_msg_v2) + 4 * bufcount) {
-		proto_tree_add_expert_format(mt, pinfo, &ei_truncated, tvb, 0, 0,
+		proto_tree_add_expert_format(mt, pinfo, &lnetcap_ei_truncated, tvb, 0, 0,
 			"lm_buflens cut by the snap length");
-		return;
+		return (int)cap;
 	}
-	it = proto_tree_add_none_format(mt, hf_buf_data, tvb, sizeof(struct lnetcap_lustre_msg_v2),
+	it = proto_tree_add_none_format(mt, lnetcap_hf_buffer, tvb, sizeof(struct lnetcap_lustre_msg_v2),
 					(gint)(4 * bufcount), "Buffer lengths (%u)", bufcount);
 	lt = proto_item_add_subtree(it, ett_buflens);
 	off = hdr_size;
@@ -533,10 +454,10 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		/* PLAIN/GSS wrap the real message; not decoded here. */
 		expert_add_info_format(pinfo, ti, &ei_secflvr,
 			"Security flavour 0x%x: wrapped message not decoded", secflvr);
-		return;
+		return (int)cap;
 	}
 	if (rpc->bufcount < 1 || !dissect_body(tvb, pinfo, mt, pkt))
-		return;
+		return (int)cap;
 
 	/* Early reply: a 1-buffer reply at offset 0 of the reply buffer with
 	 * lm_cksum set, while the final reply lands at offset 224. */
@@ -602,24 +523,24 @@ void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (rpc->jobid)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " jobid=%s", rpc->jobid);
 	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR || rpc->partial)
-		return;
+		return (int)cap;
 
-	/* Bodies. */
-	rpc->body_known = TRUE;
-	if (is_connect(rpc->opc) || rpc->opc == LNETCAP_OPC_OBD_PING ||
-	    (rpc->opc >= 250 && rpc->opc < 260))
-		dissect_lnetcap_obd(tvb, pinfo, mt, pkt);
-	else if (rpc->opc <= LNETCAP_OPC_OST_SEEK)
-		dissect_lnetcap_ost(tvb, pinfo, mt, pkt);
-	else if (rpc->opc >= LNETCAP_OPC_MDS_GETATTR && rpc->opc <= LNETCAP_OPC_MDS_HSM_DATA_VERSION)
-		dissect_lnetcap_mdt(tvb, pinfo, mt, pkt);
-	else if (rpc->opc >= LNETCAP_OPC_LDLM_ENQUEUE && rpc->opc <= LNETCAP_OPC_LDLM_SET_INFO)
-		dissect_lnetcap_ldlm(tvb, pinfo, mt, pkt);
-	else if (rpc->bufcount > 1) {
-		rpc->body_known = FALSE;
-		expert_add_info_format(pinfo, ti, &ei_body_unknown,
-			"%s bodies are not decoded by this plugin", opname);
+	/* Bodies: whichever protocol registered this opcode in the table
+	 * (OBD, OST, MDT, LDLM, MGS...), at the top of the tree beside us. */
+	rpc->body_known = dissector_try_uint_new(opc_table, rpc->opc, tvb, pinfo, tree, TRUE, pkt) != 0;
+	if (!rpc->body_known && rpc->bufcount > 1) {
+		dissector_handle_t h = dissector_get_uint_handle(opc_table, rpc->opc);
+		if (h)
+			expert_add_info_format(pinfo, ti, &ei_body_unknown,
+				"%s body not decoded: protocol %s is disabled", opname,
+				dissector_handle_get_protocol_short_name(h));
+		else
+			expert_add_info_format(pinfo, ti, &ei_body_unknown,
+				"%s bodies are not decoded by this plugin", opname);
 	}
+	if (!rpc->body_known && rpc->bufcount <= 1)
+		rpc->body_known = TRUE;
+	return (int)cap;
 }
 
 typedef struct {
@@ -683,11 +604,9 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 			lnetcap_opcode_name(pinfo->pool, fb->trans->opc), fb->trans->xid);
 }
 
-void lnetcap_register_ptlrpc(int proto)
+void lnetcap_register_ptlrpc(void)
 {
 	static hf_register_info hf[] = {
-		{ &hf_msg, { "PtlRPC message", "lnetcap.ptlrpc", FT_NONE, BASE_NONE,
-		  NULL, 0, "lustre_msg_v2", HFILL } },
 		{ &hf_msg_byte_order, { "Byte order", "lnetcap.ptlrpc.msg.byte_order", FT_UINT8,
 		  BASE_DEC, VALS(byte_order_vals), 0, "Sender's byte order, from lm_magic", HFILL } },
 		{ &hf_msg_bufcount, { "Buffer count", "lnetcap.ptlrpc.msg.bufcount", FT_UINT32,
@@ -781,26 +700,13 @@ void lnetcap_register_ptlrpc(int proto)
 		{ &hf_bulk_of, { "Transfer of the RPC in", "lnetcap.ptlrpc.bulk_of", FT_FRAMENUM,
 		  BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0,
 		  "Request frame of the RPC this bulk transfer or ACK belongs to", HFILL } },
-		{ &hf_any_fid, { "Any FID", "lnetcap.fid", FT_STRING, BASE_NONE, NULL, 0,
-		  "Every FID of the message, whatever field holds it (like ip.addr): "
-		  "lnetcap.fid == \"[0x200000401:0x2:0x0]\" follows one file", HFILL } },
-		{ &hf_fid_seq, { "Sequence", "lnetcap.fid.seq", FT_UINT64, BASE_HEX,
-		  NULL, 0, NULL, HFILL } },
-		{ &hf_fid_oid, { "Object id", "lnetcap.fid.oid", FT_UINT32, BASE_HEX,
-		  NULL, 0, NULL, HFILL } },
-		{ &hf_fid_ver, { "Version", "lnetcap.fid.ver", FT_UINT32, BASE_HEX,
-		  NULL, 0, NULL, HFILL } },
-		{ &hf_buf_data, { "Buffer", "lnetcap.ptlrpc.buffer", FT_NONE, BASE_NONE,
-		  NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_msg, &ett_buflens, &ett_body, &ett_fid };
+	static gint *ett[] = { &ett_msg, &ett_buflens, &ett_body };
 	static ei_register_info ei[] = {
 		{ &ei_bufcount, { "lnetcap.ptlrpc.bufcount.bad", PI_MALFORMED, PI_ERROR,
 		  "Bad lm_bufcount", EXPFILL } },
 		{ &ei_buflen, { "lnetcap.ptlrpc.buflen.bad", PI_MALFORMED, PI_ERROR,
 		  "Bad buffer length", EXPFILL } },
-		{ &ei_truncated, { "lnetcap.ptlrpc.truncated", PI_UNDECODED, PI_NOTE,
-		  "Cut by the snap length", EXPFILL } },
 		{ &ei_body_len, { "lnetcap.ptlrpc.body.short", PI_MALFORMED, PI_ERROR,
 		  "ptlrpc_body too short", EXPFILL } },
 		{ &ei_status, { "lnetcap.ptlrpc.status.error", PI_RESPONSE_CODE, PI_WARN,
@@ -819,13 +725,20 @@ void lnetcap_register_ptlrpc(int proto)
 		  "Early reply: the server asks for more time", EXPFILL } },
 		{ &ei_secflvr, { "lnetcap.ptlrpc.secflvr", PI_UNDECODED, PI_NOTE,
 		  "Security flavour not decoded", EXPFILL } },
-		{ &ei_buf_short, { "lnetcap.ptlrpc.buffer.short", PI_MALFORMED, PI_WARN,
-		  "Buffer shorter than its structure", EXPFILL } },
 		{ &ei_body_unknown, { "lnetcap.ptlrpc.body.undecoded", PI_UNDECODED, PI_CHAT,
 		  "Body not decoded", EXPFILL } },
 	};
 	expert_module_t *em;
+	int proto;
 
+	proto_ptlrpc = proto_register_protocol("Lustre PtlRPC (lnetcap)", "PtlRPC", "lnetcap.ptlrpc");
+	proto = proto_ptlrpc;
+	register_dissector("lnetcap.ptlrpc", dissect_ptlrpc, proto);
+	/* Body protocols register here by opcode (lnetcap_body_register). */
+	opc_table = register_dissector_table(LNETCAP_OPC_TABLE, "PtlRPC opcode", proto, FT_UINT32,
+					     BASE_DEC);
+	lnetcap_register_body_helpers(proto);
+	lnetcap_register_elc(proto);
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto);

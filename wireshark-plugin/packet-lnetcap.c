@@ -96,6 +96,7 @@ static wmem_map_t *frame_by_msg_id;
 typedef struct {
 	guint64 seq_gap;   /* records missing just before this one */
 	guint32 outcome_of; /* frame of the message an OUTCOME completes, 0 */
+	gboolean untracked; /* its sequence domain found the table full */
 } lnetcap_frame_t;
 
 /* --- NID address type -------------------------------------------------------
@@ -261,7 +262,7 @@ static guint32 outcome_frame(packet_info *pinfo, guint64 msg_id, gboolean outcom
 	return fr->outcome_of;
 }
 
-static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
+static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq, gboolean *untracked)
 {
 	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
 		wmem_file_scope(), pinfo, proto_lnetcap, 0);
@@ -274,6 +275,8 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 			last = wmem_new(wmem_file_scope(), guint64);
 			if (!lnetcap_table_is_full(last_seq_by_cpu))
 				wmem_map_insert(last_seq_by_cpu, GUINT_TO_POINTER(cpu), last);
+			else
+				fr->untracked = TRUE;
 		} else if (seq > *last + 1) {
 			fr->seq_gap = seq - *last - 1;
 		}
@@ -281,6 +284,7 @@ static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq)
 		*last = seq;
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, 0, fr);
 	}
+	*untracked = fr->untracked;
 	return fr->seq_gap;
 }
 
@@ -306,6 +310,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	gint32 status;
 	guint32 payload_len, payload_caplen, cpu;
 	guint64 seq, gap;
+	gboolean untracked;
 	guint avail;
 	lnetcap_pkt_t *pkt;
 	lnetcap_tap_info_t *tap;
@@ -373,7 +378,9 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
 	}
 	it = proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
-	gap = seq_gap(pinfo, cpu, seq);
+	gap = seq_gap(pinfo, cpu, seq, &untracked);
+	if (untracked)
+		lnetcap_table_full_note(tvb, pinfo, rt, "sequence domain");
 	if (gap) {
 		it = proto_tree_add_uint64(rt, hf_rec_seq_gap, tvb, REC(seq), gap);
 		proto_item_set_generated(it);
@@ -459,7 +466,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 			rep = MIN(rep, MAX(payload_len, avail));
 			payload = tvb_new_subset_length_caplen(tvb, (gint)(hdr_len + lnet_hdr_len),
 				(gint)avail, (gint)rep);
-			dissect_lnetcap_lnet_payload(payload, pinfo, lt, pkt);
+			dissect_lnetcap_lnet_payload(payload, pinfo, tree, lt, pkt);
 		}
 	}
 	/* Bulk transfers and ACKs carry no PtlRPC header: link them to their
@@ -493,6 +500,22 @@ done:
 	tap_queue_packet(lnetcap_tap, pinfo, tap);
 	return tvb_captured_length(tvb);
 }
+
+/* The protocols of PtlRPC bodies: each registers its opcodes in PtlRPC's
+ * table (LNETCAP_OPC_TABLE) at handoff.  A new body is a new file and a
+ * line here. */
+static const struct {
+	void (*register_proto)(void);
+	void (*handoff)(void);
+} body_protocols[] = {
+	{ lnetcap_register_obd, lnetcap_handoff_obd },
+	{ lnetcap_register_ost, lnetcap_handoff_ost },
+	{ lnetcap_register_mdt, lnetcap_handoff_mdt },
+	{ lnetcap_register_ldlm, lnetcap_handoff_ldlm },
+	{ lnetcap_register_mgs, lnetcap_handoff_mgs },
+	{ lnetcap_register_llog, lnetcap_handoff_llog },
+	{ lnetcap_register_seq, lnetcap_handoff_seq },
+};
 
 void proto_register_lnetcap(void)
 {
@@ -584,11 +607,9 @@ void proto_register_lnetcap(void)
 	lnetcap_flagset_register(proto_lnetcap, &fs_rec_flags);
 
 	lnetcap_register_lnet(proto_lnetcap);
-	lnetcap_register_ptlrpc(proto_lnetcap);
-	lnetcap_register_ldlm(proto_lnetcap);
-	lnetcap_register_mdt(proto_lnetcap);
-	lnetcap_register_ost(proto_lnetcap);
-	lnetcap_register_obd(proto_lnetcap);
+	lnetcap_register_ptlrpc();
+	for (size_t i = 0; i < array_length(body_protocols); i++)
+		body_protocols[i].register_proto();
 	lnetcap_register_stats(proto_lnetcap);
 	lnetcap_register_xnode(proto_lnetcap);
 	lnetcap_register_tables(proto_lnetcap);
@@ -633,6 +654,8 @@ void proto_reg_handoff_lnetcap(void)
 	encap = (guint)(WTAP_ENCAP_USER0 + (int)pref_user_slot);
 	if (!initialised) {
 		lnetcap_handoff_lnet();
+		for (size_t i = 0; i < array_length(body_protocols); i++)
+			body_protocols[i].handoff();
 		initialised = TRUE;
 	} else if (claimed_encap != encap) {
 		/* Give the old slot back to the DLT_USER (user_dlt) dissector. */

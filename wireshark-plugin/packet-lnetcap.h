@@ -109,27 +109,38 @@ void lnetcap_set_address(packet_info *pinfo, address *a, const lnetcap_nid_t *ni
 void lnetcap_register_lnet(int proto);
 int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 guint hdr_len, lnetcap_pkt_t *pkt);
-void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo,
+/* root is the tree's top (for PtlRPC), tree the LNetCap subtree. */
+void dissect_lnetcap_lnet_payload(tvbuff_t *payload, packet_info *pinfo, proto_tree *root,
 				  proto_tree *tree, lnetcap_pkt_t *pkt);
 
-void lnetcap_register_ptlrpc(int proto);
-gboolean lnetcap_looks_like_lustre_msg(tvbuff_t *tvb);
-void dissect_lnetcap_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			    lnetcap_pkt_t *pkt);
+/* PtlRPC (packet-lnetcap-ptlrpc.c) is the dissector "lnetcap.ptlrpc",
+ * called with the lnetcap_pkt_t as data; bulk transfers and ACKs are
+ * linked to their RPC by lnetcap_link_bulk. */
+void lnetcap_register_ptlrpc(void);
 void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 
-/* Body dissectors: tvb is the whole lustre_msg; they read the buffers
- * rpc->buf_off[i]/buf_len[i] themselves. */
-void lnetcap_register_ldlm(int proto);
-void dissect_lnetcap_ldlm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			  lnetcap_pkt_t *pkt);
-void lnetcap_register_mdt(int proto);
-void dissect_lnetcap_mdt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			 lnetcap_pkt_t *pkt);
-void lnetcap_register_ost(int proto);
-void dissect_lnetcap_ost(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			 lnetcap_pkt_t *pkt);
-void lnetcap_register_obd(int proto);
+/* The body protocols.  Each is one packet-lnetcap-<name>.c with a
+ * register function (its protocol and fields) and a handoff function (its
+ * opcodes in LNETCAP_OPC_TABLE), listed once in packet-lnetcap.c.  Their
+ * dissectors get the whole lustre_msg as tvb, the root tree and the
+ * lnetcap_pkt_t as data, and read rpc->buf_off[i]/buf_len[i] themselves. */
+#define LNETCAP_OPC_TABLE "lnetcap.ptlrpc.opc"
+void lnetcap_register_obd(void);
+void lnetcap_handoff_obd(void);
+void lnetcap_register_ost(void);
+void lnetcap_handoff_ost(void);
+void lnetcap_register_mdt(void);
+void lnetcap_handoff_mdt(void);
+void lnetcap_register_ldlm(void);
+void lnetcap_handoff_ldlm(void);
+void lnetcap_register_mgs(void);
+void lnetcap_handoff_mgs(void);
+void lnetcap_register_llog(void);
+void lnetcap_handoff_llog(void);
+void lnetcap_register_seq(void);
+void lnetcap_handoff_seq(void);
+
+/* Structures more than one body shows. */
 /* struct ost_id as Lustre prints it (packet-lnetcap-ost.c); hf is an
  * FT_STRING field. */
 void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
@@ -139,11 +150,25 @@ void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
 void lnetcap_register_lov(int proto);
 void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint off, guint len,
 			guint enc, const char *what);
+/* The early-lock-cancel ldlm_request in buffer i of a request
+ * (lnetcap-elc.c); returns how many locks it cancels. */
+void lnetcap_register_elc(int proto);
+guint32 lnetcap_elc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const lnetcap_pkt_t *pkt,
+		    guint i);
+/* obd_statfs of OST_STATFS/MDS_STATFS replies (packet-lnetcap-obd.c). */
 void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
-void dissect_lnetcap_obd(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			 lnetcap_pkt_t *pkt);
 
-/* Shared body helpers (packet-lnetcap-ptlrpc.c). */
+/* Shared body helpers (lnetcap-body.c). */
+void lnetcap_register_body_helpers(int proto);
+extern int lnetcap_hf_buffer;              /* lnetcap.ptlrpc.buffer */
+extern expert_field lnetcap_ei_truncated;  /* lnetcap.ptlrpc.truncated */
+/* The protocol item of a body protocol, over the buffers after the
+ * ptlrpc_body, at the top of tree; sets the Protocol column. */
+proto_tree *lnetcap_body_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
+			      gint ett, const lnetcap_pkt_t *pkt);
+/* Registers a body dissector for these opcodes in LNETCAP_OPC_TABLE. */
+dissector_handle_t lnetcap_body_register(int proto, dissector_t dissector, const guint32 *opcodes,
+					 size_t n);
 /* Captured bytes of buffer i (0 if absent); the buffer's declared length
  * is rpc->buf_len[i]. */
 gboolean lnetcap_rpc_buf(const lnetcap_pkt_t *pkt, guint i, guint32 *off, guint32 *len);

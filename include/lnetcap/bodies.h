@@ -570,4 +570,183 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_connect_flags2, 80);
 	X(FLR_IMMED_MIRROR, 0x20000000000ULL) X(NO_APPEND, 0x40000000000ULL)   \
 	X(FLR_EC_WR, 0x80000000000ULL) X(PERFSTATS, 0x100000000000ULL)
 
+/* --- MGS (lustre_idl.h of Lustre 2.16; layout.c RQF_MGS_*) ------------------
+ * MGS_TARGET_REG carries a mgs_target_info both ways, MGS_CONFIG_READ a
+ * mgs_config_body in the request and a mgs_config_res in the reply. */
+#define LNETCAP_MTI_NAME_MAXLEN 64
+#define LNETCAP_MTI_PARAM_MAXLEN 4096
+#define LNETCAP_MTI_NIDS_MAX 32
+
+struct lnetcap_mgs_target_info {
+	__u32 mti_lustre_ver;
+	__u32 mti_stripe_index;
+	__u32 mti_config_ver;
+	__u32 mti_flags;          /* LDD_F_* */
+	__u32 mti_nid_count;
+	__u32 mti_instance;
+	char mti_fsname[LNETCAP_MTI_NAME_MAXLEN];
+	char mti_svname[LNETCAP_MTI_NAME_MAXLEN];
+	char mti_uuid[40];
+	__u64 mti_nids[LNETCAP_MTI_NIDS_MAX]; /* lnet_nid_t */
+	char mti_params[LNETCAP_MTI_PARAM_MAXLEN];
+	/* then mti_nidlist[][LNET_NIDSTR_SIZE] (large NIDs as text) */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mgs_target_info, 4544);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mgs_target_info, mti_fsname, 24);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mgs_target_info, mti_nids, 192);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mgs_target_info, mti_params, 448);
+
+/* mti_flags, lustre_disk.h.  X(NAME, bit) */
+#define LNETCAP_LDD_FLAG_LIST(X)                                               \
+	X(SV_TYPE_MDT, 0x1) X(SV_TYPE_OST, 0x2) X(SV_TYPE_MGS, 0x4)            \
+	X(SV_ALL, 0x8) X(NEED_INDEX, 0x10) X(VIRGIN, 0x20) X(UPDATE, 0x40)     \
+	X(REWRITE_LDD, 0x80) X(WRITECONF, 0x100) X(PARAM, 0x400)               \
+	X(NO_PRIMNODE, 0x1000) X(IR_CAPABLE, 0x2000) X(ERROR, 0x4000)          \
+	X(PARAM2, 0x8000) X(NO_LOCAL_LOGS, 0x10000)
+
+struct lnetcap_mgs_config_body {
+	char mcb_name[LNETCAP_MTI_NAME_MAXLEN]; /* log name */
+	__u64 mcb_offset;        /* next index of the log to send */
+	__u16 mcb_type;          /* MGS_CFG_T_* */
+	__u8 mcb_pass_or_nid_size; /* nodemap: mcb_nm_cur_pass; recover: mcb_rec_nid_size */
+	__u8 mcb_bits;           /* log2 of the bulk unit size */
+	__u32 mcb_units;         /* units in the bulk */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mgs_config_body, 80);
+
+struct lnetcap_mgs_config_res {
+	__u64 mcr_offset;        /* index of the last record sent */
+	__u64 mcr_size;          /* log size (nodemap logs: mcr_nm_cur_pass) */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mgs_config_res, 16);
+
+/* mcb_type.  X(NAME, value) */
+#define LNETCAP_MGS_CFG_TYPE_LIST(X)                                           \
+	X(CONFIG, 0) X(SPTLRPC, 1) X(RECOVER, 2) X(PARAMS, 3) X(NODEMAP, 4)    \
+	X(BARRIER, 5)
+#define LNETCAP_MGS_CFG_T_RECOVER 2
+#define LNETCAP_MGS_CFG_T_NODEMAP 4
+
+/* --- LLOG (lustre_idl.h, lustre_cfg.h of Lustre 2.16; layout.c RQF_LLOG_*) --
+ * Every LLOG RPC carries a llogd_body; LLOG_ORIGIN_HANDLE_CREATE adds the
+ * log's name, READ_HEADER's reply is a llog_log_hdr, NEXT/PREV_BLOCK's reply
+ * a block of records (EADATA), each llog_rec_hdr + body + llog_rec_tail. */
+struct lnetcap_llogd_body {
+	struct lnetcap_ost_id lgd_logid_oi; /* llog_logid.lgl_oi */
+	__u32 lgd_logid_ogen;               /* llog_logid.lgl_ogen */
+	__u32 lgd_ctxt_idx;
+	__u32 lgd_llh_flags;
+	__u32 lgd_index;
+	__u32 lgd_saved_index;
+	__u32 lgd_len;
+	__u64 lgd_cur_offset;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_llogd_body, 48);
+
+struct lnetcap_llog_rec_hdr {
+	__u32 lrh_len;
+	__u32 lrh_index;
+	__u32 lrh_type;
+	__u32 lrh_id;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_llog_rec_hdr, 16);
+
+struct lnetcap_llog_rec_tail {
+	__u32 lrt_len;
+	__u32 lrt_index;
+} LNETCAP_PACKED;
+
+/* The fixed head of llog_log_hdr (then llh_reserved, the bitmap from
+ * llh_bitmap_offset, and the tail: 8192 bytes in all). */
+struct lnetcap_llog_log_hdr {
+	struct lnetcap_llog_rec_hdr llh_hdr;
+	__s64 llh_timestamp;
+	__u32 llh_count;
+	__u32 llh_bitmap_offset;
+	__u32 llh_size;
+	__u32 llh_flags;
+	__u32 llh_cat_idx;
+	char llh_tgtuuid[40];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_llog_log_hdr, 84);
+
+/* lrh_type values (enum llog_op_type).  X(NAME, value) */
+#define LNETCAP_LLOG_TYPE_LIST(X)                                              \
+	X(LLOG_PAD_MAGIC, 0x10600000) X(OST_SZ_REC, 0x10600f00)                \
+	X(MDS_UNLINK_REC, 0x10612404) X(MDS_UNLINK64_REC, 0x10692404)          \
+	X(MDS_SETATTR64_REC, 0x10692401) X(OBD_CFG_REC, 0x10620000)            \
+	X(LLOG_GEN_REC, 0x10640000) X(CHANGELOG_REC, 0x10660000)               \
+	X(CHANGELOG_USER_REC, 0x10670000) X(CHANGELOG_USER_REC2, 0x10670002)   \
+	X(HSM_AGENT_REC, 0x10680000) X(UPDATE_REC, 0x106a0000)                 \
+	X(LLOG_HDR_MAGIC, 0x10645539) X(LLOG_LOGID_MAGIC, 0x1064553b)
+#define LNETCAP_OBD_CFG_REC 0x10620000U
+
+/* llh_flags / lgd_llh_flags (enum llog_flag).  X(NAME, bit) */
+#define LNETCAP_LLOG_FLAG_LIST(X)                                              \
+	X(ZAP_WHEN_EMPTY, 0x1) X(IS_CAT, 0x2) X(IS_PLAIN, 0x4)                 \
+	X(EXT_JOBID, 0x8) X(IS_FIXSIZE, 0x10) X(EXT_EXTRA_FLAGS, 0x20)         \
+	X(EXT_X_UIDGID, 0x40) X(EXT_X_NID, 0x80) X(EXT_X_OMODE, 0x100)         \
+	X(EXT_X_XATTR, 0x200) X(RM_ON_ERR, 0x400) X(MAX_AGE, 0x800)            \
+	X(EXT_X_NID_BE, 0x1000)
+
+/* The body of an OBD_CFG_REC record: lustre_cfg, then lcfg_buflens[]
+ * (header rounded up to 8), then the buffers, each rounded up to 8. */
+struct lnetcap_lustre_cfg {
+	__u32 lcfg_version;
+	__u32 lcfg_command;
+	__u32 lcfg_num;
+	__u32 lcfg_flags;
+	__u64 lcfg_nid;
+	__u32 lcfg_nal;
+	__u32 lcfg_bufcount;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lustre_cfg, 32);
+#define LNETCAP_LUSTRE_CFG_VERSION 0x1cf60001U
+#define LNETCAP_LCFG_MARKER 0x00cf010U
+
+/* lcfg_command (enum lcfg_command_type, the common ones).  X(NAME, value) */
+#define LNETCAP_LCFG_CMD_LIST(X)                                               \
+	X(ATTACH, 0xcf001) X(DETACH, 0xcf002) X(SETUP, 0xcf003)                \
+	X(CLEANUP, 0xcf004) X(ADD_UUID, 0xcf005) X(DEL_UUID, 0xcf006)          \
+	X(MOUNTOPT, 0xcf007) X(DEL_MOUNTOPT, 0xcf008) X(SET_TIMEOUT, 0xcf009)  \
+	X(ADD_CONN, 0xcf00b) X(DEL_CONN, 0xcf00c) X(LOV_ADD_OBD, 0xcf00d)      \
+	X(LOV_DEL_OBD, 0xcf00e) X(PARAM, 0xcf00f) X(MARKER, 0xcf010)           \
+	X(LOG_START, 0xce011) X(LOG_END, 0xce012) X(LOV_ADD_INA, 0xce013)      \
+	X(ADD_MDC, 0xcf014) X(DEL_MDC, 0xcf015) X(SPTLRPC_CONF, 0xce016)       \
+	X(POOL_NEW, 0xce020) X(POOL_ADD, 0xce021) X(POOL_REM, 0xce022)         \
+	X(POOL_DEL, 0xce023) X(SET_LDLM_TIMEOUT, 0xce030)                      \
+	X(PRE_CLEANUP, 0xcf031) X(SET_PARAM, 0xce032)
+
+/* Buffer 1 of an LCFG_MARKER record. */
+struct lnetcap_cfg_marker {
+	__u32 cm_step;
+	__u32 cm_flags;        /* CM_* */
+	__u32 cm_vers;
+	__u32 cm_padding;
+	__s64 cm_createtime;
+	__s64 cm_canceltime;
+	char cm_tgtname[LNETCAP_MTI_NAME_MAXLEN];
+	char cm_comment[LNETCAP_MTI_NAME_MAXLEN];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_cfg_marker, 160);
+
+/* cm_flags.  X(NAME, bit) */
+#define LNETCAP_CM_FLAG_LIST(X)                                                \
+	X(START, 0x1) X(END, 0x2) X(SKIP, 0x4) X(UPGRADE146, 0x8) X(EXCLUDE, 0x10)
+
+/* --- SEQ (lustre_idl.h of Lustre 2.16; layout.c RQF_SEQ_QUERY) -------------
+ * SEQ_QUERY: request SEQ_OPC (u32) and SEQ_RANGE, reply SEQ_RANGE. */
+struct lnetcap_lu_seq_range {
+	__u64 lsr_start;
+	__u64 lsr_end;
+	__u32 lsr_index;         /* MDT or OST index */
+	__u32 lsr_flags;         /* LU_SEQ_RANGE_* */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lu_seq_range, 24);
+
+/* seq_op.  X(NAME, value) */
+#define LNETCAP_SEQ_OP_LIST(X) X(SEQ_ALLOC_SUPER, 0) X(SEQ_ALLOC_META, 1)
+/* lsr_flags (enum lu_seq_range_types).  X(NAME, value) */
+#define LNETCAP_SEQ_RANGE_TYPE_LIST(X) X(MDT, 0) X(OST, 1) X(ANY, 3)
+
 #endif /* LNETCAP_BODIES_H */

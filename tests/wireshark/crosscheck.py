@@ -84,9 +84,9 @@ FIELDS = [
     ("lustre.mdt_rec_reint.size64", "lnetcap.mdt.reint.size"),
     ("lustre.name", "lnetcap.mdt.name"),
     # LDLM
-    ("lustre.ldlm_request.lock_flags", "lnetcap.ldlm.flags"),
+    ("lustre.ldlm_request.lock_flags", ("lnetcap.ldlm.flags", "lnetcap.elc.flags")),
     ("lustre.ldlm_reply.lock_flags", "lnetcap.ldlm.flags"),
-    ("lustre.ldlm_request.lock_count", "lnetcap.ldlm.lock_count"),
+    ("lustre.ldlm_request.lock_count", ("lnetcap.ldlm.lock_count", "lnetcap.elc.lock_count")),
     ("lustre.ldlm_resource_desc.lr_type", "lnetcap.ldlm.res.type"),
     ("lustre.ldlm_res_id.name", "lnetcap.ldlm.res.name"),
     ("lustre.ldlm_lock_desc.l_req_mode", "lnetcap.ldlm.lock.req_mode"),
@@ -108,6 +108,24 @@ FIELDS = [
     ("lustre.lov_mds_md.lmm_layout_gen", "lnetcap.lov.layout_gen"),
     ("lustre.lov_ost_data_v1.l_ost_gen", "lnetcap.lov.object.gen"),
     ("lustre.lov_ost_data_v1.l_ost_idx", "lnetcap.lov.object.ost_idx"),
+    # LLOG (llogd_body of every LLOG RPC, llog_log_hdr of READ_HEADER replies)
+    ("lustre.llogd_body.lgd_ctxt_idx", "lnetcap.llog.ctxt_idx"),
+    ("lustre.llogd_body.lgd_llh_flags", "lnetcap.llog.llh_flags"),
+    ("lustre.llogd_body.lgd_index", "lnetcap.llog.index"),
+    ("lustre.llogd_body.lgd_saved_index", "lnetcap.llog.saved_index"),
+    ("lustre.llogd_body.lgd_len", "lnetcap.llog.len"),
+    ("lustre.llogd_body.lgd_cur_offset", "lnetcap.llog.cur_offset"),
+    ("lustre.llog_log_hdr.llh_count", "lnetcap.llog.hdr.count"),
+    ("lustre.llog_log_hdr.llh_bitmap_offset", "lnetcap.llog.hdr.bitmap_offset"),
+    ("lustre.llog_log_hdr.llh_size", "lnetcap.llog.hdr.size"),
+    ("lustre.llog_log_hdr.llh_flags", "lnetcap.llog.hdr.flags"),
+    ("lustre.llog_log_hdr.llh_cat_idx", "lnetcap.llog.hdr.cat_idx"),
+    # SEQ
+    ("lustre.seq_opc", "lnetcap.seq.op"),
+    ("lustre.seq_range.start", "lnetcap.seq.range.start"),
+    ("lustre.seq_range.end", "lnetcap.seq.range.end"),
+    ("lustre.seq_range.index", "lnetcap.seq.range.index"),
+    ("lustre.seq_range.flags", "lnetcap.seq.range.flags"),
     # OST
     ("lustre.obd_ioobj.ioo_max_brw", "lnetcap.ost.ioobj.max_brw"),
     ("lustre.obd_ioobj.ioo_bufcnt", "lnetcap.ost.ioobj.bufcnt"),
@@ -213,12 +231,15 @@ def builtin_messages(path):
 def plugin_messages(path):
     msgs = []
     for pkt in ET.parse(path).getroot().iter("packet"):
+        # One message per frame: LNetCap and the protocols above it
+        # (lnetcap.ptlrpc and the body protocols lnetcap.mdt, ...).
+        m = {"_frame": pkt.find("proto/field[@name='frame.number']").get("show")}
         for proto in pkt.findall("proto"):
-            if proto.get("name") == "lnetcap":
-                m = {"_frame": pkt.find("proto/field[@name='frame.number']").get("show")}
+            name = proto.get("name")
+            if name == "lnetcap" or name.startswith("lnetcap."):
                 fields_of(proto, [], m)
-                if "lnetcap.ptlrpc.type" in m:
-                    msgs.append(m)
+        if "lnetcap.ptlrpc.type" in m:
+            msgs.append(m)
     return msgs
 
 

@@ -193,6 +193,7 @@ struct Lnet {
   bool ack = false;
   bool large = false;
   std::uint32_t sink_length = 0;
+  std::uint64_t wmd_if = 0x1234;  // GET return_wmd / REPLY dst_wmd cookie
 };
 
 Bytes lnet_header(const Lnet& h, std::uint32_t payload_len) {
@@ -223,7 +224,7 @@ Bytes lnet_header(const Lnet& h, std::uint32_t payload_len) {
       w.u32(m + OFF(lnetcap_put, offset), h.offset);
       break;
     case LNETCAP_MSG_GET:
-      w.u64(m + OFF(lnetcap_get, return_wmd), 0x1234);
+      w.u64(m + OFF(lnetcap_get, return_wmd), h.wmd_if);
       w.u64(m + OFF(lnetcap_get, return_wmd) + 8, 0x5678);
       w.u64(m + OFF(lnetcap_get, match_bits), h.mbits);
       w.u32(m + OFF(lnetcap_get, ptl_index), h.portal);
@@ -707,6 +708,27 @@ void hostile_records(Out& o) {
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
     o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x10000 + 0x80 * i),
           lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 100);
+  }
+  // Frames 65-75: 11 bulk GETs of frame 1's OST_WRITE on its first match
+  // bits, each with its own return MD (the bulk GET table's key).
+  for (std::uint64_t k = 0; k < 11; ++k) {
+    Lnet g = req(SV, CL, LNETCAP_PORTAL_OST_BULK, xid + k % 4);
+    g.type = LNETCAP_MSG_GET;
+    g.sink_length = 4096;
+    g.wmd_if = 0x9000 + k;
+    o.msg(g, {});
+  }
+  // Frames 76-99: 12 sequence domains (cpu 100-111), each with two records
+  // 5 apart in its sequence: 4 records lost before the second.
+  for (std::uint32_t c = 0; c < 12; ++c) {
+    for (std::uint64_t s : {std::uint64_t(10), std::uint64_t(15)}) {
+      Lnet l = req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x40000 + 0x80 * c);
+      l.type = LNETCAP_MSG_ACK;
+      RecordHeader h = o.rh(l.src, l.dst, LNETCAP_DIR_SEND);
+      h.cpu = 100 + c;
+      h.seq = s;
+      o.msg(l, {}, 1000, &h);
+    }
   }
 }
 

@@ -39,9 +39,11 @@ gui() {
 	[ -n "$win" ] || fail "Wireshark ($name) opened no window: $(tail -5 "$WORK/$name.err")"
 	xdotool windowsize "$win" 1280 800 windowmove "$win" 0 0 2>/dev/null
 	sleep 3
-	# Select the LNetCap item in the details pane, expand its subtrees
-	# (Shift+Right) and go to its end (the layout of the open reply).
-	[ "$name" = tree ] && xdotool mousemove 100 462 click 1 sleep 1 key shift+Right sleep 1 key End 2>/dev/null && sleep 2
+	# Select an item in the details pane, go to the last protocol (LDLM,
+	# above LNetCap and PtlRPC), expand its subtrees (Shift+Right) and go
+	# to its end (the layout of the open reply).
+	[ "$name" = tree ] && xdotool mousemove 100 462 click 1 sleep 1 key End sleep 1 \
+		key shift+Right sleep 1 key End 2>/dev/null && sleep 2
 	import -window root "$WORK/$name.png" || fail "screenshot failed"
 	kill -0 "${pids[-1]}" 2>/dev/null || fail "Wireshark ($name) died: $(tail -5 "$WORK/$name.err")"
 	kill "${pids[-1]}"

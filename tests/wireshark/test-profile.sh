@@ -19,6 +19,19 @@ grep -q '^%{_datadir}/wireshark/profiles/Lustre/$' "$LNETCAP_SOURCE_DIR/packagin
 	fail "packaging/lnetcap.spec does not list the profile"
 pass "installed as a global profile and packaged"
 
+# Column widths (the profile's "recent" file, which Wireshark reads by
+# column format, custom columns by their field): one width per column of
+# the preferences, and the XID column wide enough for a 64-bit XID
+# ("0x0006b02500e01a80"; the GUI test's screenshot shows it whole).
+[ -f "$prof/recent" ] || fail "profile has no recent file (column widths)"
+cols=$(sed -n '/^gui.column.format:/,/^[^	]/p' "$prof/preferences" | grep -o '"%[^"]*"' |
+	sed -e 's/"//g' -e 's/^\(%Cus:[^:]*\):.*/\1/')
+widths=$(sed -n '/^column.width:/,$p' "$prof/recent" | sed -n 's/^\t"\{0,1\}\([^",]*\)"\{0,1\}, [0-9]*,\{0,1\}$/\1/p')
+[ "$cols" = "$widths" ] || fail "recent's column widths ($widths) do not follow the columns ($cols)"
+xid=$(sed -n 's/^\t"%Cus:lnetcap.ptlrpc.xid", \([0-9]*\),$/\1/p' "$prof/recent")
+[ "${xid:-0}" -ge 160 ] || fail "XID column width '${xid}' cuts a 64-bit XID"
+pass "column widths: one per column, XID ${xid} px"
+
 # Wireshark loads it as a personal profile the same way.
 mkdir -p "$WORK/config/profiles"
 cp -r "$prof" "$WORK/config/profiles/"
@@ -56,7 +69,7 @@ ts -C Lustre --color -r "$v" > /dev/null 2> "$WORK/err.txt" || fail "tshark -C L
 
 # Columns.
 line=$(ts -C Lustre -r "$v" -Y 'frame.number == 4' | tr -s ' ')
-[ "$line" = " 4 0.006250000 10.0.0.2@tcp → 10.0.0.1@tcp PtlRPC 0x0000000000001080 OST_WRITE 0.005000000 624 OST_WRITE reply xid 0x1080 10.0.0.2@tcp → 10.0.0.1@tcp" ] ||
+[ "$line" = " 4 0.006250000 10.0.0.2@tcp → 10.0.0.1@tcp OST 0x0000000000001080 OST_WRITE 0.005000000 624 OST_WRITE reply xid 0x1080 10.0.0.2@tcp → 10.0.0.1@tcp" ] ||
 	fail "columns of -C Lustre: '$line'"
 line=$(ts -C Lustre -r "$v" -Y 'frame.number == 3' | tr -s ' ')
 case "$line" in *" 0x0000000000001080 OST_WRITE dd.1000 680 "*) ;; *) fail "job id column: '$line'" ;; esac

@@ -42,7 +42,9 @@ ts -2 -r "$v" -T fields -E separator='|' -E occurrence=a -E aggregator=, -e fram
 
 # 4. Full JSON of an intent enqueue, a reint error reply and the
 #    nid16/IPv6 ping (every field of those frames).
-ts -2 -r "$v" -Y "frame.number in {9,26,37}" -T json -J lnetcap \
+#    LNetCap and the protocols above it, each a top-level protocol.
+ts -2 -r "$v" -Y "frame.number in {9,26,37}" -T json \
+	-J "lnetcap lnetcap.ptlrpc lnetcap.obd lnetcap.ost lnetcap.mdt lnetcap.ldlm" \
 	| sed -e '/"_index"/d' -e '/"frame.time/d' | golden vectors-json.txt
 
 # 5. Filters users need: opcode, XID, NID, jobid, status, expert items.
@@ -99,9 +101,15 @@ n=$(ts -r "$v" -o lnetcap.user_dlt:5 \
 pass "dissector usable by name"
 # Delegation to Wireshark's Lustre dissector for bodies we do not decode.
 expect_count "$v" "lustre" 0
+# SEQ_QUERY is decoded by lnetcap.seq; with that protocol disabled its body
+# is undecoded and goes to the built-in.
+expect_count "$v" "lnetcap.seq.op == 1" 1
 n=$(ts -r "$v" -o lnetcap.delegate_lustre:TRUE -Y "lustre.seq_opc" -T fields -e frame.number)
+[ -z "$n" ] || fail "delegate_lustre: decoded SEQ_QUERY handed to the built-in too ('$n')"
+n=$(ts -r "$v" -o lnetcap.delegate_lustre:TRUE --disable-protocol lnetcap.seq -Y "lustre.seq_opc" \
+	-T fields -e frame.number)
 [ "$n" = 57 ] || fail "delegate_lustre: SEQ_QUERY not handed to the built-in lustre dissector ('$n')"
-pass "lnetcap.delegate_lustre hands undecoded bodies to 'lustre'"
+pass "lnetcap.delegate_lustre hands undecoded bodies (here: of a disabled protocol) to 'lustre'"
 # decode_rpc off: PtlRPC left as payload.
 n=$(ts -r "$v" -o lnetcap.decode_rpc:FALSE -Y lnetcap.ptlrpc -T fields -e frame.number | wc -l)
 [ "$n" = 0 ] || fail "decode_rpc=FALSE still decodes PtlRPC"
