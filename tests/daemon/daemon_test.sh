@@ -139,6 +139,22 @@ replay-lossless-when-unpaced)
   same_packets "$tmp/sub.pcapng" "$tmp/direct.pcapng"
   daemon_exit d
   contains "$tmp/d.log" "29100 matched, 29100 sent, 0 dropped" ;;
+trickle-arrives-promptly)
+  # Records are batched per subscriber, but a batch never waits for more
+  # records: at 2 records/s the first ones must be printed at once, not
+  # when 64 of them (32 s) have gathered.
+  need "$sample"
+  start_daemon d -r "$sample" --rate 2 --wait-subscribers 1
+  "$lnetcap" --from "$(uri d)" -U >"$tmp/sub.out" 2>"$tmp/sub.err" &
+  sub=$!
+  wait_for_log "$tmp/d.log" "subscriber 1 ("
+  for _ in $(seq 30); do [ "$(wc -l <"$tmp/sub.out")" -ge 2 ] && break; sleep 0.1; done
+  lines=$(wc -l <"$tmp/sub.out")
+  kill -INT "$sub"; wait "$sub" || true
+  kill -TERM "$d_pid"; wait "$d_pid" || true
+  [ "$lines" -ge 2 ] || fail "only $lines records printed 3 s into a 2 records/s replay"
+  head -2 "$tmp/sub.out" | cmp -s - <("$lnetcap" -r "$sample" | head -2) ||
+    fail "the first records differ from a direct read" ;;
 push-down-filter)
   need "$sample"
   start_daemon d -r "$sample" --wait-subscribers 1

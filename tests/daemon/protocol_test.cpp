@@ -22,6 +22,75 @@ TEST(DaemonProtocol, SubscribeRoundTrip) {
   EXPECT_EQ(decode_subscribe(encode(Subscribe{})).snaplen, kSnaplenAsCaptured);
 }
 
+TEST(DaemonProtocol, SubscribeSaysWhetherItTakesBatches) {
+  Subscribe s{"", 64, "new"};
+  s.takes_batches = true;
+  EXPECT_TRUE(decode_subscribe(encode(s)).takes_batches);
+  s.takes_batches = false;
+  EXPECT_FALSE(decode_subscribe(encode(s)).takes_batches);
+  // A subscriber from before batching sends no flags word: it gets RECORDs.
+  Frames old = encode(Subscribe{"type get", 64, "old"});
+  old[0].resize(8 + 4);
+  const Subscribe d = decode_subscribe(old);
+  EXPECT_FALSE(d.takes_batches);
+  EXPECT_EQ(d.snaplen, 64u);
+  EXPECT_EQ(d.filter, "type get");
+}
+
+TEST(DaemonProtocol, BatchCarriesEachRecordUnchanged) {
+  RecordMeta a;
+  a.seq = 7;
+  a.counters.matched = 7;
+  a.counters.subscriber_dropped = 2;
+  a.ts_ns = 1700000000123456789ull;
+  a.orig_len = 300;
+  RecordMeta b = a;
+  b.seq = b.counters.matched = 9;  // 8 was dropped
+  b.interface_id = 1;
+  b.has_drops_before = true;
+  b.drops_before = 5;
+  const Frame rec_a{1, 2, 3, 4, 5}, rec_b(1000, 0xab);
+  Frame body;
+  append_batch_entry(body, a, ByteSpan(rec_a), {});
+  append_batch_entry(body, b, ByteSpan(rec_b), {"first comment", ""});
+  const Frames f{encode_batch_header(2), body};
+  EXPECT_EQ(message_type(f), MessageType::kBatch);
+  EXPECT_EQ(f[0][5], 23);
+  const auto entries = decode_batch(f);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].meta.seq, 7u);
+  EXPECT_EQ(entries[0].meta.counters.subscriber_dropped, 2u);
+  EXPECT_EQ(entries[0].meta.ts_ns, a.ts_ns);
+  EXPECT_EQ(entries[0].meta.orig_len, 300u);
+  EXPECT_TRUE(std::equal(entries[0].record.begin(), entries[0].record.end(), rec_a.begin(), rec_a.end()));
+  EXPECT_TRUE(entries[0].comments.empty());
+  EXPECT_EQ(entries[1].meta.seq, 9u);
+  EXPECT_EQ(entries[1].meta.interface_id, 1u);
+  EXPECT_TRUE(entries[1].meta.has_drops_before);
+  EXPECT_EQ(entries[1].meta.drops_before, 5u);
+  EXPECT_TRUE(std::equal(entries[1].record.begin(), entries[1].record.end(), rec_b.begin(), rec_b.end()));
+  ASSERT_EQ(entries[1].comments.size(), 2u);
+  EXPECT_EQ(std::string(entries[1].comments[0].begin(), entries[1].comments[0].end()), "first comment");
+  EXPECT_TRUE(entries[1].comments[1].empty());
+  // The record is the one and only copy of its bytes: a span into the frame.
+  EXPECT_GE(entries[1].record.data(), f[1].data());
+  EXPECT_LE(entries[1].record.data() + entries[1].record.size(), f[1].data() + f[1].size());
+
+  // Malformed batches are refused, not read past their end.
+  Frames more{encode_batch_header(3), body};
+  EXPECT_THROW(decode_batch(more), Error);
+  Frames fewer{encode_batch_header(1), body};
+  EXPECT_THROW(decode_batch(fewer), Error);
+  for (std::size_t cut : {std::size_t{1}, std::size_t{5}, body.size() - 1}) {
+    Frames truncated{encode_batch_header(2), Frame(body.begin(), body.end() - cut)};
+    EXPECT_THROW(decode_batch(truncated), Error) << "cut " << cut;
+  }
+  Frame huge_len = body;
+  store_le32(huge_len.data() + 80, 0xfffffff0u);  // the first record's length
+  EXPECT_THROW(decode_batch(Frames{encode_batch_header(2), huge_len}), Error);
+  EXPECT_THROW(decode_batch(Frames{encode_batch_header(0xffffffffu), Frame{}}), Error);
+}
+
 TEST(DaemonProtocol, DumpAndStatusRoundTrip) {
   // DUMP carries SUBSCRIBE's fields under its own type (3): a daemon that
   // predates it refuses nothing it already knew.

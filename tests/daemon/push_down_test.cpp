@@ -5,6 +5,9 @@
 // records that are counted exactly while another one loses nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include <zmq.hpp>
 
 #include "daemon/snap_length.h"
@@ -29,11 +32,11 @@ class PushDown : public ::testing::Test {
 
   // A subscriber: a DEALER that sends SUBSCRIBE; the daemon side handles it.
   zmq::socket_t subscribe(const std::string& filter, std::uint32_t snaplen = kSnaplenAsCaptured,
-                          int rcvhwm = 1000) {
+                          int rcvhwm = 1000, bool takes_batches = false) {
     zmq::socket_t s(context_, zmq::socket_type::dealer);
     s.set(zmq::sockopt::rcvhwm, rcvhwm);
     s.connect(endpoint_);
-    send_frames(s, {}, encode(Subscribe{filter, snaplen, "test"}));
+    send_frames(s, {}, encode(Subscribe{filter, snaplen, "test", takes_batches}));
     Frames f;
     std::string id;
     zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
@@ -63,11 +66,65 @@ class PushDown : public ::testing::Test {
     }
   }
 
+  // The records of RECORD and BATCH messages, in order.
   static std::vector<RecordMeta> records(const std::vector<Frames>& messages) {
     std::vector<RecordMeta> out;
     for (const auto& m : messages)
       if (message_type(m) == MessageType::kRecord) out.push_back(decode_record_header(m));
+      else if (message_type(m) == MessageType::kBatch)
+        for (const auto& e : decode_batch(m)) out.push_back(e.meta);
     return out;
+  }
+
+  static std::size_t count_type(const std::vector<Frames>& messages, MessageType type) {
+    return static_cast<std::size_t>(std::count_if(messages.begin(), messages.end(),
+                                                  [&](const Frames& m) { return message_type(m) == type; }));
+  }
+
+  const daemon::SubscriberSet::Subscriber& subscriber(std::uint64_t number) const {
+    for (const auto& [id, s] : set_.subscribers())
+      if (s.number == number) return s;
+    throw std::logic_error("no subscriber " + std::to_string(number));
+  }
+
+  // A stopped subscriber (number 1) and one that keeps up (number 2), fed
+  // kRecords records flushed every `per_flush`: the reader loses nothing,
+  // the stopped one loses records counted exactly, as gaps in what it reads.
+  void stopped_loses_counted_records_reader_none(int per_flush, bool takes_batches) {
+    auto stopped = subscribe("", kSnaplenAsCaptured, 1, takes_batches);  // reads nothing until the end
+    auto reader = subscribe("", kSnaplenAsCaptured, 1000, takes_batches);
+    const OwnedMessage ping = test::ping_get();
+    constexpr int kRecords = 200;
+    std::vector<Frames> got;
+    for (int i = 0; i < kRecords; ++i) {
+      deliver(ping);
+      if ((i + 1) % per_flush != 0 && i + 1 != kRecords) continue;
+      set_.flush();
+      // The reader keeps up: everything it was sent is waiting for it.
+      for (auto& f : drain(reader, std::chrono::milliseconds(200))) got.push_back(f);
+    }
+    const auto rrec = records(got);
+    ASSERT_EQ(rrec.size(), static_cast<std::size_t>(kRecords));
+    for (int i = 0; i < kRecords; ++i) EXPECT_EQ(rrec[i].seq, static_cast<std::uint64_t>(i + 1));
+
+    const auto& slow = subscriber(1);
+    EXPECT_EQ(slow.matched, static_cast<std::uint64_t>(kRecords));
+    EXPECT_GT(slow.dropped, 0u);
+    EXPECT_EQ(slow.sent + slow.dropped, static_cast<std::uint64_t>(kRecords));
+    EXPECT_EQ(set_.total_dropped(), slow.dropped);
+    // What it finally reads: its gaps in sequence numbers are its drops,
+    // and every record says how many were dropped before it.
+    const auto srec = records(drain(stopped));
+    ASSERT_EQ(srec.size(), slow.sent);
+    std::uint64_t last = 0, gaps = 0;
+    for (const auto& r : srec) {
+      ASSERT_GT(r.seq, last);
+      gaps += r.seq - last - 1;
+      EXPECT_EQ(r.counters.subscriber_dropped, gaps) << "record " << r.seq;
+      last = r.seq;
+    }
+    gaps += kRecords - last;  // dropped after its last delivered record
+    EXPECT_EQ(gaps, slow.dropped);
   }
 
   std::string endpoint_ = "inproc://push-down";
@@ -138,39 +195,59 @@ TEST_F(PushDown, SnapLengthIsAppliedPerSubscriber) {
 }
 
 TEST_F(PushDown, StoppedSubscriberLosesCountedRecordsOthersLoseNone) {
-  auto stopped = subscribe("", kSnaplenAsCaptured, 1);  // reads nothing until the end
-  auto reader = subscribe("");
-  const OwnedMessage ping = test::ping_get();
-  constexpr int kRecords = 200;
-  std::vector<Frames> got;
-  for (int i = 0; i < kRecords; ++i) {
-    deliver(ping);
-    // The reader keeps up: everything it was sent is waiting for it.
-    for (auto& f : drain(reader, std::chrono::milliseconds(200))) got.push_back(f);
-  }
-  const auto rrec = records(got);
-  ASSERT_EQ(rrec.size(), static_cast<std::size_t>(kRecords));
-  for (int i = 0; i < kRecords; ++i) EXPECT_EQ(rrec[i].seq, static_cast<std::uint64_t>(i + 1));
+  stopped_loses_counted_records_reader_none(1, false);
+}
 
-  const auto& subs = set_.subscribers();
-  const daemon::SubscriberSet::Subscriber* slow = nullptr;
-  for (const auto& [id, s] : subs)
-    if (s.number == 1) slow = &s;
-  ASSERT_NE(slow, nullptr);
-  EXPECT_EQ(slow->matched, static_cast<std::uint64_t>(kRecords));
-  EXPECT_GT(slow->dropped, 0u);
-  EXPECT_EQ(slow->sent + slow->dropped, static_cast<std::uint64_t>(kRecords));
-  // What it finally reads: its gaps in sequence numbers are its drops.
-  const auto srec = records(drain(stopped));
-  ASSERT_EQ(srec.size(), slow->sent);
-  std::uint64_t last = 0, gaps = 0;
-  for (const auto& r : srec) {
-    ASSERT_GT(r.seq, last);
-    gaps += r.seq - last - 1;
-    last = r.seq;
-  }
-  gaps += kRecords - last;  // dropped after its last delivered record
-  EXPECT_EQ(gaps, slow->dropped);
+// With batches a full queue drops a whole batch: still counted record by record.
+TEST_F(PushDown, StoppedBatchSubscriberLosesCountedRecordsOthersLoseNone) {
+  stopped_loses_counted_records_reader_none(5, true);
+  EXPECT_EQ(subscriber(1).dropped % 5, 0u);  // whole batches of 5
+}
+
+TEST_F(PushDown, BatchesAreSentWhenFullOrFlushedAndOldSubscribersGetRecords) {
+  auto batched = subscribe("", kSnaplenAsCaptured, 1000, true);
+  auto old = subscribe("");  // a subscriber from before batching
+  const OwnedMessage ping = test::ping_get();
+  const std::uint32_t full = daemon::SubscriberSet::kBatchRecords;
+  for (std::uint32_t i = 0; i < full + 2; ++i) deliver(ping);
+  // A full batch goes at once; the 2 records after it wait for flush().
+  auto b = drain(batched);
+  EXPECT_EQ(count_type(b, MessageType::kBatch), 1u);
+  EXPECT_EQ(records(b).size(), full);
+  set_.flush();
+  const auto rest = drain(batched);
+  ASSERT_EQ(rest.size(), 1u);
+  const auto entries = decode_batch(rest[0]);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].meta.seq, full + 1);
+  EXPECT_EQ(entries[1].meta.seq, full + 2);
+  // The record exactly as the source had it.
+  EXPECT_TRUE(std::equal(entries[1].record.begin(), entries[1].record.end(), ping.bytes.begin(),
+                         ping.bytes.end()));
+  set_.flush();  // nothing gathered: nothing sent
+  EXPECT_TRUE(drain(batched, std::chrono::milliseconds(50)).empty());
+
+  const auto o = drain(old);
+  EXPECT_EQ(count_type(o, MessageType::kBatch), 0u);
+  EXPECT_EQ(count_type(o, MessageType::kRecord), full + 2);
+}
+
+// The byte bound: large records make a batch before kBatchRecords.
+TEST_F(PushDown, BatchIsBoundedByBytes) {
+  auto batched = subscribe("", kSnaplenAsCaptured, 1000, true);
+  const OwnedMessage ping = test::ping_get();
+  // The daemon does not look inside a record no filter needs: a quarter
+  // of the byte bound of anything will do.
+  const std::vector<std::uint8_t> big(daemon::SubscriberSet::kBatchBytes / 4, 0x5a);
+  CapturedRecord rec;
+  rec.bytes = ByteSpan(big);
+  rec.orig_len = static_cast<std::uint32_t>(big.size());
+  for (int i = 0; i < 5; ++i) set_.deliver(rec, ping.msg, interfaces_, stats_, 0);
+  const auto b = drain(batched);
+  ASSERT_EQ(count_type(b, MessageType::kBatch), 1u);
+  EXPECT_EQ(records(b).size(), 4u);  // 4 quarters and their headers pass the bound
+  set_.flush();
+  EXPECT_EQ(records(drain(batched)).size(), 1u);
 }
 
 TEST(SnapLength, CutKeepsHeadersAndPayloadLength) {

@@ -280,6 +280,9 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       extras.observe(rec, msg, interfaces);
       subscribers.deliver(rec, msg, interfaces, stats, watermark());
     }
+    // What the source had queued is handed out: send the gathered batches
+    // now, so a trickle of records is never kept waiting for more.
+    subscribers.flush();
     dumping = subscribers.pump_dumps(interfaces, stats);
     extras.update(stats, subscribers.size(), subscribers.total_dropped());
     if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);

@@ -275,8 +275,9 @@ Daemon:
                            its public key and exit
       --allow-insecure-tcp listen on TCP without authentication: anyone who
                            can connect can read every message
-      --queue N            messages queued per subscriber before its records
-                           are dropped and counted (default 1000)
+      --queue N            messages (a record, or a batch of up to 64) queued
+                           per subscriber before its records are dropped and
+                           counted (default 1000)
       --wait-subscribers N start the source once N subscribers are there
       --linger SECS        after the source ends, how long a stopped
                            subscriber's end-of-stream may wait (default 10)

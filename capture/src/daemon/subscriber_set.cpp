@@ -93,6 +93,7 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.client = request.client;
   s.filter_text = request.filter;
   s.snaplen = request.snaplen;
+  s.takes_batches = request.takes_batches && !dump;  // a dump's records go one by one
   s.dump = dump;
   if (dump) s.backlog.assign(recorder_->held().begin(), recorder_->held().end());
   subscribe::Accept accept = identity_;
@@ -182,22 +183,56 @@ bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const Capt
                                 const SourceStats& stats, std::uint64_t watermark_ns) {
   if (!s.filter.matches(msg)) return true;
   ++s.matched;
+  if (s.takes_batches) {
+    // Interfaces go before the batch that uses them; when one does not fit
+    // in the queue, neither would the batch.
+    if (!announce_interfaces(id, s, interfaces)) {
+      count_dropped(s, 1);
+      return true;
+    }
+    subscribe::append_batch_entry(s.batch, record_meta(s, rec, s.matched, stats, watermark_ns),
+                                  cut_payload(rec.bytes, s.snaplen, &scratch_), rec.comments);
+    ++s.batch_records;
+    if (s.batch_records >= kBatchRecords || s.batch.size() >= kBatchBytes) return flush_one(id, s);
+    return true;
+  }
   switch (send_record(id, s, rec, s.matched, interfaces, stats, watermark_ns)) {
     case SendResult::kSent: ++s.sent; break;
-    case SendResult::kQueueFull:
-      ++s.dropped;
-      ++total_dropped_;
-      break;
+    case SendResult::kQueueFull: count_dropped(s, 1); break;
     case SendResult::kPeerGone: return false;
   }
   return true;
 }
 
-SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
-                                      std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
-                                      const SourceStats& stats, std::uint64_t watermark_ns) {
-  // Interfaces first: when one does not fit in the queue, neither would the record.
-  if (!announce_interfaces(id, s, interfaces)) return SendResult::kQueueFull;
+void SubscriberSet::count_dropped(Subscriber& s, std::uint64_t n) {
+  s.dropped += n;
+  total_dropped_ += n;
+}
+
+bool SubscriberSet::flush_one(const std::string& id, Subscriber& s) {
+  if (s.batch_records == 0) return true;
+  const subscribe::Frame header = subscribe::encode_batch_header(s.batch_records);
+  const SendResult r = send(id, {ByteSpan(header), ByteSpan(s.batch)});
+  switch (r) {
+    case SendResult::kSent: s.sent += s.batch_records; break;
+    case SendResult::kQueueFull: count_dropped(s, s.batch_records); break;
+    case SendResult::kPeerGone: break;
+  }
+  s.batch.clear();
+  s.batch_records = 0;
+  return r != SendResult::kPeerGone;
+}
+
+void SubscriberSet::flush() {
+  std::vector<std::string> gone;
+  for (auto& [id, s] : subscribers_)
+    if (!flush_one(id, s)) gone.push_back(id);
+  for (const auto& id : gone) remove(id, "disconnected");
+}
+
+subscribe::RecordMeta SubscriberSet::record_meta(const Subscriber& s, const CapturedRecord& rec,
+                                                 std::uint64_t seq, const SourceStats& stats,
+                                                 std::uint64_t watermark_ns) const {
   subscribe::RecordMeta m;
   m.seq = seq;
   m.counters = counters(s, stats, watermark_ns);
@@ -208,7 +243,16 @@ SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, cons
   m.epb_flags = rec.epb_flags;
   m.has_drops_before = rec.has_drops_before;
   m.drops_before = rec.drops_before;
-  const subscribe::Frame header = subscribe::encode_record_header(m);
+  return m;
+}
+
+SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                                      std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
+                                      const SourceStats& stats, std::uint64_t watermark_ns) {
+  // Interfaces first: when one does not fit in the queue, neither would the record.
+  if (!announce_interfaces(id, s, interfaces)) return SendResult::kQueueFull;
+  const subscribe::Frame header =
+      subscribe::encode_record_header(record_meta(s, rec, seq, stats, watermark_ns));
   std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
   for (const auto& c : rec.comments)
     parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
@@ -288,6 +332,7 @@ void SubscriberSet::heartbeat(const SourceStats& stats, std::uint64_t watermark_
 }
 
 bool SubscriberSet::send_end(const subscribe::End& end, const SourceStats& stats) {
+  flush();  // END follows every record
   bool all = true;
   std::vector<std::string> gone;
   for (auto& [id, s] : subscribers_) {

@@ -7,6 +7,13 @@
 // subscriber whose queue (ZMQ_SNDHWM messages plus the socket buffer) is
 // full loses that record - counted, and visible to it as a gap in the
 // sequence numbers - while the capture and every other subscriber go on.
+//
+// A subscriber that takes batches gets its records gathered into BATCH
+// messages (at most kBatchRecords records or kBatchBytes bytes); flush()
+// sends what is gathered, and the daemon calls it every time it has handed
+// out what the source had queued, so a batch never waits for more records
+// to come.  A batch that does not fit is dropped whole: every record in it
+// is counted, and shows as a gap in the sequence numbers.
 #pragma once
 
 #include <zmq.hpp>
@@ -63,6 +70,8 @@ class SubscriberSet {
   void deliver(const CapturedRecord& rec, const Message& msg,
                const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
                std::uint64_t watermark_ns);
+  /// Sends every subscriber's gathered batch (see above).
+  void flush();
   /// A HEARTBEAT to every subscriber (best effort: a full queue skips it).
   void heartbeat(const SourceStats& stats, std::uint64_t watermark_ns);
   /// Queues END for every subscriber that has not got it yet; true once
@@ -92,6 +101,9 @@ class SubscriberSet {
     std::uint64_t matched = 0, dropped = 0, sent = 0;
     std::size_t interfaces_sent = 0;
     bool end_sent = false;
+    bool takes_batches = false;
+    subscribe::Frame batch;               // records gathered for one BATCH
+    std::uint32_t batch_records = 0;
     bool dump = false;                    // a DUMP: sends `backlog`, not the live stream
     std::deque<StoredRecordPtr> backlog;  // the recorder's records still to send
   };
@@ -101,11 +113,18 @@ class SubscriberSet {
  private:
   subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,
                                std::uint64_t watermark_ns) const;
+  /// What a RECORD (or BATCH entry) says about rec as s's number seq.
+  subscribe::RecordMeta record_meta(const Subscriber& s, const CapturedRecord& rec, std::uint64_t seq,
+                                    const SourceStats& stats, std::uint64_t watermark_ns) const;
   /// One record to one subscriber; false when it is gone.
   bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
                    const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
                    std::uint64_t watermark_ns);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
+  /// Sends s's gathered batch; false when the subscriber is gone.
+  bool flush_one(const std::string& id, Subscriber& s);
+  /// Counts n records lost for s (its queue was full).
+  void count_dropped(Subscriber& s, std::uint64_t n);
   bool announce_interfaces(const std::string& id, Subscriber& s,
                            const std::vector<CaptureInterface>& interfaces);
   void subscribe(const std::string& id, const subscribe::Frames& frames, const subscribe::Peer& peer,
@@ -115,6 +134,12 @@ class SubscriberSet {
                                     std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
                                     const SourceStats& stats, std::uint64_t watermark_ns);
   void remove(const std::string& id, const char* why);
+
+ public:
+  static constexpr std::uint32_t kBatchRecords = 64;
+  static constexpr std::size_t kBatchBytes = 256 * 1024;
+
+ private:
 
   zmq::socket_t& router_;
   subscribe::Accept identity_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "protocol.h"
 
+#include <algorithm>
+
 #include "../error.h"
 
 namespace lnetcap::subscribe {
@@ -26,21 +28,33 @@ std::string frame_text(const Frames& frames, std::size_t i) {
   return std::string(frames[i].begin(), frames[i].end());
 }
 
-// Reads the fixed fields after the preamble, failing with the message name.
-class FixedReader {
+// Reads little-endian fields whose presence the caller has checked.
+class FieldReader {
  public:
-  FixedReader(const Frames& frames, MessageType want, const char* name, std::size_t fixed_len,
-              std::size_t min_frames) {
-    if (message_type(frames) != want) throw Error(std::string("lnetcapd protocol: expected ") + name);
-    if (frames[0].size() < kPreamble + fixed_len || frames.size() < min_frames)
-      throw Error(std::string("lnetcapd protocol: truncated ") + name + " message");
-    p_ = frames[0].data() + kPreamble;
-  }
+  explicit FieldReader(const std::uint8_t* p) : p_(p) {}
   std::uint32_t u32() { auto v = load_le32(p_); p_ += 4; return v; }
   std::uint64_t u64() { auto v = load_le64(p_); p_ += 8; return v; }
+  const std::uint8_t* position() const { return p_; }
 
  private:
   const std::uint8_t* p_;
+};
+
+// The fixed fields after the preamble, failing with the message name.
+class FixedReader : public FieldReader {
+ public:
+  FixedReader(const Frames& frames, MessageType want, const char* name, std::size_t fixed_len,
+              std::size_t min_frames)
+      : FieldReader(checked(frames, want, name, fixed_len, min_frames)) {}
+
+ private:
+  static const std::uint8_t* checked(const Frames& frames, MessageType want, const char* name,
+                                     std::size_t fixed_len, std::size_t min_frames) {
+    if (message_type(frames) != want) throw Error(std::string("lnetcapd protocol: expected ") + name);
+    if (frames[0].size() < kPreamble + fixed_len || frames.size() < min_frames)
+      throw Error(std::string("lnetcapd protocol: truncated ") + name + " message");
+    return frames[0].data() + kPreamble;
+  }
 };
 
 constexpr std::size_t kCountersLen = 5 * 8;
@@ -53,7 +67,7 @@ void put_counters(LeWriter& w, const Counters& c) {
   w.u64(c.watermark_ns);
 }
 
-Counters get_counters(FixedReader& r) {
+Counters get_counters(FieldReader& r) {
   Counters c;
   c.matched = r.u64();
   c.subscriber_dropped = r.u64();
@@ -61,6 +75,36 @@ Counters get_counters(FixedReader& r) {
   c.source_dropped = r.u64();
   c.watermark_ns = r.u64();
   return c;
+}
+
+// A RECORD's fixed fields, also the head of every BATCH entry.
+constexpr std::size_t kRecordMetaLen = 8 + kCountersLen + 8 + 16 + 8;
+
+void put_record_meta(LeWriter& w, const RecordMeta& m) {
+  w.u64(m.seq);
+  put_counters(w, m.counters);
+  w.u64(m.ts_ns);
+  w.u32(m.interface_id);
+  w.u32(m.orig_len);
+  w.u32(m.epb_flags);
+  w.u32(m.has_drops_before ? 1 : 0);
+  w.u64(m.drops_before);
+}
+
+RecordMeta get_record_meta(FieldReader& r) {
+  RecordMeta m;
+  m.seq = r.u64();
+  m.counters = get_counters(r);
+  m.ts_ns = r.u64();
+  m.interface_id = r.u32();
+  m.orig_len = r.u32();
+  m.epb_flags = r.u32();
+  m.has_drops_before = r.u32() != 0;
+  m.drops_before = r.u64();
+  if (m.seq == 0 || m.seq > m.counters.matched)
+    throw Error("lnetcapd protocol: RECORD sequence number " + std::to_string(m.seq) +
+                " outside 1.." + std::to_string(m.counters.matched));
+  return m;
 }
 
 }  // namespace
@@ -80,7 +124,9 @@ MessageType message_type(const Frames& frames) {
 
 Frames encode(const Subscribe& m) {
   Frame f = preamble(MessageType::kSubscribe);
-  LeWriter(f).u32(m.snaplen);
+  LeWriter w(f);
+  w.u32(m.snaplen);
+  w.u32(m.takes_batches ? kSubscribeTakesBatches : 0);  // an older daemon ignores it
   return {f, text_frame(m.filter), text_frame(m.client)};
 }
 
@@ -138,15 +184,27 @@ Frames encode(const End& m) {
 Frame encode_record_header(const RecordMeta& m) {
   Frame f = preamble(MessageType::kRecord);
   LeWriter w(f);
-  w.u64(m.seq);
-  put_counters(w, m.counters);
-  w.u64(m.ts_ns);
-  w.u32(m.interface_id);
-  w.u32(m.orig_len);
-  w.u32(m.epb_flags);
-  w.u32(m.has_drops_before ? 1 : 0);
-  w.u64(m.drops_before);
+  put_record_meta(w, m);
   return f;
+}
+
+Frame encode_batch_header(std::uint32_t count) {
+  Frame f = preamble(MessageType::kBatch);
+  LeWriter(f).u32(count);
+  return f;
+}
+
+void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
+                        const std::vector<std::string>& comments) {
+  LeWriter w(body);
+  put_record_meta(w, m);
+  w.u32(static_cast<std::uint32_t>(record.size()));
+  w.bytes(record.data(), record.size());
+  w.u32(static_cast<std::uint32_t>(comments.size()));
+  for (const auto& c : comments) {
+    w.u32(static_cast<std::uint32_t>(c.size()));
+    w.bytes(c.data(), c.size());
+  }
 }
 
 namespace {
@@ -155,6 +213,8 @@ Subscribe decode_request(const Frames& frames, MessageType type, const char* nam
   FixedReader r(frames, type, name, 4, 2);
   Subscribe m;
   m.snaplen = r.u32();
+  // The flags word came with batching; an older subscriber sends none.
+  m.takes_batches = frames[0].size() >= kPreamble + 8 && (r.u32() & kSubscribeTakesBatches) != 0;
   m.filter = frame_text(frames, 1);
   m.client = frame_text(frames, 2);
   return m;
@@ -215,20 +275,43 @@ End decode_end(const Frames& frames) {
 }
 
 RecordMeta decode_record_header(const Frames& frames) {
-  FixedReader r(frames, MessageType::kRecord, "RECORD", 8 + kCountersLen + 8 + 16 + 8, 2);
-  RecordMeta m;
-  m.seq = r.u64();
-  m.counters = get_counters(r);
-  m.ts_ns = r.u64();
-  m.interface_id = r.u32();
-  m.orig_len = r.u32();
-  m.epb_flags = r.u32();
-  m.has_drops_before = r.u32() != 0;
-  m.drops_before = r.u64();
-  if (m.seq == 0 || m.seq > m.counters.matched)
-    throw Error("lnetcapd protocol: RECORD sequence number " + std::to_string(m.seq) +
-                " outside 1.." + std::to_string(m.counters.matched));
-  return m;
+  FixedReader r(frames, MessageType::kRecord, "RECORD", kRecordMetaLen, 2);
+  return get_record_meta(r);
+}
+
+std::vector<BatchEntry> decode_batch(const Frames& frames) {
+  FixedReader header(frames, MessageType::kBatch, "BATCH", 4, 2);
+  const std::uint32_t count = header.u32();
+  const Frame& body = frames[1];
+  const std::uint8_t* const end = body.data() + body.size();
+  FieldReader r(body.data());
+  auto need = [&](std::size_t n) {
+    if (static_cast<std::size_t>(end - r.position()) < n)
+      throw Error("lnetcapd protocol: truncated BATCH message (" + std::to_string(count) +
+                  " records announced)");
+  };
+  auto span = [&](std::uint32_t len) {
+    need(len);
+    ByteSpan s(r.position(), len);
+    r = FieldReader(r.position() + len);
+    return s;
+  };
+  std::vector<BatchEntry> out;
+  out.reserve(std::min<std::size_t>(count, body.size() / (kRecordMetaLen + 8)));
+  for (std::uint32_t i = 0; i < count; ++i) {
+    BatchEntry e;
+    need(kRecordMetaLen + 4);
+    e.meta = get_record_meta(r);
+    e.record = span(r.u32());
+    need(4);
+    for (std::uint32_t c = r.u32(); c > 0; --c) {
+      need(4);
+      e.comments.push_back(span(r.u32()));
+    }
+    out.push_back(std::move(e));
+  }
+  if (r.position() != end) throw Error("lnetcapd protocol: BATCH message longer than its records");
+  return out;
 }
 
 }  // namespace lnetcap::subscribe

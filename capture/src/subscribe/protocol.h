@@ -9,6 +9,15 @@
 // fixed little-endian fields follow in the same frame, strings and the
 // record bytes travel in their own frames.  A RECORD's body frame is the
 // lnetcap record exactly as an EPB of a pcapng file holds it.
+//
+// BATCH carries several records in one ZeroMQ message (one message costs
+// both ends far more than its bytes): frame 0 holds the record count,
+// frame 1 the records one after another, each as a RECORD's fixed fields,
+// u32 length + the unchanged lnetcap record, u32 comment count and u32
+// length + bytes per comment.  Only a subscriber whose SUBSCRIBE set
+// kSubscribeTakesBatches gets them; an older one (SUBSCRIBE without the
+// flags word) still gets one RECORD per record, and an older daemon
+// ignores the flags word - so neither side needs a version bump.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +36,8 @@ using Frames = std::vector<Frame>;
 inline constexpr std::uint8_t kProtocolVersion = 1;
 /// SUBSCRIBE's snap length meaning "the payload bytes the daemon captured".
 inline constexpr std::uint32_t kSnaplenAsCaptured = 0xffffffffu;
+/// SUBSCRIBE flag: this subscriber understands BATCH.
+inline constexpr std::uint32_t kSubscribeTakesBatches = 1u;
 
 enum class MessageType : std::uint8_t {
   // subscriber -> daemon
@@ -42,12 +53,14 @@ enum class MessageType : std::uint8_t {
   kHeartbeat = 20,
   kEnd = 21,
   kStatusReply = 22,
+  kBatch = 23,
 };
 
 struct Subscribe {
   std::string filter;                         // the lnetcap filter language
   std::uint32_t snaplen = kSnaplenAsCaptured;  // payload bytes kept per record
   std::string client;                         // "lnetcap 0.1.0 pid 42 uid 1000", for logs
+  bool takes_batches = false;                 // records may come as BATCH
 };
 
 /// STATUS_REPLY: the daemon's figures, in the order it lists them
@@ -91,6 +104,13 @@ struct RecordMeta {
   std::uint64_t drops_before = 0;
 };
 
+/// One record of a BATCH; the spans point into the message's frame 1.
+struct BatchEntry {
+  RecordMeta meta;
+  ByteSpan record;
+  std::vector<ByteSpan> comments;
+};
+
 struct End {
   Counters counters;
   bool failed = false;  // the source failed (reason says how)
@@ -115,6 +135,10 @@ Frames encode(const End& m);
 /// A RECORD's header frame; the daemon sends it, the record bytes and one
 /// frame per EPB comment.
 Frame encode_record_header(const RecordMeta& m);
+/// BATCH: encode_batch_header(n) and a body of n append_batch_entry().
+Frame encode_batch_header(std::uint32_t count);
+void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
+                        const std::vector<std::string>& comments);
 
 // Decoders throw Error naming what is malformed.
 Subscribe decode_subscribe(const Frames& frames);
@@ -127,5 +151,7 @@ Counters decode_heartbeat(const Frames& frames);
 End decode_end(const Frames& frames);
 /// frames[0] is the header, frames[1] the record, frames[2...] comments.
 RecordMeta decode_record_header(const Frames& frames);
+/// A BATCH's records, in order; the spans point into frames[1].
+std::vector<BatchEntry> decode_batch(const Frames& frames);
 
 }  // namespace lnetcap::subscribe

@@ -147,6 +147,11 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       ended_ = true;
       return false;
     }
+    if (batch_next_ < batch_.size()) {  // frames_ still holds the batch
+      const BatchEntry& e = batch_[batch_next_++];
+      take_record(e.meta, e.record, e.comments, out);
+      return true;
+    }
     if (!receive(frames_, kTick)) {
       if (Clock::now() - last_heard_ > kSilenceLimit)
         throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
@@ -169,26 +174,14 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       }
       case MessageType::kRecord: {
         const RecordMeta m = decode_record_header(frames_);
-        if (m.seq <= last_seq_) throw protocol_error(uri_, "record sequence numbers went backwards");
-        if (m.interface_id >= interfaces_.size())
-          throw protocol_error(uri_, "record on an interface never announced");
-        const std::uint64_t gap = m.seq - last_seq_ - 1;  // dropped for this subscriber
-        gap_drops_ += gap;
-        last_seq_ = m.seq;
-        counters_ = m.counters;
-        out = CapturedRecord{};
-        out.ts_ns = m.ts_ns;
-        out.interface_id = m.interface_id;
-        out.bytes = ByteSpan(frames_[1]);
-        out.orig_len = m.orig_len;
-        out.epb_flags = m.epb_flags;
-        out.has_drops_before = m.has_drops_before || gap > 0;
-        out.drops_before = m.drops_before + gap;
-        for (std::size_t i = 2; i < frames_.size(); ++i)
-          out.comments.emplace_back(frames_[i].begin(), frames_[i].end());
-        ++delivered_;
+        std::vector<ByteSpan> comments(frames_.begin() + 2, frames_.end());
+        take_record(m, ByteSpan(frames_[1]), comments, out);
         return true;
       }
+      case MessageType::kBatch:
+        batch_ = decode_batch(frames_);
+        batch_next_ = 0;
+        continue;  // returned from the top of the loop
       case MessageType::kHeartbeat:
         counters_ = decode_heartbeat(frames_);
         continue;
@@ -207,6 +200,27 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       default: throw protocol_error(uri_, "unexpected message type");
     }
   }
+}
+
+void SubscriptionSource::take_record(const RecordMeta& m, ByteSpan bytes,
+                                     const std::vector<ByteSpan>& comments, CapturedRecord& out) {
+  if (m.seq <= last_seq_) throw protocol_error(uri_, "record sequence numbers went backwards");
+  if (m.interface_id >= interfaces_.size())
+    throw protocol_error(uri_, "record on an interface never announced");
+  const std::uint64_t gap = m.seq - last_seq_ - 1;  // dropped for this subscriber
+  gap_drops_ += gap;
+  last_seq_ = m.seq;
+  counters_ = m.counters;
+  out = CapturedRecord{};
+  out.ts_ns = m.ts_ns;
+  out.interface_id = m.interface_id;
+  out.bytes = bytes;
+  out.orig_len = m.orig_len;
+  out.epb_flags = m.epb_flags;
+  out.has_drops_before = m.has_drops_before || gap > 0;
+  out.drops_before = m.drops_before + gap;
+  for (const auto& c : comments) out.comments.emplace_back(c.begin(), c.end());
+  ++delivered_;
 }
 
 SourceStats SubscriptionSource::stats() const {
@@ -228,6 +242,7 @@ std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>&
   Subscribe request;
   request.filter = filter;
   request.snaplen = snaplen;
+  request.takes_batches = true;
   request.client = std::string("lnetcap ") + LNETCAP_VERSION + " pid " + std::to_string(::getpid()) +
                    " uid " + std::to_string(::getuid());
   std::vector<std::unique_ptr<TimedSource>> sources;

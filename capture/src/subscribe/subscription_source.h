@@ -61,6 +61,9 @@ class SubscriptionSource : public TimedSource {
  private:
   bool receive(Frames& frames, std::chrono::milliseconds timeout);
   void say_bye();
+  /// One record (of a RECORD or a BATCH) into out; its gap counts as drops.
+  void take_record(const RecordMeta& m, ByteSpan bytes, const std::vector<ByteSpan>& comments,
+                   CapturedRecord& out);
 
   std::string uri_;
   zmq::context_t context_;
@@ -68,7 +71,9 @@ class SubscriptionSource : public TimedSource {
   Accept accept_;
   Status status_;
   std::vector<CaptureInterface> interfaces_;
-  Frames frames_;  // the last RECORD (out.bytes points into it)
+  Frames frames_;  // the last RECORD or BATCH (out.bytes points into it)
+  std::vector<BatchEntry> batch_;  // the last BATCH's records (spans into frames_)
+  std::size_t batch_next_ = 0;     // of batch_, the next one next() returns
   Counters counters_;
   std::uint64_t delivered_ = 0, last_seq_ = 0, gap_drops_ = 0;
   bool stop_ = false, ended_ = false;
