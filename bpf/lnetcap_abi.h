@@ -48,15 +48,22 @@ struct lnetcap_layout {
 	/* struct lnet_libmd */
 	__u16 md_start;          /* char * */
 	__u16 md_options;        /* unsigned int, LNET_MD_KIOV = 0x100 */
+	__u16 md_flags;          /* unsigned int, LNET_MD_FLAG_ABORTED = 0x4 */
+	__u16 md_handler;        /* lnet_handler_t: the MD's event callback */
 	/* struct lnet_ni */
 	__u16 ni_nid;            /* struct lnet_nid */
 	/* struct lnet_peer_ni */
 	__u16 lpni_nid;          /* struct lnet_nid */
 } LNETCAP_PACKED;
-LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 48);
+LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 52);
 
 /* struct lnet_libmd option bit: the MD is a bio_vec array, not a buffer. */
 #define LNETCAP_LNET_MD_KIOV 0x100U
+/* struct lnet_libmd flag bit: the MD was unlinked while messages still used
+ * it.  A send on it that completes without error is reported by LNet as
+ * -ETIMEDOUT (lnet_msg_detach_md, when the MD has a handler) and not
+ * counted as sent: its waiter gave up on it. */
+#define LNETCAP_LNET_MD_FLAG_ABORTED 0x4U
 
 /*
  * How a struct page * becomes the kernel address of its bytes, as the

@@ -96,6 +96,7 @@ static __always_inline bool lnetcap_dir_wanted(__u8 dir)
 
 
 #define LNETCAP_ENOENT 2
+#define LNETCAP_ETIMEDOUT 110
 #define LNETCAP_EPROTO 71
 
 /* lnet_send(src_nid, msg, rtr_nid): LNet takes a message to send: a new
@@ -321,6 +322,26 @@ static __always_inline int lnetcap_on_recv_dropped(__u64 msg, int rc)
 	return 0;
 }
 
+/*
+ * The status LNet gives the message's event, and counts it by: a message
+ * that completed without error on an MD that was unlinked under it (its
+ * waiter gave up, e.g. a ping past its timeout) is -ETIMEDOUT when the MD
+ * has an event handler, and is then not counted as sent or received
+ * (lnet_msg_detach_md, lnet_msg_decommit_tx/rx).
+ */
+static __always_inline int lnetcap_event_status(__u64 msg, int rc)
+{
+	__u64 md;
+
+	if (rc != 0)
+		return rc;
+	md = lnetcap_read_ptr(msg + cfg.lo.msg_md);
+	if (!md || !(lnetcap_read_u32(md + cfg.lo.md_flags) &
+		     LNETCAP_LNET_MD_FLAG_ABORTED))
+		return 0;
+	return lnetcap_read_ptr(md + cfg.lo.md_handler) ? -LNETCAP_ETIMEDOUT : 0;
+}
+
 static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 {
 	struct lnetcap_src s = {};
@@ -328,6 +349,7 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	bool rx, tx, routing;
 	__u32 type;
 	__u64 rxni;
+	int status;
 
 	if (!msg)
 		return 0;
@@ -337,14 +359,17 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 			      cfg.lo.msg_tx_committed_bit);
 	h = bpf_map_lookup_elem(&held, &msg);
 	/* A failed send, or one LNet gave up before committing it.  A
-	 * committed one may be resent as the same msg; one never committed
-	 * is freed by LNet now. */
-	if (rc != 0 && (tx || (!rx && h))) {
-		lnetcap_on_send_failed(msg, rc, h);
-		if (!tx)
+	 * committed one may be resent as the same msg (health decides that
+	 * from rc, before the MD is looked at); one never committed, or
+	 * failed only by its aborted MD, is freed by LNet now. */
+	status = lnetcap_event_status(msg, rc);
+	if (status != 0 && (tx || (!rx && h))) {
+		lnetcap_on_send_failed(msg, status, h);
+		if (!tx || rc == 0)
 			bpf_map_delete_elem(&held, &msg);
 		return 0;
 	}
+	rc = status;
 	if (h)
 		bpf_map_delete_elem(&held, &msg);
 	/* Only a message we received and are not also sending (a received

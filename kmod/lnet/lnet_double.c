@@ -585,6 +585,21 @@ static void dbl_send_response(struct lnet_msg *msg, struct lnet_ni *ni)
  * lnet_complete_msg_locked(): resend on a health failure, send the ACK a
  * received PUT asked for, forward a routed message once it is received.
  */
+/*
+ * The status LNet reports for msg (lnet_msg_detach_md): a message that
+ * completed on an MD unlinked under it, with an event handler, is
+ * -ETIMEDOUT and not counted as sent or received.
+ */
+static int dbl_event_status(const struct lnet_msg *msg, int rc)
+{
+	const struct lnet_libmd *md = msg->msg_md;
+
+	if (rc == 0 && md && (md->md_flags & LNET_MD_FLAG_ABORTED) &&
+	    md->md_handler)
+		return -ETIMEDOUT;
+	return rc;
+}
+
 noinline void lnet_finalize(struct lnet_msg *msg, int rc)
 {
 	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
@@ -596,9 +611,11 @@ noinline void lnet_finalize(struct lnet_msg *msg, int rc)
 		n = dbl_kiov_read(msg->msg_kiov, msg->msg_niov,
 				  msg->msg_offset, dbl_snap,
 				  min_t(size_t, msg->msg_wanted, DBL_LOG_SNAP));
+	/* Logged with the status LNet reports; health decides on rc. */
 	dbl_log_event("lnet_finalize", msg,
 		      rx ? msg->msg_rxni : msg->msg_txni, &msg->msg_hdr, rx,
-		      rc, dbl_snap, n, rx ? msg->msg_wanted : msg->msg_len);
+		      dbl_event_status(msg, rc), dbl_snap, n,
+		      rx ? msg->msg_wanted : msg->msg_len);
 
 	if (msg->msg_sending) {
 		if (rc && msg->msg_health_status != LNET_MSG_STATUS_OK &&
@@ -981,6 +998,13 @@ static struct dbl_msg *dbl_tx_msg(struct lnet_ni *ni, struct lnet_peer_ni *peer,
 /* What lnet_send does with the next request (the "queue" and "send_drop"
  * scenarios set them). */
 static unsigned int dbl_next_hold_ms;
+static bool dbl_next_aborted;
+
+/* The event handler of an MD whose waiter gave up ("aborted"): LNet only
+ * reports -ETIMEDOUT for an MD that has one. */
+static noinline void dbl_md_handler(struct lnet_event *ev)
+{
+}
 static int dbl_next_drop_rc, dbl_next_drop_hs;
 
 /* A ptlrpc request: LNetPut(NOACK) of a contiguous buffer, offset 0. */
@@ -1018,6 +1042,11 @@ static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
 	dm->inject_rc = inject_rc;
 	dm->inject_hs = inject_hs;
 	dm->msg.msg_no_resend = no_resend;
+	if (dbl_next_aborted) {
+		md->md_flags |= LNET_MD_FLAG_ABORTED;
+		md->md_handler = dbl_md_handler;
+		dbl_next_aborted = false;
+	}
 	dm->hold_ms = dbl_next_hold_ms;
 	dm->drop_rc = dbl_next_drop_rc;
 	dm->drop_hs = dbl_next_drop_hs;
@@ -1360,6 +1389,16 @@ static int dbl_sc_send_drop(void)
 				NULL, 0, 0, 0, false);
 }
 
+/* A request whose MD its waiter unlinked before the send completed (a
+ * ping past its timeout): sent without error, reported -ETIMEDOUT. */
+static int dbl_sc_aborted(void)
+{
+	dbl_next_aborted = true;
+	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+				LNETCAP_OPC_OBD_PING, 0x00010000, dbl_xid++,
+				NULL, 0, 0, 0, false);
+}
+
 /* A GET (a bulk read from the OSS) that a drop rule drops in lnet_parse. */
 static int dbl_sc_drop_rule(void)
 {
@@ -1414,6 +1453,7 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	{ "send_drop", dbl_sc_send_drop, 1 },	/* dropped before the LND */
 	{ "drop_rule", dbl_sc_drop_rule, 1 },	/* GET dropped by a rule */
 	{ "malformed", dbl_sc_malformed, 1 },	/* ACK refused: -EPROTO */
+	{ "aborted", dbl_sc_aborted, 1 },	/* MD unlinked: -ETIMEDOUT */
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */

@@ -373,6 +373,43 @@ TEST_F(BpfCapture, FailedSendIsOneMessageWithALinkedOutcome) {
   EXPECT_FALSE(s1.is_outcome());
 }
 
+// A send that completes without error after its waiter unlinked the MD
+// (a ping past its timeout): LNet reports -ETIMEDOUT and does not count
+// it as sent, when the MD has an event handler (lnet_msg_detach_md).
+TEST_F(BpfCapture, SendOnAnAbortedMdIsATimedOutOutcome) {
+  start(default_cfg(1024));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_GET, kLocal, kPeer, 0, 0));
+  fake_.set_msg(LNETCAP_MSG_GET, 0, 0, false, false);
+  fake_.set_flags(true, false, false);
+  fake_.set_health(0, 0);
+  lnet_send(nullptr, fake_.msg(), nullptr);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  fake_.set_md_aborted(true, true);
+  lnet_finalize(fake_.msg(), 0);
+  // Not resent: the same lnet_msg sent again is a new message.
+  fake_.set_md_aborted(false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  // Aborted MD without a handler: LNet keeps status 0, nothing more.
+  fake_.set_md_aborted(true, false);
+  lnet_finalize(fake_.msg(), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 3u);
+  const auto& s0 = got[0].view.hdr;
+  EXPECT_EQ(s0.direction, LNETCAP_DIR_SEND);
+  const auto& d = got[1].view.hdr;
+  EXPECT_EQ(d.direction, LNETCAP_DIR_DROP);
+  EXPECT_TRUE(d.is_outcome());
+  EXPECT_EQ(d.msg_id, s0.msg_id);
+  EXPECT_EQ(d.drop_reason, LNETCAP_DROP_SEND_FAILED);
+  EXPECT_TRUE(d.flags & LNETCAP_REC_F_STATUS_VALID);
+  EXPECT_EQ(d.status, -110);
+  const auto& s1 = got[2].view.hdr;
+  EXPECT_EQ(s1.direction, LNETCAP_DIR_SEND);
+  EXPECT_FALSE(s1.is_outcome());
+  EXPECT_NE(s1.msg_id, s0.msg_id);
+  EXPECT_FALSE(s1.flags & LNETCAP_REC_F_QUEUE_VALID);
+}
+
 TEST_F(BpfCapture, QueueTimeRunsFromLnetSendToTheLnd) {
   start(default_cfg(0));
   fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));

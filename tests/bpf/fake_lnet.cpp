@@ -170,6 +170,12 @@ void FakeLnet::set_msg(std::uint32_t type, std::uint32_t len, std::uint32_t want
   put<void*>(msg_, lo_.msg_md, no_md ? nullptr : md_.data());
   put<char*>(md_, lo_.md_start, reinterpret_cast<char*>(payload_.data()));
   put<std::uint32_t>(md_, lo_.md_options, kiov_md ? LNETCAP_LNET_MD_KIOV : 0);
+  set_md_aborted(false, false);
+}
+
+void FakeLnet::set_md_aborted(bool aborted, bool handler) {
+  put<std::uint32_t>(md_, lo_.md_flags, aborted ? LNETCAP_LNET_MD_FLAG_ABORTED : 0);
+  put<void*>(md_, lo_.md_handler, handler ? md_.data() : nullptr);  // any non-NULL
 }
 
 void FakeLnet::set_flags(bool tx_committed, bool rx_committed, bool routing) {

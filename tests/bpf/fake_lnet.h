@@ -75,6 +75,9 @@ class FakeLnet {
   /// Overwrites the page pointer of bio_vec i (to test bad pointers).
   void set_kiov_page_ptr(std::uint32_t i, std::uint64_t page);
   void set_flags(bool tx_committed, bool rx_committed, bool routing);
+  /// Marks msg's MD unlinked under it (LNET_MD_FLAG_ABORTED), with or
+  /// without an event handler.
+  void set_md_aborted(bool aborted, bool handler);
   void set_health(int status, int retries);
   void set_from(const Nid& nid);
   /// The objects packed into lnetcap_bench's 8 KiB arena (bpf/lnetcap.bpf.c:

@@ -106,6 +106,8 @@ struct lnet_libmd {
 	unsigned int md_offset, md_length, md_max_size;
 	int md_threshold, md_refcount;
 	unsigned int md_options, md_flags, md_niov;
+	void *md_user_ptr, *md_rspt_ptr;
+	void (*md_handler)(void *ev);
 };
 
 struct lnet_ni {

@@ -40,12 +40,12 @@ guest_run() { # timeout script VAR=VALUE...
 }
 
 # LNet health through the printer, the filter and --summary, on the live
-# capture: per round 23 records, 19 messages (4 outcomes), 6 DROPs, one send
+# capture: per round 25 records, 20 messages (5 outcomes), 7 DROPs, one send
 # held 30 ms by the double (credit wait).
 health_text_ok() {
 	local cap=$out/capture.pcapng n
 	n=$("$LNETCAP" -r "$cap" 'drop' | wc -l)
-	[ "$n" = $((6 * rounds)) ] || fail "'drop' selected $n records, expected $((6 * rounds))"
+	[ "$n" = $((7 * rounds)) ] || fail "'drop' selected $n records, expected $((7 * rounds))"
 	# At least the held sends (a loaded TCG guest may hold another one as
 	# long; rig_check checks the held ones one by one).
 	n=$("$LNETCAP" -r "$cap" 'queue >= 30ms' | grep -c ' queue [0-9.]*m\?s' || true)
@@ -55,14 +55,14 @@ health_text_ok() {
 	n=$("$LNETCAP" -r "$cap" 'drop drop-rule' | grep -c 'drop drop-rule \[outcome of seq' || true)
 	[ "$n" = "$rounds" ] || fail "drop-rule outcomes: $n, expected $rounds"
 	"$LNETCAP" -r "$cap" --summary >"$out/summary.txt"
-	grep -q "^lnetcap summary: $((19 * rounds)) messages" "$out/summary.txt" ||
-		fail "--summary does not count $((19 * rounds)) messages: $(head -1 "$out/summary.txt")"
+	grep -q "^lnetcap summary: $((20 * rounds)) messages" "$out/summary.txt" ||
+		fail "--summary does not count $((20 * rounds)) messages: $(head -1 "$out/summary.txt")"
 	grep -q '^LNet drops by reason' "$out/summary.txt" || fail "--summary has no drops by reason"
 	grep -q '^LNet queue time by NI' "$out/summary.txt" || fail "--summary has no queue times"
 	# GETs per round: bulk_get's, lnet_ping's and the one a drop rule drops,
 	# whose DROP outcome is the same message.
 	"$LNETCAP" -r "$cap" --assert "count(type get) == $((3 * rounds))" \
-		--assert "count(drop) == $((6 * rounds))" >"$out/assert-health.txt" ||
+		--assert "count(drop) == $((7 * rounds))" >"$out/assert-health.txt" ||
 		{ cat "$out/assert-health.txt"; fail "--assert does not count each message once"; }
 	echo "LNet health in text, filter, summary and assert: ok"
 }

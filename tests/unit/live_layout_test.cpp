@@ -88,6 +88,8 @@ struct lnet_libmd {
   unsigned md_offset, md_length, md_max_size;
   int md_threshold, md_refcount;
   unsigned md_options, md_flags, md_niov;
+  void *md_user_ptr, *md_rspt_ptr;
+  void (*md_handler)(void*);
 };
 struct lnet_ni {
   list_head ni_netlist, ni_recovery;
@@ -158,6 +160,8 @@ void expect_msg_layout(const lnetcap_layout& lo) {
   EXPECT_EQ(sizeof(M), 528u);
   EXPECT_EQ(lo.md_start, offsetof(k::lnet_libmd, md_start));
   EXPECT_EQ(lo.md_options, offsetof(k::lnet_libmd, md_options));
+  EXPECT_EQ(lo.md_flags, offsetof(k::lnet_libmd, md_flags));
+  EXPECT_EQ(lo.md_handler, offsetof(k::lnet_libmd, md_handler));
   EXPECT_EQ(lo.ni_nid, offsetof(k::lnet_ni, ni_nid));
   EXPECT_EQ(lo.lpni_nid, offsetof(k::lnet_peer_ni, lpni_nid));
 }

@@ -114,6 +114,8 @@ Layout layout_from_btf_file(const std::string& path, const std::string& base_pat
   lo.msg_routing_bit = rtbit;
   lo.md_start = r.offset("lnet_libmd", "md_start");
   lo.md_options = r.offset("lnet_libmd", "md_options");
+  lo.md_flags = r.offset("lnet_libmd", "md_flags");
+  lo.md_handler = r.offset("lnet_libmd", "md_handler");
   lo.ni_nid = r.offset("lnet_ni", "ni_nid");
   lo.lpni_nid = r.offset("lnet_peer_ni", "lpni_nid");
   return out;

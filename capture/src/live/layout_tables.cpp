@@ -57,6 +57,8 @@ lnetcap_layout lustre_215_217() {
   lo.msg_routing_bit = 4;
   lo.md_start = 48;
   lo.md_options = 76;
+  lo.md_flags = 80;
+  lo.md_handler = 104;
   lo.ni_nid = 56;
   lo.lpni_nid = 200;
   return lo;

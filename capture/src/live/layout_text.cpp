@@ -42,6 +42,8 @@ std::string layout_text(const lnetcap_layout& lo) {
   flag("lnet_msg.msg_routing", lo.msg_routing_byte, lo.msg_routing_bit);
   line("lnet_libmd.md_start", lo.md_start);
   line("lnet_libmd.md_options", lo.md_options);
+  line("lnet_libmd.md_flags", lo.md_flags);
+  line("lnet_libmd.md_handler", lo.md_handler);
   line("lnet_ni.ni_nid", lo.ni_nid);
   line("lnet_peer_ni.lpni_nid", lo.lpni_nid);
   return out;

@@ -97,12 +97,13 @@ rm -f "$RIG_OUT/sigint.txt"
 
 echo "== capture ($RIG_ATTACH, $RIG_VARIANT build), $rounds rounds"
 echo clear >$dbg/double_ctl
-# Per round the contract gives 23 records: 19 messages (4 of them DROPs)
-# and 4 DROP outcomes linked to their message (the failed sends of
-# "resend" and "health", the GETs/ACKs refused in lnet_parse by
-# "drop_rule" and "malformed"); -c (records) makes lnetcap stop on its own
-# once all are there.
-start_capture "$RIG_OUT/capture.pcapng" "$RIG_OUT/capture.err" -v -c $((23 * rounds))
+# Per round the contract gives 25 records: 20 messages (4 of them DROPs)
+# and 5 DROP outcomes linked to their message (the failed sends of
+# "resend" and "health", the send of "aborted" that LNet reports as timed
+# out, the GETs/ACKs refused in lnet_parse by "drop_rule" and
+# "malformed"); -c (records) makes lnetcap stop on its own once all are
+# there.
+start_capture "$RIG_OUT/capture.pcapng" "$RIG_OUT/capture.err" -v -c $((25 * rounds))
 echo "all $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/double.log"
 wait_capture "$RIG_OUT/capture.err"

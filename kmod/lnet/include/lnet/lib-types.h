@@ -259,6 +259,9 @@ struct lnet_libmd {
 	struct bio_vec		md_kiov[];	/* md_niov entries */
 };
 
+/* md_flags: the MD was unlinked while messages still used it. */
+#define LNET_MD_FLAG_ABORTED	BIT(2)
+
 struct lnet_lnd {
 	__u32	lnd_type;
 	int	(*lnd_startup)(struct lnet_ni *ni);
