@@ -98,7 +98,8 @@ enum lnetcap_rec_flag {
 	  "LNet dropped the send before the LND (no route, peer dead, "       \
 	  "deadline, MD unlinked)")                                           \
 	X(SEND_FAILED, 2, "send-failed",                                       \
-	  "the LND or the network failed the send (health says how)")          \
+	  "the LND or the network failed the send (health says how), or it "   \
+	  "completed after its MD was unlinked (-ETIMEDOUT, as LNet counts)")  \
 	X(RECV_NO_MATCH, 3, "no-match",                                        \
 	  "received message matched no MD (lnet_parse, -ENOENT)")              \
 	X(RECV_REFUSED, 4, "refused",                                          \
