@@ -82,7 +82,7 @@ def main():
     if off_ret != 8 or off_hex != first[16:32]:
         print(f"FAIL: offset 8 gave {off_ret} {off_hex}, expected 8 {first[16:32]}")
         bad += 1
-    kinds = sum(1 for e in expect if e[1] > 0)
+    kinds = sum(1 for e in expect if e[1] is not None and e[1] > 0)
     print(f"check_kfunc: {len(expect)} finalize calls, {kinds} with payload bytes, "
           f"{bad} problem(s)")
     print("PASS" if bad == 0 else "FAIL")
