@@ -10,18 +10,18 @@ total=$(ts -r "$pcap" -T fields -e frame.number | wc -l)
 [ "$total" -gt 0 ] || fail "tshark read no frames from $RIG_PCAP"
 expect_count "$pcap" "lnetcap" "$total"
 expect_count "$pcap" "_ws.malformed" 0
-# Per round: ping_rpc 2 + forward 1 + resend 2 + health 1 + queue 1 OBD_PING
-# records (DROPs carry no payload); enqueue request + reply.
-expect_count "$pcap" "lnetcap.ptlrpc.opc == 400" $((7 * rounds))
+# Per round: ping_rpc 2 + forward 1 + resend 2 + health 1 + queue 1 + aborted 1
+# OBD_PING records (DROPs carry no payload); enqueue request + reply.
+expect_count "$pcap" "lnetcap.ptlrpc.opc == 400" $((8 * rounds))
 expect_count "$pcap" "lnetcap.ptlrpc.opc == 101" $((2 * rounds))
 expect_count "$pcap" "lnetcap.rec.retries == 1" "$rounds"
 n=$(count "$pcap" "lnetcap.rec.direction == 3")
 [ "$n" = "$rounds" ] || fail "forwarded records: $n, expected $rounds"
 pass "forwarded records"
-# LNet health: 4 outcomes per round linked to their message's frame (resend,
-# health, drop_rule, malformed), one drop per reason scenario, the 30 ms
-# credit wait of "queue".
-expect_count "$pcap" "lnetcap.rec.outcome_of" $((4 * rounds))
+# LNet health: 5 outcomes per round linked to their message's frame (resend,
+# health, drop_rule, malformed, aborted), one drop per reason scenario, the
+# 30 ms credit wait of "queue".
+expect_count "$pcap" "lnetcap.rec.outcome_of" $((5 * rounds))
 expect_count "$pcap" "lnetcap.rec.drop_reason == 3" "$rounds"
 expect_count "$pcap" "lnetcap.rec.drop_reason == 7" "$rounds"
 expect_count "$pcap" "lnetcap.rec.drop_reason == 8" "$rounds"

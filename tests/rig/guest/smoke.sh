@@ -22,7 +22,7 @@ n_send=$(grep -c '^lnet_ni_send ' /sys/kernel/debug/lnet/double_log)
 n_parse=$(grep -c '^lnet_parse ' /sys/kernel/debug/lnet/double_log)
 n_drop=$(grep -c '^lnet_drop_message ' /sys/kernel/debug/lnet/double_log)
 echo "sends=$n_send parses=$n_parse drops=$n_drop"
-[ "$n_send" = 10 ] || fail "expected 10 lnet_ni_send events"
+[ "$n_send" = 11 ] || fail "expected 11 lnet_ni_send events"
 [ "$n_parse" = 7 ] || fail "expected 7 lnet_parse events"
 [ "$n_drop" = 2 ] || fail "expected 2 drops (no MD, drop rule)"
 grep -q '^lnet_send .* hold_ms=30 ' /sys/kernel/debug/lnet/double_log || fail "no credit wait"
@@ -33,6 +33,8 @@ grep -q '^lnet_parse_refused .* why=proto rc=-71 ' /sys/kernel/debug/lnet/double
 grep -q 'dir=forward .*routing=1' /sys/kernel/debug/lnet/double_log || fail "no forward"
 grep -q '^lnet_ni_send .* retry=1 ' /sys/kernel/debug/lnet/double_log || fail "no resend"
 grep -q '^lnet_finalize .* hs=[1-9]' /sys/kernel/debug/lnet/double_log || fail "no health failure"
+grep -q '^lnet_finalize .* rc=-110 hs=0 ' /sys/kernel/debug/lnet/double_log ||
+	fail "no send completed after its MD was unlinked (aborted)"
 dmesg | grep -E 'lnet|lnetcap' || true
 if [ "$RIG_VARIANT" = btf ]; then
 	[ -e /sys/kernel/btf/lnet ] || fail "/sys/kernel/btf/lnet missing"
