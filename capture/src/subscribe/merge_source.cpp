@@ -40,9 +40,12 @@ bool MergeSource::next(CapturedRecord& out) {
         s.has_head = true;
       }
     }
+    // `<=`: of equal timestamps the stream given last goes first, as
+    // mergecap (wiretap/merge.c) picks among its files.  The client's and
+    // the server's records of one message often tie to the nanosecond.
     Stream* oldest = nullptr;
     for (auto& s : streams_)
-      if (s.has_head && (!oldest || s.head.ts_ns < oldest->head.ts_ns)) oldest = &s;
+      if (s.has_head && (!oldest || s.head.ts_ns <= oldest->head.ts_ns)) oldest = &s;
     if (!oldest) {
       bool all_ended = true;
       for (auto& s : streams_) all_ended = all_ended && s.ended;

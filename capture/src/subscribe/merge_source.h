@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // merge_source.h - several streams (one per `--from`) merged in time order,
-// as mergecap merges files: the oldest head goes first, ties go to the
-// stream given first.  A stream with nothing queued holds the merge back
+// as mergecap merges files: the oldest head goes first and, as mergecap
+// does, of heads with the same timestamp the stream given last.  A stream with nothing queued holds the merge back
 // unless its watermark says nothing older can still come from it, so the
 // result does not depend on which daemon answered faster.
 //
