@@ -38,6 +38,7 @@ static gint ett_acl = -1;
 static gint ett_acl_entry = -1;
 static gint ett_acl_perm = -1;
 static expert_field ei_acl_bad = EI_INIT;
+static expert_field ei_acl_zeroed = EI_INIT;
 static expert_field ei_xattr_bad = EI_INIT;
 
 /* The Info column lists at most this many xattr names. */
@@ -67,6 +68,17 @@ static gboolean body_fields(tvbuff_t *tvb, const lnetcap_pkt_t *pkt, guint i, gu
 	*valid = tvb_get_guint64(tvb, off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_valid),
 				 pkt->rpc.encoding);
 	*v32 = tvb_get_guint32(tvb, off + f32, pkt->rpc.encoding);
+	return TRUE;
+}
+
+/* TRUE when the captured part of len bytes at off is all zero. */
+static gboolean all_zero(tvbuff_t *tvb, guint32 off, guint32 len)
+{
+	guint cap = tvb_captured_length(tvb);
+	guint32 end = (guint64)off + len > cap ? cap : off + len;
+	for (guint32 p = off; p < end; p++)
+		if (tvb_get_guint8(tvb, p))
+			return FALSE;
 	return TRUE;
 }
 
@@ -106,6 +118,11 @@ void lnetcap_posix_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guin
 	}
 	/* Little-endian whatever the message's byte order: the xattr's own format. */
 	proto_tree_add_item_ret_uint(t, hf_acl_version, tvb, (gint)off, 4, ENC_LITTLE_ENDIAN, &version);
+	if (version == 0 && all_zero(tvb, off, len)) {
+		/* lnetcap --anon-key zeroes binary buffers, ACLs (and their ids) too. */
+		proto_tree_add_expert(t, pinfo, &ei_acl_zeroed, tvb, (gint)off, 4);
+		return;
+	}
 	if (version != LNETCAP_POSIX_ACL_XATTR_VERSION) {
 		proto_tree_add_expert_format(t, pinfo, &ei_acl_bad, tvb, (gint)off, 4,
 			"posix_acl_xattr version %u, expected %u", version,
@@ -129,7 +146,7 @@ void lnetcap_posix_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guin
 		id = tvb_get_letohl(tvb, eo + 4);
 		ei = proto_tree_add_item(t, hf_acl_entry, tvb, (gint)eo, (gint)esz, ENC_NA);
 		proto_item_append_text(ei, ": %s", val_to_str(tag, lnetcap_acl_tag_vals, "tag 0x%x"));
-		if (tag == 0x02 || tag == 0x08) /* ACL_USER, ACL_GROUP name an id */
+		if (tag == LNETCAP_ACL_USER || tag == LNETCAP_ACL_GROUP) /* the others have no id */
 			proto_item_append_text(ei, " %u", id);
 		add_perm_text(ei, perm);
 		et = proto_item_add_subtree(ei, ett_acl_entry);
@@ -160,8 +177,9 @@ static gboolean is_acl_name(const char *name)
 	       strcmp(name, LNETCAP_XATTR_NAME_ACL_DEFAULT) == 0;
 }
 
-/* One xattr (name, and the value at voff, vlen bytes when have_value). */
-static void add_xattr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint32 noff,
+/* One xattr (name, and the value at voff, vlen bytes when have_value);
+ * returns its subtree. */
+static proto_tree *add_xattr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint32 noff,
 		      guint32 nlen, const char *name, gboolean name_generated, gboolean have_value,
 		      guint32 voff, guint32 vlen)
 {
@@ -175,11 +193,11 @@ static void add_xattr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint
 	if (name_generated)
 		proto_item_set_generated(it);
 	if (!have_value)
-		return;
+		return t;
 	proto_item_append_text(ti, " (%u bytes)", vlen);
 	proto_tree_add_uint(t, hf_xattr_value_len, tvb, lnetcap_clamp(tvb, voff), 0, vlen);
 	if (vlen == 0)
-		return;
+		return t;
 	if ((guint64)voff + vlen > cap) {
 		/* The captured prefix is real data; say what is missing. */
 		guint32 got = voff < cap ? cap - voff : 0;
@@ -188,11 +206,12 @@ static void add_xattr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint
 				(gint)got, ENC_NA), " [%u of %u bytes captured]", got, vlen);
 		proto_tree_add_expert_format(t, pinfo, &lnetcap_ei_truncated, tvb,
 			lnetcap_clamp(tvb, voff), 0, "Value of %s cut by the snap length", name);
-		return;
+		return t;
 	}
 	proto_tree_add_item(t, hf_xattr_value, tvb, (gint)voff, (gint)vlen, ENC_NA);
 	if (is_acl_name(name))
 		lnetcap_posix_acl(tvb, pinfo, t, voff, vlen, name);
+	return t;
 }
 
 /* Walks the NUL-separated names of len bytes at off; calls back per name
@@ -306,9 +325,16 @@ void lnetcap_getxattr_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			col_append_fstr(pinfo->cinfo, COL_INFO, " %u bytes of names", easize);
 		return;
 	}
-	/* getxattr: the name is the request's. */
-	add_xattr(tvb, pinfo, tree, lnetcap_clamp(tvb, off), 0, ask->name ? ask->name : "?", TRUE,
-		  TRUE, off, len);
+	/* getxattr: the name is the request's.  A size probe (request
+	 * mbo_eadatasize 0) gets the value's size and no bytes. */
+	if (len == 0 && easize) {
+		proto_tree *t = add_xattr(tvb, pinfo, tree, lnetcap_clamp(tvb, off), 0,
+					  ask->name ? ask->name : "?", TRUE, FALSE, 0, 0);
+		proto_tree_add_uint(t, hf_xattr_value_len, tvb, lnetcap_clamp(tvb, off), 0, easize);
+	} else {
+		add_xattr(tvb, pinfo, tree, lnetcap_clamp(tvb, off), 0, ask->name ? ask->name : "?",
+			  TRUE, TRUE, off, len);
+	}
 	col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\" %u bytes", ask->name ? ask->name : "?",
 			easize);
 }
@@ -427,6 +453,8 @@ void lnetcap_register_xattr(int proto)
 	static ei_register_info ei[] = {
 		{ &ei_acl_bad, { "lnetcap.mdt.acl.bad", PI_MALFORMED, PI_WARN,
 		  "Not a posix_acl_xattr", EXPFILL } },
+		{ &ei_acl_zeroed, { "lnetcap.mdt.acl.zeroed", PI_UNDECODED, PI_NOTE,
+		  "ACL bytes all zero (lnetcap --anon-key zeroes them)", EXPFILL } },
 		{ &ei_xattr_bad, { "lnetcap.mdt.xattr.bad", PI_MALFORMED, PI_WARN,
 		  "Xattr names, values and lengths disagree", EXPFILL } },
 	};

@@ -811,6 +811,12 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_posix_acl_xattr_entry, 8);
 	X(USER_OBJ, 0x01) X(USER, 0x02) X(GROUP_OBJ, 0x04) X(GROUP, 0x08)      \
 	X(MASK, 0x10) X(OTHER, 0x20)
 
+enum lnetcap_acl_tag {
+#define LNETCAP_X_(name, value) LNETCAP_ACL_##name = value,
+	LNETCAP_ACL_TAG_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
 /* RMF_LAYOUT_INTENT (lustre_idl.h: li_* in 2.15, lai_* in 2.16/2.17, same
  * bytes; wiretest.c pins 24 bytes). */
 struct lnetcap_layout_intent {

@@ -918,7 +918,9 @@ Bytes layout_intent(bool be, std::uint32_t opc, std::uint32_t flags, std::uint64
 //  20    MDS_GETATTR reply cut inside the ACL entries;
 //  21    MDS_GETXATTR reply without its request;
 //  22    open reply whose rnb_len exceeds NIOBUF_INLINE;
-//  23    MDS_GETATTR reply with an ACL buffer but no OBD_MD_FLACL.
+//  23    MDS_GETATTR reply with an ACL buffer but no OBD_MD_FLACL;
+//  24    MDS_GETATTR reply whose ACL is zeroed (as --anon-key leaves it);
+//  25-26 MDS_GETXATTR size probe: the value's length, no value.
 void mdt_records(Out& o) {
   const bool le = false;
   const std::uint64_t FLXATTR = LNETCAP_OBD_MD_FLXATTR, FLXATTRLS = LNETCAP_OBD_MD_FLXATTRLS,
@@ -1096,6 +1098,19 @@ void mdt_records(Out& o) {
   o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3780),
         lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
                         mdt_body_ex(le, 0x1, 0, 28, 0), {}, posix_acl(acl3), {}, {}, {}}));
+  // 24: an ACL as lnetcap --anon-key leaves it: zeroed.
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3800),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                        mdt_body_ex(le, FLACL, 0, 28, 0), {}, Bytes(28, 0), {}, {}, {}}));
+  // 25-26: a getxattr size probe (request mbo_eadatasize 0): the reply
+  // says how long the value is and carries none of it.
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3880),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_GETXATTR, 0x00020003)),
+                        mdt_body_ex(le, FLXATTR, 0, 0, 0), {}, cstr("security.selinux"), {}, {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3880),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
+                        mdt_body_ex(le, FLXATTR, 37, 0, 0), {}}),
+        200);
 }
 
 void random_records(Out& o, int n, unsigned seed) {

@@ -9,7 +9,8 @@
 #  - DoM data in RMF_NIOBUF_INLINE of open intent replies (2.16 and 2.15
 #    layouts), the layout_intent of IT_LAYOUT enqueues, the whole mdt_ioepoch
 #    of MDS_CLOSE;
-#  - hostile and snapped buffers: flagged, never decoded past their bytes.
+#  - hostile and snapped buffers: flagged, never decoded past their bytes;
+#    a zeroed ACL (what lnetcap --anon-key leaves) noted, not malformed.
 # Every check runs (a failure does not stop the others), so a run without
 # the decoders lists everything they provide.
 "$LNETCAP_VECTORS" "$WORK/mdt.pcapng" mdt || fail "vector generator failed"
@@ -67,6 +68,9 @@ expect 1 "$X" "user.color${t}${t}${t}" "getxattr request names the xattr"
 expect_info 1 'getxattr "user.color"'
 expect 2 "$X" "user.color${t}626c7565${t}4${t}" "getxattr reply value under the request's name"
 expect_info 2 '"user.color" 4 bytes'
+#    A size probe (request mbo_eadatasize 0): the length only.
+expect_info 25 'getxattr "security.selinux" (size only)'
+expect 26 "$X" "security.selinux${t}${t}37${t}" "size probe reply: value length, no value"
 # 2. listxattr: four NUL-separated names, three in the Info column.
 expect 4 "$X" "user.color,trusted.lov,system.posix_acl_access,security.selinux${t}${t}${t}4" \
 	"listxattr reply names"
@@ -120,6 +124,9 @@ expect_info 21 "4 bytes of xattr data"
 expect 22 "$D" "0${t}500${t}" "rnb_len past NIOBUF_INLINE: no data"
 #    An ACL buffer without OBD_MD_FLACL: not decoded.
 expect 23 "$A" "${t}${t}${t}" "RMF_ACL without OBD_MD_FLACL ignored"
+#    A zeroed ACL (anonymized capture): noted, not malformed.
+expect 24 "$A" "0${t}${t}${t}" "zeroed ACL: no entries"
+frames "lnetcap.mdt.acl.zeroed" "24 "
 frames "lnetcap.mdt.xattr.bad" "17 "
 frames "lnetcap.mdt.acl.bad" "19 "
 frames "lnetcap.mdt.dom.bad" "22 "
@@ -145,4 +152,26 @@ if command -v editcap >/dev/null && command -v mergecap >/dev/null; then
 		bad "tshark failed on mutated MDT records: $(tail -2 "$WORK/fuzz.err")"
 	n=$(grep -c "Malformed Packet" "$WORK/fuzz.txt" || true)
 	[ "$n" = 0 ] && pass "40 mutated copies: no exception" || bad "$n exceptions on mutated MDT records"
+fi
+
+# 10. Real Lustre 2.16.1 traffic (samples/lustre-fs-part1.pcapng): every open
+#     intent reply has the 2.16 layout (11 buffers) with RMF_NIOBUF_INLINE in
+#     slot 7 holding a bare niobuf_remote (no DoM file there: length 0), and
+#     every MDS_CLOSE carries a whole mdt_ioepoch.
+fs="$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng"
+if [ -f "$fs" ]; then
+	fs=$(stage "$fs")
+	opens=$(ts -r "$fs" -Y 'lnetcap.ptlrpc.opc == LDLM_ENQUEUE && lnetcap.ptlrpc.type == 4713 && lnetcap.ptlrpc.msg.bufcount == 11' \
+		-T fields -e frame.number | tr '\n' ' ')
+	doms=$(ts -r "$fs" -Y 'lnetcap.mdt.dom.offset == 0 && lnetcap.mdt.dom.len == 0 && !lnetcap.mdt.dom.data' \
+		-T fields -e frame.number | tr '\n' ' ')
+	[ -n "$opens" ] && [ "$opens" = "$doms" ] && pass "real open replies ($opens): NIOBUF_INLINE in slot 7, empty" ||
+		bad "real open replies '$opens' vs NIOBUF_INLINE decoded in '$doms'"
+	closes=$(ts -r "$fs" -Y 'lnetcap.ptlrpc.opc == MDS_CLOSE && lnetcap.ptlrpc.type == 4711' -T fields -e frame.number | wc -l)
+	epochs=$(ts -r "$fs" -Y 'lnetcap.mdt.ioepoch.unused1 == 0 && lnetcap.mdt.ioepoch.unused2 == 0 && lnetcap.mdt.ioepoch.padding == 0' \
+		-T fields -e frame.number | wc -l)
+	[ "$closes" -gt 0 ] && [ "$closes" = "$epochs" ] && pass "real MDS_CLOSE ($closes): whole mdt_ioepoch, unused slots zero" ||
+		bad "real MDS_CLOSE: $closes requests, $epochs whole mdt_ioepochs"
+	n=$(ts -r "$fs" -Y '_ws.malformed || lnetcap.mdt.xattr.bad || lnetcap.mdt.acl.bad || lnetcap.mdt.dom.bad' -T fields -e frame.number | wc -l)
+	[ "$n" = 0 ] && pass "real traffic: nothing flagged" || bad "real traffic: $n frames flagged"
 fi
