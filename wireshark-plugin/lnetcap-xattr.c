@@ -180,8 +180,8 @@ static gboolean is_acl_name(const char *name)
 /* One xattr (name, and the value at voff, vlen bytes when have_value);
  * returns its subtree. */
 static proto_tree *add_xattr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint32 noff,
-		      guint32 nlen, const char *name, gboolean name_generated, gboolean have_value,
-		      guint32 voff, guint32 vlen)
+			     guint32 nlen, const char *name, gboolean name_generated,
+			     gboolean have_value, guint32 voff, guint32 vlen)
 {
 	guint cap = tvb_captured_length(tvb);
 	proto_item *ti, *it;
@@ -263,8 +263,6 @@ static guint32 walk_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, g
 static void list_name_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint32 k,
 			 guint32 noff, guint32 nlen, const char *name, void *data)
 {
-	(void)k;
-	(void)data;
 	add_xattr(tvb, pinfo, tree, noff, nlen, name, FALSE, FALSE, 0, 0);
 }
 
