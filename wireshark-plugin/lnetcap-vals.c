@@ -87,3 +87,8 @@ FLAGS(lnetcap_llog_flag, LNETCAP_LLOG_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_cm_flag, LNETCAP_CM_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_connect_flag, LNETCAP_OBD_CONNECT_FLAG_LIST, FLAG2)
 FLAGS(lnetcap_connect2_flag, LNETCAP_OBD_CONNECT2_FLAG_LIST, FLAG2)
+
+/* MDT extras: POSIX ACL tags, layout intents (bodies.h). */
+const value_string lnetcap_acl_tag_vals[] = { LNETCAP_ACL_TAG_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_layout_intent_vals[] = { LNETCAP_LAYOUT_INTENT_LIST(VS_NAME2) { 0, NULL } };
+FLAGS(lnetcap_laif_flag, LNETCAP_LAIF_FLAG_LIST, FLAG2)

@@ -72,4 +72,10 @@ extern const guint lnetcap_connect_flag_count;
 extern const lnetcap_flag_def_t lnetcap_connect2_flag_defs[];
 extern const guint lnetcap_connect2_flag_count;
 
+/* MDT extras: POSIX ACL tags (ACL_*), layout intents (LAYOUT_INTENT_*, LAIF_*). */
+extern const value_string lnetcap_acl_tag_vals[];
+extern const value_string lnetcap_layout_intent_vals[];
+extern const lnetcap_flag_def_t lnetcap_laif_flag_defs[];
+extern const guint lnetcap_laif_flag_count;
+
 #endif /* LNETCAP_VALS_H */

@@ -248,6 +248,9 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	} else if (it & 0x80) { /* IT_GETXATTR */
 		col_append_str(pinfo->cinfo, COL_INFO, " intent getxattr");
 		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
+	} else if (it & 0x400) { /* IT_LAYOUT: LAYOUT_INTENT, EADATA */
+		col_append_str(pinfo->cinfo, COL_INFO, " intent layout");
+		lnetcap_layout_intent(tvb, pinfo, tree, pkt, LNETCAP_INTENT_LAYOUT_REQ_LAYOUT_INTENT);
 	}
 }
 
@@ -276,9 +279,12 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 					off + LNETCAP_OFF(struct lnetcap_mdt_body, mbo_eadatasize),
 					pkt->rpc.encoding) : 0;
 				lnetcap_mdt_body(tvb, pinfo, tree, pkt, 2);
-				if (easize && lnetcap_rpc_buf(pkt, 3, &off, &len) && len > 0)
+				/* (A getxattr reply's mbo_eadatasize sizes its names.) */
+				if (easize && pkt->rpc.bufcount != LNETCAP_INTENT_GETXATTR_REP_BUFS &&
+				    lnetcap_rpc_buf(pkt, 3, &off, &len) && len > 0)
 					lnetcap_lov_layout(tvb, pinfo, tree, off, MIN(len, easize),
 							   pkt->rpc.encoding, "MDT_MD");
+				lnetcap_intent_reply_extras(tvb, pinfo, tree, pkt);
 			} else {
 				dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
 			}
@@ -377,4 +383,5 @@ void lnetcap_register_ldlm(void)
 	lnetcap_flagset_register(proto, &fs_ibits);
 	lnetcap_flagset_register(proto, &fs_disp);
 	lnetcap_flagset_register(proto, &fs_intent);
+	lnetcap_register_intent(proto);
 }

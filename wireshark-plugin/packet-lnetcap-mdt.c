@@ -52,6 +52,9 @@ static int hf_dom_blocks = -1;
 static int hf_btime = -1;
 static int hf_padding_9 = -1;
 static int hf_epoch_handle = -1;
+static int hf_epoch_unused1 = -1;
+static int hf_epoch_unused2 = -1;
+static int hf_epoch_padding = -1;
 static int hf_r_opcode = -1;
 static int hf_r_cap = -1;
 static int hf_r_fsuid = -1;
@@ -299,6 +302,18 @@ void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	}
 }
 
+/* mdt_ioepoch (RMF_MDT_EPOCH of MDS_CLOSE): the same 24 bytes in 2.15,
+ * 2.16 and 2.17 (lustre_idl.h); only the open handle is still used. */
+static void dissect_ioepoch(tvbuff_t *tvb, proto_tree *t, guint32 off, guint enc)
+{
+#define IO(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_ioepoch, f), LNETCAP_LEN(struct lnetcap_mdt_ioepoch, f)
+	proto_tree_add_item(t, hf_epoch_handle, tvb, IO(mio_open_handle), enc);
+	proto_tree_add_item(t, hf_epoch_unused1, tvb, IO(mio_unused1), enc);
+	proto_tree_add_item(t, hf_epoch_unused2, tvb, IO(mio_unused2), enc);
+	proto_tree_add_item(t, hf_epoch_padding, tvb, IO(mio_padding), enc);
+#undef IO
+}
+
 static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
@@ -308,6 +323,8 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_OPC_MDS_REINT:
 		if (!request) {
 			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+			/* Open and setattr replies: RMF_ACL (OBD_MD_FLACL set). */
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
 			break;
 		}
 		op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 1);
@@ -322,8 +339,7 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			proto_tree *t;
 			if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
 				sizeof(struct lnetcap_mdt_ioepoch), ett_epoch, "mdt_ioepoch", &t, &off))
-				proto_tree_add_item(t, hf_epoch_handle, tvb, (gint)off, 8,
-						    pkt->rpc.encoding);
+				dissect_ioepoch(tvb, t, off, pkt->rpc.encoding);
 			lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 2);
 		} else {
 			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
@@ -335,12 +351,24 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 3, hf_name);
 			if (name && name[0])
 				col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+		} else {
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
 		}
 		break;
 	case LNETCAP_OPC_MDS_GETATTR:
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		if (!request)
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+		break;
+	case LNETCAP_OPC_MDS_GETXATTR:
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		if (request)
+			lnetcap_getxattr_request(tvb, pinfo, tree, pkt);
+		else
+			lnetcap_getxattr_reply(tvb, pinfo, tree, pkt);
+		break;
 	case LNETCAP_OPC_MDS_READPAGE:
 	case LNETCAP_OPC_MDS_SYNC:
-	case LNETCAP_OPC_MDS_GETXATTR:
 	case LNETCAP_OPC_MDS_GET_ROOT:
 		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
 		break;
@@ -412,6 +440,12 @@ void lnetcap_register_mdt(void)
 		  "mbo_padding_9 in Lustre 2.16 (the layout this plugin follows); "
 		  "Lustre 2.17 puts mbo_xattr_absent here", HFILL } },
 		{ &hf_epoch_handle, { "Open handle", "lnetcap.mdt.ioepoch.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
+		{ &hf_epoch_unused1, { "Unused 1", "lnetcap.mdt.ioepoch.unused1", FT_UINT64, BASE_HEX, NULL, 0,
+		  "mio_unused1 (was the IO epoch), 2.15-2.17", HFILL } },
+		{ &hf_epoch_unused2, { "Unused 2", "lnetcap.mdt.ioepoch.unused2", FT_UINT32, BASE_HEX, NULL, 0,
+		  "mio_unused2 (were flags), 2.15-2.17", HFILL } },
+		{ &hf_epoch_padding, { "Padding", "lnetcap.mdt.ioepoch.padding", FT_UINT32, BASE_HEX, NULL, 0,
+		  "mio_padding, 2.15-2.17", HFILL } },
 		{ &hf_r_opcode, { "Reint opcode", "lnetcap.mdt.reint.opcode", FT_UINT32, BASE_DEC, VALS(lnetcap_reint_vals), 0, NULL, HFILL } },
 		{ &hf_r_cap, { "Capabilities", "lnetcap.mdt.reint.cap", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_r_fsuid, { "FS UID", "lnetcap.mdt.reint.fsuid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -457,4 +491,6 @@ void lnetcap_register_mdt(void)
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto);
 	expert_register_field_array(em, ei, array_length(ei));
+	lnetcap_register_xattr(proto);
+	lnetcap_register_dom(proto);
 }

@@ -220,4 +220,33 @@ void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 /* Handoff helpers for the LNet layer. */
 void lnetcap_handoff_lnet(void);
 
+/* MDT extras (lnetcap-xattr.c, lnetcap-dom.c, lnetcap-intent.c): xattrs and
+ * POSIX ACLs, DoM inline data, the layout intent and the intent reply
+ * buffers after MDT_MD.  Slots per layout.c, see bodies.h. */
+void lnetcap_register_xattr(int proto);      /* lnetcap.mdt.xattr.*, .acl.* */
+void lnetcap_register_dom(int proto);        /* lnetcap.mdt.dom.* */
+void lnetcap_register_intent(int proto);     /* lnetcap.ldlm.layout_intent.* */
+/* A posix_acl_xattr of len bytes at off (what names where it is). */
+void lnetcap_posix_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guint32 off,
+		       guint32 len, const char *what);
+/* RMF_ACL in buffer i of a reply whose mdt_body is buffer body. */
+void lnetcap_mdt_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const lnetcap_pkt_t *pkt,
+		     guint body, guint i);
+/* MDS_GETXATTR request (remembers what it asks) and reply. */
+void lnetcap_getxattr_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			      lnetcap_pkt_t *pkt);
+void lnetcap_getxattr_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    lnetcap_pkt_t *pkt);
+/* The xattr cache refill of an IT_GETXATTR enqueue reply. */
+void lnetcap_xattr_cache(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
+/* RMF_NIOBUF_INLINE (buffer i) of an open intent reply. */
+void lnetcap_dom_inline(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			const lnetcap_pkt_t *pkt, guint i);
+/* RMF_LAYOUT_INTENT (buffer i) of an IT_LAYOUT enqueue. */
+void lnetcap_layout_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			   const lnetcap_pkt_t *pkt, guint i);
+/* ACL, xattr cache or DoM data of an intent enqueue reply. */
+void lnetcap_intent_reply_extras(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+				 lnetcap_pkt_t *pkt);
+
 #endif /* PACKET_LNETCAP_H */

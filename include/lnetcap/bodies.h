@@ -749,4 +749,90 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_lu_seq_range, 24);
 /* lsr_flags (enum lu_seq_range_types).  X(NAME, value) */
 #define LNETCAP_SEQ_RANGE_TYPE_LIST(X) X(MDT, 0) X(OST, 1) X(ANY, 3)
 
+/* --- MDT extras: xattrs, POSIX ACLs, DoM inline data, layout intent ---------
+ * Lustre 2.15.0, 2.16.1 and 2.17.0 agree on every slot and struct below
+ * (lustre/ptlrpc/layout.c, lustre/include/uapi/linux/lustre/lustre_idl.h),
+ * except where a comment names a version. */
+#define LNETCAP_OBD_MD_DOM_SIZE 0x1000ULL               /* mbo_dom_size valid */
+#define LNETCAP_OBD_MD_FLXATTR 0x0000001000000000ULL    /* getxattr */
+#define LNETCAP_OBD_MD_FLXATTRLS 0x0000002000000000ULL  /* listxattr */
+#define LNETCAP_OBD_MD_FLACL 0x0000008000000000ULL      /* RMF_ACL holds the ACL */
+/* Both: the xattr cache's "all names and values" (intent getxattr). */
+#define LNETCAP_OBD_MD_FLXATTRALL (LNETCAP_OBD_MD_FLXATTR | LNETCAP_OBD_MD_FLXATTRLS)
+
+/* Buffer slots (layout.c).  MDS_GETXATTR (mds_getxattr_client/_server):
+ * the request names the xattr in RMF_NAME, the reply's RMF_EADATA holds its
+ * value (OBD_MD_FLXATTR in the request's mbo_valid) or the NUL-separated
+ * names (OBD_MD_FLXATTRLS); mbo_eadatasize of the reply says how many bytes. */
+#define LNETCAP_GETXATTR_REQ_NAME 3
+#define LNETCAP_GETXATTR_REP_EADATA 2
+/* RMF_ACL of MDS_GETATTR/GETATTR_NAME (mds_getattr_server), MDS_REINT open
+ * and setattr replies (mds_reint_open_server, mds_setattr_server); filled
+ * when the reply's mbo_valid has OBD_MD_FLACL, mbo_aclsize bytes. */
+#define LNETCAP_MDT_REP_ACL 3
+/* Intent enqueue replies: RMF_ACL after DLM_REP, MDT_BODY, MDT_MD in
+ * ldlm_intent_server, _getattr_, _open_ and _getxattr_server. */
+#define LNETCAP_INTENT_REP_ACL 4
+/* ldlm_intent_getxattr_server (8 buffers): the xattr cache refill, with
+ * mbo_eadatasize bytes of names, mbo_aclsize bytes of values and
+ * mbo_max_mdsize __u32 lengths (mdt_getxattr_all(), mdt_xattr.c). */
+#define LNETCAP_INTENT_GETXATTR_REP_BUFS 8
+#define LNETCAP_INTENT_GETXATTR_REP_NAMES 5  /* RMF_EADATA */
+#define LNETCAP_INTENT_GETXATTR_REP_VALS 6   /* RMF_EAVALS */
+#define LNETCAP_INTENT_GETXATTR_REP_LENS 7   /* RMF_EAVALS_LENS, message byte order */
+/* ldlm_intent_open_server: 10 buffers in 2.15, 11 in 2.16 and 2.17 (they add
+ * RMF_DEFAULT_MDT_MD at the end); RMF_NIOBUF_INLINE is slot 7 in all.  It
+ * holds a niobuf_remote and then rnb_len bytes of the file (DoM read on
+ * open, mdt_dom_read_on_open() of mdt_io.c). */
+#define LNETCAP_INTENT_OPEN_REP_MIN_BUFS 10
+#define LNETCAP_INTENT_OPEN_REP_NIOBUF_INLINE 7
+/* ldlm_intent_layout_client: RMF_LAYOUT_INTENT after LDLM_INTENT. */
+#define LNETCAP_INTENT_LAYOUT_REQ_LAYOUT_INTENT 3
+
+/* POSIX ACL in xattr form (Linux uapi linux/posix_acl_xattr.h; Lustre sends
+ * it as the xattr holds it, RMF_ACL has no swabber): little-endian whatever
+ * the lustre_msg byte order. */
+#define LNETCAP_POSIX_ACL_XATTR_VERSION 0x0002U
+#define LNETCAP_ACL_UNDEFINED_ID 0xffffffffU
+#define LNETCAP_XATTR_NAME_ACL_ACCESS "system.posix_acl_access"
+#define LNETCAP_XATTR_NAME_ACL_DEFAULT "system.posix_acl_default"
+struct lnetcap_posix_acl_xattr_header {
+	__u32 a_version; /* __le32 */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_posix_acl_xattr_header, 4);
+struct lnetcap_posix_acl_xattr_entry {
+	__u16 e_tag;  /* __le16, ACL_* */
+	__u16 e_perm; /* __le16, 4 read, 2 write, 1 execute */
+	__u32 e_id;   /* __le32, uid/gid; ACL_UNDEFINED_ID for *_OBJ, MASK, OTHER */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_posix_acl_xattr_entry, 8);
+/* e_tag (linux/posix_acl.h).  X(NAME, value) */
+#define LNETCAP_ACL_TAG_LIST(X)                                                \
+	X(USER_OBJ, 0x01) X(USER, 0x02) X(GROUP_OBJ, 0x04) X(GROUP, 0x08)      \
+	X(MASK, 0x10) X(OTHER, 0x20)
+
+enum lnetcap_acl_tag {
+#define LNETCAP_X_(name, value) LNETCAP_ACL_##name = value,
+	LNETCAP_ACL_TAG_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
+/* RMF_LAYOUT_INTENT (lustre_idl.h: li_* in 2.15, lai_* in 2.16/2.17, same
+ * bytes; wiretest.c pins 24 bytes). */
+struct lnetcap_layout_intent {
+	__u32 lai_opc;          /* LAYOUT_INTENT_* */
+	__u32 lai_flags;        /* LAIF_* (2.17) */
+	__u64 lai_extent_start; /* struct lu_extent lai_extent */
+	__u64 lai_extent_end;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_layout_intent, 24);
+/* enum layout_intent_opc: 0-6 in 2.15, PCCRO_SET/CLEAR from 2.16, CHANGE
+ * from 2.17.  X(NAME, value) */
+#define LNETCAP_LAYOUT_INTENT_LIST(X)                                          \
+	X(ACCESS, 0) X(READ, 1) X(WRITE, 2) X(GLIMPSE, 3) X(TRUNC, 4)          \
+	X(RELEASE, 5) X(RESTORE, 6) X(PCCRO_SET, 7) X(PCCRO_CLEAR, 8)          \
+	X(CHANGE, 9)
+/* enum layout_intent_flags (2.17; 2.15 and 2.16 define none).  X(NAME, bit) */
+#define LNETCAP_LAIF_FLAG_LIST(X) X(INCOMPRESSIBLE, 0x1)
+
 #endif /* LNETCAP_BODIES_H */

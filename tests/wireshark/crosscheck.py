@@ -75,6 +75,14 @@ FIELDS = [
     ("lustre.mdt_body.padding_9", "lnetcap.mdt.padding_9"),
     ("lustre.mdt_body.handle>lustre.lustre_handle.cookie", "lnetcap.mdt.open_handle"),
     ("lustre.mdt_ioepoch.handle>lustre.lustre_handle.cookie", "lnetcap.mdt.ioepoch.open_handle"),
+    # mdt_ioepoch's unused slots (the built-in names them as 2.10 used them)
+    ("lustre.mdt_ioepoch.ioepoch", "lnetcap.mdt.ioepoch.unused1"),
+    ("lustre.mdt_ioepoch.flags", "lnetcap.mdt.ioepoch.unused2"),
+    # layout_intent of IT_LAYOUT enqueues
+    ("lustre.layout_intent.opc", "lnetcap.ldlm.layout_intent.opc"),
+    ("lustre.layout_intent.flags", "lnetcap.ldlm.layout_intent.flags"),
+    ("lustre.layout_intent.start", "lnetcap.ldlm.layout_intent.start"),
+    ("lustre.layout_intent.end", "lnetcap.ldlm.layout_intent.end"),
     # reint records
 ] + [("lustre.mdt_rec_reint.%s" % f, "lnetcap.mdt.reint.%s" % f) for f in [
     "opcode", "cap", "fsuid", "fsgid", "suppgid1", "suppgid2", "mode", "bias", "flags",

@@ -8,10 +8,11 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt]
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test); "hostile" the records of
-//   hostile_records(), "lvb" those of lvb_records().
+//   hostile_records(), "lvb" those of lvb_records(), "mdt" those of
+//   mdt_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
@@ -829,6 +830,289 @@ void lvb_records(Out& o) {
         400);
 }
 
+// --- MDT extras (test-mdt.sh): xattrs, POSIX ACLs, DoM inline data, the
+// layout intent and the full mdt_ioepoch.  Buffers per lustre/ptlrpc/layout.c
+// and structures per lustre/include/uapi/linux/lustre/lustre_idl.h, both of
+// Lustre 2.16.1 (2.15.0 and 2.17.0 agree, except the open intent reply: 10
+// buffers in 2.15, 11 from 2.16); the ACL per linux/posix_acl_xattr.h.
+
+// mdt_body with mbo_valid and the size fields the caller gives.
+Bytes mdt_body_ex(bool be, std::uint64_t valid, std::uint32_t eadatasize, std::uint32_t aclsize,
+                  std::uint32_t max_mdsize, std::uint64_t dom_size = 0) {
+  W w(sizeof(struct lnetcap_mdt_body), be);
+  w.b = mdt_body(be, 0x200000401ULL, 9, 11);
+  w.u64(OFF(lnetcap_mdt_body, mbo_valid), valid);
+  w.u32(OFF(lnetcap_mdt_body, mbo_mode), 0100644);
+  w.u32(OFF(lnetcap_mdt_body, mbo_eadatasize), eadatasize);
+  w.u32(OFF(lnetcap_mdt_body, mbo_aclsize), aclsize);
+  w.u32(OFF(lnetcap_mdt_body, mbo_max_mdsize), max_mdsize);
+  w.u64(OFF(lnetcap_mdt_body, mbo_dom_size), dom_size);
+  return w.b;
+}
+
+struct AclEntry {
+  std::uint16_t tag, perm;
+  std::uint32_t id;
+};
+
+// posix_acl_xattr: __le32 a_version, then __le16 e_tag, __le16 e_perm,
+// __le32 e_id per entry: little-endian whatever the message's byte order.
+Bytes posix_acl(const std::vector<AclEntry>& ents, std::uint32_t version = LNETCAP_POSIX_ACL_XATTR_VERSION) {
+  const std::size_t hdr = sizeof(struct lnetcap_posix_acl_xattr_header),
+                    esz = sizeof(struct lnetcap_posix_acl_xattr_entry);
+  W w(hdr + ents.size() * esz, false);
+  w.u32(OFF(lnetcap_posix_acl_xattr_header, a_version), version);
+  for (std::size_t k = 0; k < ents.size(); ++k) {
+    w.u16(hdr + k * esz + OFF(lnetcap_posix_acl_xattr_entry, e_tag), ents[k].tag);
+    w.u16(hdr + k * esz + OFF(lnetcap_posix_acl_xattr_entry, e_perm), ents[k].perm);
+    w.u32(hdr + k * esz + OFF(lnetcap_posix_acl_xattr_entry, e_id), ents[k].id);
+  }
+  return w.b;
+}
+
+Bytes str_bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+Bytes u32s(bool be, const std::vector<std::uint32_t>& v) {
+  W w(4 * v.size(), be);
+  for (std::size_t k = 0; k < v.size(); ++k) w.u32(4 * k, v[k]);
+  return w.b;
+}
+
+// RMF_NIOBUF_INLINE: niobuf_remote (message byte order), then the data.
+Bytes niobuf_inline(bool be, std::uint64_t offset, std::uint32_t len, const Bytes& data) {
+  W w(sizeof(struct lnetcap_niobuf_remote) + data.size(), be);
+  w.u64(OFF(lnetcap_niobuf_remote, rnb_offset), offset);
+  w.u32(OFF(lnetcap_niobuf_remote, rnb_len), len);
+  w.raw(sizeof(struct lnetcap_niobuf_remote), data.data(), data.size());
+  return w.b;
+}
+
+Bytes layout_intent(bool be, std::uint32_t opc, std::uint32_t flags, std::uint64_t start,
+                    std::uint64_t end) {
+  W w(sizeof(struct lnetcap_layout_intent), be);
+  w.u32(OFF(lnetcap_layout_intent, lai_opc), opc);
+  w.u32(OFF(lnetcap_layout_intent, lai_flags), flags);
+  w.u64(OFF(lnetcap_layout_intent, lai_extent_start), start);
+  w.u64(OFF(lnetcap_layout_intent, lai_extent_end), end);
+  return w.b;
+}
+
+//  1-2   MDS_GETXATTR "user.color" (mds_getxattr_client: MDT_BODY, CAPA1,
+//        NAME, EADATA, SELINUX_POL; reply MDT_BODY, EADATA = "blue");
+//  3-4   MDS_GETXATTR listxattr (OBD_MD_FLXATTRLS), four names in the reply;
+//  5-6   MDS_GETATTR, big-endian message, reply RMF_ACL (slot 3) with five
+//        entries (the ACL itself little-endian);
+//  7-8   LDLM_ENQUEUE IT_GETXATTR (ldlm_intent_getxattr_client/_server): the
+//        xattr cache refill, names in EADATA, values in EAVALS, lengths in
+//        EAVALS_LENS; one value is an ACL;
+//  9-10  LDLM_ENQUEUE IT_OPEN, 2.16 reply (11 buffers): ACL in slot 4 and
+//        11 bytes of DoM data in NIOBUF_INLINE (slot 7);
+//  11    the same reply in the 2.15 layout (10 buffers), the file's tail;
+//  12-13 LDLM_ENQUEUE IT_LAYOUT: layout_intent WRITE [0, 1 MiB), LVB reply;
+//  14    IT_LAYOUT TRUNC [4096, EOF) with LAIF_INCOMPRESSIBLE (2.17's flag);
+//  15-16 MDS_CLOSE: every mdt_ioepoch field, distinct values;
+//  hostile and truncated:
+//  17    IT_GETXATTR reply whose second length runs past EAVALS;
+//  18    open reply cut by the snap length inside the DoM data;
+//  19    MDS_GETATTR reply whose ACL has version 1;
+//  20    MDS_GETATTR reply cut inside the ACL entries;
+//  21    MDS_GETXATTR reply without its request;
+//  22    open reply whose rnb_len exceeds NIOBUF_INLINE;
+//  23    MDS_GETATTR reply with an ACL buffer but no OBD_MD_FLACL;
+//  24    MDS_GETATTR reply whose ACL is zeroed (as --anon-key leaves it);
+//  25-26 MDS_GETXATTR size probe: the value's length, no value.
+void mdt_records(Out& o) {
+  const bool le = false;
+  const std::uint64_t FLXATTR = LNETCAP_OBD_MD_FLXATTR, FLXATTRLS = LNETCAP_OBD_MD_FLXATTRLS,
+                      FLACL = LNETCAP_OBD_MD_FLACL;
+  const std::vector<AclEntry> acl5 = {{0x01, 6, LNETCAP_ACL_UNDEFINED_ID},  // USER_OBJ rw-
+                                      {0x02, 4, 1001},                      // USER 1001 r--
+                                      {0x04, 4, LNETCAP_ACL_UNDEFINED_ID},  // GROUP_OBJ r--
+                                      {0x10, 5, LNETCAP_ACL_UNDEFINED_ID},  // MASK r-x
+                                      {0x20, 0, LNETCAP_ACL_UNDEFINED_ID}}; // OTHER ---
+  const std::vector<AclEntry> acl3 = {{0x01, 7, LNETCAP_ACL_UNDEFINED_ID},
+                                      {0x08, 5, 2002},                      // GROUP 2002 r-x
+                                      {0x20, 1, LNETCAP_ACL_UNDEFINED_ID}};
+  std::uint64_t res[4] = {0x200000401ULL, 0x9, 0, 0};
+  // 1-2
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3000),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_GETXATTR, 0x00020003)),
+                        mdt_body_ex(le, FLXATTR, 64, 0, 0), {}, cstr("user.color"), {}, {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3000),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
+                        mdt_body_ex(le, FLXATTR, 4, 0, 0), str_bytes("blue")}),
+        300);
+  // 3-4
+  static const char names4_c[] = "user.color\0trusted.lov\0system.posix_acl_access\0security.selinux";
+  const std::string names4(names4_c, sizeof names4_c);  // with the last name's NUL
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3080),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_GETXATTR, 0x00020003)),
+                        mdt_body_ex(le, FLXATTRLS, 4096, 0, 0), {}, {}, {}, {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3080),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
+                        mdt_body_ex(le, FLXATTR, std::uint32_t(names4.size()), 0, 0),
+                        str_bytes(names4)}),
+        300);
+  // 5-6
+  {
+    Bytes acl = posix_acl(acl5);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3100),
+          lustre_msg(true, {ptlrpc_body(true, B(RQ, LNETCAP_OPC_MDS_GETATTR, 0x00020003)),
+                            mdt_body_ex(true, FLACL, 0, 0, 0), {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3100),
+          lustre_msg(true, {ptlrpc_body(true, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                            mdt_body_ex(true, 0x1 | FLACL, 0, std::uint32_t(acl.size()), 0), {}, acl,
+                            {}, {}, {}}),
+          400);
+  }
+  // 7-8
+  static const char names2_c[] = "user.color\0system.posix_acl_access";
+  const std::string names2(names2_c, sizeof names2_c);
+  Bytes acl3b = posix_acl(acl3);
+  Bytes vals = str_bytes("blue");
+  vals.insert(vals.end(), acl3b.begin(), acl3b.end());
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3180),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
+                                     LNETCAP_MDS_INODELOCK_XATTR, 0, {}),
+                        u64buf(le, 0x80 /* IT_GETXATTR */),
+                        mdt_body_ex(le, FLXATTR | FLXATTRLS, 65536, 0, 0), {}, {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3180),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
+                                   LNETCAP_MDS_INODELOCK_XATTR, 0, 0x5e7f1, 0),
+                        mdt_body_ex(le, FLXATTR, std::uint32_t(names2.size()),
+                                    std::uint32_t(vals.size()), 2),
+                        {}, Bytes(260, 0) /* RMF_ACL reserved, LUSTRE_POSIX_ACL_MAX_SIZE_OLD */,
+                        str_bytes(names2), vals, u32s(le, {4, std::uint32_t(acl3b.size())})}),
+        500);
+  // 9-10
+  {
+    W r = reint(le, LNETCAP_REINT_OPEN);
+    r.u32(120, 0x2 /* O_RDWR */);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3200),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                          ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
+                                       0x1 | 0x4 | 0x8 | 0x40, 0, {}),
+                          u64buf(le, 0x1 /* IT_OPEN */), r.b, {}, {}, cstr("small"), {}}));
+    Bytes acl = posix_acl(acl3);
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3200),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
+                                     0x1 | 0x4 | 0x8 | 0x40, 0, 0x5e7f2, 0x1 | 0x2 | 0x8 | 0x20),
+                          mdt_body_ex(le, 0x1 | FLACL | LNETCAP_OBD_MD_DOM_SIZE, 0,
+                                      std::uint32_t(acl.size()), 0, 11),
+                          {}, acl, {}, {}, niobuf_inline(le, 0, 11, str_bytes("hello world")), {},
+                          {}, {}}),
+          600);
+  }
+  // 11: 2.15 (no DEFAULT_MDT_MD), no ACL (OBD_MD_FLACL clear), file tail.
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3280),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4, 0x40, 0,
+                                   0x5e7f3, 0x1 | 0x2 | 0x8 | 0x20),
+                        mdt_body_ex(le, 0x1 | LNETCAP_OBD_MD_DOM_SIZE, 0, 0, 0, 4101), {}, {}, {},
+                        {}, niobuf_inline(le, 4096, 5, str_bytes("tail\n")), {}, {}}),
+        600);
+  // 12-13
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3300),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 16,
+                                     LNETCAP_MDS_INODELOCK_LAYOUT, 0, {}),
+                        u64buf(le, 0x400 /* IT_LAYOUT */), layout_intent(le, 2, 0, 0, 1048576), {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3300),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 16,
+                                   LNETCAP_MDS_INODELOCK_LAYOUT, 0, 0x5e7f4, 0),
+                        lov_md(le, "", 0x200000401ULL, 9, 1048576, {{0x240000400ULL, 0}})}),
+        700);
+  // 14
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3380),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 16,
+                                     LNETCAP_MDS_INODELOCK_LAYOUT, 0, {}),
+                        u64buf(le, 0x400), layout_intent(le, 4, 0x1, 4096, ~0ULL), {}}));
+  // 15-16: mdc_close_pack(): mdt_ioepoch, then a setattr record.
+  {
+    W e(sizeof(struct lnetcap_mdt_ioepoch), le);
+    e.u64(OFF(lnetcap_mdt_ioepoch, mio_open_handle), 0x6a6b6c6d6e6f7071ULL);
+    e.u64(OFF(lnetcap_mdt_ioepoch, mio_unused1), 0x1111111111111111ULL);
+    e.u32(OFF(lnetcap_mdt_ioepoch, mio_unused2), 0x22222222);
+    e.u32(OFF(lnetcap_mdt_ioepoch, mio_padding), 0x33333333);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3400),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_CLOSE, 0x00020003)), e.b,
+                          reint(le, LNETCAP_REINT_SETATTR).b, {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3400),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_CLOSE, 0)),
+                          mdt_body_ex(le, 0x1, 0, 0, 0), {}, {}, {}, {}}),
+          300);
+  }
+  // 17: lengths 4 and 100, but EAVALS holds 4 + 28 bytes.
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3480),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
+                                   LNETCAP_MDS_INODELOCK_XATTR, 0, 0x5e7f5, 0),
+                        mdt_body_ex(le, FLXATTR, std::uint32_t(names2.size()),
+                                    std::uint32_t(vals.size()), 2),
+                        {}, Bytes(260, 0), str_bytes(names2), vals, u32s(le, {4, 100})}));
+  // 18: 2000 bytes of DoM data, the record cut 300 bytes into them.
+  {
+    Bytes data(2000);
+    for (std::size_t k = 0; k < data.size(); ++k) data[k] = std::uint8_t('a' + k % 26);
+    Bytes m = lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                              ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
+                                         0x40, 0, 0x5e7f6, 0x1 | 0x2 | 0x8 | 0x20),
+                              mdt_body_ex(le, 0x1 | LNETCAP_OBD_MD_DOM_SIZE, 0, 0, 0, 2000), {}, {},
+                              {}, {}, niobuf_inline(le, 0, 2000, data), {}, {}, {}});
+    // Where the data starts: search for its first bytes.
+    std::size_t at = 0;
+    while (at + data.size() <= m.size() && std::memcmp(&m[at], data.data(), data.size()) != 0) ++at;
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3500), m, 1000, nullptr, at + 300);
+  }
+  // 19
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3580),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                        mdt_body_ex(le, FLACL, 0, 28, 0), {}, posix_acl(acl3, 1), {}, {}, {}}));
+  // 20: the ACL's 5 entries, the record cut after the second.
+  {
+    Bytes acl = posix_acl(acl5);
+    Bytes m = lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                              mdt_body_ex(le, FLACL, 0, std::uint32_t(acl.size()), 0), {}, acl, {},
+                              {}, {}});
+    std::size_t at = 0;  // where the ACL starts
+    while (at + acl.size() <= m.size() && std::memcmp(&m[at], acl.data(), acl.size()) != 0) ++at;
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3600), m, 1000, nullptr, at + 4 + 2 * 8);
+  }
+  // 21
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3680),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
+                        mdt_body_ex(le, FLXATTR, 4, 0, 0), str_bytes("blue")}));
+  // 22: rnb_len 500, 11 data bytes.
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3700),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                        ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4, 0x40, 0,
+                                   0x5e7f7, 0x1 | 0x2 | 0x8 | 0x20),
+                        mdt_body_ex(le, 0x1 | LNETCAP_OBD_MD_DOM_SIZE, 0, 0, 0, 500), {}, {}, {}, {},
+                        niobuf_inline(le, 0, 500, str_bytes("hello world")), {}, {}, {}}));
+  // 23
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3780),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                        mdt_body_ex(le, 0x1, 0, 28, 0), {}, posix_acl(acl3), {}, {}, {}}));
+  // 24: an ACL as lnetcap --anon-key leaves it: zeroed.
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3800),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETATTR, 0)),
+                        mdt_body_ex(le, FLACL, 0, 28, 0), {}, Bytes(28, 0), {}, {}, {}}));
+  // 25-26: a getxattr size probe (request mbo_eadatasize 0): the reply
+  // says how long the value is and carries none of it.
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3880),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_GETXATTR, 0x00020003)),
+                        mdt_body_ex(le, FLXATTR, 0, 0, 0), {}, cstr("security.selinux"), {}, {}}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3880),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
+                        mdt_body_ex(le, FLXATTR, 37, 0, 0), {}}),
+        200);
+}
+
 void random_records(Out& o, int n, unsigned seed) {
   std::mt19937 rng(seed);
   for (int i = 0; i < n; ++i) {
@@ -1007,6 +1291,8 @@ int main(int argc, char** argv) {
       hostile_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "lvb")
       lvb_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "mdt")
+      mdt_records(o);
     else
       vectors(o);
     o.close();
