@@ -73,6 +73,51 @@ sigint_ok() {
 }
 
 case $case_ in
+systemd)
+	# The shipped lnetcapd.service under a real systemd with a live capture
+	# (guest/systemd.sh).  Also needs LNETCAPD (tests/rig/CMakeLists.txt).
+	need_agent
+	[ -x "${LNETCAPD:-}" ] || skip "lnetcapd not built: ${LNETCAPD:-}"
+	[ -x /lib/systemd/systemd ] || skip "no systemd on this host (/lib/systemd/systemd)"
+	command -v unshare >/dev/null && command -v nsenter >/dev/null ||
+		skip "unshare/nsenter (util-linux) missing"
+	guest_run 800 "$guest/systemd.sh" LNETCAP="$LNETCAP" LNETCAPD="$LNETCAPD" \
+		LNETCAP_SOURCE_DIR="$src"
+	has() { grep -qx -- "$2" "$out/$1" || fail "$1 has no line '$2': $(cat "$out/$1")"; }
+	# Type=notify: active (READY=1) only once attached - the checks start
+	# after it (After=lnetcapd.service) and find its 7 BPF links there.
+	has sd-show.txt 'Type=notify'
+	has sd-show.txt 'ActiveState=active'
+	has sd-show.txt 'SubState=running'
+	has sd-show.txt 'StatusText=serving live eBPF capture'
+	has sd-show.txt 'User=lnetcap'
+	[ "$(cat "$out/sd-links.txt")" -ge 7 ] || fail "only $(cat "$out/sd-links.txt") BPF links when lnetcapd was ready"
+	# Runs as lnetcap with exactly the unit's capability set, ambient and
+	# bounding, and no new privileges.
+	[ "$(tr -s ' ' <"$out/sd-user.txt" | sed 's/ *$//')" = 'lnetcap lnetcap' ] ||
+		fail "lnetcapd runs as '$(cat "$out/sd-user.txt")'"
+	caps=0
+	for bit in 2 21 24 34 38 39; do # DAC_READ_SEARCH SYS_ADMIN SYS_RESOURCE SYSLOG PERFMON BPF
+		caps=$((caps | (1 << bit)))
+	done
+	caps=$(printf '%016x' $caps)
+	for set in Prm Eff Bnd Amb; do
+		has sd-caps.txt "Cap$set:	$caps"
+	done
+	has sd-caps.txt 'NoNewPrivs:	1'
+	has sd-sock.txt 'srw-rw---- lnetcap lnetcap'
+	# A member of group lnetcap without root subscribes; others cannot.
+	grep -q 'groups=.*(lnetcap)' "$out/sd-id.txt" && ! grep -q 'uid=0(' "$out/sd-id.txt" ||
+		fail "rigsub is not a plain member of group lnetcap: $(cat "$out/sd-id.txt")"
+	has sd-nobody.txt 'exit 1'
+	"$RIG_CHECK" "$out/sd-sub.pcapng" "$out/sd-double.log"
+	grep -q '^0 messages dropped by kernel' "$out/sd-sub.err" || fail "$(cat "$out/sd-sub.err")"
+	grep -q '^lnetcapd: source: 25 records, 0 dropped' "$out/sd-journal.txt" ||
+		fail "lnetcapd's journal does not count 25 records without loss"
+	# systemctl stop: a clean exit (SIGTERM, STOPPING=1, status 0).
+	has sd-stopped.txt 'ActiveState=inactive'
+	has sd-stopped.txt 'Result=success'
+	;;
 daemon)
 	# lnetcapd serving the live eBPF capture to three subscribers while a
 	# direct lnetcap captures the same traffic (guest/daemon.sh).
