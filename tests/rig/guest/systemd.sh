@@ -30,7 +30,7 @@ outer)
 		LNETCAP="$LNETCAP" LNETCAPD="$LNETCAPD" LNETCAP_SOURCE_DIR="$src" \
 		RIG_SYSTEMD_LOG="${RIG_SYSTEMD_LOG:-info}" /bin/bash "$self" pid1 &
 	ns=$!
-	for _ in $(seq 1 ${RIG_SYSTEMD_TIMEOUT:-300}); do
+	for _ in $(seq 1 "${RIG_SYSTEMD_TIMEOUT:-300}"); do
 		kill -0 $ns 2>/dev/null || break
 		sleep 1
 	done
