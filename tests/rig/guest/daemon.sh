@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Guest side of rig.daemon (runs in the guest, chroot of the host root; see
+# scripts/rig/run-guest.sh): lnetcapd serving the live eBPF capture (fentry,
+# the double built with BTF) on an ipc socket, three subscribers
+# (everything, 'opcode OBD_PING', 'drop') and, at the same time, a direct
+# `lnetcap -w` of the same traffic.  Variables:
+#   LNETCAP, LNETCAPD   the binaries (host paths)
+#   RIG_ROUNDS          rounds of every scenario (default 3)
+# Leaves in RIG_OUT: direct.pcapng (+ .err), sub-all/sub-ping/sub-drop
+# .pcapng (+ .err), daemon.err, double.log, sigint.txt when something had
+# to be killed.  The host (rig-test.sh) compares the files; this script only
+# fails on what it sees itself.
+set -euo pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+dbg=/sys/kernel/debug/lnet
+rounds=${RIG_ROUNDS:-3}
+sock=/tmp/lnetcapd/d.sock
+rm -f "$RIG_OUT/sigint.txt"
+
+$RIG_BB insmod "$RIG_KMOD_BTF/lnet.ko"
+echo clear >$dbg/double_ctl
+
+links() { bpftool link list 2>/dev/null | grep -c '^[0-9]' || true; }
+# Waits until process $1 has attached its programs (7 more BPF links than
+# $2): neither lnetcap nor lnetcapd writes a "ready" line on a pipe.
+wait_attached() { # pid links-before errfile
+	for _ in $(seq 1 600); do
+		[ "$(links)" -ge $(($2 + 7)) ] && return 0
+		kill -0 "$1" 2>/dev/null || { cat "$3"; fail "$3: exited before attaching"; }
+		sleep 0.1
+	done
+	cat "$3"
+	fail "$3: did not attach within 60 s"
+}
+# Waits for process $1 to exit by itself within $2 seconds; kills it and
+# records the fact in sigint.txt otherwise.  Fails on a non-zero exit.
+wait_exit() { # pid seconds errfile
+	for _ in $(seq 1 $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1"
+		echo "$3: still running after $2 s, killed" >>"$RIG_OUT/sigint.txt"
+		wait "$1" || true
+		cat "$3"
+		fail "$3: did not exit"
+	fi
+	local rc=0
+	wait "$1" || rc=$?
+	echo "---- $3"
+	cat "$3"
+	[ "$rc" -eq 0 ] || fail "$3: exit status $rc"
+}
+
+echo "== lnetcapd, live eBPF capture (fentry) on ipc://$sock"
+mkdir -p "$(dirname "$sock")"
+before=$(links)
+"$LNETCAPD" --no-config --attach fentry --listen "ipc://$sock" --group "$(id -gn)" \
+	2>"$RIG_OUT/daemon.err" &
+daemon_pid=$!
+wait_attached $daemon_pid "$before" "$RIG_OUT/daemon.err"
+for _ in $(seq 1 100); do
+	grep -q '^lnetcapd: serving ' "$RIG_OUT/daemon.err" && break
+	sleep 0.1
+done
+grep -q '^lnetcapd: serving ' "$RIG_OUT/daemon.err" || { cat "$RIG_OUT/daemon.err"; fail "lnetcapd never said it is serving"; }
+
+echo "== subscribers"
+subscribe() { # name [filter]
+	local name=$1
+	shift
+	"$LNETCAP" --from "ipc://$sock" -w "$RIG_OUT/sub-$name.pcapng" "$@" \
+		2>"$RIG_OUT/sub-$name.err" &
+	eval "sub_${name}_pid=$!"
+}
+subscribe all
+subscribe ping 'opcode OBD_PING'
+subscribe drop 'drop'
+for _ in $(seq 1 300); do
+	[ "$(grep -c ') subscribed: filter' "$RIG_OUT/daemon.err" || true)" -ge 3 ] && break
+	sleep 0.1
+done
+[ "$(grep -c ') subscribed: filter' "$RIG_OUT/daemon.err" || true)" -ge 3 ] ||
+	{ cat "$RIG_OUT/daemon.err"; fail "the three subscribers were not accepted within 30 s"; }
+
+echo "== direct capture of the same traffic, $rounds rounds"
+# 25 records a round (tests/rig/guest/capture.sh): -c stops it by itself.
+before=$(links)
+"$LNETCAP" --attach fentry -v -c $((25 * rounds)) -w "$RIG_OUT/direct.pcapng" \
+	2>"$RIG_OUT/direct.err" &
+direct_pid=$!
+wait_attached $direct_pid "$before" "$RIG_OUT/direct.err"
+sleep 0.5
+echo "all $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/double.log"
+wait_exit $direct_pid 60 "$RIG_OUT/direct.err"
+
+echo "== stop lnetcapd (SIGINT): it drains the ring and ends every subscription"
+sleep 2 # the daemon hands out what it took from the ring meanwhile
+kill -INT $daemon_pid
+wait_exit $daemon_pid 60 "$RIG_OUT/daemon.err"
+for name in all ping drop; do
+	pid_var=sub_${name}_pid
+	wait_exit "${!pid_var}" 30 "$RIG_OUT/sub-$name.err"
+done
+cat $dbg/double_stats
+$RIG_BB rmmod lnet
+echo PASS
