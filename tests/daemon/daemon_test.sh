@@ -335,6 +335,21 @@ socket-permissions)
   for _ in $(seq 100); do [ -S "$tmp/p.sock" ] && break; sleep 0.1; done
   [ "$(stat -c %a "$tmp/p.sock")" = 660 ] || fail "socket mode $(stat -c %a "$tmp/p.sock"), wanted 660"
   [ "$(stat -c %G "$tmp/p.sock")" = "$group" ] || fail "socket group $(stat -c %G "$tmp/p.sock"), wanted $group"
+  # A user outside the group is told at once that the socket refuses him
+  # (ZeroMQ alone would connect in the background and time out after 5 s).
+  as_nobody=(setpriv --reuid nobody --regid nogroup --clear-groups)
+  if [ "$(id -u)" = 0 ] && "${as_nobody[@]}" "$lnetcap" --version >/dev/null 2>&1 &&
+     ! id -nG nobody | grep -qw "$group"; then
+    chmod 711 "$tmp"  # the directory may be searched; the socket's mode decides
+    start=$(date +%s%N)
+    expect_exit 1 outsider "${as_nobody[@]}" \
+      "$lnetcap" --from "ipc://$tmp/p.sock" -c 1
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    contains "$tmp/outsider.err" "permission denied on lnetcapd's socket $tmp/p.sock"
+    contains "$tmp/outsider.err" "group '$group'"
+    [ "$ms" -lt 4000 ] || fail "the outsider was told after $ms ms, not at once"
+    chmod 700 "$tmp"
+  fi
   expect_exit 1 nogroup "$lnetcapd" -r "$sample" --listen "$tmp/q.sock" --group no-such-group-lnetcap
   contains "$tmp/nogroup.err" "group 'no-such-group-lnetcap' does not exist" ;;
 tcp-needs-consent)

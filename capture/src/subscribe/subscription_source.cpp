@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "subscription_source.h"
 
+#include <grp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +45,31 @@ bool handshake_refused(zmq::socket_t& monitor) {
   return false;
 }
 
+// A local socket we may not write to: say so at once.  ZeroMQ connects ipc
+// endpoints in the background and never reports the kernel's EACCES, so
+// without this a user outside the socket's group waited out the answer time
+// and was told the daemon did not answer.  A missing socket is left to the
+// normal wait (the daemon may be starting); a socket the daemon is still
+// giving its mode and group gets a second to settle.
+void check_local_socket_access(const std::string& uri) {
+  if (uri.rfind("ipc://", 0) != 0) return;
+  const std::string path = uri.substr(6);
+  for (int tries = 0;; ++tries) {
+    if (access(path.c_str(), W_OK) == 0 || errno != EACCES) return;
+    if (tries == 10) break;
+    usleep(100 * 1000);
+  }
+  std::string group = "lnetcap";
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (const struct group* g = getgrgid(st.st_gid)) group = g->gr_name;
+  }
+  throw Error("permission denied on lnetcapd's socket " + path,
+              "subscribing needs write access to it (and to its directories): ask the admin to "
+              "add you to group '" + group + "' (sudo usermod -aG " + group +
+              " USER), then log in again");
+}
+
 }  // namespace
 
 SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
@@ -68,6 +96,7 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
   }
   socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
   socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
+  check_local_socket_access(uri_);
   try {
     socket_.connect(uri_);
   } catch (const zmq::error_t& e) {
