@@ -76,23 +76,34 @@ static void srt_init(struct register_srt *srt, GArray *srt_array)
  * table's filter, not its name, so the filter names the target too; it is
  * a valid filter prefix, so the GUI's "Apply as Filter" on a row gives
  * lnetcap.nid=="10.0.3.1@tcp" && lnetcap.ptlrpc.opc==36, the requests and
- * replies of that opcode to and from that server. */
-#define SRT_TARGET_PREFIX "lnetcap.nid==\""
+ * replies of that opcode to and from that server.  A table costs about
+ * 100 KiB (a row per opcode), so a capture, however crafted, gets at most
+ * SRT_MAX_TARGETS of them; later targets share "Other targets". */
+#define SRT_TARGET_NAME "Target "
+#define SRT_OTHER_TARGETS "Other targets"
+#define SRT_MAX_TARGETS 256
 
 static srt_stat_table *srt_target_table(GArray *srt_array, const char *nid)
 {
-	srt_stat_table *t;
+	srt_stat_table *t, *others = NULL;
 	char *name, *filter;
 	for (guint k = SRT_OTHER + 1; k < srt_array->len; k++) {
 		t = g_array_index(srt_array, srt_stat_table *, k);
-		if (g_str_has_prefix(t->filter_string, SRT_TARGET_PREFIX) &&
-		    strncmp(t->filter_string + strlen(SRT_TARGET_PREFIX), nid, strlen(nid)) == 0 &&
-		    t->filter_string[strlen(SRT_TARGET_PREFIX) + strlen(nid)] == '"')
+		if (g_str_has_prefix(t->name, SRT_TARGET_NAME) &&
+		    strcmp(t->name + strlen(SRT_TARGET_NAME), nid) == 0)
 			return t;
+		if (strcmp(t->name, SRT_OTHER_TARGETS) == 0)
+			others = t;
 	}
-	name = g_strdup_printf("Target %s", nid);
-	filter = g_strdup_printf(SRT_TARGET_PREFIX "%s\" && lnetcap.ptlrpc.opc", nid);
-	t = srt_new_table(srt_array, name, filter, 0, SRT_OTHER_ROWS);
+	if (others)
+		return others;
+	if (srt_array->len - (SRT_OTHER + 1) >= SRT_MAX_TARGETS)
+		return srt_new_table(srt_array, SRT_OTHER_TARGETS,
+				     "lnetcap.ptlrpc.opc", 0, SRT_OTHER_ROWS);
+	/* init_srt_table() copies the filter but keeps the name's pointer. */
+	name = g_strdup_printf(SRT_TARGET_NAME "%s", nid);
+	filter = g_strdup_printf("lnetcap.nid==\"%s\" && lnetcap.ptlrpc.opc", nid);
+	t = srt_new_table(srt_array, g_intern_string(name), filter, 0, SRT_OTHER_ROWS);
 	g_free(name);
 	g_free(filter);
 	return t;

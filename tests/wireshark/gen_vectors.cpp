@@ -8,11 +8,11 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | elc]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | elc | srt-targets]
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test); "hostile" the records of
 //   hostile_records(), "lvb" those of lvb_records(), "elc" those of
-//   elc_records().
+//   elc_records(), "srt-targets" those of srt_target_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
@@ -880,6 +880,20 @@ void elc_records(Out& o) {
         lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_CANCEL, 0))}), 200);
 }
 
+// OBD_PINGs to 300 servers (10.1.0.1@tcp ... 10.1.1.44@tcp), each answered:
+// more targets than the SRT keeps tables for (lnetcap-stats.c, 256).
+void srt_target_records(Out& o) {
+  const bool le = false;
+  for (int k = 0; k < 300; ++k) {
+    const std::string sv = "10.1." + std::to_string((k + 1) / 256) + "." + std::to_string((k + 1) % 256) + "@tcp";
+    const std::uint64_t xid = 0x4000 + 0x80 * std::uint64_t(k);
+    o.msg(req(CL, sv.c_str(), LNETCAP_PORTAL_OST_REQUEST, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+    o.msg(rep(CL, sv.c_str(), LNETCAP_PORTAL_OSC_REPLY, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 100);
+  }
+}
+
 void random_records(Out& o, int n, unsigned seed) {
   std::mt19937 rng(seed);
   for (int i = 0; i < n; ++i) {
@@ -1060,6 +1074,8 @@ int main(int argc, char** argv) {
       lvb_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "elc")
       elc_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "srt-targets")
+      srt_target_records(o);
     else
       vectors(o);
     o.close();

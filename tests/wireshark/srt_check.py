@@ -62,6 +62,8 @@ def main():
     per_target = {}
     for flt, rows in t[len(SERVICES):]:
         m = re.match(r'^lnetcap\.nid=="([^"]+)" && lnetcap\.ptlrpc\.opc$', flt)
+        if flt == "lnetcap.ptlrpc.opc":  # "Other targets", past the 256th
+            m = re.match("(.*)", "other targets")
         if not m:
             bad.append("target table filter %r" % flt)
             continue

@@ -7,7 +7,9 @@
 #    selects that opcode's frames;
 #  - on the generated vectors, three targets (10.0.0.2@tcp, the client
 #    10.0.0.1@tcp for the LDLM callbacks the server sends it, fe80::2@tcp1),
-#    each counting the final replies that NID sent to a request seen.
+#    each counting the final replies that NID sent to a request seen;
+#  - 300 servers (gen_vectors.cpp srt_target_records()): 256 target tables,
+#    the other 44 targets' calls in one "Other targets" table.
 command -v python3 >/dev/null || skip "python3 missing"
 [ -x "${LNETCAP_BINARY:-}" ] || skip "lnetcap binary not built"
 fs="$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng"
@@ -40,3 +42,14 @@ for nid in 10.0.0.2@tcp 10.0.0.1@tcp fe80::2@tcp1; do
 	pass "target $nid: $got calls"
 done
 [ "$(grep -c '^Filter: lnetcap.nid==' "$WORK/vsrt.txt")" = 3 ] || fail "expected three target tables"
+
+"$LNETCAP_VECTORS" "$WORK/targets.pcapng" srt-targets || fail "vector generator failed"
+chmod a+r "$WORK/targets.pcapng"
+ts -q -r "$WORK/targets.pcapng" -z lnetcap,srt > "$WORK/tsrt.txt" || fail "tshark -z lnetcap,srt failed"
+n=$(grep -c '^Filter: lnetcap.nid==' "$WORK/tsrt.txt")
+[ "$n" = 256 ] || fail "$n target tables for 300 targets, expected the limit, 256"
+grep -q '^Filter: lnetcap.nid=="10.1.1.0@tcp"' "$WORK/tsrt.txt" || fail "256th target missing"
+! grep -q '10.1.1.1@tcp' "$WORK/tsrt.txt" || fail "257th target has a table"
+[ "$(awk '/^Filter: / { t++ } t == 14 + 256 && $2 == "OBD_PING" { print $3 }' "$WORK/tsrt.txt")" = 44 ] ||
+	fail "Other targets table does not hold the 44 other pings"
+pass "at most 256 target tables; later targets in Other targets"
