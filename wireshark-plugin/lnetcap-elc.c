@@ -5,7 +5,11 @@
  * lock_count handles name the locks the client cancels with this RPC
  * (_ldlm_cancel_pack() of ldlm_request.c fills lock_handle[0..count-1];
  * the lock descriptor is unused).  The client sends the buffer with length
- * 0 when it cancels nothing.
+ * 0 when it cancels nothing.  ldlm_prep_elc_req() fills it for MDS_REINT,
+ * OST_DESTROY and MDS_SWAP_LAYOUTS (canceloff 0) and for LDLM_ENQUEUE
+ * (after the enqueued lock's own handle); LDLM_CANCEL packs its locks the
+ * same way, so one filter (lnetcap.elc.handle) finds a lock's cancel
+ * whichever RPC carried it.
  */
 #include <epan/packet.h>
 #include <epan/expert.h>
@@ -18,22 +22,13 @@ static int hf_elc_count = -1;
 static int hf_elc_handle = -1;
 static gint ett_elc = -1;
 
-guint32 lnetcap_elc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const lnetcap_pkt_t *pkt,
-		    guint i)
+/* Adds lock_handle[first..first+count-1] of the ldlm_request at off (len
+ * bytes) under t, as far as the buffer holds them and the capture has them. */
+static void add_handles(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t, guint enc, guint32 off,
+			guint32 len, guint32 first, guint32 count)
 {
-	guint enc = pkt->rpc.encoding;
-	guint32 off, len, count, room;
-	proto_tree *t;
-
-	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
-		return 0;
-	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_ldlm_request), ett_elc,
-				  "Early lock cancel (ldlm_request)", &t, &off))
-		return 0;
-	proto_tree_add_item(t, hf_elc_flags, tvb, (gint)off, 4, enc);
-	proto_tree_add_item_ret_uint(t, hf_elc_count, tvb, (gint)off + 4, 4, enc, &count);
-	room = (len - (guint32)sizeof(struct lnetcap_ldlm_request)) / 8;
-	for (guint32 k = 0; k < MIN(count, room); k++) {
+	guint32 room = (len - (guint32)sizeof(struct lnetcap_ldlm_request)) / 8;
+	for (guint32 k = first; k < MIN(first + count, room); k++) {
 		guint ho = off + (guint)sizeof(struct lnetcap_ldlm_request) + 8 * k;
 		if (ho + 8 > tvb_captured_length(tvb)) {
 			proto_tree_add_expert_format(t, pinfo, &lnetcap_ei_truncated, tvb,
@@ -42,6 +37,59 @@ guint32 lnetcap_elc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const l
 		}
 		proto_tree_add_item(t, hf_elc_handle, tvb, (gint)ho, 8, enc);
 	}
+}
+
+guint32 lnetcap_elc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const lnetcap_pkt_t *pkt,
+		    guint i)
+{
+	return lnetcap_elc_named(tvb, pinfo, tree, pkt, i, "Early lock cancel (ldlm_request)");
+}
+
+guint32 lnetcap_elc_named(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			  const lnetcap_pkt_t *pkt, guint i, const char *label)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, len, count;
+	proto_tree *t;
+
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
+		return 0;
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_ldlm_request), ett_elc,
+				  label, &t, &off))
+		return 0;
+	proto_tree_add_item(t, hf_elc_flags, tvb, (gint)off, 4, enc);
+	proto_tree_add_item_ret_uint(t, hf_elc_count, tvb, (gint)off + 4, 4, enc, &count);
+	add_handles(tvb, pinfo, t, enc, off, len, 0, count);
+	return count;
+}
+
+/* An LDLM_ENQUEUE's ldlm_request: lock_handle[0] is the enqueued lock (the
+ * client's own handle) and ldlm_prep_elc_req() starts lock_count at
+ * LDLM_ENQUEUE_CANCEL_OFF, so the early-cancelled locks are slots 1 to
+ * lock_count-1.  Their count is derived, so it is a generated field. */
+guint32 lnetcap_elc_enqueue(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    const lnetcap_pkt_t *pkt, guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, len, count, start, cap, first = LNETCAP_LDLM_ENQUEUE_CANCEL_OFF;
+	proto_tree *t;
+	proto_item *it;
+
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len < sizeof(struct lnetcap_ldlm_request) ||
+	    (guint64)off + sizeof(struct lnetcap_ldlm_request) > tvb_captured_length(tvb))
+		return 0;
+	count = tvb_get_guint32(tvb, off + LNETCAP_OFF(struct lnetcap_ldlm_request, lock_count), enc);
+	if (count <= first)
+		return 0;
+	count -= first;
+	start = off + (guint32)sizeof(struct lnetcap_ldlm_request) + 8 * first;
+	cap = tvb_captured_length(tvb);
+	t = proto_tree_add_subtree_format(tree, tvb, lnetcap_clamp(tvb, start),
+		start < cap ? (gint)MIN(8 * (guint64)count, cap - start) : 0, ett_elc, &it,
+		"Early lock cancel (lock_handle[%u..%u])", first, first + count - 1);
+	it = proto_tree_add_uint(t, hf_elc_count, tvb, (gint)off + 4, 4, count);
+	proto_item_set_generated(it);
+	add_handles(tvb, pinfo, t, enc, off, len, first, count);
 	return count;
 }
 

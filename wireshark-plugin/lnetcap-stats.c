@@ -2,11 +2,14 @@
 /*
  * lnetcap-stats.c - statistics fed by the "lnetcap" tap:
  *  - Service Response Time tables per Lustre service (OST, MDS, LDLM, MGS,
- *    ...), a row per PtlRPC opcode
+ *    ...), then one per target (the server NID a request went to), a row
+ *    per PtlRPC opcode
  *    (tshark -z lnetcap,srt; GUI: Statistics > Service Response Time);
  *  - a stats_tree of LNet message types, portals, opcodes, statuses and
  *    NIDs (tshark -z lnetcap,tree; GUI: Statistics > LNetCap).
  */
+#include <string.h>
+
 #include <epan/packet.h>
 #include <epan/srt_table.h>
 #include <epan/stats_tree.h>
@@ -41,25 +44,69 @@ static const srt_service_t srt_services[] = {
 #define SRT_OTHER G_N_ELEMENTS(srt_services)
 #define SRT_OTHER_ROWS 1103
 
+/* A table of rows 0..rows-1 named by opcode from first on. */
+static srt_stat_table *srt_new_table(GArray *srt_array, const char *name, const char *filter,
+				     guint32 first, guint32 rows)
+{
+	srt_stat_table *t = init_srt_table(name, NULL, srt_array, (int)rows, "Opcode", filter, NULL);
+	for (guint32 i = 0; i < rows; i++) {
+		const char *opname = i >= first ? try_val_to_str_ext(i, &lnetcap_opcode_vals_ext) : NULL;
+		char buf[32];
+		if (!opname) {
+			g_snprintf(buf, sizeof(buf), "opcode %u", i);
+			opname = buf;
+		}
+		init_srt_table_row(t, (int)i, opname);
+	}
+	return t;
+}
+
 static void srt_init(struct register_srt *srt, GArray *srt_array)
 {
-	for (guint k = 0; k <= SRT_OTHER; k++) {
-		gboolean other = k == SRT_OTHER;
-		guint32 rows = other ? SRT_OTHER_ROWS : srt_services[k].last + 1;
-		srt_stat_table *t = init_srt_table(other ? "Other" : srt_services[k].name, NULL,
-						   srt_array, (int)rows, "Opcode", "lnetcap.ptlrpc.opc", NULL);
-		for (guint32 i = 0; i < rows; i++) {
-			const char *name = try_val_to_str_ext(i, &lnetcap_opcode_vals_ext);
-			char buf[32];
-			if (!other && i < srt_services[k].first)
-				name = NULL;
-			if (!name) {
-				g_snprintf(buf, sizeof(buf), "opcode %u", i);
-				name = buf;
-			}
-			init_srt_table_row(t, (int)i, name);
-		}
+	for (guint k = 0; k < SRT_OTHER; k++)
+		srt_new_table(srt_array, srt_services[k].name, "lnetcap.ptlrpc.opc",
+			      srt_services[k].first, srt_services[k].last + 1);
+	srt_new_table(srt_array, "Other", "lnetcap.ptlrpc.opc", 0, SRT_OTHER_ROWS);
+}
+
+/* Per-target tables, added as targets appear, after the service tables.
+ * A target is the NID the request went to, i.e. the reply's source: LNet
+ * and PtlRPC name no MDT/OST index (only the connection knows it), so a
+ * server NID stands for every target that server hosts.  tshark prints a
+ * table's filter, not its name, so the filter names the target too; it is
+ * a valid filter prefix, so the GUI's "Apply as Filter" on a row gives
+ * lnetcap.nid=="10.0.3.1@tcp" && lnetcap.ptlrpc.opc==36, the requests and
+ * replies of that opcode to and from that server.  A table costs about
+ * 100 KiB (a row per opcode), so a capture, however crafted, gets at most
+ * SRT_MAX_TARGETS of them; later targets share "Other targets". */
+#define SRT_TARGET_NAME "Target "
+#define SRT_OTHER_TARGETS "Other targets"
+#define SRT_MAX_TARGETS 256
+
+static srt_stat_table *srt_target_table(GArray *srt_array, const char *nid)
+{
+	srt_stat_table *t, *others = NULL;
+	char *name, *filter;
+	for (guint k = SRT_OTHER + 1; k < srt_array->len; k++) {
+		t = g_array_index(srt_array, srt_stat_table *, k);
+		if (g_str_has_prefix(t->name, SRT_TARGET_NAME) &&
+		    strcmp(t->name + strlen(SRT_TARGET_NAME), nid) == 0)
+			return t;
+		if (strcmp(t->name, SRT_OTHER_TARGETS) == 0)
+			others = t;
 	}
+	if (others)
+		return others;
+	if (srt_array->len - (SRT_OTHER + 1) >= SRT_MAX_TARGETS)
+		return srt_new_table(srt_array, SRT_OTHER_TARGETS,
+				     "lnetcap.ptlrpc.opc", 0, SRT_OTHER_ROWS);
+	/* init_srt_table() copies the filter but keeps the name's pointer. */
+	name = g_strdup_printf(SRT_TARGET_NAME "%s", nid);
+	filter = g_strdup_printf("lnetcap.nid==\"%s\" && lnetcap.ptlrpc.opc", nid);
+	t = srt_new_table(srt_array, g_intern_string(name), filter, 0, SRT_OTHER_ROWS);
+	g_free(name);
+	g_free(filter);
+	return t;
 }
 
 static guint srt_table_of(guint32 opc)
@@ -81,6 +128,10 @@ static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_
 		return TAP_PACKET_DONT_REDRAW;
 	t = g_array_index(data->srt_array, srt_stat_table *, srt_table_of(ti->opc));
 	add_srt_table_data(t, (int)ti->opc, &ti->req_time, pinfo);
+	if (ti->src_str) {
+		t = srt_target_table(data->srt_array, ti->src_str);
+		add_srt_table_data(t, (int)ti->opc, &ti->req_time, pinfo);
+	}
 	return TAP_PACKET_REDRAW;
 }
 

@@ -263,9 +263,14 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	switch (pkt->rpc.opc) {
 	case LNETCAP_OPC_LDLM_ENQUEUE:
 		if (request) {
+			guint32 n;
 			flags = dissect_request(tvb, pinfo, tree, pkt, &kind);
+			n = lnetcap_elc_enqueue(tvb, pinfo, tree, pkt, 1);
 			if (pkt->rpc.bufcount >= 3 && (flags & LNETCAP_LDLM_FL_HAS_INTENT))
 				dissect_intent(tvb, pinfo, tree, pkt);
+			if (n)
+				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
+						n == 1 ? "" : "s");
 		} else {
 			guint32 off, len;
 			dissect_reply(tvb, pinfo, tree, pkt, &kind);
@@ -297,6 +302,12 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			dissect_reply(tvb, pinfo, tree, pkt, &kind);
 		break;
 	case LNETCAP_OPC_LDLM_CANCEL:
+		/* Its handles are cancelled locks, as an ELC buffer's are. */
+		if (request) {
+			dissect_request(tvb, pinfo, tree, pkt, &kind);
+			lnetcap_elc_named(tvb, pinfo, tree, pkt, 1, "Cancelled locks (ldlm_request)");
+		}
+		break;
 	case LNETCAP_OPC_LDLM_BL_CALLBACK:
 		if (request)
 			dissect_request(tvb, pinfo, tree, pkt, &kind);

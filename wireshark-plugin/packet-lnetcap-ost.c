@@ -287,13 +287,23 @@ static void dissect_ost_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_OPC_OST_GETATTR:
 	case LNETCAP_OPC_OST_SETATTR:
 	case LNETCAP_OPC_OST_CREATE:
-	case LNETCAP_OPC_OST_DESTROY:
 	case LNETCAP_OPC_OST_PUNCH:
 	case LNETCAP_OPC_OST_SYNC:
 	case LNETCAP_OPC_OST_LADVISE:
 	case LNETCAP_OPC_OST_FALLOCATE:
 	case LNETCAP_OPC_OST_SEEK:
 		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
+		break;
+	case LNETCAP_OPC_OST_DESTROY:
+		/* RQF_OST_DESTROY: OST_BODY, DLM_REQ (osc_destroy() cancels the
+		 * object's unused locks with it), CAPA1. */
+		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
+		if (request) {
+			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, 2);
+			if (n)
+				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
+						n == 1 ? "" : "s");
+		}
 		break;
 	case LNETCAP_OPC_OST_STATFS:
 		if (!request)

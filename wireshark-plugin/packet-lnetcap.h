@@ -155,6 +155,14 @@ void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, gui
 void lnetcap_register_elc(int proto);
 guint32 lnetcap_elc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const lnetcap_pkt_t *pkt,
 		    guint i);
+/* The same, with its subtree named label (LDLM_CANCEL: the locks it
+ * cancels). */
+guint32 lnetcap_elc_named(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			  const lnetcap_pkt_t *pkt, guint i, const char *label);
+/* The early-cancelled locks of an LDLM_ENQUEUE's ldlm_request in buffer i
+ * (after the enqueued lock's own handle); returns their number. */
+guint32 lnetcap_elc_enqueue(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    const lnetcap_pkt_t *pkt, guint i);
 /* obd_statfs of OST_STATFS/MDS_STATFS replies (packet-lnetcap-obd.c). */
 void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
 

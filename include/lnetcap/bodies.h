@@ -334,6 +334,9 @@ struct lnetcap_ldlm_request {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_ldlm_request, 88);
 #define LNETCAP_LDLM_LOCKREQ_HANDLES 2
+/* An LDLM_ENQUEUE's lock_handle[0] is the enqueued lock; early-cancelled
+ * locks follow it (ldlm_prep_enqueue_req(): LDLM_ENQUEUE_CANCEL_OFF). */
+#define LNETCAP_LDLM_ENQUEUE_CANCEL_OFF 1
 
 struct lnetcap_ldlm_reply {
 	__u32 lock_flags;

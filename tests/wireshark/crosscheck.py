@@ -278,7 +278,10 @@ def main():
             fix = entry[2] if len(entry) > 2 else (lambda v: v)
             bv = bm.get(bf)
             pfs = pf if isinstance(pf, tuple) else (pf,)
-            pv = [fix(v) for f in pfs for v in pm.get(f, [])]
+            # A tuple names where the plugin may show the value: the first
+            # of them the message has (LDLM_CANCEL shows its lock_count both
+            # as lnetcap.ldlm.lock_count and lnetcap.elc.lock_count).
+            pv = [fix(v) for v in next((pm[f] for f in pfs if pm.get(f)), [])]
             if not bv or not pv:
                 continue
             compared += len(bv)

@@ -8,11 +8,12 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt | elc | srt-targets]
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test); "hostile" the records of
 //   hostile_records(), "lvb" those of lvb_records(), "mdt" those of
-//   mdt_records().
+//   mdt_records(), "elc" those of elc_records(), "srt-targets" those of
+//   srt_target_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
@@ -105,10 +106,13 @@ void lock_desc(W& w, std::size_t off, std::uint32_t type, const std::uint64_t na
 Bytes ldlm_request(bool be, std::uint32_t flags, std::uint32_t type, const std::uint64_t name[4],
                    std::uint32_t mode, std::uint64_t p0, std::uint64_t p1,
                    std::vector<std::uint64_t> handles) {
+  // lock_count is the handles given; the buffer keeps at least
+  // LDLM_LOCKREQ_HANDLES slots (ldlm_request_bufsize()), unused ones zero.
+  const std::uint32_t count = std::uint32_t(handles.size());
   if (handles.size() < LNETCAP_LDLM_LOCKREQ_HANDLES) handles.resize(LNETCAP_LDLM_LOCKREQ_HANDLES);
   W w(sizeof(struct lnetcap_ldlm_request) + 8 * handles.size(), be);
   w.u32(OFF(lnetcap_ldlm_request, lock_flags), flags);
-  w.u32(OFF(lnetcap_ldlm_request, lock_count), std::uint32_t(handles.size()));
+  w.u32(OFF(lnetcap_ldlm_request, lock_count), count);
   lock_desc(w, OFF(lnetcap_ldlm_request, lock_desc), type, name, mode, 0, p0, p1, 0);
   for (std::size_t i = 0; i < handles.size(); ++i)
     w.u64(sizeof(struct lnetcap_ldlm_request) + 8 * i, handles[i]);
@@ -1111,6 +1115,65 @@ void mdt_records(Out& o) {
         lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
                         mdt_body_ex(le, FLXATTR, 37, 0, 0), {}}),
         200);
+// Early lock cancels outside MDS_REINT, laid out as the 2.16 client packs
+// them (ldlm_prep_elc_req(), _ldlm_cancel_pack(), ldlm_request_bufsize():
+// the DLM_REQ buffer is offsetof(ldlm_request, lock_handle[max(n, 2)]),
+// n counting the enqueued lock's own slot for LDLM_ENQUEUE):
+//  1-2 OST_DESTROY (RQF_OST_DESTROY: OST_BODY, DLM_REQ, CAPA1) cancelling
+//      two PW extent locks on the object (osc_destroy());
+//  3-4 OST_DESTROY cancelling nothing: lock_count 0 in a 104-byte buffer;
+//  5-6 LDLM_ENQUEUE of an extent lock whose ldlm_request carries its own
+//      handle in slot 0 and three LRU locks in slots 1-3 (lock_count 4,
+//      LDLM_ENQUEUE_CANCEL_OFF);
+//  7-8 LDLM_ENQUEUE with no early cancel (lock_count 1, the default
+//      104-byte buffer);
+//  9-10 LDLM_CANCEL of three locks (ldlm_cli_cancel_req()).
+void elc_records(Out& o) {
+  const bool le = false;
+  const std::uint64_t res_ost[4] = {0x7, 0x240000400ULL, 0, 0};
+  auto destroy = [&](std::uint64_t xid, std::vector<std::uint64_t> cancels) {
+    Bytes dlm = ldlm_request(le, 0, LNETCAP_LDLM_PLAIN, res_ost, 0, 0, 0, cancels);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_IO, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OST_DESTROY, 0x00030003)),
+                          ost_body(le, 0x7, 0), dlm, {}}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OST_DESTROY, 0)), ost_body(le, 0x7, 0)}),
+          300);
+  };
+  destroy(0x3000, {0x5e7e10, 0x5e7e11});
+  destroy(0x3080, {});
+  auto enqueue = [&](std::uint64_t xid, std::vector<std::uint64_t> handles) {
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OST_REQUEST, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                          ldlm_request(le, 0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL, handles)}));
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, 0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL, 0x5e7e20, 0),
+                          ost_lvb(le, 0)}),
+          400);
+  };
+  enqueue(0x3100, {0xc0ffee10, 0x5e7e12, 0x5e7e13, 0x5e7e14});
+  enqueue(0x3180, {0xc0ffee11});
+  o.msg(req(CL, SV, LNETCAP_PORTAL_LDLM_CANCEL_REQUEST, 0x3200),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_CANCEL, 0x00040003)),
+                        ldlm_request(le, 0, LNETCAP_LDLM_PLAIN, res_ost, 0, 0, 0,
+                                     {0x5e7e15, 0x5e7e16, 0x5e7e17})}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_LDLM_CANCEL_REPLY, 0x3200),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_CANCEL, 0))}), 200);
+}
+
+// OBD_PINGs to 300 servers (10.1.0.1@tcp ... 10.1.1.44@tcp), each answered:
+// more targets than the SRT keeps tables for (lnetcap-stats.c, 256).
+void srt_target_records(Out& o) {
+  const bool le = false;
+  for (int k = 0; k < 300; ++k) {
+    const std::string sv = "10.1." + std::to_string((k + 1) / 256) + "." + std::to_string((k + 1) % 256) + "@tcp";
+    const std::uint64_t xid = 0x4000 + 0x80 * std::uint64_t(k);
+    o.msg(req(CL, sv.c_str(), LNETCAP_PORTAL_OST_REQUEST, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OBD_PING, 0x00010003))}));
+    o.msg(rep(CL, sv.c_str(), LNETCAP_PORTAL_OSC_REPLY, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OBD_PING, 0))}), 100);
+  }
 }
 
 void random_records(Out& o, int n, unsigned seed) {
@@ -1293,6 +1356,10 @@ int main(int argc, char** argv) {
       lvb_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "mdt")
       mdt_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "elc")
+      elc_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "srt-targets")
+      srt_target_records(o);
     else
       vectors(o);
     o.close();

@@ -146,7 +146,7 @@ pass "LLOG names, header and lustre_cfg records"
 # Early lock cancel: the CREATE of "dir1" (frame 61) carries in its
 # RMF_DLM_REQ slot (buffer 5, layout.c mds_reint_create_*_client) an
 # ldlm_request cancelling one lock: the PR IBITS lock granted in frame 48.
-n=$(ts -r "$fs" -Y 'lnetcap.elc.lock_count' -T fields -E separator=, -e frame.number \
+n=$(ts -r "$fs" -Y 'lnetcap.elc.lock_count && lnetcap.ptlrpc.opc == MDS_REINT' -T fields -E separator=, -e frame.number \
 	-e lnetcap.elc.lock_count -e lnetcap.elc.handle)
 [ "$n" = "61,1,0x2801a493bd8aae8b" ] || fail "early lock cancel: '$n'"
 expect_count "$fs" 'lnetcap.ldlm.reply.handle == 0x2801a493bd8aae8b' 1
