@@ -248,6 +248,9 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	} else if (it & 0x80) { /* IT_GETXATTR */
 		col_append_str(pinfo->cinfo, COL_INFO, " intent getxattr");
 		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
+	} else if (it & (0x800 | 0x1000)) { /* IT_QUOTA_DQACQ | IT_QUOTA_CONN: QUOTA_BODY */
+		col_append_str(pinfo->cinfo, COL_INFO, it & 0x800 ? " intent quota_dqacq" : " intent quota_conn");
+		lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
 	}
 }
 
@@ -281,6 +284,9 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 							   pkt->rpc.encoding, "MDT_MD");
 			} else {
 				dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
+				/* Quota intent replies (PLAIN locks): QUOTA_BODY after the LVB. */
+				if (kind.type == LNETCAP_LDLM_PLAIN && pkt->rpc.bufcount > 3)
+					lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
 			}
 		}
 		break;
