@@ -126,8 +126,8 @@ static guint64 buf_end(const lnetcap_pkt_t *pkt, guint i)
 
 /* The inline data of an OUT or batch header: [start, start+inline_len),
  * which must lie within the buffer. */
-static guint64 inline_end(tvbuff_t *tvb, packet_info *pinfo, proto_item *it, guint64 start,
-			  guint32 inline_len, guint64 bufend)
+static guint64 inline_end(packet_info *pinfo, proto_item *it, guint64 start, guint32 inline_len,
+			  guint64 bufend)
 {
 	if (start + inline_len > bufend) {
 		expert_add_info_format(pinfo, it, &ei_overrun,
@@ -135,7 +135,6 @@ static guint64 inline_end(tvbuff_t *tvb, packet_info *pinfo, proto_item *it, gui
 			inline_len, bufend > start ? bufend - start : 0);
 		return bufend;
 	}
-	(void)tvb;
 	return start + inline_len;
 }
 
@@ -262,7 +261,7 @@ static void dissect_out_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (inl > 0) {
 		guint64 start = off + (guint64)sizeof(struct lnetcap_out_update_header);
 		dissect_update_request(tvb, pinfo, t, start,
-				       inline_end(tvb, pinfo, ti, start, inl, buf_end(pkt, 1)), enc);
+				       inline_end(pinfo, ti, start, inl, buf_end(pkt, 1)), enc);
 	} else {
 		dissect_bulk_sizes(tvb, pinfo, t, pkt, 2, count);
 	}
@@ -312,8 +311,10 @@ static void dissect_out_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		proto_tree_add_item_ret_int(rt, hf_our_rc, tvb, (gint)rpos, 4, enc, &rc);
 		proto_tree_add_item_ret_uint(rt, hf_our_datalen, tvb, (gint)rpos + 4, 2, enc, &dlen);
 		proto_item_append_text(ti, ": %s", val_to_str(rc, lnetcap_status_vals, "%d"));
-		/* our_datalen may not exceed the result's own length. */
+		/* our_datalen may exceed neither the result's own length nor
+		 * the buffer. */
 		dlen = MIN(dlen, (guint32)lens[k] > 8 ? (guint32)lens[k] - 8 : 0);
+		dlen = (guint32)MIN((guint64)dlen, end - (rpos + 8));
 		if (dlen && captured(tvb, rpos + 8, dlen) > 0)
 			proto_tree_add_item(rt, hf_our_data, tvb, (gint)rpos + 8,
 					    captured(tvb, rpos + 8, dlen), ENC_NA);
@@ -414,7 +415,7 @@ static void dissect_batch_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree 
 		return;
 	}
 	pos = off + (guint64)sizeof(struct lnetcap_but_update_header);
-	end = inline_end(tvb, pinfo, ti, pos, inl, buf_end(pkt, 1));
+	end = inline_end(pinfo, ti, pos, inl, buf_end(pkt, 1));
 	if (!fits(tvb, pinfo, t, pos, sizeof(struct lnetcap_batch_update_request), end,
 		  "batch_update_request"))
 		return;
