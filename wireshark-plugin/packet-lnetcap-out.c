@@ -149,6 +149,7 @@ static void dissect_bulk_sizes(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	if (!lnetcap_rpc_buf(pkt, i, &off, &len))
 		return;
 	end = buf_end(pkt, i);
+	col_append_fstr(pinfo->cinfo, COL_INFO, " (%u bulk buffer(s))", count);
 	for (guint32 k = 0; k < count && k < OUT_MAX_ITEMS; k++) {
 		guint64 pos = off + (guint64)k * sizeof(struct lnetcap_update_buffer);
 		if (!fits(tvb, pinfo, tree, pos, sizeof(struct lnetcap_update_buffer), end,
@@ -156,7 +157,6 @@ static void dissect_bulk_sizes(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 			return;
 		proto_tree_add_item(tree, hf_bulk_size, tvb, (gint)pos, 4, pkt->rpc.encoding);
 	}
-	col_append_fstr(pinfo->cinfo, COL_INFO, " (%u bulk buffer(s))", count);
 }
 
 /* One object_update at pos; returns the offset after it, or 0 to stop. */

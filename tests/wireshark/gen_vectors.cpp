@@ -1269,7 +1269,11 @@ Bytes but_getattr(bool be, const std::string& name, std::uint32_t oid) {
 //       "file2"), the reply's two sub-replies (0, -ENOENT);
 //  10   MDS_BATCH whose burq_count (100) runs past its one sub-request;
 //  11   MDS_BATCH reply whose burp_count (50) runs past its empty buffer;
-//  12   MDS_BATCH whose sub-request declares 1000 buffers.
+//  12   MDS_BATCH whose sub-request declares 1000 buffers;
+//  13   OUT_UPDATE sent in bulk (ouh_inline_length 0): ouh_count 3, the
+//       RMF_OUT_UPDATE_BUF holding two sizes (osp_trans.c
+//       osp_prep_update_req());
+//  14   MDS_BATCH sent in bulk: buh_count 2, RMF_BUT_BUF holding one size.
 void out_records(Out& o) {
   const bool le = false;
   const char* M1 = "10.0.0.3@tcp";
@@ -1348,6 +1352,26 @@ void out_records(Out& o) {
     o.msg(req(CL, SV, LNETCAP_PORTAL_OUT, 0x5480),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_BATCH, 0x00020003)),
                           batch_inline(le, 1, 1, {w.b})}));
+  }
+  {
+    W h(sizeof(struct lnetcap_out_update_header), le);
+    h.u32(OFF(lnetcap_out_update_header, ouh_magic), LNETCAP_OUT_UPDATE_HEADER_MAGIC);
+    h.u32(OFF(lnetcap_out_update_header, ouh_count), 3);
+    h.u32(OFF(lnetcap_out_update_header, ouh_reply_size), 8192);
+    W sizes(2 * sizeof(struct lnetcap_update_buffer), le);
+    sizes.u32(0, 4096);
+    sizes.u32(8, 1200);
+    o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5500),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)), h.b, sizes.b}));
+    W bh(sizeof(struct lnetcap_but_update_header), le);
+    bh.u32(OFF(lnetcap_but_update_header, buh_magic), LNETCAP_BUT_HEADER_MAGIC);
+    bh.u32(OFF(lnetcap_but_update_header, buh_count), 2);
+    bh.u32(OFF(lnetcap_but_update_header, buh_reply_size), 65536);
+    bh.u32(OFF(lnetcap_but_update_header, buh_update_count), 40);
+    W bsize(sizeof(struct lnetcap_update_buffer), le);
+    bsize.u32(0, 8192);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OUT, 0x5580),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_BATCH, 0x00020003)), bh.b, bsize.b}));
   }
 }
 

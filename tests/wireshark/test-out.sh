@@ -6,7 +6,8 @@
 #  BUT_GETATTR sub-requests and its two sub-replies;
 #  3, 4, 5, 6, 10, 11, 12: a count or length past the data (updates,
 #  parameters, result lengths, inline length, sub-requests, sub-replies,
-#  sub-message buffers); 7 updates cut by the snap length.
+#  sub-message buffers); 7 updates cut by the snap length; 13, 14 updates
+#  and a batch sent in bulk, with one bulk size fewer than their count.
 "$LNETCAP_VECTORS" "$WORK/out.pcapng" out || fail "vector generator failed"
 chmod a+r "$WORK/out.pcapng"
 v="$WORK/out.pcapng"
@@ -63,6 +64,11 @@ expect 10 "100${t}1${t}file3" "burq_count 100, one sub-request in the data" \
 expect 11 "50${t}" "burp_count 50 in an empty buffer" lnetcap.out.batch.reply.count lnetcap.out.batch.msg.result
 expect 12 "1000${t}" "sub-request of 1000 buffers: lengths not read" \
 	lnetcap.out.batch.msg.bufcount lnetcap.out.batch.msg.buflen
+expect 13 "0${t}3${t}4096,1200" "OUT_UPDATE in bulk: ouh_count 3, the 2 sizes the buffer holds" \
+	lnetcap.out.header.inline_length lnetcap.out.header.count lnetcap.out.bulk_size
+expect 14 "0${t}2${t}40${t}8192" "MDS_BATCH in bulk: buh_count 2, the 1 size the buffer holds" \
+	lnetcap.out.batch.header.inline_length lnetcap.out.batch.header.count \
+	lnetcap.out.batch.header.update_count lnetcap.out.bulk_size
 info=$(ts -r "$v" -T fields -E separator='|' -e frame.number -e _ws.col.Info -e _ws.expert.message)
 for want in '1|OUT_UPDATE request .* 3 update(s): OUT_CREATE OUT_INDEX_INSERT OUT_ATTR_SET|$' \
 	'2|OUT_UPDATE reply .* 3 result(s)|$' \
@@ -74,12 +80,14 @@ for want in '1|OUT_UPDATE request .* 3 update(s): OUT_CREATE OUT_INDEX_INSERT OU
 	'8|MDS_BATCH request .* 2 sub-request(s)|$' \
 	'10|.*|batched lustre_msg: needs 32 bytes at offset 648, but the message says its data end at offset 648$' \
 	'11|.*batched lustre_msg: needs 32 bytes at offset 232, but the message says its data end at offset 232$' \
-	'12|.*|lm_bufcount 1000: more than 32 buffers$'; do
+	'12|.*|lm_bufcount 1000: more than 32 buffers$' \
+	'13|OUT_UPDATE request .* (3 bulk buffer(s))|update buffer size: needs 8 bytes at offset 264, but the message says its data end at offset 264$' \
+	'14|MDS_BATCH request .* 40 sub-request(s) (2 bulk buffer(s))|update buffer size: needs 8 bytes at offset 264, but the message says its data end at offset 264$'; do
 	grep -q "^$want" <<<"$info" || fail "Info/expert: no line matching '$want'"
 done
 pass "Info column and one warning per hostile list"
-expect_count "$v" "lnetcap.out" 12
+expect_count "$v" "lnetcap.out" 14
 expect_count "$v" "lnetcap.ptlrpc.body.undecoded" 0
 # Malformed only where a count or length lies (our warnings), never an exception.
 expect_count "$v" "_ws.malformed && !lnetcap.out.overrun" 0
-expect_count "$v" "lnetcap.out.overrun" 7
+expect_count "$v" "lnetcap.out.overrun" 9
