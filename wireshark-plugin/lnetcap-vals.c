@@ -7,6 +7,9 @@
 
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
+#include "lnetcap/fld.h"
+#include "lnetcap/out_update.h"
+#include "lnetcap/quota.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
@@ -92,3 +95,14 @@ FLAGS(lnetcap_connect2_flag, LNETCAP_OBD_CONNECT2_FLAG_LIST, FLAG2)
 const value_string lnetcap_acl_tag_vals[] = { LNETCAP_ACL_TAG_LIST(VS_NAME2) { 0, NULL } };
 const value_string lnetcap_layout_intent_vals[] = { LNETCAP_LAYOUT_INTENT_LIST(VS_NAME2) { 0, NULL } };
 FLAGS(lnetcap_laif_flag, LNETCAP_LAIF_FLAG_LIST, FLAG2)
+/* FLD, quota, OUT_UPDATE and MDS_BATCH (fld.h, quota.h, out_update.h). */
+const value_string lnetcap_fld_op_vals[] = { LNETCAP_FLD_OP_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_quota_cmd_vals[] = { LNETCAP_QUOTA_CMD_LIST(VS_NAME2) { 0, NULL } };
+#define VS_QTYPE(name, value) { value, #name "QUOTA" },
+const value_string lnetcap_quota_type_vals[] = { LNETCAP_LQUOTA_TYPE_LIST(VS_QTYPE) { 0, NULL } };
+#define VS_QRES(name, value) { value, "LQUOTA_RES_" #name },
+const value_string lnetcap_quota_res_vals[] = { LNETCAP_LQUOTA_RES_LIST(VS_QRES) { 0, NULL } };
+const value_string lnetcap_out_type_vals[] = { LNETCAP_OUT_TYPE_LIST(VS_NAME2) { 0, NULL } };
+const value_string lnetcap_but_cmd_vals[] = { LNETCAP_BUT_CMD_LIST(VS_NAME2) { 0, NULL } };
+FLAGS(lnetcap_dqacq_flag, LNETCAP_QUOTA_DQACQ_FL_LIST, FLAG2)
+FLAGS(lnetcap_update_flag, LNETCAP_UPDATE_FL_LIST, FLAG2)

@@ -77,5 +77,16 @@ extern const value_string lnetcap_acl_tag_vals[];
 extern const value_string lnetcap_layout_intent_vals[];
 extern const lnetcap_flag_def_t lnetcap_laif_flag_defs[];
 extern const guint lnetcap_laif_flag_count;
+/* FLD, quota, OUT_UPDATE and MDS_BATCH. */
+extern const value_string lnetcap_fld_op_vals[];
+extern const value_string lnetcap_quota_cmd_vals[];
+extern const value_string lnetcap_quota_type_vals[];  /* USRQUOTA, GRPQUOTA, PRJQUOTA */
+extern const value_string lnetcap_quota_res_vals[];
+extern const value_string lnetcap_out_type_vals[];
+extern const value_string lnetcap_but_cmd_vals[];
+extern const lnetcap_flag_def_t lnetcap_dqacq_flag_defs[];
+extern const guint lnetcap_dqacq_flag_count;
+extern const lnetcap_flag_def_t lnetcap_update_flag_defs[];
+extern const guint lnetcap_update_flag_count;
 
 #endif /* LNETCAP_VALS_H */

@@ -251,6 +251,9 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	} else if (it & 0x400) { /* IT_LAYOUT: LAYOUT_INTENT, EADATA */
 		col_append_str(pinfo->cinfo, COL_INFO, " intent layout");
 		lnetcap_layout_intent(tvb, pinfo, tree, pkt, LNETCAP_INTENT_LAYOUT_REQ_LAYOUT_INTENT);
+	} else if (it & (0x800 | 0x1000)) { /* IT_QUOTA_DQACQ | IT_QUOTA_CONN: QUOTA_BODY */
+		col_append_str(pinfo->cinfo, COL_INFO, it & 0x800 ? " intent quota_dqacq" : " intent quota_conn");
+		lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
 	}
 }
 
@@ -292,6 +295,9 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 				lnetcap_intent_reply_extras(tvb, pinfo, tree, pkt);
 			} else {
 				dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
+				/* Quota intent replies (PLAIN locks): QUOTA_BODY after the LVB. */
+				if (kind.type == LNETCAP_LDLM_PLAIN && pkt->rpc.bufcount > 3)
+					lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
 			}
 		}
 		break;

@@ -515,6 +515,9 @@ static const struct {
 	{ lnetcap_register_mgs, lnetcap_handoff_mgs },
 	{ lnetcap_register_llog, lnetcap_handoff_llog },
 	{ lnetcap_register_seq, lnetcap_handoff_seq },
+	{ lnetcap_register_fld, lnetcap_handoff_fld },
+	{ lnetcap_register_quota, lnetcap_handoff_quota },
+	{ lnetcap_register_out, lnetcap_handoff_out },
 };
 
 void proto_register_lnetcap(void)

@@ -139,6 +139,12 @@ void lnetcap_register_llog(void);
 void lnetcap_handoff_llog(void);
 void lnetcap_register_seq(void);
 void lnetcap_handoff_seq(void);
+void lnetcap_register_fld(void);
+void lnetcap_handoff_fld(void);
+void lnetcap_register_quota(void);
+void lnetcap_handoff_quota(void);
+void lnetcap_register_out(void);
+void lnetcap_handoff_out(void);
 
 /* Structures more than one body shows. */
 /* struct ost_id as Lustre prints it (packet-lnetcap-ost.c); hf is an
@@ -165,6 +171,11 @@ guint32 lnetcap_elc_enqueue(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			    const lnetcap_pkt_t *pkt, guint i);
 /* obd_statfs of OST_STATFS/MDS_STATFS replies (packet-lnetcap-obd.c). */
 void lnetcap_obd_statfs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
+
+/* The quota_body in buffer i (packet-lnetcap-quota.c): QUOTA_DQACQ and the
+ * quota intents of LDLM_ENQUEUE (RMF_QUOTA_BODY). */
+void lnetcap_quota_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			guint i);
 
 /* Shared body helpers (lnetcap-body.c). */
 void lnetcap_register_body_helpers(int proto);

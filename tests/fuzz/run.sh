@@ -24,6 +24,11 @@ make_seeds() {
 	local inputs=("$src"/samples/*.pcapng)
 	"$LNETCAP_VECTORS" "$work/seeds/vectors.pcapng" >/dev/null || fail "plugin test vectors"
 	inputs+=("$work/seeds/vectors.pcapng")
+	# FLD, quota and OUT_UPDATE/MDS_BATCH bodies, which the above lack.
+	for m in fld quota out; do
+		"$LNETCAP_VECTORS" "$work/seeds/vectors-$m.pcapng" "$m" >/dev/null || fail "plugin test vectors ($m)"
+		inputs+=("$work/seeds/vectors-$m.pcapng")
+	done
 	local corpus=$src/../shared/corpus
 	if ls "$corpus"/*.pcap >/dev/null 2>&1; then
 		inputs+=("$corpus"/*.pcap)

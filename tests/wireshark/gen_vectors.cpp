@@ -8,17 +8,19 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt | elc | srt-targets]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt | elc | srt-targets | fld | quota | out]
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test); "hostile" the records of
 //   hostile_records(), "lvb" those of lvb_records(), "mdt" those of
 //   mdt_records(), "elc" those of elc_records(), "srt-targets" those of
-//   srt_target_records().
+//   srt_target_records(), "fld", "quota" and "out" those of fld_records(),
+//   quota_records() and out_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
 //   (for the benchmark, see replicate_pcap()).
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -26,6 +28,9 @@
 #include <vector>
 
 #include "lnetcap/bodies.h"
+#include "lnetcap/fld.h"
+#include "lnetcap/out_update.h"
+#include "lnetcap/quota.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
@@ -1318,6 +1323,406 @@ int unreadable_vectors(const char* out_path) {
   return 0;
 }
 
+// --- FLD, quota, OUT_UPDATE and MDS_BATCH (test-fld.sh, test-quota.sh,
+// test-out.sh).  Layouts: Lustre 2.16.1 lustre/ptlrpc/layout.c and
+// lustre_idl.h / lustre_user.h, as include/lnetcap/fld.h, quota.h and
+// out_update.h restate them (their static asserts pin every offset used
+// here).  Each list has a record whose count runs past its buffer and one
+// cut by the snap length.
+
+Bytes seq_range(bool be, std::uint64_t start, std::uint64_t end, std::uint32_t index,
+                std::uint32_t flags) {
+  W w(sizeof(struct lnetcap_lu_seq_range), be);
+  w.u64(OFF(lnetcap_lu_seq_range, lsr_start), start);
+  w.u64(OFF(lnetcap_lu_seq_range, lsr_end), end);
+  w.u32(OFF(lnetcap_lu_seq_range, lsr_index), index);
+  w.u32(OFF(lnetcap_lu_seq_range, lsr_flags), flags);
+  return w.b;
+}
+
+// lu_seq_range_array of an FLD_READ reply: always little-endian
+// (fld_index.c range_array_cpu_to_le()), whatever the message's order.
+Bytes seq_range_array(std::uint32_t count, const std::vector<Bytes>& ranges) {
+  W w(sizeof(struct lnetcap_lu_seq_range_array) + 24 * ranges.size(), false);
+  w.u32(OFF(lnetcap_lu_seq_range_array, lsra_count), count);
+  for (std::size_t k = 0; k < ranges.size(); ++k) w.raw(8 + 24 * k, ranges[k].data(), 24);
+  return w.b;
+}
+
+//  1-2 FLD_QUERY FLD_LOOKUP of sequence 0x200000401, answered with
+//      [0x200000400-0x240000400) on MDT 0;
+//  3-4 FLD_READ from 0x200000400, the reply in a big-endian lustre_msg with
+//      its little-endian array of 3 ranges (MDT0, MDT1, OST0);
+//  5   FLD_READ reply whose lsra_count (1000) is past its 2-range buffer;
+//  6   FLD_READ reply of 3 ranges cut by the snap length after the first.
+void fld_records(Out& o) {
+  const bool le = false, be = true;
+  const char* MD1 = "10.0.0.3@tcp";
+  W opc(4, le);
+  opc.u32(0, 2);  // FLD_LOOKUP
+  o.msg(req(MD1, SV, LNETCAP_PORTAL_FLD_REQUEST, 0x3000),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_FLD_QUERY, 0x00020003)), opc.b,
+                        seq_range(le, 0x200000401ULL, 0, 0, 3 /* LU_SEQ_RANGE_ANY */)}));
+  o.msg(rep(MD1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3000),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_FLD_QUERY, 0)),
+                        seq_range(le, 0x200000400ULL, 0x240000400ULL, 0, 0)}),
+        200);
+  const std::vector<Bytes> three = {seq_range(false, 0x200000400ULL, 0x240000400ULL, 0, 0),
+                                    seq_range(false, 0x240000400ULL, 0x280000400ULL, 1, 0),
+                                    seq_range(false, 0x100000000ULL, 0x100010000ULL, 0, 1)};
+  o.msg(req(MD1, SV, LNETCAP_PORTAL_FLD_REQUEST, 0x3080),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_FLD_READ, 0x00020003)),
+                        seq_range(le, 0x200000400ULL, 0, 0, 0)}));
+  o.msg(rep(MD1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3080),
+        lustre_msg(be, {ptlrpc_body(be, B(RP, LNETCAP_OPC_FLD_READ, 0)), seq_range_array(3, three)}),
+        200);
+  o.msg(rep(MD1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3100),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_FLD_READ, 0)),
+                        seq_range_array(1000, {three[0], three[1]})}),
+        200);
+  Bytes cut = lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_FLD_READ, 0)),
+                              seq_range_array(3, three)});
+  o.msg(rep(MD1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3180), cut, 200, nullptr, cut.size() - 2 * 24);
+}
+
+Bytes quota_body(bool be, std::uint32_t qtype, std::uint32_t res, std::uint64_t id,
+                 std::uint32_t flags, std::uint64_t count, std::uint64_t usage) {
+  W w(sizeof(struct lnetcap_quota_body), be);
+  // qb_fid: the global index, as lquota_generate_fid() builds it.
+  fid(w, OFF(lnetcap_quota_body, qb_fid), LNETCAP_FID_SEQ_QUOTA_GLB, qtype << 24 | res << 16);
+  w.u64(OFF(lnetcap_quota_body, qb_id), id);
+  w.u32(OFF(lnetcap_quota_body, qb_flags), flags);
+  w.u64(OFF(lnetcap_quota_body, qb_count), count);
+  w.u64(OFF(lnetcap_quota_body, qb_usage), usage);
+  w.u64(OFF(lnetcap_quota_body, qb_slv_ver), 7);
+  w.u64(OFF(lnetcap_quota_body, qb_lockh), 0xabc0001ULL);
+  w.u64(OFF(lnetcap_quota_body, qb_glb_lockh), 0xdef0002ULL);
+  return w.b;
+}
+
+Bytes quotactl(bool be, std::uint32_t cmd, std::uint32_t type, std::uint32_t id,
+               const std::string& pool = "") {
+  W w(sizeof(struct lnetcap_obd_quotactl) + (pool.empty() ? 0 : LNETCAP_LOV_MAXPOOLNAME + 1), be);
+  w.u32(OFF(lnetcap_obd_quotactl, qc_cmd), cmd);
+  w.u32(OFF(lnetcap_obd_quotactl, qc_type), type);
+  w.u32(OFF(lnetcap_obd_quotactl, qc_id), id);
+  if (!pool.empty()) w.str(sizeof(struct lnetcap_obd_quotactl), pool);
+  return w.b;
+}
+
+//  1-2 QUOTA_DQACQ: user 1000 acquires 4096 kbytes of block quota (ACQ,
+//      REPORT), the master grants them with a qunit of 65536;
+//  3-4 MDS_QUOTACTL LUSTRE_Q_GETQUOTA of user 1000, the reply with its
+//      limits and usage and a 16-byte RMF_OBD_QUOTA_ITER (2.16);
+//  5   OST_QUOTACTL LUSTRE_Q_GETQUOTAPOOL of group 100 in pool "flash";
+//  6-7 LDLM_ENQUEUE of a per-ID quota lock with IT_QUOTA_DQACQ: quota_body
+//      in the request (PREACQ) and, after the lquota_lvb, in the reply;
+//  8   LDLM_ENQUEUE with IT_QUOTA_CONN of the group inode index;
+//  9   QUOTA_DQACQ whose quota_body is cut by the snap length.
+void quota_records(Out& o) {
+  const bool le = false;
+  const char* OS = "10.0.0.4@tcp";
+  o.msg(req(OS, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x4000),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_QUOTA_DQACQ, 0x00020003)),
+                        quota_body(le, 0 /* USR */, 2 /* DT */, 1000, 0x1 | 0x8, 4096, 1024)}));
+  o.msg(rep(OS, SV, LNETCAP_PORTAL_MDC_REPLY, 0x4000),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_QUOTA_DQACQ, 0)),
+                        quota_body(le, 0, 2, 1000, 0x1, 4096, 65536)}),
+        200);
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x4080),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_QUOTACTL, 0x00020003)),
+                        quotactl(le, 0x800007 /* LUSTRE_Q_GETQUOTA */, 0 /* USRQUOTA */, 1000)}));
+  {
+    W q(0, le);
+    q.b = quotactl(le, 0x800007, 0, 1000);
+    const std::size_t d = OFF(lnetcap_obd_quotactl, qc_dqblk);
+    q.u64(d + OFF(lnetcap_obd_dqblk, dqb_bhardlimit), 1048576);
+    q.u64(d + OFF(lnetcap_obd_dqblk, dqb_bsoftlimit), 524288);
+    q.u64(d + OFF(lnetcap_obd_dqblk, dqb_curspace), 123456789);
+    q.u64(d + OFF(lnetcap_obd_dqblk, dqb_curinodes), 42);
+    q.u32(d + OFF(lnetcap_obd_dqblk, dqb_valid), 0x3f);
+    q.u64(OFF(lnetcap_obd_quotactl, qc_dqinfo) + OFF(lnetcap_obd_dqinfo, dqi_bgrace), 604800);
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x4080),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_QUOTACTL, 0)), q.b, Bytes(16, 0x11)}),
+          200);
+  }
+  o.msg(req(CL, "10.0.0.4@tcp", LNETCAP_PORTAL_OST_REQUEST, 0x4100),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OST_QUOTACTL, 0x00030003)),
+                        quotactl(le, 0x80000f /* LUSTRE_Q_GETQUOTAPOOL */, 1 /* GRPQUOTA */, 100,
+                                 "flash")}));
+  // Per-ID lock: resource [FID_SEQ_QUOTA_GLB, f_oid, id] (qmt_lock.c).
+  std::uint64_t res_id[4] = {LNETCAP_FID_SEQ_QUOTA_GLB, 0x20000, 1000, 0};
+  o.msg(req(OS, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x4180),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_PLAIN, res_id, 4,
+                                     0, 0, {}),
+                        u64buf(le, LNETCAP_IT_QUOTA_DQACQ),
+                        quota_body(le, 0, 2, 1000, 0x2 /* PREACQ */, 0, 2048)}));
+  {
+    W q(sizeof(struct lnetcap_lquota_lvb), le);
+    q.u64(OFF(lnetcap_lquota_lvb, lvb_id_qunit), 65536);
+    o.msg(rep(OS, SV, LNETCAP_PORTAL_MDC_REPLY, 0x4180),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_PLAIN, res_id, 4, 0,
+                                     0, 0x5e7e8, 0),
+                          q.b, quota_body(le, 0, 2, 1000, 0x2, 8192, 65536)}),
+          200);
+  }
+  std::uint64_t res_glb[4] = {LNETCAP_FID_SEQ_QUOTA_GLB, 0x1010000, 0, 0};
+  o.msg(req(OS, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x4200),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_PLAIN, res_glb, 4,
+                                     0, 0, {}),
+                        u64buf(le, LNETCAP_IT_QUOTA_CONN),
+                        quota_body(le, 1 /* GRP */, 1 /* MD */, 0, 0, 0, 0)}));
+  Bytes cut = lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_QUOTA_DQACQ, 0x00020003)),
+                              quota_body(le, 0, 2, 1001, 0x1, 4096, 0)});
+  o.msg(req(OS, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x4280), cut, 1000, nullptr, cut.size() - 64);
+}
+
+// object_update with its parameters (obj_update.h packing: each parameter
+// 8 bytes of header + oup_len, rounded up to 8).
+Bytes object_update(bool be, std::uint16_t type, std::uint32_t flags, std::uint64_t fseq,
+                    std::uint32_t foid, const std::vector<Bytes>& params,
+                    std::uint16_t params_count_override = 0) {
+  std::size_t n = sizeof(struct lnetcap_object_update);
+  for (const auto& p : params) n += LNETCAP_LUSTRE_MSG_ROUND8(8 + p.size());
+  W w(n, be);
+  w.u16(OFF(lnetcap_object_update, ou_type), type);
+  w.u16(OFF(lnetcap_object_update, ou_params_count),
+        params_count_override ? params_count_override : std::uint16_t(params.size()));
+  w.u32(OFF(lnetcap_object_update, ou_result_size), 64);
+  w.u32(OFF(lnetcap_object_update, ou_flags), flags);
+  w.u64(OFF(lnetcap_object_update, ou_batchid), 0x1000000abULL);
+  fid(w, OFF(lnetcap_object_update, ou_fid), fseq, foid);
+  std::size_t pos = sizeof(struct lnetcap_object_update);
+  for (const auto& p : params) {
+    w.u16(pos, std::uint16_t(p.size()));
+    if (!p.empty()) w.raw(pos + 8, p.data(), p.size());
+    pos += LNETCAP_LUSTRE_MSG_ROUND8(8 + p.size());
+  }
+  return w.b;
+}
+
+// out_update_header with the object_update_request inline
+// (osp_trans.c osp_prep_inline_update_req()); inline_len 0: its real size.
+Bytes out_update_inline(bool be, std::uint16_t count, const std::vector<Bytes>& updates,
+                        std::uint32_t inline_len = 0) {
+  std::size_t body = sizeof(struct lnetcap_object_update_request);
+  for (const auto& u : updates) body += u.size();
+  W w(sizeof(struct lnetcap_out_update_header) + body, be);
+  w.u32(OFF(lnetcap_out_update_header, ouh_magic), LNETCAP_OUT_UPDATE_HEADER_MAGIC);
+  w.u32(OFF(lnetcap_out_update_header, ouh_count), 1);
+  w.u32(OFF(lnetcap_out_update_header, ouh_inline_length), inline_len ? inline_len : std::uint32_t(body));
+  w.u32(OFF(lnetcap_out_update_header, ouh_reply_size), 4096);
+  std::size_t r = sizeof(struct lnetcap_out_update_header);
+  w.u32(r + OFF(lnetcap_object_update_request, ourq_magic), LNETCAP_UPDATE_REQUEST_MAGIC_V2);
+  w.u16(r + OFF(lnetcap_object_update_request, ourq_count), count);
+  std::size_t pos = r + sizeof(struct lnetcap_object_update_request);
+  for (const auto& u : updates) {
+    w.raw(pos, u.data(), u.size());
+    pos += u.size();
+  }
+  return w.b;
+}
+
+// object_update_reply: ourp_lens[], padded to 8, then each result
+// (our_rc, our_datalen, data) padded to 8 (object_update_result_get()).
+Bytes out_update_reply(bool be, std::uint16_t count,
+                       const std::vector<std::pair<std::int32_t, Bytes>>& results) {
+  std::size_t n = LNETCAP_LUSTRE_MSG_ROUND8(8 + 2 * results.size());
+  for (const auto& r : results) n += LNETCAP_LUSTRE_MSG_ROUND8(8 + r.second.size());
+  W w(n, be);
+  w.u32(OFF(lnetcap_object_update_reply, ourp_magic), LNETCAP_UPDATE_REPLY_MAGIC_V2);
+  w.u16(OFF(lnetcap_object_update_reply, ourp_count), count);
+  std::size_t pos = LNETCAP_LUSTRE_MSG_ROUND8(8 + 2 * results.size());
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const auto& r = results[k];
+    w.u16(8 + 2 * k, std::uint16_t(8 + r.second.size()));
+    w.u32(pos + OFF(lnetcap_object_update_result, our_rc), std::uint32_t(r.first));
+    w.u16(pos + OFF(lnetcap_object_update_result, our_datalen), std::uint16_t(r.second.size()));
+    if (!r.second.empty()) w.raw(pos + 8, r.second.data(), r.second.size());
+    pos += LNETCAP_LUSTRE_MSG_ROUND8(8 + r.second.size());
+  }
+  return w.b;
+}
+
+// A batched sub-message: a whole lustre_msg_v2 whose lm_opc is the
+// sub-request's batch_update_cmd or the sub-reply's result (lm_result).
+Bytes sub_msg(bool be, std::uint32_t opc_or_rc, const std::vector<Bytes>& bufs) {
+  W w(0, be);
+  w.b = lustre_msg(be, bufs);
+  w.u32(OFF(lnetcap_lustre_msg_v2, lm_opc), opc_or_rc);
+  return w.b;
+}
+
+// but_update_header with the batch_update_request inline
+// (batch.c batch_prep_inline_update_req()).
+Bytes batch_inline(bool be, std::uint32_t update_count, std::uint16_t count,
+                   const std::vector<Bytes>& msgs) {
+  std::size_t body = sizeof(struct lnetcap_batch_update_request);
+  for (const auto& m : msgs) body += m.size();
+  W w(sizeof(struct lnetcap_but_update_header) + body, be);
+  w.u32(OFF(lnetcap_but_update_header, buh_magic), LNETCAP_BUT_HEADER_MAGIC);
+  w.u32(OFF(lnetcap_but_update_header, buh_count), 1);
+  w.u32(OFF(lnetcap_but_update_header, buh_inline_length), std::uint32_t(body));
+  w.u32(OFF(lnetcap_but_update_header, buh_reply_size), 65536);
+  w.u32(OFF(lnetcap_but_update_header, buh_update_count), update_count);
+  std::size_t r = sizeof(struct lnetcap_but_update_header);
+  w.u32(r + OFF(lnetcap_batch_update_request, burq_magic), LNETCAP_BUT_REQUEST_MAGIC);
+  w.u16(r + OFF(lnetcap_batch_update_request, burq_count), count);
+  std::size_t pos = r + sizeof(struct lnetcap_batch_update_request);
+  for (const auto& m : msgs) {
+    w.raw(pos, m.data(), m.size());
+    pos += m.size();
+  }
+  return w.b;
+}
+
+Bytes batch_reply(bool be, std::uint16_t count, const std::vector<Bytes>& msgs) {
+  std::size_t n = sizeof(struct lnetcap_batch_update_reply);
+  for (const auto& m : msgs) n += m.size();
+  W w(n, be);
+  w.u32(OFF(lnetcap_batch_update_reply, burp_magic), LNETCAP_BUT_REPLY_MAGIC);
+  w.u16(OFF(lnetcap_batch_update_reply, burp_count), count);
+  std::size_t pos = sizeof(struct lnetcap_batch_update_reply);
+  for (const auto& m : msgs) {
+    w.raw(pos, m.data(), m.size());
+    pos += m.size();
+  }
+  return w.b;
+}
+
+// A BUT_GETATTR sub-request (layout.c mds_batch_getattr_client: DLM_REQ,
+// LDLM_INTENT, MDT_BODY, CAPA1, NAME, FILE_SECCTX_NAME).
+Bytes but_getattr(bool be, const std::string& name, std::uint32_t oid) {
+  std::uint64_t res[4] = {0x200000401ULL, oid, 0, 0};
+  return sub_msg(be, 1 /* BUT_GETATTR */,
+                 {ldlm_request(be, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4, 0x1 | 0x2,
+                               0, {}),
+                  u64buf(be, 0x8 /* IT_GETATTR */), mdt_body(be, 0x200000401ULL, oid, 0), {},
+                  cstr(name), {}});
+}
+
+//  1-2  OUT_UPDATE from MDT1 to MDT0: three updates inline (OUT_CREATE with
+//       one parameter, OUT_INDEX_INSERT with a name, a FID and a type,
+//       OUT_ATTR_SET flagged SYNC), and the reply's three results (0; 0
+//       with 16 bytes of data; -EEXIST);
+//  3    OUT_UPDATE whose ourq_count (500) runs past its one update;
+//  4    OUT_UPDATE whose update declares 300 parameters and holds one;
+//  5    OUT_UPDATE reply whose ourp_count (1000) runs past its buffer;
+//  6    OUT_UPDATE whose ouh_inline_length is past the end of its buffer;
+//  7    OUT_UPDATE cut by the snap length inside its second update;
+//  8-9  MDS_BATCH (2.16+) of two BUT_GETATTR sub-requests ("file1",
+//       "file2"), the reply's two sub-replies (0, -ENOENT);
+//  10   MDS_BATCH whose burq_count (100) runs past its one sub-request;
+//  11   MDS_BATCH reply whose burp_count (50) runs past its empty buffer;
+//  12   MDS_BATCH whose sub-request declares 1000 buffers;
+//  13   OUT_UPDATE sent in bulk (ouh_inline_length 0): ouh_count 3, the
+//       RMF_OUT_UPDATE_BUF holding two sizes (osp_trans.c
+//       osp_prep_update_req());
+//  14   MDS_BATCH sent in bulk: buh_count 2, RMF_BUT_BUF holding one size.
+void out_records(Out& o) {
+  const bool le = false;
+  const char* M1 = "10.0.0.3@tcp";
+  const std::uint64_t d0 = 0x200000400ULL;
+  W ty(4, le);
+  ty.u32(0, 0040000);  // S_IFDIR
+  const Bytes child = [&] {
+    W f(16, le);
+    fid(f, 0, 0x240000401ULL, 0x9);
+    return f.b;
+  }();
+  const std::vector<Bytes> three = {
+      object_update(le, 1 /* OUT_CREATE */, 0, 0x240000401ULL, 0x9, {Bytes(16, 0x42)}),
+      object_update(le, 10 /* OUT_INDEX_INSERT */, 0, d0, 0x5, {cstr("dir2"), child, ty.b}),
+      object_update(le, 5 /* OUT_ATTR_SET */, 0x2 /* UPDATE_FL_SYNC */, 0x240000401ULL, 0x9,
+                    {Bytes(8, 0x07)})};
+  o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5000),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)),
+                        out_update_inline(le, 3, three), W(8, le).b}));
+  o.msg(rep(M1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x5000),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OUT_UPDATE, 0)),
+                        out_update_reply(le, 3, {{0, {}}, {0, Bytes(16, 0x33)}, {-17, {}}})}),
+        300);
+  o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5080),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)),
+                        out_update_inline(le, 500, {three[0]})}));
+  o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5100),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)),
+                        out_update_inline(le, 1,
+                                          {object_update(le, 7 /* OUT_XATTR_SET */, 0, d0, 0x5,
+                                                         {cstr("trusted.lmv")}, 300)})}));
+  {
+    W r(16, le);  // magic, count 1000, then the first lens only
+    r.u32(0, LNETCAP_UPDATE_REPLY_MAGIC_V2);
+    r.u16(4, 1000);
+    r.u16(8, 8);
+    o.msg(rep(M1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x5180),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OUT_UPDATE, 0)), r.b}), 200);
+  }
+  o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5200),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)),
+                        out_update_inline(le, 1, {three[0]}, 4096)}));
+  {
+    Bytes m = lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)),
+                              out_update_inline(le, 3, three)});
+    // lustre_msg header (40) + ptlrpc_body v3 (184), out_update_header 16,
+    // object_update_request 8, the first update (40 + 24), 20 bytes of the
+    // second.
+    o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5280), m, 1000, nullptr,
+          LNETCAP_LUSTRE_MSG_HDR_SIZE(2) + LNETCAP_LUSTRE_MSG_ROUND8(sizeof(struct lnetcap_ptlrpc_body)) +
+              16 + 8 + 64 + 20);
+  }
+  o.msg(req(CL, SV, LNETCAP_PORTAL_OUT, 0x5300),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_BATCH, 0x00020003)),
+                        batch_inline(le, 2, 2, {but_getattr(le, "file1", 0x11), but_getattr(le, "file2", 0x12)}),
+                        W(8, le).b}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x5300),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_BATCH, 0)),
+                        batch_reply(le, 2, {sub_msg(le, 0, {ldlm_reply(le, 0, LNETCAP_LDLM_IBITS,
+                                                                       std::array<std::uint64_t, 4>{0x200000401ULL, 0x11, 0, 0}.data(),
+                                                                       4, 0x1 | 0x2, 0, 0x5e7e9, 0),
+                                                            mdt_body(le, 0x200000401ULL, 0x11, 100)}),
+                                            sub_msg(le, std::uint32_t(-2), {Bytes(8, 0)})})}),
+        300);
+  o.msg(req(CL, SV, LNETCAP_PORTAL_OUT, 0x5380),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_BATCH, 0x00020003)),
+                        batch_inline(le, 100, 100, {but_getattr(le, "file3", 0x13)})}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_OSC_REPLY, 0x5400),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_BATCH, 0)), batch_reply(le, 50, {})}),
+        200);
+  {
+    Bytes s = but_getattr(le, "file4", 0x14);
+    W w(0, le);
+    w.b = s;
+    w.u32(OFF(lnetcap_lustre_msg_v2, lm_bufcount), 1000);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OUT, 0x5480),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_BATCH, 0x00020003)),
+                          batch_inline(le, 1, 1, {w.b})}));
+  }
+  {
+    W h(sizeof(struct lnetcap_out_update_header), le);
+    h.u32(OFF(lnetcap_out_update_header, ouh_magic), LNETCAP_OUT_UPDATE_HEADER_MAGIC);
+    h.u32(OFF(lnetcap_out_update_header, ouh_count), 3);
+    h.u32(OFF(lnetcap_out_update_header, ouh_reply_size), 8192);
+    W sizes(2 * sizeof(struct lnetcap_update_buffer), le);
+    sizes.u32(0, 4096);
+    sizes.u32(8, 1200);
+    o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5500),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)), h.b, sizes.b}));
+    W bh(sizeof(struct lnetcap_but_update_header), le);
+    bh.u32(OFF(lnetcap_but_update_header, buh_magic), LNETCAP_BUT_HEADER_MAGIC);
+    bh.u32(OFF(lnetcap_but_update_header, buh_count), 2);
+    bh.u32(OFF(lnetcap_but_update_header, buh_reply_size), 65536);
+    bh.u32(OFF(lnetcap_but_update_header, buh_update_count), 40);
+    W bsize(sizeof(struct lnetcap_update_buffer), le);
+    bsize.u32(0, 8192);
+    o.msg(req(CL, SV, LNETCAP_PORTAL_OUT, 0x5580),
+          lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_BATCH, 0x00020003)), bh.b, bsize.b}));
+  }
+}
+
 }  // namespace
 
 // Picks an opcode the body dissectors handle, most of the time.
@@ -1360,6 +1765,12 @@ int main(int argc, char** argv) {
       elc_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "srt-targets")
       srt_target_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "fld")
+      fld_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "quota")
+      quota_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "out")
+      out_records(o);
     else
       vectors(o);
     o.close();

@@ -12,6 +12,12 @@ inputs=("$v")
 for s in synthetic-rpcs lustre-fs-part1; do
 	[ -f "$LNETCAP_SOURCE_DIR/samples/$s.pcapng" ] && inputs+=("$(stage "$LNETCAP_SOURCE_DIR/samples/$s.pcapng")")
 done
+# The FLD, quota and OUT_UPDATE/MDS_BATCH vectors (lists with counts).
+for m in fld quota out; do
+	"$LNETCAP_VECTORS" "$WORK/$m.pcapng" "$m" || fail "$m vectors"
+	chmod a+r "$WORK/$m.pcapng"
+	inputs+=("$WORK/$m.pcapng")
+done
 command -v editcap >/dev/null && command -v mergecap >/dev/null || skip "editcap/mergecap missing"
 
 "$LNETCAP_VECTORS" "$WORK/random.pcapng" random 2000 "$SEED0" || fail "random vectors"

@@ -83,3 +83,18 @@ rm -f "$WORK/config/disabled_protos"
 [ "$n" = 0 ] || fail "LDLM disabled in disabled_protos, still $n frames with lock fields"
 expect_count "$cap" "lnetcap.ldlm.lock" 46
 pass "Enabled Protocols (disabled_protos) turns LDLM off and on"
+
+# 6. FLD, Quota and OUT (FLD_QUERY/FLD_READ; QUOTA_DQACQ and the QUOTACTLs;
+#    OUT_UPDATE and MDS_BATCH) are protocols of their own too, each
+#    registered for its opcodes (their bodies: test-fld.sh, test-quota.sh,
+#    test-out.sh; the 2.16.1 sample has none of these RPCs).
+for p in "FLD lnetcap.fld" "Quota lnetcap.quota" "OUT lnetcap.out"; do
+	awk -F'\t' -v s="${p% *}" -v f="${p#* }" '$2==s && $3==f {ok=1} END {exit !ok}' \
+		"$WORK/protocols.txt" || fail "protocol $p not registered"
+done
+for d in "900 lnetcap.fld" "901 lnetcap.fld" "601 lnetcap.quota" "48 lnetcap.quota" \
+	"19 lnetcap.quota" "1000 lnetcap.out" "63 lnetcap.out"; do
+	grep -qx "lnetcap.ptlrpc.opc	${d% *}	${d#* }" "$WORK/decodes.txt" ||
+		fail "opcode ${d% *} is not registered by ${d#* }"
+done
+pass "FLD, Quota and OUT are protocols registered for their opcodes"
