@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <iterator>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "file_source.h"
+#include "kernel_view.h"
 #include "filter/filter.h"
 #include "filter/kernel_clauses.h"
 #include "live/subfilter_writer.h"
@@ -35,23 +38,6 @@ struct KernelRecord {
   Message msg;
 };
 
-// The nid16 form of a record's LNet header: wire records (nid4, socklnd
-// imports) are what the kernel would have held in memory (x86: the same
-// little-endian fields, the NIDs as struct lnet_nid).
-std::vector<std::uint8_t> nid16_header(const RecordView& v) {
-  std::vector<std::uint8_t> h(LNETCAP_HDR_NID16_LEN, 0);
-  if (v.lnet_header.size() == LNETCAP_HDR_NID16_LEN) {
-    std::memcpy(h.data(), v.lnet_header.data(), h.size());
-    return h;
-  }
-  const std::uint8_t* w = v.lnet_header.data();
-  Nid::from_nid4(load_le64(w + 0)).to_lnet_nid(h.data() + 0);
-  Nid::from_nid4(load_le64(w + 8)).to_lnet_nid(h.data() + 20);
-  std::memcpy(h.data() + 40, w + 16, 16);  // pids, type, payload_length
-  std::memcpy(h.data() + 56, w + 32, 40);  // the msg union
-  return h;
-}
-
 std::vector<std::unique_ptr<KernelRecord>> load_samples() {
   std::vector<std::unique_ptr<KernelRecord>> out;
   for (const char* name : {"lustre-fs-part1.pcapng", "lnet-socklnd.pcapng", "synthetic-rpcs.pcapng"}) {
@@ -62,8 +48,8 @@ std::vector<std::unique_ptr<KernelRecord>> load_samples() {
       auto v = parse_record(rec.bytes, &why);
       if (!v || v->lnet_header.empty()) continue;  // the kernel always has a header
       auto k = std::make_unique<KernelRecord>();
-      const std::vector<std::uint8_t> h = nid16_header(*v);
-      encode_record(v->hdr, ByteSpan(h), v->payload, k->bytes);
+      const std::vector<std::uint8_t> h = test::nid16_header(*v);
+      k->bytes = test::kernel_record(*v);
       auto kv = parse_record(ByteSpan(k->bytes), &why);
       EXPECT_TRUE(kv) << why;
       if (!kv) continue;
@@ -149,6 +135,39 @@ TEST(KernelClauses, AcceptEveryRecordTheFilterAccepts) {
   }
   // The clauses do leave records in the kernel.
   EXPECT_GT(rejected_somewhere, 10000u);
+}
+
+// Random nestings of and/or/not over the samples' values (a fixed seed, so
+// the same filters every run).
+std::string random_filter(std::mt19937& rng, int depth) {
+  static const char* const terms[] = {
+      "type put", "type get", "type ack", "type reply", "type != get", "type > 1", "type >= 31",
+      "portal 0", "portal 12", "portal != 4", "portal OST_IO", "opcode LDLM_ENQUEUE",
+      "opcode OBD_PING", "rpc request", "rpc reply", "status == -2", "xid > 5", "len > 100",
+      "nid 10.0.3.1@tcp", "nid 10.0.3.2@tcp", "src nid 10.0.3.2@tcp", "dst nid 10.0.3.1@tcp",
+      "net tcp", "net kfi", "src net tcp", "dst net tcp1", "dir send", "dir recv", "dir wire",
+      "dir forward", "drop", "drop no-match", "health OK", "ni 10.0.3.1@tcp"};
+  const unsigned r = rng() % 100;
+  if (depth > 3 || r < 35) return terms[rng() % std::size(terms)];
+  if (r < 50) return "not " + random_filter(rng, depth + 1);
+  const char* op = r < 75 ? " and " : " or ";
+  return "(" + random_filter(rng, depth + 1) + op + random_filter(rng, depth + 1) + ")";
+}
+
+TEST(KernelClauses, RandomFiltersAcceptEveryRecordTheyAccept) {
+  std::mt19937 rng(14);
+  std::size_t narrowed = 0;
+  for (int i = 0; i < 400; ++i) {
+    const std::string text = random_filter(rng, 0);
+    const Filter f = Filter::parse(text);
+    const KernelClauseSet set = filter::kernel_clauses(f);
+    narrowed += !set.pass_all;
+    const lnetcap_subfilter table = table_for(set);
+    for (const auto& r : samples())
+      if (f.matches(r->msg) && !kernel_passes(table, *r))
+        FAIL() << "'" << text << "' matches a record its clauses reject";
+  }
+  EXPECT_GT(narrowed, 100u);  // most random filters still leave something in the kernel
 }
 
 // Filters made only of terms the kernel tests exactly: the clauses decide
