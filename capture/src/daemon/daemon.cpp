@@ -334,6 +334,10 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   subscribers.log_totals();
   std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats.received,
                stats.dropped);
+  // What the in-kernel filters (the fixed one and the clause table) kept
+  // there: not delivered, not lost.
+  if (clause_table)
+    std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " messages filtered in the kernel\n", stats.filtered);
   // Let queued messages (the END of a subscriber that just drained) reach
   // their subscribers, but not beyond the linger time.
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end_deadline - Clock::now());
