@@ -148,8 +148,67 @@ struct lnetcap_cfg {
 	__u8 targ_ni_net_type;
 	__u16 targ_net_num;    /* big-endian, as nid_num */
 	__u16 targ_ni_net_num; /* big-endian, as nid_num */
-	__u16 pad1;
+	__u8 filter_sub;     /* lnetcapd: also test map "subfilter" (below) */
+	__u8 pad1;
 } LNETCAP_PACKED;
+
+/*
+ * The second, optional filter stage, used by lnetcapd only (cfg.filter_sub;
+ * without it the stage is dead code the verifier removes).  The .rodata
+ * filter above is fixed at load; lnetcapd's subscribers come and go, so it
+ * folds what they need into map "subfilter" (one mmapable array value the
+ * daemon rewrites in place): a message passes when pass_all is set or any
+ * of the first `count` clauses matches.  A clause is a conjunction of the
+ * terms the programs can test (lnetcap_clause.h evaluates it, for the
+ * programs and for the unit tests alike); user space makes the clauses a
+ * sound over-approximation of its subscribers' filters
+ * (capture/src/filter/kernel_clauses.h), which still run on every record
+ * in the daemon.
+ *
+ * Not packed (every field is naturally aligned, the sizes are asserted):
+ * the programs read whole words.
+ *
+ * Updates are a sequence lock: the writer makes gen odd, rewrites the
+ * clauses, makes gen even again; a program that sees gen odd, or changed
+ * while it evaluated, passes the message (never a wrong rejection).
+ */
+#define LNETCAP_SUB_CLAUSES 16U
+
+/* lnetcap_clause.terms: which of the optional terms apply. */
+#define LNETCAP_CL_PORTAL 0x1U /* PUT or GET on portal */
+#define LNETCAP_CL_SRC 0x2U    /* src NID == src */
+#define LNETCAP_CL_DST 0x4U    /* dest NID == dst */
+#define LNETCAP_CL_ANY 0x8U    /* src or dest NID == any */
+#define LNETCAP_CL_NET 0x10U   /* src or dest NID in net_type/net_num */
+
+struct lnetcap_clause {
+	__u32 type_mask; /* bit t: LNet type t; bit 31: every type >= 31 */
+	__u32 dir_mask;  /* bit d: record direction d; bit 31: every d >= 31 */
+	__u32 terms;     /* LNETCAP_CL_* */
+	__u32 portal;
+	/* NIDs compare their first word (size, type, net) and addr_words
+	 * words of address (1 for 4-byte addresses, 4 for IPv6): the bytes
+	 * user space compares, never padding after the address. */
+	struct lnetcap_nid src;
+	struct lnetcap_nid dst;
+	struct lnetcap_nid any;
+	__u8 src_words;
+	__u8 dst_words;
+	__u8 any_words;
+	__u8 net_type;
+	__u16 net_num;   /* big-endian, as nid_num */
+	__u16 pad;
+};
+LNETCAP_ASSERT_SIZE(struct lnetcap_clause, 84);
+
+struct lnetcap_subfilter {
+	__u32 gen;       /* even: stable; odd: being rewritten */
+	__u32 pass_all;  /* 1: every message passes */
+	__u32 count;     /* valid clauses, <= LNETCAP_SUB_CLAUSES */
+	__u32 pad;
+	struct lnetcap_clause clause[LNETCAP_SUB_CLAUSES];
+};
+LNETCAP_ASSERT_SIZE(struct lnetcap_subfilter, 16 + 16 * 84);
 
 /* dir_mask bits that keep DROP records: a drop of a received message
  * belongs with -Q in, of a message being sent with -Q out. */

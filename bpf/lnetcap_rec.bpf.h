@@ -21,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "lnetcap_abi.h"
+#include "lnetcap_clause.h"
 
 #ifndef LNETCAP_READ
 #define LNETCAP_READ bpf_probe_read_kernel
@@ -40,6 +41,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lnetcap_pcpu);
 } pcpu SEC(".maps");
+
+/*
+ * lnetcapd's clause table (lnetcap_abi.h, struct lnetcap_subfilter): read
+ * only when cfg.filter_sub is set; the daemon maps the value and rewrites
+ * it in place as subscribers come and go.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lnetcap_subfilter);
+} subfilter SEC(".maps");
 
 /*
  * Payloads spread over several pages are gathered here before they are
@@ -162,6 +176,31 @@ static __always_inline bool lnetcap_net_eq(const void *nid, __u8 type,
 }
 
 /*
+ * The second stage: does some subscriber of lnetcapd (or its recorder,
+ * trigger or metrics) want this message?  The table is read under its
+ * sequence lock: while it is being rewritten, or if it changed during the
+ * test, the message passes, so an update never makes a subscriber lose a
+ * message its new filter accepts.  (x86 keeps loads in order; the compiler
+ * barriers keep clang from moving the table reads across the gen reads.)
+ */
+static __always_inline bool lnetcap_sub_keep(const struct lnetcap_fixed *f)
+{
+	__u32 zero = 0, gen;
+	int keep;
+	struct lnetcap_subfilter *sf = bpf_map_lookup_elem(&subfilter, &zero);
+
+	if (!sf)
+		return true;
+	gen = *(volatile __u32 *)&sf->gen;
+	if (gen & 1)
+		return true;
+	asm volatile("" ::: "memory");
+	keep = lnetcap_subfilter_match(sf, (const __u32 *)&f->lh, f->rh.direction);
+	asm volatile("" ::: "memory");
+	return keep || *(volatile __u32 *)&sf->gen != gen;
+}
+
+/*
  * The in-kernel half of the filter: the cheap terms the agent pushed down
  * (filter::KernelTerms, -i, -Q).  Keeps exactly the user-space semantics of
  * those terms (capture/src/filter/filter.cpp): nid and net look at the LNet
@@ -205,6 +244,9 @@ static __always_inline bool lnetcap_keep(const struct lnetcap_fixed *f)
 	if (cfg.filter_ni_net &&
 	    !lnetcap_net_eq(&f->rh.local_nid, cfg.targ_ni_net_type,
 			    cfg.targ_ni_net_num))
+		return false;
+	/* Last: it passes only what the fixed filter already kept. */
+	if (cfg.filter_sub && !lnetcap_sub_keep(f))
 		return false;
 	return true;
 }

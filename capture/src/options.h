@@ -41,6 +41,10 @@ struct Options {
   std::string btf_file;                  // --btf FILE
   std::string attach_mode = "auto";      // --attach auto|fentry|kprobe
   std::string lustre_version;            // --lustre-version (override detection)
+  // lnetcapd only: load the programs with its clause table switched on
+  // (RecordSource::kernel_clause_table), so what no subscriber wants stays
+  // in the kernel.  Off for lnetcap: the stage is then dead code.
+  bool subscriber_clauses = false;
 
   // socklnd TCP import
   std::uint16_t lnet_port = 988;  // --port

@@ -11,6 +11,8 @@
 
 #include "bytes.h"
 
+struct lnetcap_subfilter;  // bpf/lnetcap_abi.h
+
 namespace lnetcap {
 
 /// One pcapng interface: an LNet NI (or, for imports, a TCP connection).
@@ -62,6 +64,11 @@ class RecordSource {
   virtual SourceStats stats() const { return {}; }
   /// Asks a live source to stop; next() then drains and returns false.
   virtual void request_stop() {}
+  /// The in-kernel clause table lnetcapd rewrites as subscribers come and
+  /// go (live eBPF source opened with Options::subscriber_clauses); nullptr
+  /// for every other source.  Shared memory the programs read: write it
+  /// only through live::SubfilterWriter.
+  virtual lnetcap_subfilter* kernel_clause_table() { return nullptr; }
 };
 
 }  // namespace lnetcap

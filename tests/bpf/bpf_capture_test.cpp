@@ -16,7 +16,10 @@
 #include <ctime>
 
 #include "fake_lnet.h"
+#include "filter/kernel_clauses.h"
 #include "live/privdrop.h"
+#include "live/subfilter_writer.h"
+#include "lnetcap_kprobe.skel.h"
 #include "live/ring_source.h"
 #include "record.h"
 
@@ -579,6 +582,106 @@ TEST_F(BpfCapture, KernelFilterRejectsAndCounts) {
   EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 3u);
   EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 1u);
   EXPECT_EQ(src_->stats().filtered, 3u);
+}
+
+// lnetcapd's clause table (cfg.filter_sub): what no clause admits is
+// filtered in the kernel and takes no sequence number, so it never shows
+// as a drop; the table is rewritten while the programs are attached; a
+// table being rewritten (odd gen) lets everything through.
+TEST_F(BpfCapture, SubscriberClauseTableFiltersWithoutGaps) {
+  lnetcap_cfg cfg = default_cfg(1024);
+  cfg.filter_sub = 1;
+  start(cfg);
+  lnetcap_subfilter* table = src_->kernel_clause_table();
+  ASSERT_NE(table, nullptr);
+  live::SubfilterWriter writer(table);
+  cpu_set_t one, old;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  sched_getaffinity(0, sizeof(old), &old);
+  sched_setaffinity(0, sizeof(one), &one);  // one per-CPU sequence
+  std::uint8_t from[20];
+  kPeer.to_lnet_nid(from);
+  auto get_peer = make_hdr(LNETCAP_MSG_GET, kPeer, kLocal, 0, 8);
+  auto get_remote = make_hdr(LNETCAP_MSG_GET, kRemote, kLocal, 0, 8);
+  auto send_put = [&] {
+    fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 12));
+    fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+    fake_.set_flags(true, false, false);
+    lnet_ni_send(fake_.ni(), fake_.msg());
+  };
+  send_put();  // the table starts empty: no subscriber, nothing goes up
+  writer.publish(filter::kernel_clauses(filter::Filter::parse("type get and src nid 10.0.0.2@tcp")));
+  send_put();                                                   // type
+  lnet_parse(fake_.ni(), get_peer.data(), from, nullptr, 0);    // kept
+  lnet_parse(fake_.ni(), get_remote.data(), from, nullptr, 0);  // src NID
+  send_put();                                                   // type
+  lnet_parse(fake_.ni(), get_peer.data(), from, nullptr, 0);    // kept
+  table->gen |= 1;  // a writer in the middle of a rewrite: pass
+  send_put();
+  table->gen += 1;
+  writer.publish(filter::KernelClauseSet::everything());
+  send_put();
+  sched_setaffinity(0, sizeof(old), &old);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(got[1].view.hdr.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(got[2].view.hdr.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(got[3].view.hdr.direction, LNETCAP_DIR_SEND);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].drops_before, 0u) << "record " << i;
+    if (i) {
+      EXPECT_EQ(got[i].view.hdr.seq, got[i - 1].view.hdr.seq + 1) << "record " << i;
+    }
+  }
+  auto k = src_->bpf().stats();
+  EXPECT_EQ(k[LNETCAP_STAT_SEEN], 8u);
+  EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 4u);
+  EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 4u);
+  EXPECT_EQ(k[LNETCAP_STAT_RING_FULL], 0u);
+  auto st = src_->stats();
+  EXPECT_EQ(st.dropped, 0u);
+  EXPECT_EQ(st.filtered, 4u);
+}
+
+// Without cfg.filter_sub (lnetcap itself) there is no table to write.
+TEST_F(BpfCapture, ClauseTableOnlyForTheDaemon) {
+  start(default_cfg(64));
+  EXPECT_EQ(src_->kernel_clause_table(), nullptr);
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  EXPECT_EQ(drain(*src_).size(), 1u);
+}
+
+// The production kprobe flavour passes the verifier with the clause table
+// on (loaded, not attached: kprobes need Lustre), and with it off the
+// stage is dead code the verifier removes: fewer instructions.
+std::uint32_t xlated_bytes(live::LoadedBpf& bpf, const char* prog) {
+  bpf_program* p = bpf_object__find_program_by_name(bpf.object(), prog);
+  EXPECT_NE(p, nullptr) << prog;
+  if (!p) return 0;
+  bpf_prog_info info{};
+  std::uint32_t len = sizeof(info);
+  EXPECT_EQ(bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len), 0);
+  return info.xlated_prog_len;
+}
+
+TEST(BpfLoad, KprobeFlavourLoadsWithTheClauseTableAndDropsItWhenOff) {
+  lnetcap_cfg cfg = default_cfg(1024);
+  auto off = live::load_skeleton<lnetcap_kprobe>(cfg, 1u << 20, false, "kprobe");
+  cfg.filter_sub = 1;
+  auto on = live::load_skeleton<lnetcap_kprobe>(cfg, 1u << 20, false, "kprobe");
+  ASSERT_NE(on->subfilter(), nullptr);
+  EXPECT_EQ(off->subfilter(), nullptr);
+  for (const char* prog : {"lnetcap_kprobe_lnet_ni_send", "lnetcap_kprobe_lnet_parse",
+                           "lnetcap_kprobe_lnet_finalize"}) {
+    const std::uint32_t without = xlated_bytes(*off, prog), with = xlated_bytes(*on, prog);
+    EXPECT_LT(without, with) << prog;
+    std::printf("%s: %u bytes of instructions without the clause table, %u with\n", prog,
+                without, with);
+  }
 }
 
 // -Q out: each received message is counted once as seen and rejected, at

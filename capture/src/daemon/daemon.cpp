@@ -18,6 +18,7 @@
 #include "../capture_metadata.h"
 #include "../error.h"
 #include "../filter/filter.h"
+#include "../live/subfilter_writer.h"
 #include "../record.h"
 #include "../signals.h"
 #include "../subscribe/curve_keys.h"
@@ -189,7 +190,13 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   Pacing pacing = opts.pacing;
   pacing.replay = replay;
   const filter::Filter source_filter = filter::Filter::parse(opts.source_filter);
-  SourcePump pump(open_capture_source(opts.source, source_filter), pacing);
+  // A live eBPF source also gets the clause table the subscribers' filters
+  // are folded into (docs/DAEMON.md, "Filter push-down into the kernel").
+  Options source_options = opts.source;
+  source_options.subscriber_clauses = true;
+  std::unique_ptr<RecordSource> source = open_capture_source(source_options, source_filter);
+  lnetcap_subfilter* const clause_table = source->kernel_clause_table();
+  SourcePump pump(std::move(source), pacing);
   const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
   SubscriberSet subscribers(router,
                             subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
@@ -199,6 +206,22 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   subscribers.set_recorder(extras.recorder());
   subscribers.set_status([&extras] { return extras.status(); });
   subscribers.set_anonymize_policy(opts.anonymize);
+  std::optional<live::SubfilterWriter> clause_writer;
+  if (clause_table) {
+    clause_writer.emplace(clause_table);
+    subscribers.set_kernel_clauses(
+        [&clause_writer](const filter::KernelClauseSet& set) {
+          if (!clause_writer->publish(set)) return;
+          if (set.pass_all)
+            std::fprintf(stderr, "lnetcapd: in-kernel filter: every message goes up\n");
+          else if (set.clauses.empty())
+            std::fprintf(stderr, "lnetcapd: in-kernel filter: no subscriber, no message goes up\n");
+          else
+            std::fprintf(stderr, "lnetcapd: in-kernel filter: %zu clause%s\n", set.clauses.size(),
+                         set.clauses.size() == 1 ? "" : "s");
+        },
+        extras.sees_every_record());
+  }
   for (const auto& endpoint : bound)
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
                  endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
@@ -311,6 +334,10 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   subscribers.log_totals();
   std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats.received,
                stats.dropped);
+  // What the in-kernel filters (the fixed one and the clause table) kept
+  // there: not delivered, not lost.
+  if (clause_table)
+    std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " messages filtered in the kernel\n", stats.filtered);
   // Let queued messages (the END of a subscriber that just drained) reach
   // their subscribers, but not beyond the linger time.
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end_deadline - Clock::now());

@@ -33,6 +33,11 @@ class RecorderAndMetrics {
   /// Whether observe() needs the decoded message (the trigger's filter and
   /// the metrics do; the recorder alone keeps bytes).
   bool needs_decoding() const { return trigger_.has_value() || metrics_.has_value(); }
+  /// Whether any part is on: then every record matters, whatever the
+  /// subscribers want (nothing may be left in the kernel).
+  bool sees_every_record() const {
+    return recorder_.has_value() || trigger_.has_value() || metrics_.has_value();
+  }
   /// The source ended: open trigger windows are written.
   void finish(const std::vector<CaptureInterface>& interfaces);
   /// The daemon's counters, for the next scrape and STATUS.

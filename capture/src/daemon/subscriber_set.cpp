@@ -41,6 +41,32 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
     std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
                  s.number, s.client.c_str(), why.c_str());
   }
+  republish();  // its NID terms now name pseudonyms
+}
+
+void SubscriberSet::set_kernel_clauses(std::function<void(const filter::KernelClauseSet&)> publish,
+                                       bool everything) {
+  publish_clauses_ = std::move(publish);
+  kernel_passes_everything_ = everything;
+  republish();
+}
+
+filter::KernelClauseSet SubscriberSet::kernel_clauses(const Subscriber* joining) const {
+  if (kernel_passes_everything_) return filter::KernelClauseSet::everything();
+  std::vector<filter::KernelClauseSet> each;
+  auto add = [&](const Subscriber& s) {
+    if (s.dump) return;  // reads the recorder, not the source
+    filter::ClauseOptions o;
+    o.nids_are_pseudonyms = s.anonymized;  // its filter sees pseudonyms only
+    each.push_back(filter::kernel_clauses(s.filter, o));
+  };
+  for (const auto& [id, s] : subscribers_) add(s);
+  if (joining) add(*joining);
+  return filter::unite(each);
+}
+
+void SubscriberSet::republish(const Subscriber* joining) {
+  if (publish_clauses_) publish_clauses_(kernel_clauses(joining));
 }
 
 void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frames,
@@ -89,6 +115,9 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
     return;
   }
   if (subscribers_.count(id)) remove(id, "subscribed again");
+  // The kernel must pass what the new filter accepts before ACCEPT tells
+  // the subscriber that records are coming.
+  if (!dump) republish(&s);
   s.number = next_number_++;
   s.client = request.client;
   s.filter_text = request.filter;
@@ -101,6 +130,7 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
     accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
   if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
     std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
+    if (!dump) republish();
     return;
   }
   std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) %s: filter '%s', snaplen %s%s%s\n",
@@ -125,6 +155,7 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
                " sent, %" PRIu64 " dropped\n",
                s.number, s.client.c_str(), why, s.matched, s.sent, s.dropped);
   subscribers_.erase(it);
+  republish();  // narrowing is safe whenever it happens
 }
 
 subscribe::Counters SubscriberSet::counters(const Subscriber& s, const SourceStats& stats,

@@ -28,6 +28,7 @@
 
 #include "../anon/anonymizing_stage.h"
 #include "../filter/filter.h"
+#include "../filter/kernel_clauses.h"
 #include "../message.h"
 #include "../source.h"
 #include "../subscribe/protocol.h"
@@ -56,6 +57,15 @@ class SubscriberSet {
   /// anonymization from a stream that has it).  Throws Error when the
   /// anonymizer's key file cannot be read or made.
   void set_anonymize_policy(const AnonymizePolicy& policy);
+  /// Filter push-down into the kernel (a live eBPF source): `publish` is
+  /// given the union of what the subscribers' filters may accept
+  /// (filter/kernel_clauses.h) whenever it changes - before the ACCEPT of a
+  /// new subscriber, so none of its records is left in the kernel, and
+  /// after one leaves.  `everything`: something else (recorder, trigger,
+  /// metrics) sees every record, so nothing may stay in the kernel.
+  /// Publishes the current union at once.
+  void set_kernel_clauses(std::function<void(const filter::KernelClauseSet&)> publish,
+                          bool everything);
   /// The flight recorder DUMP requests read (none: DUMP is refused).
   void set_recorder(const FlightRecorder* recorder) { recorder_ = recorder; }
   /// What a STATUS request is answered with.
@@ -107,6 +117,9 @@ class SubscriberSet {
     bool dump = false;                    // a DUMP: sends `backlog`, not the live stream
     std::deque<StoredRecordPtr> backlog;  // the recorder's records still to send
   };
+  /// What the subscribers (plus `joining`, not yet in the set) need from
+  /// the kernel.
+  filter::KernelClauseSet kernel_clauses(const Subscriber* joining = nullptr) const;
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
 
@@ -134,6 +147,8 @@ class SubscriberSet {
                                     std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
                                     const SourceStats& stats, std::uint64_t watermark_ns);
   void remove(const std::string& id, const char* why);
+  /// Hands kernel_clauses(joining) to the kernel (set_kernel_clauses).
+  void republish(const Subscriber* joining = nullptr);
 
  public:
   static constexpr std::uint32_t kBatchRecords = 64;
@@ -153,6 +168,8 @@ class SubscriberSet {
   std::vector<std::uint8_t> scratch_;
   AnonymizePolicy anonymize_policy_;
   std::unique_ptr<anon::AnonymizingStage> anonymizing_;  // while the policy forces anyone
+  std::function<void(const filter::KernelClauseSet&)> publish_clauses_;
+  bool kernel_passes_everything_ = false;
 };
 
 }  // namespace lnetcap::daemon

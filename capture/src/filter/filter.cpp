@@ -2,6 +2,7 @@
 // filter.cpp - lexer, recursive-descent parser and evaluator of the filter
 // language described in filter.h.
 #include "filter.h"
+#include "filter_ast.h"
 
 #include <strings.h>
 
@@ -101,32 +102,7 @@ std::vector<Token> lex(std::string_view s) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Syntax tree
-
-enum class Field {
-  kType, kPortal, kNid, kSrcNid, kDstNid, kNet, kSrcNet, kDstNet, kNi, kOpcode, kXid,
-  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
-  kDrop, kRc, kQueue
-};
-enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
-
-struct Term {
-  Field field;
-  Cmp cmp = Cmp::kEq;
-  std::int64_t number = 0;  // numeric fields and enumerations (all fit in 32 bits)
-  std::uint64_t xid = 0;    // xid and queue (ns): the 64-bit fields, compared unsigned
-  std::string text;         // jobid
-  Nid nid;                  // NID fields
-  Net net;                  // net fields; also ni when given as a net
-  bool ni_is_net = false;
-  std::string source;       // original text, for to_string()
-};
-
-struct Node {
-  enum Kind { kAnd, kOr, kNot, kTerm } kind;
-  std::unique_ptr<Node> left, right;
-  Term term;
-};
+// Evaluation of the syntax tree (filter_ast.h)
 
 namespace {
 

@@ -62,6 +62,9 @@ class Filter {
   bool empty() const { return root_ == nullptr; }
   /// The conjunction of pushable terms, when the whole filter is one.
   std::optional<KernelTerms> kernel_terms() const;
+  /// The parsed form (filter_ast.h), nullptr when empty; for
+  /// kernel_clauses.h.
+  const Node* syntax_tree() const { return root_.get(); }
   /// Canonical text, fully parenthesised (for tests and pcapng comments).
   std::string to_string() const;
 

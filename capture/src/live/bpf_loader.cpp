@@ -44,7 +44,8 @@ void set_libbpf_verbosity(int verbose) {
 }
 
 LoadedBpf::LoadedBpf(bpf_object* obj, std::function<void()> detach, std::function<void()> destroy,
-                     int ring_fd, std::uint32_t ring_bytes, int pcpu_fd, std::uint32_t ncpus)
+                     int ring_fd, std::uint32_t ring_bytes, int pcpu_fd, std::uint32_t ncpus,
+                     bool map_subfilter)
     : obj_(obj), detach_(std::move(detach)), destroy_(std::move(destroy)), ring_fd_(ring_fd),
       ring_bytes_(ring_bytes), ncpus_(ncpus) {
   std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -56,10 +57,24 @@ LoadedBpf::LoadedBpf(bpf_object* obj, std::function<void()> detach, std::functio
     throw Error(std::string("cannot map the lnetcap counters: ") + std::strerror(e));
   }
   pcpu_ = static_cast<const lnetcap_pcpu*>(p);
+  // lnetcapd's clause table: only mapped when the programs read it.
+  bpf_map* table = map_subfilter ? bpf_object__find_map_by_name(obj, "subfilter") : nullptr;
+  if (table) {
+    subfilter_len_ = (sizeof(lnetcap_subfilter) + page - 1) / page * page;
+    p = mmap(nullptr, subfilter_len_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(table), 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      munmap(const_cast<lnetcap_pcpu*>(pcpu_), pcpu_len_);
+      destroy_();
+      throw Error(std::string("cannot map lnetcapd's in-kernel clause table: ") + std::strerror(e));
+    }
+    subfilter_ = static_cast<lnetcap_subfilter*>(p);
+  }
 }
 
 LoadedBpf::~LoadedBpf() {
   if (pcpu_) munmap(const_cast<lnetcap_pcpu*>(pcpu_), pcpu_len_);
+  if (subfilter_) munmap(subfilter_, subfilter_len_);
   destroy_();
 }
 

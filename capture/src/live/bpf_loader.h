@@ -28,7 +28,8 @@ namespace lnetcap::live {
 class LoadedBpf {
  public:
   LoadedBpf(bpf_object* obj, std::function<void()> detach, std::function<void()> destroy,
-            int ring_fd, std::uint32_t ring_bytes, int pcpu_fd, std::uint32_t ncpus);
+            int ring_fd, std::uint32_t ring_bytes, int pcpu_fd, std::uint32_t ncpus,
+            bool map_subfilter = false);
   ~LoadedBpf();
   LoadedBpf(const LoadedBpf&) = delete;
   LoadedBpf& operator=(const LoadedBpf&) = delete;
@@ -39,6 +40,10 @@ class LoadedBpf {
   /// Counters summed over CPUs, read from the mmapped map (no syscall, so it
   /// still works after -Z dropped CAP_BPF).
   std::array<std::uint64_t, LNETCAP_STAT_COUNT> stats() const;
+  /// lnetcapd's clause table, mapped writable (nullptr unless the programs
+  /// were loaded with cfg.filter_sub).  Mapped like the counters, so it
+  /// can be rewritten after -Z dropped CAP_BPF.
+  lnetcap_subfilter* subfilter() const { return subfilter_; }
   /// Stops new records (destroys the links); the ring stays readable.
   void detach();
 
@@ -49,6 +54,8 @@ class LoadedBpf {
   std::uint32_t ring_bytes_;
   const lnetcap_pcpu* pcpu_ = nullptr;
   std::size_t pcpu_len_ = 0;
+  lnetcap_subfilter* subfilter_ = nullptr;
+  std::size_t subfilter_len_ = 0;
   std::uint32_t ncpus_;
   bool detached_ = false;
 };
@@ -97,7 +104,7 @@ std::unique_ptr<LoadedBpf> load_skeleton(const lnetcap_cfg& cfg, std::uint32_t r
   return std::make_unique<LoadedBpf>(
       raw->obj, [raw] { Skel::detach(raw); }, [raw] { Skel::destroy(raw); },
       bpf_map__fd(raw->maps.events), ring_bytes, bpf_map__fd(raw->maps.pcpu),
-      static_cast<std::uint32_t>(ncpus));
+      static_cast<std::uint32_t>(ncpus), cfg.filter_sub != 0);
 }
 
 }  // namespace lnetcap::live

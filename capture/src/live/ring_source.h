@@ -35,6 +35,7 @@ class RingSource : public RecordSource {
   const std::vector<CaptureInterface>& interfaces() const override { return ifaces_; }
   SourceStats stats() const override;
   void request_stop() override { stop_.store(true, std::memory_order_relaxed); }
+  lnetcap_subfilter* kernel_clause_table() override { return bpf_->subfilter(); }
 
   /// Samples that failed validation (a bug if ever non-zero).
   std::uint64_t invalid() const { return invalid_; }

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// filter_ast.h - the parsed form of a filter (filter.cpp builds and
+// evaluates it; kernel_clauses.cpp turns it into in-kernel clauses).
+// Internal to capture/src/filter.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "../nid.h"
+
+namespace lnetcap::filter {
+
+enum class Field {
+  kType, kPortal, kNid, kSrcNid, kDstNid, kNet, kSrcNet, kDstNet, kNi, kOpcode, kXid,
+  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
+  kDrop, kRc, kQueue
+};
+enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+struct Term {
+  Field field;
+  Cmp cmp = Cmp::kEq;
+  std::int64_t number = 0;  // numeric fields and enumerations (all fit in 32 bits)
+  std::uint64_t xid = 0;    // xid and queue (ns): the 64-bit fields, compared unsigned
+  std::string text;         // jobid
+  Nid nid;                  // NID fields
+  Net net;                  // net fields; also ni when given as a net
+  bool ni_is_net = false;
+  std::string source;       // original text, for to_string()
+};
+
+struct Node {
+  enum Kind { kAnd, kOr, kNot, kTerm } kind;
+  std::unique_ptr<Node> left, right;
+  Term term;
+};
+
+}  // namespace lnetcap::filter
