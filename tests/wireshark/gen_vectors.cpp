@@ -1120,6 +1120,8 @@ void mdt_records(Out& o) {
         lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_GETXATTR, 0)),
                         mdt_body_ex(le, FLXATTR, 37, 0, 0), {}}),
         200);
+}
+
 // Early lock cancels outside MDS_REINT, laid out as the 2.16 client packs
 // them (ldlm_prep_elc_req(), _ldlm_cancel_pack(), ldlm_request_bufsize():
 // the DLM_REQ buffer is offsetof(ldlm_request, lock_handle[max(n, 2)]),
