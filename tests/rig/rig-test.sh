@@ -180,6 +180,19 @@ EOF
 		fail "lnetcapd's source did not take exactly $total records without loss"
 	n=$(grep -cE '^lnetcapd: subscriber [0-9]+ .*: ([0-9]+) matched, \1 sent, 0 dropped$' "$out/daemon.err" || true)
 	[ "$n" = 3 ] || fail "lnetcapd does not log 3 subscribers with every matched record sent ($n)"
+	# Kernel push-down: with one 'type get' subscriber only GETs left the
+	# kernel (the daemon's source took exactly those records, the rest were
+	# counted as filtered, not dropped), and the subscriber got exactly the
+	# GETs of the direct capture (numbered by its own programs: --renumbered).
+	"$LNETCAP" -r "$out/direct-k.pcapng" -w "$out/want-get.pcapng" 'type get'
+	n=$("$LNETCAP" -r "$out/want-get.pcapng" -q | wc -l)
+	[ "$n" -gt 0 ] && [ "$n" -lt "$total" ] || fail "'type get' selects $n of $total direct records"
+	"$RIG_SAME" --renumbered "$out/want-get.pcapng" "$out/sub-get.pcapng" ||
+		fail "the kernel-filtered subscriber did not get exactly the GETs"
+	grep -q "^lnetcapd: source: $n records, 0 dropped" "$out/daemon-k.err" ||
+		fail "lnetcapd's source should have taken only the $n GETs: $(grep source: "$out/daemon-k.err")"
+	f=$(sed -n 's/^lnetcapd: source: \([0-9]*\) messages filtered in the kernel$/\1/p' "$out/daemon-k.err")
+	[ -n "$f" ] && [ "$f" -gt 0 ] || fail "lnetcapd reports no messages filtered in the kernel"
 	sigint_ok
 	;;
 smoke-btf | smoke-nobtf)

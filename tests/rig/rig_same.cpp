@@ -4,7 +4,13 @@
 // what a direct `lnetcap -w` wrote at the same time (or the filtered subset
 // of it, made with `lnetcap -r DIRECT -w WANT FILTER`).
 //
-//   rig_same [--tolerance-ms N] WANT.pcapng GOT.pcapng
+//   rig_same [--tolerance-ms N] [--renumbered] WANT.pcapng GOT.pcapng
+//
+// --renumbered: GOT's capture filtered in the kernel (lnetcapd folding its
+// subscribers' filters into the clause table), so its programs took a
+// sequence number (and a msg_id) only for the messages they kept, while
+// WANT's numbered every message: seq and msg_id are not compared; every
+// other byte still is, in the same order.
 //
 // Both captures attach their own copy of the programs to the same hooks, so
 // every hook call runs both, one after the other, on the same CPU and in the
@@ -92,7 +98,7 @@ constexpr Field kFields[] = {
     {96, 4, "status"},      {100, 4, "ni_id"},       {104, 8, "queue_ns"},
     {112, 8, "msg_id"},     {120, 1, "drop_reason"}, {121, 7, "reserved"},
 };
-constexpr std::size_t kQueueOff = 104;
+constexpr std::size_t kQueueOff = 104, kSeqOff = 40, kMsgIdOff = 112;
 
 std::uint64_t absdiff(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; }
 
@@ -100,13 +106,21 @@ std::uint64_t absdiff(std::uint64_t a, std::uint64_t b) { return a > b ? a - b :
 
 int main(int argc, char** argv) {
   std::uint64_t tolerance_ns = 1000000000ULL;
+  bool renumbered = false;
   int i = 1;
-  if (i + 1 < argc && std::strcmp(argv[i], "--tolerance-ms") == 0) {
-    tolerance_ns = std::strtoull(argv[i + 1], nullptr, 10) * 1000000ULL;
-    i += 2;
+  for (;;) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--tolerance-ms") == 0) {
+      tolerance_ns = std::strtoull(argv[i + 1], nullptr, 10) * 1000000ULL;
+      i += 2;
+    } else if (i < argc && std::strcmp(argv[i], "--renumbered") == 0) {
+      renumbered = true;
+      ++i;
+    } else {
+      break;
+    }
   }
   if (argc - i != 2) {
-    std::fprintf(stderr, "usage: rig_same [--tolerance-ms N] WANT.pcapng GOT.pcapng\n");
+    std::fprintf(stderr, "usage: rig_same [--tolerance-ms N] [--renumbered] WANT.pcapng GOT.pcapng\n");
     return 2;
   }
   const std::string want_path = argv[i], got_path = argv[i + 1];
@@ -175,6 +189,9 @@ int main(int argc, char** argv) {
     const std::size_t hdr_len = wr->hdr.rec_hdr_len;
     for (std::size_t b = 0; b < w.bytes.size(); ++b) {
       if (b >= kQueueOff && b < kQueueOff + 8 && hdr_len >= kQueueOff + 8) continue;
+      if (renumbered && ((b >= kSeqOff && b < kSeqOff + 8) ||
+                         (b >= kMsgIdOff && b < kMsgIdOff + 8 && hdr_len >= kMsgIdOff + 8)))
+        continue;
       if (w.bytes[b] == g.bytes[b]) continue;
       std::string where = "payload";
       std::size_t skip_to = w.bytes.size();

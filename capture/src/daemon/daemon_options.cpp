@@ -47,12 +47,13 @@ enum LongOnly {
   kOptNoConfig,
 };
 
-constexpr char kShortOptions[] = "+B:hi:l:r:s:Z:";
+constexpr char kShortOptions[] = "+B:hi:l:r:s:vZ:";
 
 const option kLongOptions[] = {
     {"buffer-size", required_argument, nullptr, 'B'},
     {"help", no_argument, nullptr, 'h'},
     {"interface", required_argument, nullptr, 'i'},
+    {"verbose", no_argument, nullptr, 'v'},
     {"listen", required_argument, nullptr, 'l'},
     {"read", required_argument, nullptr, 'r'},
     {"snapshot-length", required_argument, nullptr, 's'},
@@ -160,6 +161,7 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
     switch (c) {
       case 'B': o.source.buffer_kib = static_cast<std::uint32_t>(number("-B", arg, 4, 4u << 20)); break;
       case 'h': o.show_help = true; break;
+      case 'v': ++o.source.verbose; break;  // libbpf's warnings (-v) and log (-vv)
       case 'i':
         o.source.interface = arg;
         o.source.read_file.clear();
@@ -254,6 +256,7 @@ Source (one; the live eBPF capture by default):
   -B, --buffer-size KIB    eBPF ring buffer size
       --attach MODE, --btf FILE, --port N, --local-nid NID   as for lnetcap
   -Z, --relinquish-privileges USER   run as USER once attached
+  -v, --verbose            libbpf's warnings; -vv also the verifier's log
 Daemon:
       --config FILE        read settings from FILE (default
                            /etc/lnetcap/lnetcapd.conf when it exists); the

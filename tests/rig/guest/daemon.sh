@@ -9,7 +9,8 @@
 #   LNETCAP, LNETCAPD   the binaries (host paths)
 #   RIG_ROUNDS          rounds of every scenario (default 3)
 # Leaves in RIG_OUT: direct.pcapng (+ .err), sub-all/sub-ping/sub-drop
-# .pcapng (+ .err), daemon.err, double.log, sigint.txt when something had
+# .pcapng (+ .err), daemon.err, double.log; for the kernel push-down part
+# direct-k.pcapng, sub-get.pcapng, daemon-k.err; sigint.txt when something had
 # to be killed.  The host (rig-test.sh) compares the files; this script only
 # fails on what it sees itself.
 set -euo pipefail
@@ -106,6 +107,43 @@ for name in all ping drop; do
 	pid_var=sub_${name}_pid
 	wait_exit "${!pid_var}" 30 "$RIG_OUT/sub-$name.err"
 done
+
+# Kernel push-down: a daemon whose only subscriber wants 'type get' folds
+# that filter into the kernel's clause table, so the other messages never
+# reach user space.  A direct capture of the same rounds is the reference.
+echo "== lnetcapd with one subscriber 'type get' (filtered in the kernel)"
+echo clear >$dbg/double_ctl
+sock2=/tmp/lnetcapd/k.sock
+before=$(links)
+"$LNETCAPD" --no-config --attach fentry --listen "ipc://$sock2" --group "$(id -gn)" \
+	2>"$RIG_OUT/daemon-k.err" &
+daemon_k_pid=$!
+wait_attached $daemon_k_pid "$before" "$RIG_OUT/daemon-k.err"
+for _ in $(seq 1 100); do
+	grep -q '^lnetcapd: serving ' "$RIG_OUT/daemon-k.err" && break
+	sleep 0.1
+done
+"$LNETCAP" --from "ipc://$sock2" -w "$RIG_OUT/sub-get.pcapng" 'type get' 2>"$RIG_OUT/sub-get.err" &
+sub_get_pid=$!
+for _ in $(seq 1 300); do
+	grep -q ') subscribed: filter' "$RIG_OUT/daemon-k.err" && break
+	sleep 0.1
+done
+grep -q ') subscribed: filter' "$RIG_OUT/daemon-k.err" ||
+	{ cat "$RIG_OUT/daemon-k.err"; fail "the 'type get' subscriber was not accepted within 30 s"; }
+before=$(links)
+"$LNETCAP" --attach fentry -v -c $((25 * rounds)) -w "$RIG_OUT/direct-k.pcapng" \
+	2>"$RIG_OUT/direct-k.err" &
+direct_k_pid=$!
+wait_attached $direct_k_pid "$before" "$RIG_OUT/direct-k.err"
+sleep 0.5
+echo "all $rounds" >$dbg/double_ctl
+wait_exit $direct_k_pid 60 "$RIG_OUT/direct-k.err"
+sleep 2
+kill -INT $daemon_k_pid
+wait_exit $daemon_k_pid 60 "$RIG_OUT/daemon-k.err"
+wait_exit $sub_get_pid 30 "$RIG_OUT/sub-get.err"
+
 cat $dbg/double_stats
 $RIG_BB rmmod lnet
 echo PASS
