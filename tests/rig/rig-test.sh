@@ -184,6 +184,7 @@ EOF
 	# kernel (the daemon's source took exactly those records, the rest were
 	# counted as filtered, not dropped), and the subscriber got exactly the
 	# GETs of the direct capture (numbered by its own programs: --renumbered).
+	"$RIG_CHECK" "$out/direct-k.pcapng" "$out/double-k.log"
 	"$LNETCAP" -r "$out/direct-k.pcapng" -w "$out/want-get.pcapng" 'type get'
 	n=$("$LNETCAP" -r "$out/want-get.pcapng" -q | wc -l)
 	[ "$n" -gt 0 ] && [ "$n" -lt "$total" ] || fail "'type get' selects $n of $total direct records"

@@ -78,6 +78,15 @@ expect_count() {
 	pass "'$2' matches $3"
 }
 
+# expect_row N WANT WHAT: the test's own row() (its -T fields of frame N)
+# must print WANT.
+expect_row() {
+	local got
+	got=$(row "$1")
+	[ "$got" = "$2" ] || fail "frame $1 ($3): got '$got', expected '$2'"
+	pass "frame $1: $3"
+}
+
 vectors() {
 	"$LNETCAP_VECTORS" "$WORK/vectors.pcapng" || fail "vector generator failed"
 	chmod a+r "$WORK/vectors.pcapng"

@@ -15,12 +15,6 @@ row() {  # row FRAME: the ELC fields and the Info column of one frame
 		-E aggregator=, -e lnetcap.elc.flags -e lnetcap.elc.lock_count -e lnetcap.elc.handle \
 		-e _ws.col.Info
 }
-expect_row() {
-	local got
-	got=$(row "$1")
-	[ "$got" = "$2" ] || fail "frame $1 ($3): got '$got', expected '$2'"
-	pass "frame $1: $3"
-}
 expect_row 1 "0x00000000|2|0x00000000005e7e10,0x00000000005e7e11|OST_DESTROY request xid 0x3000 10.0.0.1@tcp → 10.0.0.2@tcp (cancels 2 locks)" \
 	"OST_DESTROY cancels two locks in its DLM_REQ buffer (buffer 2)"
 expect_row 3 "0x00000000|0||OST_DESTROY request xid 0x3080 10.0.0.1@tcp → 10.0.0.2@tcp" \

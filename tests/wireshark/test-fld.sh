@@ -14,12 +14,6 @@ row() {
 		-e _ws.col.Protocol -e lnetcap.fld.op -e lnetcap.fld.range.start -e lnetcap.fld.range.end \
 		-e lnetcap.fld.range.index -e lnetcap.fld.range.flags -e lnetcap.fld.range_count
 }
-expect_row() {
-	local got
-	got=$(row "$1")
-	[ "$got" = "$2" ] || fail "frame $1 ($3): got '$got', expected '$2'"
-	pass "frame $1: $3"
-}
 t=$'\t'
 expect_row 1 "FLD${t}2${t}0x0000000200000401${t}0x0000000000000000${t}0${t}0x00000003${t}" \
 	"FLD_QUERY: FLD_LOOKUP of sequence 0x200000401, any type"

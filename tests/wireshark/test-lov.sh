@@ -17,12 +17,6 @@ row() {  # row FRAME: the LVB-related fields of one frame
 		-e lnetcap.lov.comp.start -e lnetcap.lov.comp.end -e lnetcap.ldlm.lvb.size \
 		-e lnetcap.ldlm.qlvb.flags -e lnetcap.ldlm.qlvb.id_qunit
 }
-expect_row() {
-	local got
-	got=$(row "$1")
-	[ "$got" = "$2" ] || fail "frame $1 ($3): got '$got', expected '$2'"
-	pass "frame $1: $3"
-}
 t=$'\t'
 expect_row 2 "0x0bd10bd0${t}[0x200000401:0x2:0x0]${t}1${t}0x240000400:16${t}0${t}${t}${t}${t}${t}${t}" \
 	"layout lock LVB is a lov_mds_md_v1, not an ost_lvb"

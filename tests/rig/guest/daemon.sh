@@ -10,7 +10,7 @@
 #   RIG_ROUNDS          rounds of every scenario (default 3)
 # Leaves in RIG_OUT: direct.pcapng (+ .err), sub-all/sub-ping/sub-drop
 # .pcapng (+ .err), daemon.err, double.log; for the kernel push-down part
-# direct-k.pcapng, sub-get.pcapng, daemon-k.err; sigint.txt when something had
+# direct-k.pcapng, double-k.log, sub-get.pcapng, daemon-k.err; sigint.txt when something had
 # to be killed.  The host (rig-test.sh) compares the files; this script only
 # fails on what it sees itself.
 set -euo pipefail
@@ -56,18 +56,48 @@ wait_exit() { # pid seconds errfile
 	[ "$rc" -eq 0 ] || fail "$3: exit status $rc"
 }
 
+# Starts lnetcapd (live, fentry) on ipc://$1 with its log in $2 and waits
+# until it has attached and says it serves; its pid is in $started_pid.
+start_lnetcapd() { # socket errfile
+	local before
+	mkdir -p "$(dirname "$1")"
+	before=$(links)
+	"$LNETCAPD" --no-config --attach fentry --listen "ipc://$1" --group "$(id -gn)" 2>"$2" &
+	started_pid=$!
+	wait_attached $started_pid "$before" "$2"
+	for _ in $(seq 1 100); do
+		grep -q '^lnetcapd: serving ' "$2" && break
+		sleep 0.1
+	done
+	grep -q '^lnetcapd: serving ' "$2" || { cat "$2"; fail "lnetcapd never said it is serving"; }
+}
+# Waits until the daemon logging to $1 has accepted $2 subscribers.
+wait_subscribed() { # errfile count
+	for _ in $(seq 1 300); do
+		[ "$(grep -c ') subscribed: filter' "$1" || true)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	cat "$1"
+	fail "$2 subscriber(s) were not accepted within 30 s"
+}
+# A direct capture of $rounds rounds of the double's scenarios into $1
+# (-c stops it by itself: 25 records a round, tests/rig/guest/capture.sh);
+# the double's log of them goes to $3.
+direct_rounds() { # pcapng errfile double-log
+	local before pid
+	before=$(links)
+	"$LNETCAP" --attach fentry -v -c $((25 * rounds)) -w "$1" 2>"$2" &
+	pid=$!
+	wait_attached $pid "$before" "$2"
+	sleep 0.5
+	echo "all $rounds" >$dbg/double_ctl
+	cp $dbg/double_log "$3"
+	wait_exit $pid 60 "$2"
+}
+
 echo "== lnetcapd, live eBPF capture (fentry) on ipc://$sock"
-mkdir -p "$(dirname "$sock")"
-before=$(links)
-"$LNETCAPD" --no-config --attach fentry --listen "ipc://$sock" --group "$(id -gn)" \
-	2>"$RIG_OUT/daemon.err" &
-daemon_pid=$!
-wait_attached $daemon_pid "$before" "$RIG_OUT/daemon.err"
-for _ in $(seq 1 100); do
-	grep -q '^lnetcapd: serving ' "$RIG_OUT/daemon.err" && break
-	sleep 0.1
-done
-grep -q '^lnetcapd: serving ' "$RIG_OUT/daemon.err" || { cat "$RIG_OUT/daemon.err"; fail "lnetcapd never said it is serving"; }
+start_lnetcapd "$sock" "$RIG_OUT/daemon.err"
+daemon_pid=$started_pid
 
 echo "== subscribers"
 subscribe() { # name [filter]
@@ -80,24 +110,10 @@ subscribe() { # name [filter]
 subscribe all
 subscribe ping 'opcode OBD_PING'
 subscribe drop 'drop'
-for _ in $(seq 1 300); do
-	[ "$(grep -c ') subscribed: filter' "$RIG_OUT/daemon.err" || true)" -ge 3 ] && break
-	sleep 0.1
-done
-[ "$(grep -c ') subscribed: filter' "$RIG_OUT/daemon.err" || true)" -ge 3 ] ||
-	{ cat "$RIG_OUT/daemon.err"; fail "the three subscribers were not accepted within 30 s"; }
+wait_subscribed "$RIG_OUT/daemon.err" 3
 
 echo "== direct capture of the same traffic, $rounds rounds"
-# 25 records a round (tests/rig/guest/capture.sh): -c stops it by itself.
-before=$(links)
-"$LNETCAP" --attach fentry -v -c $((25 * rounds)) -w "$RIG_OUT/direct.pcapng" \
-	2>"$RIG_OUT/direct.err" &
-direct_pid=$!
-wait_attached $direct_pid "$before" "$RIG_OUT/direct.err"
-sleep 0.5
-echo "all $rounds" >$dbg/double_ctl
-cp $dbg/double_log "$RIG_OUT/double.log"
-wait_exit $direct_pid 60 "$RIG_OUT/direct.err"
+direct_rounds "$RIG_OUT/direct.pcapng" "$RIG_OUT/direct.err" "$RIG_OUT/double.log"
 
 echo "== stop lnetcapd (SIGINT): it drains the ring and ends every subscription"
 sleep 2 # the daemon hands out what it took from the ring meanwhile
@@ -113,32 +129,13 @@ done
 # reach user space.  A direct capture of the same rounds is the reference.
 echo "== lnetcapd with one subscriber 'type get' (filtered in the kernel)"
 echo clear >$dbg/double_ctl
-sock2=/tmp/lnetcapd/k.sock
-before=$(links)
-"$LNETCAPD" --no-config --attach fentry --listen "ipc://$sock2" --group "$(id -gn)" \
-	2>"$RIG_OUT/daemon-k.err" &
-daemon_k_pid=$!
-wait_attached $daemon_k_pid "$before" "$RIG_OUT/daemon-k.err"
-for _ in $(seq 1 100); do
-	grep -q '^lnetcapd: serving ' "$RIG_OUT/daemon-k.err" && break
-	sleep 0.1
-done
-"$LNETCAP" --from "ipc://$sock2" -w "$RIG_OUT/sub-get.pcapng" 'type get' 2>"$RIG_OUT/sub-get.err" &
+start_lnetcapd /tmp/lnetcapd/k.sock "$RIG_OUT/daemon-k.err"
+daemon_k_pid=$started_pid
+"$LNETCAP" --from ipc:///tmp/lnetcapd/k.sock -w "$RIG_OUT/sub-get.pcapng" 'type get' \
+	2>"$RIG_OUT/sub-get.err" &
 sub_get_pid=$!
-for _ in $(seq 1 300); do
-	grep -q ') subscribed: filter' "$RIG_OUT/daemon-k.err" && break
-	sleep 0.1
-done
-grep -q ') subscribed: filter' "$RIG_OUT/daemon-k.err" ||
-	{ cat "$RIG_OUT/daemon-k.err"; fail "the 'type get' subscriber was not accepted within 30 s"; }
-before=$(links)
-"$LNETCAP" --attach fentry -v -c $((25 * rounds)) -w "$RIG_OUT/direct-k.pcapng" \
-	2>"$RIG_OUT/direct-k.err" &
-direct_k_pid=$!
-wait_attached $direct_k_pid "$before" "$RIG_OUT/direct-k.err"
-sleep 0.5
-echo "all $rounds" >$dbg/double_ctl
-wait_exit $direct_k_pid 60 "$RIG_OUT/direct-k.err"
+wait_subscribed "$RIG_OUT/daemon-k.err" 1
+direct_rounds "$RIG_OUT/direct-k.pcapng" "$RIG_OUT/direct-k.err" "$RIG_OUT/double-k.log"
 sleep 2
 kill -INT $daemon_k_pid
 wait_exit $daemon_k_pid 60 "$RIG_OUT/daemon-k.err"
