@@ -55,6 +55,15 @@ static int hf_epoch_handle = -1;
 static int hf_epoch_unused1 = -1;
 static int hf_epoch_unused2 = -1;
 static int hf_epoch_padding = -1;
+static int hf_swap_flags = -1;
+static int hf_swap_check_dv1 = -1;
+static int hf_swap_check_dv2 = -1;
+static int hf_swap_keep_mtime = -1;
+static int hf_swap_keep_atime = -1;
+static int hf_swap_close = -1;
+static int hf_swap_mds_release = -1;
+static gint ett_swap = -1;
+static gint ett_swap_flags = -1;
 static int hf_r_opcode = -1;
 static int hf_r_cap = -1;
 static int hf_r_fsuid = -1;
@@ -314,6 +323,27 @@ static void dissect_ioepoch(tvbuff_t *tvb, proto_tree *t, guint32 off, guint enc
 #undef IO
 }
 
+/* MDS_SWAP_LAYOUTS request: the two files (mdt_body), the swap flags and
+ * the locks cancelled with it (lfs swap_layouts, HSM release/restore). */
+static void dissect_swap_layouts(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+				 lnetcap_pkt_t *pkt)
+{
+	static int *const flag_bits[] = { &hf_swap_check_dv1, &hf_swap_check_dv2, &hf_swap_keep_mtime,
+					  &hf_swap_keep_atime, &hf_swap_close, &hf_swap_mds_release, NULL };
+	guint32 off, n;
+	proto_tree *t;
+
+	lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_SWAP_LAYOUTS_REQ_MDT_BODY);
+	if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, LNETCAP_SWAP_LAYOUTS_REQ_SWAP,
+				 sizeof(struct lnetcap_mdc_swap_layouts), ett_swap, "mdc_swap_layouts",
+				 &t, &off))
+		proto_tree_add_bitmask(t, tvb, off, hf_swap_flags, ett_swap_flags, flag_bits,
+				       pkt->rpc.encoding);
+	n = lnetcap_elc(tvb, pinfo, tree, pkt, LNETCAP_SWAP_LAYOUTS_REQ_DLM_REQ);
+	if (n)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n, n == 1 ? "" : "s");
+}
+
 static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
@@ -376,6 +406,10 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		if (!request)
 			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
 		break;
+	case LNETCAP_OPC_MDS_SWAP_LAYOUTS:
+		if (request)
+			dissect_swap_layouts(tvb, pinfo, tree, pkt);
+		break;
 	}
 }
 
@@ -398,6 +432,7 @@ void lnetcap_handoff_mdt(void)
 		LNETCAP_OPC_MDS_GETXATTR,
 		LNETCAP_OPC_MDS_GET_ROOT,
 		LNETCAP_OPC_MDS_STATFS,
+		LNETCAP_OPC_MDS_SWAP_LAYOUTS,
 	};
 	lnetcap_body_register(proto_mdt, dissect_mdt, opcodes, array_length(opcodes));
 }
@@ -439,6 +474,20 @@ void lnetcap_register_mdt(void)
 		{ &hf_padding_9, { "Padding 9", "lnetcap.mdt.padding_9", FT_UINT64, BASE_HEX, NULL, 0,
 		  "mbo_padding_9 in Lustre 2.16 (the layout this plugin follows); "
 		  "Lustre 2.17 puts mbo_xattr_absent here", HFILL } },
+		{ &hf_swap_flags, { "Swap flags", "lnetcap.mdt.swap_layouts.flags", FT_UINT64, BASE_HEX, NULL, 0,
+		  "msl_flags of mdc_swap_layouts", HFILL } },
+		{ &hf_swap_check_dv1, { "Check data version 1", "lnetcap.mdt.swap_layouts.check_dv1", FT_BOOLEAN, 64, NULL,
+		  LNETCAP_SWAP_LAYOUTS_CHECK_DV1, "SWAP_LAYOUTS_CHECK_DV1", HFILL } },
+		{ &hf_swap_check_dv2, { "Check data version 2", "lnetcap.mdt.swap_layouts.check_dv2", FT_BOOLEAN, 64, NULL,
+		  LNETCAP_SWAP_LAYOUTS_CHECK_DV2, "SWAP_LAYOUTS_CHECK_DV2", HFILL } },
+		{ &hf_swap_keep_mtime, { "Keep mtime", "lnetcap.mdt.swap_layouts.keep_mtime", FT_BOOLEAN, 64, NULL,
+		  LNETCAP_SWAP_LAYOUTS_KEEP_MTIME, "SWAP_LAYOUTS_KEEP_MTIME", HFILL } },
+		{ &hf_swap_keep_atime, { "Keep atime", "lnetcap.mdt.swap_layouts.keep_atime", FT_BOOLEAN, 64, NULL,
+		  LNETCAP_SWAP_LAYOUTS_KEEP_ATIME, "SWAP_LAYOUTS_KEEP_ATIME", HFILL } },
+		{ &hf_swap_close, { "Close", "lnetcap.mdt.swap_layouts.close", FT_BOOLEAN, 64, NULL,
+		  LNETCAP_SWAP_LAYOUTS_CLOSE, "SWAP_LAYOUTS_CLOSE", HFILL } },
+		{ &hf_swap_mds_release, { "MDS release", "lnetcap.mdt.swap_layouts.mds_release", FT_BOOLEAN, 64, NULL,
+		  LNETCAP_SWAP_LAYOUTS_MDS_RELEASE, "SWAP_LAYOUTS_MDS_RELEASE (HSM release)", HFILL } },
 		{ &hf_epoch_handle, { "Open handle", "lnetcap.mdt.ioepoch.open_handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_epoch_unused1, { "Unused 1", "lnetcap.mdt.ioepoch.unused1", FT_UINT64, BASE_HEX, NULL, 0,
 		  "mio_unused1 (was the IO epoch), 2.15-2.17", HFILL } },
@@ -477,7 +526,7 @@ void lnetcap_register_mdt(void)
 		{ &hf_new_name, { "New name", "lnetcap.mdt.new_name", FT_STRINGZ, BASE_NONE, NULL, 0, "Target name of a rename", HFILL } },
 		{ &hf_eadata, { "EA data", "lnetcap.mdt.eadata", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL } },
 	};
-	static gint *ett[] = { &ett_mdt, &ett_mdt_body, &ett_epoch, &ett_reint };
+	static gint *ett[] = { &ett_mdt, &ett_mdt_body, &ett_epoch, &ett_reint, &ett_swap, &ett_swap_flags };
 	int proto;
 	static ei_register_info ei[] = {
 		{ &ei_name, { "lnetcap.mdt.name.truncated", PI_UNDECODED, PI_NOTE,

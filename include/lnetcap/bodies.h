@@ -402,6 +402,24 @@ struct lnetcap_mdt_ioepoch {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_ioepoch, 24);
 
+/* MDS_SWAP_LAYOUTS request (layout.c RQF_MDS_SWAP_LAYOUTS, 2.15-2.17):
+ * PTLRPC_BODY, MDT_BODY (the two files in mbo_fid1/mbo_fid2), SWAP_LAYOUTS
+ * (struct mdc_swap_layouts), CAPA1, CAPA2, DLM_REQ (early lock cancels,
+ * ldlm_prep_elc_req()); the reply is the ptlrpc_body alone. */
+struct lnetcap_mdc_swap_layouts {
+	__u64 msl_flags;      /* SWAP_LAYOUTS_* of lustre_user.h */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mdc_swap_layouts, 8);
+#define LNETCAP_SWAP_LAYOUTS_REQ_MDT_BODY 1
+#define LNETCAP_SWAP_LAYOUTS_REQ_SWAP     2
+#define LNETCAP_SWAP_LAYOUTS_REQ_DLM_REQ  5
+#define LNETCAP_SWAP_LAYOUTS_CHECK_DV1  (1ULL << 0)
+#define LNETCAP_SWAP_LAYOUTS_CHECK_DV2  (1ULL << 1)
+#define LNETCAP_SWAP_LAYOUTS_KEEP_MTIME (1ULL << 2)
+#define LNETCAP_SWAP_LAYOUTS_KEEP_ATIME (1ULL << 3)
+#define LNETCAP_SWAP_LAYOUTS_CLOSE      (1ULL << 4)
+#define LNETCAP_SWAP_LAYOUTS_MDS_RELEASE (1ULL << 31)
+
 #define LNETCAP_REINT_LIST(X)                                                  \
 	X(SETATTR, 1) X(CREATE, 2) X(LINK, 3) X(UNLINK, 4) X(RENAME, 5)       \
 	X(OPEN, 6) X(SETXATTR, 7) X(RMENTRY, 8) X(MIGRATE, 9) X(RESYNC, 10)

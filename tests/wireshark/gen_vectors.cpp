@@ -1167,6 +1167,18 @@ void elc_records(Out& o) {
                                      {0x5e7e15, 0x5e7e16, 0x5e7e17})}));
   o.msg(rep(CL, SV, LNETCAP_PORTAL_LDLM_CANCEL_REPLY, 0x3200),
         lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_CANCEL, 0))}), 200);
+  // 11-12 MDS_SWAP_LAYOUTS (RQF_MDS_SWAP_LAYOUTS: MDT_BODY, SWAP_LAYOUTS,
+  //       CAPA1, CAPA2, DLM_REQ) with CHECK_DV1|KEEP_MTIME, cancelling two
+  //       locks (mdc_swap_layouts() -> ldlm_prep_elc_req()); the reply is
+  //       the ptlrpc_body alone.
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3280),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_SWAP_LAYOUTS, 0x00040003)),
+                        mdt_body(le, 0x200000401ULL, 7, 0),
+                        u64buf(le, LNETCAP_SWAP_LAYOUTS_CHECK_DV1 | LNETCAP_SWAP_LAYOUTS_KEEP_MTIME),
+                        {}, {},
+                        ldlm_request(le, 0, LNETCAP_LDLM_PLAIN, res_ost, 0, 0, 0, {0x5e7e18, 0x5e7e19})}));
+  o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x3280),
+        lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_MDS_SWAP_LAYOUTS, 0))}), 200);
 }
 
 // OBD_PINGs to 300 servers (10.1.0.1@tcp ... 10.1.1.44@tcp), each answered:

@@ -3,7 +3,8 @@
 # ldlm_request.c of Lustre 2.16:
 #  - gen_vectors.cpp elc_records(): OST_DESTROY with two cancels and with
 #    none, LDLM_ENQUEUE whose slots 1-3 are early cancels (slot 0 is the
-#    enqueued lock), an enqueue without, LDLM_CANCEL of three locks;
+#    enqueued lock), an enqueue without, LDLM_CANCEL of three locks,
+#    MDS_SWAP_LAYOUTS with its swap flags and two cancels;
 #  - the real corpus (samples/lustre-fs-part1.pcapng, Lustre 2.16.1): every
 #    lock its LDLM_CANCELs name was granted earlier in the capture.
 "$LNETCAP_VECTORS" "$WORK/elc.pcapng" elc || fail "vector generator failed"
@@ -25,6 +26,9 @@ expect_row 7 "|||LDLM_ENQUEUE request xid 0x3180 10.0.0.1@tcp → 10.0.0.2@tcp P
 	"LDLM_ENQUEUE with lock_count 1 cancels nothing"
 expect_row 9 "0x00000000|3|0x00000000005e7e15,0x00000000005e7e16,0x00000000005e7e17|LDLM_CANCEL request xid 0x3200 10.0.0.1@tcp → 10.0.0.2@tcp" \
 	"LDLM_CANCEL's handles are cancelled locks"
+expect_row 11 "0x00000000|2|0x00000000005e7e18,0x00000000005e7e19|MDS_SWAP_LAYOUTS request xid 0x3280 10.0.0.1@tcp → 10.0.0.2@tcp (cancels 2 locks)" \
+	"MDS_SWAP_LAYOUTS cancels two locks in its DLM_REQ buffer (buffer 5)"
+expect_count "$v" "lnetcap.mdt.swap_layouts.flags == 0x5 && lnetcap.mdt.swap_layouts.check_dv1 == 1 && lnetcap.mdt.swap_layouts.keep_mtime == 1 && lnetcap.mdt.swap_layouts.check_dv2 == 0" 1
 # The enqueued lock's own handle stays an LDLM handle only.
 expect_count "$v" "lnetcap.ldlm.handle == 0xc0ffee10" 1
 expect_count "$v" "lnetcap.elc.handle == 0xc0ffee10" 0
