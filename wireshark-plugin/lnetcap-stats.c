@@ -19,9 +19,13 @@
 #include "lnetcap-vals.h"
 
 /* One SRT table per Lustre service, as NFS/SMB tables are per program or
- * version: rows are indexed by opcode (the row filter is
- * "lnetcap.ptlrpc.opc==<row>"), so each table spans 0..its last opcode
- * and only its own opcodes are named.  Anything else lands in "Other". */
+ * version, then one per target.  Every table has the same rows, one per
+ * known opcode and a last one for any other (lnetcap_opcode_row()), and
+ * a service table only fills its own opcodes' rows; the row filter is
+ * "lnetcap.ptlrpc.srt_row==<row>", the hidden field that row number is in.
+ * (Rows indexed by the opcode value itself would make the row filter the
+ * opcode, but a table of 1103 rows per service and target hung the 4.0 Qt
+ * dialog, which hides and re-sorts every empty row one at a time.) */
 typedef struct {
 	const char *name;
 	guint32 first, last;
@@ -42,31 +46,23 @@ static const srt_service_t srt_services[] = {
 	{ "LFSCK", 1101, 1102 },
 };
 #define SRT_OTHER G_N_ELEMENTS(srt_services)
-#define SRT_OTHER_ROWS 1103
+#define SRT_ROW_FIELD "lnetcap.ptlrpc.srt_row"
 
-/* A table of rows 0..rows-1 named by opcode from first on. */
-static srt_stat_table *srt_new_table(GArray *srt_array, const char *name, const char *filter,
-				     guint32 first, guint32 rows)
+/* A table with a row per known opcode and one for the others. */
+static srt_stat_table *srt_new_table(GArray *srt_array, const char *name, const char *filter)
 {
+	const guint rows = lnetcap_opcode_row_count();
 	srt_stat_table *t = init_srt_table(name, NULL, srt_array, (int)rows, "Opcode", filter, NULL);
-	for (guint32 i = 0; i < rows; i++) {
-		const char *opname = i >= first ? try_val_to_str_ext(i, &lnetcap_opcode_vals_ext) : NULL;
-		char buf[32];
-		if (!opname) {
-			g_snprintf(buf, sizeof(buf), "opcode %u", i);
-			opname = buf;
-		}
-		init_srt_table_row(t, (int)i, opname);
-	}
+	for (guint i = 0; i < rows; i++)
+		init_srt_table_row(t, (int)i, lnetcap_opcode_row_name(i));
 	return t;
 }
 
 static void srt_init(struct register_srt *srt, GArray *srt_array)
 {
 	for (guint k = 0; k < SRT_OTHER; k++)
-		srt_new_table(srt_array, srt_services[k].name, "lnetcap.ptlrpc.opc",
-			      srt_services[k].first, srt_services[k].last + 1);
-	srt_new_table(srt_array, "Other", "lnetcap.ptlrpc.opc", 0, SRT_OTHER_ROWS);
+		srt_new_table(srt_array, srt_services[k].name, SRT_ROW_FIELD);
+	srt_new_table(srt_array, "Other", SRT_ROW_FIELD);
 }
 
 /* Per-target tables, added as targets appear, after the service tables.
@@ -75,10 +71,10 @@ static void srt_init(struct register_srt *srt, GArray *srt_array)
  * server NID stands for every target that server hosts.  tshark prints a
  * table's filter, not its name, so the filter names the target too; it is
  * a valid filter prefix, so the GUI's "Apply as Filter" on a row gives
- * lnetcap.nid=="10.0.3.1@tcp" && lnetcap.ptlrpc.opc==36, the requests and
- * replies of that opcode to and from that server.  A table costs about
- * 100 KiB (a row per opcode), so a capture, however crafted, gets at most
- * SRT_MAX_TARGETS of them; later targets share "Other targets". */
+ * lnetcap.nid=="10.0.3.1@tcp" && lnetcap.ptlrpc.srt_row==8, the requests
+ * and replies of that opcode to and from that server.  A capture, however
+ * crafted, gets at most SRT_MAX_TARGETS of them; later targets share
+ * "Other targets". */
 #define SRT_TARGET_NAME "Target "
 #define SRT_OTHER_TARGETS "Other targets"
 #define SRT_MAX_TARGETS 256
@@ -98,12 +94,11 @@ static srt_stat_table *srt_target_table(GArray *srt_array, const char *nid)
 	if (others)
 		return others;
 	if (srt_array->len - (SRT_OTHER + 1) >= SRT_MAX_TARGETS)
-		return srt_new_table(srt_array, SRT_OTHER_TARGETS,
-				     "lnetcap.ptlrpc.opc", 0, SRT_OTHER_ROWS);
+		return srt_new_table(srt_array, SRT_OTHER_TARGETS, SRT_ROW_FIELD);
 	/* init_srt_table() copies the filter but keeps the name's pointer. */
 	name = g_strdup_printf(SRT_TARGET_NAME "%s", nid);
-	filter = g_strdup_printf("lnetcap.nid==\"%s\" && lnetcap.ptlrpc.opc", nid);
-	t = srt_new_table(srt_array, g_intern_string(name), filter, 0, SRT_OTHER_ROWS);
+	filter = g_strdup_printf("lnetcap.nid==\"%s\" && " SRT_ROW_FIELD, nid);
+	t = srt_new_table(srt_array, g_intern_string(name), filter);
 	g_free(name);
 	g_free(filter);
 	return t;
@@ -122,15 +117,16 @@ static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_
 {
 	srt_data_t *data = (srt_data_t *)pss;
 	const lnetcap_tap_info_t *ti = (const lnetcap_tap_info_t *)prv;
+	const int row = (int)lnetcap_opcode_row(ti->opc);
 	srt_stat_table *t;
 
-	if (!ti->is_rpc || !ti->matched_reply || ti->opc >= SRT_OTHER_ROWS)
+	if (!ti->is_rpc || !ti->matched_reply)
 		return TAP_PACKET_DONT_REDRAW;
 	t = g_array_index(data->srt_array, srt_stat_table *, srt_table_of(ti->opc));
-	add_srt_table_data(t, (int)ti->opc, &ti->req_time, pinfo);
+	add_srt_table_data(t, row, &ti->req_time, pinfo);
 	if (ti->src_str) {
 		t = srt_target_table(data->srt_array, ti->src_str);
-		add_srt_table_data(t, (int)ti->opc, &ti->req_time, pinfo);
+		add_srt_table_data(t, row, &ti->req_time, pinfo);
 	}
 	return TAP_PACKET_REDRAW;
 }

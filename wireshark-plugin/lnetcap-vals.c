@@ -71,6 +71,35 @@ const char *lnetcap_opcode_name(wmem_allocator_t *scope, guint32 opc)
 	return s ? s : wmem_strdup_printf(scope, "opcode %u", opc);
 }
 
+/* Dense SRT rows: the position of an opcode in lnetcap_opcode_vals (sorted
+ * by value), and one row after the known ones for every other opcode.  The
+ * SRT tables index their rows by this, not by the opcode itself: a table
+ * of one row per opcode value (0..1102) made the Qt SRT dialog of 4.0 hide
+ * and re-sort thousands of empty rows one at a time, and it hung. */
+guint lnetcap_opcode_row(guint32 opc)
+{
+	guint lo = 0, hi = lnetcap_opcode_row_count() - 1;
+	while (lo < hi) {
+		guint mid = (lo + hi) / 2;
+		if (lnetcap_opcode_vals[mid].value < opc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < lnetcap_opcode_row_count() - 1 && lnetcap_opcode_vals[lo].value == opc
+		       ? lo : lnetcap_opcode_row_count() - 1;
+}
+
+guint lnetcap_opcode_row_count(void)
+{
+	return (guint)G_N_ELEMENTS(lnetcap_opcode_vals); /* the known ones + "other" (the terminator's slot) */
+}
+
+const char *lnetcap_opcode_row_name(guint row)
+{
+	return row + 1 < lnetcap_opcode_row_count() ? lnetcap_opcode_vals[row].strptr : "other opcodes";
+}
+
 #define FLAGS(var, list, X)                                                    \
 	const lnetcap_flag_def_t var##_defs[] = { list(X) };                   \
 	const guint var##_count = G_N_ELEMENTS(var##_defs);

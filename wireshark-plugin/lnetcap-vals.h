@@ -27,6 +27,11 @@ extern const value_string lnetcap_pb_type_vals[];
 extern const value_string lnetcap_target_version_vals[];
 extern value_string_ext lnetcap_opcode_vals_ext;
 extern const value_string lnetcap_opcode_vals[];
+/* SRT row of an opcode: its position among the known opcodes, or the last
+ * row ("other opcodes"); rows are 0..lnetcap_opcode_row_count()-1. */
+guint lnetcap_opcode_row(guint32 opc);
+guint lnetcap_opcode_row_count(void);
+const char *lnetcap_opcode_row_name(guint row);
 extern const value_string lnetcap_status_vals[];   /* -errno and ELDLM_* */
 extern const value_string lnetcap_ldlm_mode_vals[];
 extern const value_string lnetcap_ldlm_type_vals[];

@@ -47,6 +47,7 @@ static int hf_pb_type = -1;
 static int hf_pb_version = -1;
 static int hf_pb_target = -1;
 static int hf_pb_opc = -1;
+static int hf_srt_row = -1;
 static int hf_pb_status = -1;
 static int hf_pb_io_bytes = -1;
 static int hf_pb_sender_pid = -1;
@@ -114,6 +115,15 @@ typedef struct {
 } trans_key_t;
 
 static wmem_map_t *trans_map;
+/* The hidden, generated SRT row field (lnetcap_opcode_row()), which the SRT
+ * tables' row filters test. */
+static void lnetcap_add_srt_row(proto_tree *tree, tvbuff_t *tvb, guint32 opc)
+{
+	proto_item *it = proto_tree_add_uint(tree, hf_srt_row, tvb, 0, 0, lnetcap_opcode_row(opc));
+	proto_item_set_generated(it);
+	proto_item_set_hidden(it);
+}
+
 static void make_key(trans_key_t *key, const lnetcap_nid_t *client, const lnetcap_nid_t *server,
 		     guint64 mbits);
 /* Bulk match bits -> the RPC whose bulk they carry (PROTOCOL.md 3.5). */
@@ -306,6 +316,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	it = proto_tree_add_uint(bt, hf_pb_target, tvb, B(pb_version), target);
 	proto_item_set_generated(it);
 	proto_tree_add_item_ret_uint(bt, hf_pb_opc, tvb, B(pb_opc), enc, &rpc->opc);
+	lnetcap_add_srt_row(bt, tvb, rpc->opc);
 	status_u = tvb_get_guint32(tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_status), enc);
 	rpc->status = (gint32)status_u;
 	/* In a request pb_status carries the sender's pid, not an error. */
@@ -597,6 +608,7 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 	 * bulk transfers and ACKs with it. */
 	it = proto_tree_add_uint(tree, hf_pb_opc, tvb, 0, 0, fb->trans->opc);
 	proto_item_set_generated(it);
+	lnetcap_add_srt_row(tree, tvb, fb->trans->opc);
 	it = proto_tree_add_uint64(tree, hf_xid, tvb, 0, 0, fb->trans->xid);
 	proto_item_set_generated(it);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " [%s of %s xid 0x%" G_GINT64_MODIFIER "x]",
@@ -641,6 +653,9 @@ void lnetcap_register_ptlrpc(void)
 		  VALS(lnetcap_target_version_vals), 0, NULL, HFILL } },
 		{ &hf_pb_opc, { "Opcode", "lnetcap.ptlrpc.opc", FT_UINT32, BASE_DEC | BASE_EXT_STRING,
 		  &lnetcap_opcode_vals_ext, 0, NULL, HFILL } },
+		{ &hf_srt_row, { "SRT row", "lnetcap.ptlrpc.srt_row", FT_UINT32, BASE_DEC, NULL, 0,
+		  "The opcode's row in the Service Response Time tables (its position among lnetcap's "
+		  "known opcodes; the last row is every other opcode): the filter an SRT row applies", HFILL } },
 		{ &hf_pb_io_bytes, { "Status: bytes transferred", "lnetcap.ptlrpc.io_bytes", FT_UINT32,
 		  BASE_DEC|BASE_UNIT_STRING, &units_byte_bytes, 0,
 		  "pb_status of a successful OST_READ/OST_WRITE reply: the bulk transfer size", HFILL } },

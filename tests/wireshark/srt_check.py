@@ -20,7 +20,15 @@ SERVICES = ["OST", "MDS", "LDLM", "MGS", "OBD", "LLOG", "Quota", "SEQ", "SEC", "
 PREFIX = {"OST": "OST_", "MDS": "MDS_", "LDLM": "LDLM_", "MGS": "MGS_", "OBD": "OBD_",
           "LLOG": "LLOG_", "Quota": "QUOTA_", "SEQ": "SEQ_", "SEC": "SEC_", "FLD": "FLD_",
           "OUT": "OUT_", "LFSCK": "LFSCK_"}
+# The field an SRT row's filter tests: the opcode's dense row number.
+ROW_FIELD = "lnetcap.ptlrpc.srt_row"
 ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+$")
+
+
+# Row numbers are dense (one per known opcode, then "other opcodes"): a
+# table of one row per opcode value made the GUI's SRT dialog hang.
+MAX_ROWS = 128
+ROW_OF = {}  # procedure -> the row numbers it was printed with
 
 
 def tables(path):
@@ -32,6 +40,7 @@ def tables(path):
         m = ROW.match(line)
         if m and out:
             out[-1][1][m.group(2)] = int(m.group(3))
+            ROW_OF.setdefault(m.group(2), set()).add(int(m.group(1)))
     return out
 
 
@@ -46,7 +55,7 @@ def main():
         return 1
     seen = {}
     for name, (flt, rows) in zip(SERVICES, t):
-        if flt != "lnetcap.ptlrpc.opc":
+        if flt != ROW_FIELD:
             bad.append("%s table filter is %r" % (name, flt))
         for op, calls in rows.items():
             if name in PREFIX and not op.startswith(PREFIX[name]):
@@ -61,8 +70,8 @@ def main():
             bad.append("%s answered %d times but in no service table" % (op, answered[op]))
     per_target = {}
     for flt, rows in t[len(SERVICES):]:
-        m = re.match(r'^lnetcap\.nid=="([^"]+)" && lnetcap\.ptlrpc\.opc$', flt)
-        if flt == "lnetcap.ptlrpc.opc":  # "Other targets", past the 256th
+        m = re.match(r'^lnetcap\.nid=="([^"]+)" && ' + re.escape(ROW_FIELD) + '$', flt)
+        if flt == ROW_FIELD:  # "Other targets", past the 256th
             m = re.match("(.*)", "other targets")
         if not m:
             bad.append("target table filter %r" % flt)
@@ -72,6 +81,10 @@ def main():
             per_target[op] = per_target.get(op, 0) + calls
     if per_target != seen:
         bad.append("target tables count %s, service tables %s" % (per_target, seen))
+    for op, rows in ROW_OF.items():
+        if len(rows) != 1 or max(rows) >= MAX_ROWS:
+            bad.append("%s is row %s: expected one dense row number below %d" %
+                       (op, sorted(rows), MAX_ROWS))
     for b in bad:
         print("FAIL:", b)
     return 1 if bad else 0

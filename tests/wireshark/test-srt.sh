@@ -26,15 +26,20 @@ echo "$out" | grep -qx "service LDLM: 25" || fail "LDLM table total: $out"
 echo "$out" | grep -qx "target 10.0.3.1@tcp: 65" || fail "target table total: $out"
 [ "$(echo "$out" | grep -c '^target ')" = 1 ] || fail "expected one target: $out"
 pass "SRT service and target tables equal lnetcap --summary=json"
-# The GUI's row filter of the target table.
-expect_count "$fs" 'lnetcap.nid=="10.0.3.1@tcp" && lnetcap.ptlrpc.opc==35' \
-	"$(count "$fs" 'lnetcap.ptlrpc.opc==35')"
-expect_count "$fs" 'lnetcap.nid=="10.0.3.2@tcp" && lnetcap.ptlrpc.opc==35 && !(lnetcap.nid=="10.0.3.1@tcp")' 0
+# The GUI's row filters ("Apply as Filter": FILTER==INDEX): MDS_CLOSE's row
+# of the MDS table and of the target table select that opcode's frames.
+row=$(awk '$2 == "MDS_CLOSE" { print $1; exit }' "$WORK/srt.txt")
+[ -n "$row" ] || fail "no MDS_CLOSE row in the SRT tables"
+n=$(count "$fs" 'lnetcap.ptlrpc.opc==35')
+[ "$n" -gt 0 ] || fail "the sample has no MDS_CLOSE"
+expect_count "$fs" "lnetcap.ptlrpc.srt_row==$row" "$n"
+expect_count "$fs" "lnetcap.nid==\"10.0.3.1@tcp\" && lnetcap.ptlrpc.srt_row==$row" "$n"
+expect_count "$fs" "lnetcap.ptlrpc.srt_row==$row && !(lnetcap.ptlrpc.opc==35)" 0
 
 v=$(vectors)
 ts -q -r "$v" -z lnetcap,srt > "$WORK/vsrt.txt" || fail "tshark -z lnetcap,srt failed"
 for nid in 10.0.0.2@tcp 10.0.0.1@tcp fe80::2@tcp1; do
-	got=$(awk -v f="Filter: lnetcap.nid==\"$nid\" && lnetcap.ptlrpc.opc" '
+	got=$(awk -v f="Filter: lnetcap.nid==\"$nid\" && lnetcap.ptlrpc.srt_row" '
 		/^Filter: / { on = ($0 == f) } on && /^ *[0-9]+ / { n += $3 } END { print n + 0 }' \
 		"$WORK/vsrt.txt")
 	want=$(count "$v" "lnetcap.response_to && !lnetcap.ptlrpc.early_reply && lnetcap.lnet.src_nid == \"$nid\"")
