@@ -90,14 +90,18 @@ pid1)
 	cp "$src/packaging/systemd/lnetcap.tmpfiles" /run/tmpfiles.d/lnetcap.conf
 	systemd-sysusers
 	systemd-tmpfiles --create /run/tmpfiles.d/lnetcap.conf
-	# The shipped unit unchanged; the drop-in only points ExecStart at the
-	# build tree (the package installs /usr/sbin/lnetcapd) and keeps a
-	# failure from restarting it.
+	# The shipped unit unchanged; the drop-in only points ExecStart at a
+	# copy of the built lnetcapd (the package installs /usr/sbin/lnetcapd)
+	# and keeps a failure from restarting it.  A copy in /run, because the
+	# unit's PrivateTmp=yes hides a build tree under /tmp (a CI clone
+	# there: "Failed to locate executable").
+	mkdir -p /run/rig-bin
+	cp "$LNETCAPD" /run/rig-bin/lnetcapd
 	cp "$src/packaging/systemd/lnetcapd.service" /run/systemd/system/
 	cat >/run/systemd/system/lnetcapd.service.d/rig.conf <<EOF
 [Service]
 ExecStart=
-ExecStart=$LNETCAPD
+ExecStart=/run/rig-bin/lnetcapd
 Restart=no
 EOF
 	cat >/run/systemd/system/rig-check.service <<EOF
