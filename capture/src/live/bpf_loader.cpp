@@ -3,6 +3,8 @@
 
 #include "bpf_loader.h"
 
+#include <unistd.h>
+
 #include <cstdarg>
 #include <cstdio>
 
@@ -30,6 +32,11 @@ void set_libbpf_verbosity(int verbose) {
   if (err > 0) err = -err;
   std::string msg = std::string("cannot ") + step + " the " + what + " eBPF programs: " +
                     std::strerror(-err);
+  // The verifier refuses a program with EACCES too ("combined stack size
+  // ... too large", an invalid access): as root that is no privilege matter.
+  if (err == -EACCES && geteuid() == 0)
+    throw Error(msg, "the kernel's verifier refused the programs; run with -vv for its log "
+                     "and report it with `uname -r` and the Lustre version");
   if (err == -EPERM || err == -EACCES)
     throw Error(msg, "run as root, or give lnetcap CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN "
                      "(module BTF lookup; docs/EXTCAP.md); lockdown=confidentiality also "
