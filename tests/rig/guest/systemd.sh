@@ -95,8 +95,13 @@ pid1)
 	# and keeps a failure from restarting it.  A copy in /run, because the
 	# unit's PrivateTmp=yes hides a build tree under /tmp (a CI clone
 	# there: "Failed to locate executable").
+	# The subscribers (rigsub, nobody) use a copy too: a build tree in a
+	# 0700 directory (mktemp -d) is not theirs to reach.
 	mkdir -p /run/rig-bin
+	chmod 755 /run/rig-bin
 	cp "$LNETCAPD" /run/rig-bin/lnetcapd
+	cp "$LNETCAP" /run/rig-bin/lnetcap
+	chmod 755 /run/rig-bin/lnetcapd /run/rig-bin/lnetcap
 	cp "$src/packaging/systemd/lnetcapd.service" /run/systemd/system/
 	cat >/run/systemd/system/lnetcapd.service.d/rig.conf <<EOF
 [Service]
@@ -113,7 +118,7 @@ SuccessAction=poweroff
 FailureAction=poweroff
 [Service]
 Type=oneshot
-Environment=RIG_OUT=$RIG_OUT LNETCAP=$LNETCAP LNETCAP_SOURCE_DIR=$src
+Environment=RIG_OUT=$RIG_OUT LNETCAP=/run/rig-bin/lnetcap LNETCAP_SOURCE_DIR=$src
 ExecStart=/bin/bash $self check
 StandardOutput=append:$RIG_OUT/sd-check.log
 StandardError=append:$RIG_OUT/sd-check.log
