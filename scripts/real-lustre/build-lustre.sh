@@ -3,14 +3,14 @@
 #
 # build-lustre.sh LUSTRE_GIT TAG WORK
 #
-# Builds a Lustre client (LNet, ksocklnd, lnet_selftest, no server, no o2ib,
-# no gss) from tag TAG of LUSTRE_GIT (a git dir of lustre-release, bare or
+# Builds a Lustre client (LNet, ksocklnd, ko2iblnd against the kernel's own
+# RDMA stack, lnet_selftest; no server, no gss) from tag TAG of LUSTRE_GIT (a git dir of lustre-release, bare or
 # not) for Debian 12's stock kernel: the ABI that the installed
 # linux-headers-amd64 depends on, the same kernel the QEMU rig boots.
 # Everything lands in WORK (outside the repository; never commit it):
 #   WORK/src    the checked-out tree, configured and built
 #   WORK/inst   `make install DESTDIR=` (lctl, lnetctl, lst, libraries)
-#   WORK/built  stamp naming the tag, written only after a full build
+#   WORK/built  stamp naming the tag and recipe, written only after a full build
 #
 # Idempotent: a finished build of the same tag is reused; a different tag
 # starts over. On a 2-vCPU host configure takes ~25 min and make ~15 min.
@@ -28,7 +28,10 @@ WORK=$(cd "$WORK" && pwd)
 SRC=$WORK/src
 JOBS=${JOBS:-2}
 
-if [ "$(cat "$WORK/built" 2>/dev/null)" = "$TAG" ]; then
+# The stamp names what was configured, so a build of an older recipe (no
+# o2ib) is redone rather than reused.
+BUILT_AS="$TAG o2ib"
+if [ "$(cat "$WORK/built" 2>/dev/null)" = "$BUILT_AS" ]; then
 	echo "build-lustre: $TAG already built in $WORK"
 	exit 0
 fi
@@ -89,13 +92,15 @@ done <"$WORK/missing.list"
 
 # Without .git, LUSTRE-VERSION-GEN falls back to the tag's DEFAULT_VERSION.
 [ -x configure ] || sh autogen.sh
-if [ ! -f config.status ]; then
+# o2ib: Debian's in-kernel RDMA headers live in the -common tree (no
+# MOFED); the rig runs ko2iblnd over soft-RoCE (rdma_rxe).
+if [ ! -f config.status ] || ! grep -q 'with-o2ib=yes' config.status; then
 	./configure --disable-server --disable-tests --disable-manpages \
-		--disable-iokit --disable-gss --with-o2ib=no \
+		--disable-iokit --disable-gss --with-o2ib=yes \
 		--with-linux="$KSRC" --with-linux-obj="$KOBJ"
 fi
 make -j"$JOBS"
 rm -rf "$WORK/inst"
 make install DESTDIR="$WORK/inst" >/dev/null
-echo "$TAG" >"$WORK/built"
+echo "$BUILT_AS" >"$WORK/built"
 echo "build-lustre: $TAG built: $(find "$SRC" -name '*.ko' -not -path '*/.tmp*' | wc -l) modules, utilities in $WORK/inst"
