@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# build-zfs.sh ZFS_GIT TAG WORK
+#
+# Builds OpenZFS TAG (a zfs-2.1.x >= 2.1.7 or zfs-2.2.x release: both cover
+# Debian 12's 6.1 kernel) from ZFS_GIT (a git dir of openzfs/zfs) for the
+# kernel the rig boots, as the base of a Lustre server build
+# (build-lustre.sh with SERVER=zfs).  Debian's zfs-dkms is in contrib,
+# which this project cannot assume, hence the source build.
+# Everything lands in WORK (outside the repository; never commit it):
+#   WORK/zfs       the checked-out tree, configured and built in place
+#                  (Lustre's --with-zfs and --with-zfs-obj point here)
+#   WORK/zfs-inst  `make install DESTDIR=` (zpool, zfs, libzfs for the guests)
+#   WORK/zfs-built stamp naming the tag, written only after a full build
+# Idempotent: a finished build of the same tag is reused.  About 30-40 min
+# of CPU on 2 cores.
+set -euo pipefail
+GIT_DIR_IN=${1:?usage: build-zfs.sh ZFS_GIT TAG WORK}
+TAG=${2:?usage: build-zfs.sh ZFS_GIT TAG WORK}
+WORK=${3:?usage: build-zfs.sh ZFS_GIT TAG WORK}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+SRC=$WORK/zfs
+JOBS=${JOBS:-2}
+
+if [ "$(cat "$WORK/zfs-built" 2>/dev/null)" = "$TAG" ]; then
+	echo "build-zfs: $TAG already built in $SRC"
+	exit 0
+fi
+git --git-dir="$GIT_DIR_IN" rev-parse -q --verify "$TAG^{commit}" >/dev/null || {
+	echo "build-zfs: $GIT_DIR_IN has no tag '$TAG' (git --git-dir=$GIT_DIR_IN tag -l 'zfs-2.*')" >&2
+	exit 2
+}
+KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+	grep -m1 -o 'linux-headers-[0-9][^ ,]*-amd64' | sed 's/^linux-headers-//') || true
+[ -n "$KVER" ] && [ -d "/usr/src/linux-headers-$KVER" ] || {
+	echo "build-zfs: linux-headers-amd64 is not installed; run scripts/install-deps.sh" >&2
+	exit 2
+}
+KOBJ=/usr/src/linux-headers-$KVER
+KSRC=/usr/src/linux-headers-${KVER%-amd64}-common
+
+if [ "${SKIP_APT:-0}" != 1 ]; then
+	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+	# OpenZFS's own build dependencies (only this opt-in harness needs them).
+	$SUDO apt-get install -y -q --no-install-recommends autoconf automake libtool \
+		gawk uuid-dev libblkid-dev libudev-dev libssl-dev zlib1g-dev libaio-dev \
+		libattr1-dev libelf-dev libtirpc-dev python3 >/dev/null
+fi
+
+if [ "$(cat "$WORK/zfs.tag" 2>/dev/null)" != "$TAG" ]; then
+	rm -rf "$SRC" "$WORK/zfs-inst" "$WORK/zfs-built"
+	mkdir -p "$SRC"
+	"$(dirname "$0")/checkout-tag.sh" "$GIT_DIR_IN" "$TAG" "$SRC"
+	echo "$TAG" >"$WORK/zfs.tag"
+fi
+cd "$SRC"
+[ -x configure ] || sh autogen.sh
+if [ ! -f config.status ]; then
+	# Modules and the user space the guests need to make pools; no
+	# pyzfs, no dracut/initramfs or systemd integration.
+	./configure --with-linux="$KSRC" --with-linux-obj="$KOBJ" \
+		--disable-pyzfs --disable-sysvinit --with-config=all \
+		--with-udevdir=/lib/udev --disable-systemd
+fi
+make -j"$JOBS"
+rm -rf "$WORK/zfs-inst"
+make install DESTDIR="$WORK/zfs-inst" >/dev/null
+echo "$TAG" >"$WORK/zfs-built"
+echo "build-zfs: $TAG built: $(find "$SRC/module" -name '*.ko' | wc -l) modules, user space in $WORK/zfs-inst"
