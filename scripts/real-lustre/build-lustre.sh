@@ -64,32 +64,11 @@ fi
 stamp_src=$WORK/src.tag
 if [ "$(cat "$stamp_src" 2>/dev/null)" != "$TAG" ]; then
 	rm -rf "$SRC" "$WORK/inst" "$WORK/built"
-	mkdir -p "$SRC"
-	# Check out through a private index so that blobs a partial mirror
-	# lacks (a few test tarballs) are skipped instead of failing the
-	# checkout; the build only needs placeholders for them (below).
-	export GIT_INDEX_FILE=$WORK/checkout.idx
-	git --git-dir="$GIT_DIR_IN" read-tree "$TAG"
-	git --git-dir="$GIT_DIR_IN" ls-files -s |
-		while read -r _mode obj _stage path; do
-			printf '%s %s\n' "$obj" "$path"
-		done >"$WORK/checkout.list"
-	cut -d' ' -f1 "$WORK/checkout.list" |
-		git --git-dir="$GIT_DIR_IN" cat-file --batch-check='%(objectname) %(objecttype)' |
-		paste -d' ' - "$WORK/checkout.list" |
-		awk '$2 != "missing" { sub(/^[^ ]+ [^ ]+ [^ ]+ /, ""); print }' >"$WORK/present.list"
-	git --git-dir="$GIT_DIR_IN" --work-tree="$SRC" checkout-index --stdin <"$WORK/present.list"
-	unset GIT_INDEX_FILE
-	comm -23 <(cut -d' ' -f2- "$WORK/checkout.list" | sort) <(sort "$WORK/present.list") >"$WORK/missing.list"
+	"$(dirname "$0")/checkout-tag.sh" "$GIT_DIR_IN" "$TAG" "$SRC"
 	echo "$TAG" >"$stamp_src"
 fi
 
 cd "$SRC"
-# Placeholders for blobs absent from the mirror (make dist lists them).
-while read -r path; do
-	[ -n "$path" ] && [ ! -e "$path" ] && mkdir -p "$(dirname "$path")" && : >"$path"
-done <"$WORK/missing.list"
-
 # Without .git, LUSTRE-VERSION-GEN falls back to the tag's DEFAULT_VERSION.
 [ -x configure ] || sh autogen.sh
 # o2ib: Debian's in-kernel RDMA headers live in the -common tree (no
