@@ -57,12 +57,16 @@ if [ "$(cat "$WORK/zfs.tag" 2>/dev/null)" != "$TAG" ]; then
 fi
 cd "$SRC"
 [ -x configure ] || sh autogen.sh
-if [ ! -f config.status ]; then
-	# Modules and the user space the guests need to make pools; no
-	# pyzfs, no dracut/initramfs or systemd integration.
-	./configure --with-linux="$KSRC" --with-linux-obj="$KOBJ" \
-		--disable-pyzfs --disable-sysvinit --with-config=all \
-		--with-udevdir=/lib/udev --disable-systemd
+# Modules and the user space the guests need to make pools; no pyzfs,
+# dracut/initramfs or systemd integration.  --prefix=/usr: Lustre's
+# --with-zfs-devel=WORK/zfs-inst expects usr/include/libzfs and
+# usr/lib/libzfs.so under it.
+conf=(--prefix=/usr --libdir=/usr/lib --with-linux="$KSRC" --with-linux-obj="$KOBJ"
+	--disable-pyzfs --disable-sysvinit --with-config=all
+	--with-udevdir=/lib/udev --disable-systemd)
+if [ ! -f config.status ] || [ "$(cat "$WORK/zfs.configured" 2>/dev/null)" != "${conf[*]}" ]; then
+	./configure "${conf[@]}"
+	echo "${conf[*]}" >"$WORK/zfs.configured"
 fi
 make -j"$JOBS"
 rm -rf "$WORK/zfs-inst"
