@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# build-lustre.sh LUSTRE_GIT TAG WORK
+# [ZFS_WORK=DIR] build-lustre.sh LUSTRE_GIT TAG WORK
 #
 # Builds a Lustre client (LNet, ksocklnd, ko2iblnd against the kernel's own
-# RDMA stack, lnet_selftest; no server, no gss) from tag TAG of LUSTRE_GIT (a git dir of lustre-release, bare or
-# not) for Debian 12's stock kernel: the ABI that the installed
+# RDMA stack, lnet_selftest; no gss) from tag TAG of LUSTRE_GIT (a git dir
+# of lustre-release, bare or not) for Debian 12's stock kernel: the ABI that the installed
 # linux-headers-amd64 depends on, the same kernel the QEMU rig boots.
 # Everything lands in WORK (outside the repository; never commit it):
 #   WORK/src    the checked-out tree, configured and built
@@ -15,9 +15,9 @@
 # Idempotent: a finished build of the same tag is reused; a different tag
 # starts over. On a 2-vCPU host configure takes ~25 min and make ~15 min.
 #
-# A server build (for a file-system workload) needs ZFS (zfs-dkms, Debian
-# contrib) since ldiskfs needs a patched kernel: not done here, see
-# docs/REAL-LUSTRE.md.
+# With ZFS_WORK (a finished build-zfs.sh WORK directory) it builds client
+# and server (MGS, MDT and OST on ZFS OSDs) instead: ldiskfs would need a
+# patched kernel, and Debian's zfs-dkms is in contrib, hence ZFS from source.
 set -euo pipefail
 
 GIT_DIR_IN=${1:?usage: build-lustre.sh LUSTRE_GIT TAG WORK}
@@ -29,8 +29,19 @@ SRC=$WORK/src
 JOBS=${JOBS:-2}
 
 # The stamp names what was configured, so a build of an older recipe (no
-# o2ib) is redone rather than reused.
+# o2ib, another ZFS) is redone rather than reused.
+ZFS_WORK=${ZFS_WORK:-}
+role=(--disable-server)
 BUILT_AS="$TAG o2ib"
+if [ -n "$ZFS_WORK" ]; then
+	zfs_tag=$(cat "$ZFS_WORK/zfs-built" 2>/dev/null) || {
+		echo "build-lustre: ZFS_WORK=$ZFS_WORK holds no finished ZFS build (scripts/real-lustre/build-zfs.sh)" >&2
+		exit 2
+	}
+	role=(--enable-server --disable-ldiskfs --with-zfs="$ZFS_WORK/zfs"
+		--with-zfs-obj="$ZFS_WORK/zfs" --with-zfs-devel="$ZFS_WORK/zfs-inst")
+	BUILT_AS="$TAG o2ib server $zfs_tag"
+fi
 if [ "$(cat "$WORK/built" 2>/dev/null)" = "$BUILT_AS" ]; then
 	echo "build-lustre: $TAG already built in $WORK"
 	exit 0
@@ -73,10 +84,11 @@ cd "$SRC"
 [ -x configure ] || sh autogen.sh
 # o2ib: Debian's in-kernel RDMA headers live in the -common tree (no
 # MOFED); the rig runs ko2iblnd over soft-RoCE (rdma_rxe).
-if [ ! -f config.status ] || ! grep -q 'with-o2ib=yes' config.status; then
-	./configure --disable-server --disable-tests --disable-manpages \
-		--disable-iokit --disable-gss --with-o2ib=yes \
-		--with-linux="$KSRC" --with-linux-obj="$KOBJ"
+conf=("${role[@]}" --disable-tests --disable-manpages --disable-iokit --disable-gss
+	--with-o2ib=yes --with-linux="$KSRC" --with-linux-obj="$KOBJ")
+if [ ! -f config.status ] || [ "$(cat "$WORK/configured" 2>/dev/null)" != "${conf[*]}" ]; then
+	./configure "${conf[@]}"
+	echo "${conf[*]}" >"$WORK/configured"
 fi
 make -j"$JOBS"
 rm -rf "$WORK/inst"
