@@ -22,19 +22,18 @@ lnetcap=$build/capture/lnetcap
 sample=$src/samples/lustre-fs-part1.pcapng
 corpus=$src/../shared/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
+TEST_CASE=$case
+. "$src/tests/support/testlib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+on_exit 'rm -rf "$tmp"'
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*" >&2; exit 77; }
 expect_exit() {  # expect_exit CODE cmd...
   local want=$1; shift
   "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
-  [ "$got" -eq "$want" ] || { cat "$tmp/out" "$tmp/err" >&2; fail "exit $got, wanted $want: $*"; }
+  [ "$got" -eq "$want" ] || cat "$tmp/out" "$tmp/err" >&2
+  expect_eq "exit status of $*" "$got" "$want"
 }
-contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "'$2' unexpectedly in $1"; }
 need_sample() { [ -f "$sample" ] || skip "$sample missing"; }
 need_corpus() { [ -f "$corpus" ] || skip "$corpus missing"; }
 json() {  # json FILE PYTHON-EXPR: prints the expression over the parsed file as d
