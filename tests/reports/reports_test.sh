@@ -266,7 +266,7 @@ rotate-time)
   (head -c 40000 "$sample"; sleep 1.5; tail -c +40001 "$sample") |
     "$lnetcap" -r - -w "$tmp/t-%s.pcapng" -G 1 >"$tmp/out" 2>"$tmp/err" || fail "lnetcap failed: $(cat "$tmp/err")"
   ls "$tmp" | grep -E '^t-[0-9]{10}\.pcapng$' >"$tmp/files"
-  [ "$(wc -l <"$tmp/files")" = 2 ] || fail "two files expected: $(ls "$tmp")"
+  expect_eq "files written ($(ls "$tmp" | tr '\n' ' '))" "$(wc -l <"$tmp/files")" 2
   first=$(head -1 "$tmp/files" | tr -dc 0-9) second=$(tail -1 "$tmp/files" | tr -dc 0-9)
   [ $((second - first)) -ge 1 ] || fail "second file not opened a period later"
   total=0
@@ -286,7 +286,7 @@ packet-buffered)
     wait $pid || fail "lnetcap $opt failed: $(cat "$tmp/err")"
     if [ "$u" = -U ]; then [ "$mid" -gt 50 ] || fail "-U: only $mid records on disk mid-capture"
     else [ "$mid" -eq 0 ] || fail "without -U $mid records were already on disk (test assumption)"; fi
-    [ "$(records "$tmp/u$u.pcapng")" = 149 ] || fail "$opt: incomplete file"
+    expect_eq "records in the $opt file" "$(records "$tmp/u$u.pcapng")" 149
   done ;;
 rotate-unwritable)
   need_sample

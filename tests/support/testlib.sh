@@ -62,6 +62,8 @@ fail_later() {
 	echo "FAIL [$TEST_CASE]: $*" >&2
 	echo "$*" >>"$_testlib_fails"
 }
+# no_failures_yet: true while nothing has failed (fail_later included).
+no_failures_yet() { [ ! -s "$_testlib_fails" ]; }
 # skip MSG: the case cannot run here (ctest's SKIP_RETURN_CODE 77).
 skip() {
 	echo "SKIP [$TEST_CASE]: $*" >&2
