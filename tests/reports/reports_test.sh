@@ -276,13 +276,25 @@ packet-buffered)
   # -U: what was captured is in the file at once, not when a buffer fills.
   # Without -U the same run leaves only the section header on disk.
   need_sample
+  # The input pauses after 40000 bytes at a gate: a FIFO whose only writer
+  # is this shell's fd 7.  Closing it (or the test ending, however) lets the
+  # rest through; no fixed sleep, and nothing left blocked.
+  read_at_least() { [ "$(awk '/^rchar:/ {print $2}' "/proc/$1/io" 2>/dev/null || echo 0)" -ge "$2" ]; }
+  records_at_least() { [ "$(records "$1")" -ge "$2" ]; }
   for u in -U none; do
     opt=$u; [ "$u" = none ] && opt=
-    (head -c 40000 "$sample"; sleep 2; tail -c +40001 "$sample") |
-      "$lnetcap" -r - -w "$tmp/u$u.pcapng" $opt 2>"$tmp/err" &
+    mkfifo "$tmp/gate$u"
+    exec 7<>"$tmp/gate$u"
+    (exec 7>&-; head -c 40000 "$sample"; cat "$tmp/gate$u" >/dev/null; tail -c +40001 "$sample") |
+      "$lnetcap" -r - -w "$tmp/u$u.pcapng" $opt 2>"$tmp/err" 7>&- &
     pid=$!
-    sleep 1
+    if [ "$u" = -U ]; then
+      wait_for 30 "-U: records on disk mid-capture" records_at_least "$tmp/u$u.pcapng" 51
+    else
+      wait_for 30 "lnetcap to read the first 40000 bytes" read_at_least "$pid" 40000
+    fi
     mid=$(records "$tmp/u$u.pcapng")
+    exec 7>&-
     wait $pid || fail "lnetcap $opt failed: $(cat "$tmp/err")"
     if [ "$u" = -U ]; then [ "$mid" -gt 50 ] || fail "-U: only $mid records on disk mid-capture"
     else [ "$mid" -eq 0 ] || fail "without -U $mid records were already on disk (test assumption)"; fi
