@@ -10,9 +10,14 @@
 # Cleanups go through `on_exit CMD` (the library owns the EXIT trap; a
 # script's own `trap ... EXIT` would replace it - don't).
 #
+# on_fail CMD shows diagnostics (daemon logs) only when the test fails;
+# fail_later MSG records a failure and goes on (to report every row of a
+# table); no_failures_yet tells whether anything failed so far.
+#
 # Assertions (check, contains, lacks, expect_eq) count themselves; with
 # LNETCAP_TEST_SELFCHECK=1 the first one is inverted, so every case must
-# fail - tests/selfcheck proves that each case can.
+# fail - tests/selfcheck (ctest meta.selfcheck) proves that each case can:
+# a case with no counted assertion, or whose failure is lost, passes there.
 #
 # Waiting: wait_for SECS DESCRIPTION CMD... polls CMD every 0.1 s; the
 # specialised waits below wrap it.  Never `sleep N` for an event.
