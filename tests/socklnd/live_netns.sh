@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Live socklnd capture on a real interface: two network namespaces joined
 # by a veth pair (192.168.77.1 <-> 192.168.77.2 and fd00:77::1 <-> ::2,
