@@ -43,10 +43,11 @@ fi
 
 # One line per case: proven, passed, early (failed before its first
 # assertion), skipped or notrun; the last verdict of a case wins.
-python3 - "${files[@]}" >"$work/verdicts.txt" <<'PY'
-import sys, xml.etree.ElementTree as ET
+mkdir "$work/out"
+python3 - "$work/out" "${files[@]}" >"$work/verdicts.txt" <<'PY'
+import os, sys, xml.etree.ElementTree as ET
 verdict = {}
-for f in sys.argv[1:]:
+for f in sys.argv[2:]:
     for t in ET.parse(f).getroot().iter("testcase"):
         out = (t.findtext("system-out") or "")
         status = t.get("status")
@@ -59,6 +60,8 @@ for f in sys.argv[1:]:
         else:
             v = "notrun"
         verdict[t.get("name")] = v
+        with open(os.path.join(sys.argv[1], t.get("name")), "w") as o:
+            o.write(out)
 for name in sorted(verdict):
     print(verdict[name], name)
 PY
@@ -78,9 +81,8 @@ for v in passed early; do
 	esac
 	list $v | sed 's/^/  /'
 	for t in $(list $v); do
-		echo "---- $t"
-		LNETCAP_TEST_SELFCHECK=1 ctest --test-dir "$build" -R "^${t//./\\.}\$" -FS '.*' -FC '.*' \
-			--output-on-failure -V 2>&1 | grep -v '^$' | tail -12
+		echo "---- $t (its output in this run, last lines)"
+		tail -12 "$work/out/$t"
 	done
 done
 expect_eq "shell cases that passed in self-check mode" "$(n passed)" 0
