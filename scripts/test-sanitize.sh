@@ -25,7 +25,7 @@ case ${1:-} in
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DLNETCAP_FUZZ=ON >/dev/null
     cmake --build "$build" -j "$(nproc)"
-    ctest --test-dir "$build" --output-on-failure --timeout 1800 -LE '^(rig|packaging|fuzz)$'
+    ctest --test-dir "$build" --output-on-failure --timeout 1800 -j "$(($(nproc) * 2))" -LE '^(rig|packaging|fuzz|system|meta)$'
     ;;
   fuzz)
     ctest --test-dir "$build" --output-on-failure --timeout 600 -L '^fuzz$'

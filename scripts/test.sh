@@ -10,7 +10,12 @@
 #             then fuzzes for 20 s (bounded runs, fixed seed)
 # LNETCAP_TEST_STAGES picks stages ("normal sanitize fuzz" by default; only
 # "normal" when arguments are given).  Extra arguments go to the normal
-# stage's ctest (e.g. -L unit, -R cli).
+# stage's ctest (e.g. -L unit, -R cli; -LE system for the fast tier only:
+# no kernel rig, packaging or GUI).
+# The cases run in parallel: most of their time is spent waiting (on
+# daemons, tshark, QEMU), so twice the cores keeps the machine busy; cases
+# that share something (the QEMU rig) hold a RESOURCE_LOCK.  LNETCAP_TEST_JOBS
+# overrides the number.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if (($# > 0)); then stages=${LNETCAP_TEST_STAGES:-normal}; else stages=${LNETCAP_TEST_STAGES:-normal sanitize fuzz}; fi
@@ -19,7 +24,8 @@ for stage in $stages; do
   case $stage in
     normal)
       scripts/build.sh
-      ctest --test-dir build --output-on-failure --timeout 1800 "$@"
+      ctest --test-dir build --output-on-failure --timeout 1800 \
+        -j "${LNETCAP_TEST_JOBS:-$(($(nproc) * 2))}" "$@"
       ;;
     sanitize|fuzz) scripts/test-sanitize.sh "$stage" ;;
     *) echo "test.sh: unknown stage '$stage' (normal, sanitize, fuzz)" >&2; exit 2 ;;

@@ -2,9 +2,12 @@
 #include "app.h"
 
 #include <net/if.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -45,18 +48,34 @@ bool names_network_interface(const std::string& name) {
   return if_nametoindex(name.c_str()) != 0 || name == "any";
 }
 
+// A FIFO, pipe (/dev/stdin, <(zcat x.pcapng.gz)), socket or character
+// device yields its bytes once: it is read like "-", never probed and
+// reopened.
+bool is_stream_path(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode);
+}
+
 }  // namespace
 
 std::unique_ptr<RecordSource> open_capture_source(const Options& opts, const filter::Filter& filter) {
   if (!opts.read_file.empty()) {
-    if (opts.read_file == "-") {
+    if (opts.read_file == "-" || is_stream_path(opts.read_file)) {
       // A pipe cannot be opened twice: one byte tells pcapng (0x0A, the SHB)
       // from classic pcap (0xA1/0xD4/0x4D...), and goes back for the reader.
-      const int c = std::getc(stdin);
-      if (c == EOF) throw Error("standard input is empty");
-      std::ungetc(c, stdin);
-      if (c == 0x0A) return std::make_unique<LnetcapFileSource>(opts.read_file);
-      return open_socklnd_file(opts);
+      const bool std_in = opts.read_file == "-";
+      const std::string name = std_in ? "standard input" : opts.read_file;
+      std::FILE* in = std_in ? stdin : std::fopen(opts.read_file.c_str(), "rb");
+      if (!in) throw Error("cannot open " + name + ": " + std::strerror(errno));
+      const int c = std::getc(in);
+      if (c == EOF) {
+        if (!std_in) std::fclose(in);
+        throw Error(name + " is empty");
+      }
+      std::ungetc(c, in);
+      if (c == 0x0A) return std::make_unique<LnetcapFileSource>(in, name);
+      return open_socklnd_file(opts, in);
     }
     if (LnetcapFileSource::is_lnetcap_capture(opts.read_file))
       return std::make_unique<LnetcapFileSource>(opts.read_file);

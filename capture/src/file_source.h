@@ -13,6 +13,8 @@ namespace lnetcap {
 class LnetcapFileSource : public RecordSource {
  public:
   explicit LnetcapFileSource(const std::string& path);
+  /// An open stream that cannot be reopened (see pcapng::Reader).
+  LnetcapFileSource(std::FILE* stream, const std::string& name) : reader_(stream, name) {}
   bool next(CapturedRecord& out) override;
   const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
   SourceStats stats() const override { return stats_; }

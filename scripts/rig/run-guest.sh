@@ -13,6 +13,12 @@
 # The guest's stdout/stderr go to OUT_DIR/guest.log, the serial console to
 # OUT_DIR/console.log.  Exits with the script's status, 124 on timeout,
 # 125 when the guest never ran the script.
+#
+# -t is a limit on silence, not on run time: under TCG on a loaded host a
+# guest can take many times its usual time, and a guest that still prints
+# (guest.log or the console grow) is not hung.  QEMU is stopped after
+# TIMEOUT_S seconds without output, or after RIG_MAX_FACTOR (default 4)
+# times TIMEOUT_S in all, whichever comes first.
 set -euo pipefail
 
 timeout_s=300 mem=1024 cpus=2 netdev='' mac=52:54:00:12:34:56 dump=''
@@ -67,7 +73,7 @@ t0=$(date +%s.%N)
 # late, and the kernel's IO-APIC timer check then panics at boot ("IO-APIC +
 # timer doesn't work!"); the check proves nothing about LNet.
 set +e
-timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
+qemu-system-x86_64 \
 	-accel tcg,thread=multi -machine q35 -cpu max -m "$mem" -smp "$cpus" \
 	-kernel "$RIG_VMLINUZ" -initrd "$RIG_INITRD" \
 	-append "console=ttyS0 loglevel=4 panic=-1 no_timer_check rig.out=$OUT" \
@@ -75,14 +81,38 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-no-reboot "${net[@]}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$OUT,mount_tag=rigout,security_model=none" \
-	</dev/null >"$OUT/qemu.log" 2>&1
+	</dev/null >"$OUT/qemu.log" 2>&1 &
+qpid=$!
+trap 'kill -KILL "$qpid" 2>/dev/null || true' EXIT  # never leave a guest behind
+# Progress: the bytes the guest has printed so far.
+printed() { cat "$OUT/guest.log" "$OUT/console.log" 2>/dev/null | wc -c; }
+max_s=$((timeout_s * ${RIG_MAX_FACTOR:-4}))
+start=$SECONDS quiet_since=$SECONDS last=$(printed) why=''
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	now=$(printed)
+	[ "$now" = "$last" ] || { last=$now quiet_since=$SECONDS; }
+	if ((SECONDS - quiet_since >= timeout_s)); then
+		why="no output for ${timeout_s}s"
+	elif ((SECONDS - start >= max_s)); then
+		why="still printing after ${max_s}s (-t ${timeout_s} x RIG_MAX_FACTOR ${RIG_MAX_FACTOR:-4})"
+	fi
+	if [ -n "$why" ]; then
+		kill "$qpid" 2>/dev/null
+		for _ in 1 2 3 4 5; do kill -0 "$qpid" 2>/dev/null || break; sleep 2; done
+		kill -KILL "$qpid" 2>/dev/null
+		break
+	fi
+done
+wait "$qpid"
 qrc=$?
+[ -z "$why" ] || qrc=124
 set -e
 t1=$(date +%s.%N)
 printf 'run-guest: %s: qemu exit %d after %.1f s\n' "$(basename "$SCRIPT")" "$qrc" \
 	"$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" >&2
 if [ "$qrc" -eq 124 ]; then
-	echo "run-guest: TIMEOUT after ${timeout_s}s; console tail:" >&2
+	echo "run-guest: TIMEOUT: $why; console tail:" >&2
 	tail -n 30 "$OUT/console.log" >&2 || true
 	exit 124
 fi

@@ -13,18 +13,18 @@ dump=$build/tests/pcap_dump
 sample=$src/samples/synthetic-rpcs.pcapng
 golden=$src/tests/cli/golden
 export TZ=UTC LC_ALL=C
+TEST_CASE=$case
+. "$src/tests/support/testlib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+on_exit 'rm -rf "$tmp"'
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*"; exit 77; }
 expect_exit() {  # expect_exit CODE cmd...
   local want=$1; shift
   "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
-  [ "$got" -eq "$want" ] || { cat "$tmp/err" >&2; fail "exit $got, wanted $want: $*"; }
+  [ "$got" -eq "$want" ] || cat "$tmp/err" >&2
+  expect_eq "exit status of $*" "$got" "$want"
 }
-contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
 case $case in
@@ -96,12 +96,12 @@ rewrite-filtered)
   [ "$(lines "$tmp/out")" = 2 ] || fail "expected 2 records in the filtered file" ;;
 write-stdout)
   "$lnetcap" -r "$sample" -w - 2>"$tmp/err" | "$lnetcap" -r - >"$tmp/out" 2>>"$tmp/err" || fail "pipe failed"
-  diff -u "$golden/synthetic.txt" "$tmp/out" || fail "-w - | -r - changed the records" ;;
+  check "-w - | -r - keeps the records (golden/synthetic.txt)" diff -u "$golden/synthetic.txt" "$tmp/out" ;;
 print-with-write)
   expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/x.pcapng" --print -c 1
   [ "$(lines "$tmp/out")" = 1 ] || fail "--print must print with -w" ;;
 tshark-opens)
-  command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
+  need_cmd tshark
   expect_exit 0 "$lnetcap" -r "$sample" -w "$tmp/t.pcapng"
   n=$(tshark -r "$tmp/t.pcapng" -T fields -e frame.number 2>/dev/null | wc -l)
   [ "$n" = 8 ] || fail "tshark counted $n frames, wanted 8"
@@ -138,7 +138,7 @@ unwritable-output)
   expect_exit 1 "$lnetcap" -r "$sample" -w "$tmp/no/such/dir/x.pcapng"
   contains "$tmp/err" "cannot create $tmp/no/such/dir/x.pcapng" ;;
 full-disk)
-  [ -w /dev/full ] || { echo "SKIP: no /dev/full"; exit 77; }
+  [ -w /dev/full ] || skip "no /dev/full"
   expect_exit 1 "$lnetcap" -r "$sample" -w /dev/full
   contains "$tmp/err" "write to /dev/full failed: No space left on device" ;;
 anonymize)
@@ -180,6 +180,47 @@ stdin-tcpdump)
   "$lnetcap" -r - -q -v <"$corpus" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "lnetcap -r - failed"; }
   [ "$(lines "$tmp/out")" = 2910 ] || fail "expected 2910 messages from the piped tcpdump file"
   contains "$tmp/err" "lnetcap: " ;;
+read-fifo)
+  # A path that is a FIFO yields its bytes once: read like -r -, not
+  # probed and reopened (issue 23, item 6).
+  mkfifo "$tmp/fifo"
+  cat "$sample" >"$tmp/fifo" &
+  writer=$!
+  on_exit 'kill $writer'  # blocked on its open if lnetcap never read
+  expect_exit 0 timeout -k 5 30 "$lnetcap" -r "$tmp/fifo"
+  check "the text of a FIFO equals golden/synthetic.txt" diff -u "$golden/synthetic.txt" "$tmp/out"
+  rc=0; wait "$writer" || rc=$?
+  expect_eq "exit status of the FIFO's writer" "$rc" 0
+  # /dev/stdin on a pipe, and a damaged stream is named by its path.
+  expect_exit 0 sh -c 'cat "$1" | timeout 30 "$2" -r /dev/stdin -c 3' sh "$sample" "$lnetcap"
+  expect_eq "lines read from /dev/stdin on a pipe" "$(lines "$tmp/out")" 3
+  expect_exit 1 sh -c 'head -c 100 "$1" | timeout 30 "$2" -r /dev/stdin' sh "$sample" "$lnetcap"
+  contains "$tmp/err" "/dev/stdin: offset" ;;
+read-fifo-tcpdump)
+  # A classic pcap of socklnd TCP traffic through a FIFO goes to the
+  # socklnd converter, as on -r -.
+  corpus=$src/../shared/corpus/lnet-socklnd.pcap
+  need_file "$corpus"
+  expect_exit 0 "$lnetcap" -r "$corpus" -q
+  cp "$tmp/out" "$tmp/want"
+  mkfifo "$tmp/fifo"
+  cat "$corpus" >"$tmp/fifo" &
+  writer=$!
+  on_exit 'kill $writer'
+  expect_exit 0 timeout -k 5 60 "$lnetcap" -r "$tmp/fifo" -q
+  check "socklnd text through a FIFO equals the file's" cmp -s "$tmp/want" "$tmp/out"
+  expect_eq "lines" "$(lines "$tmp/out")" 2910 ;;
+read-process-substitution)
+  # lnetcap -r <(zcat trace.pcapng.gz): /dev/fd/N is a pipe.
+  gzip -c "$sample" >"$tmp/trace.pcapng.gz"
+  expect_exit 0 timeout -k 5 30 "$lnetcap" -r <(zcat "$tmp/trace.pcapng.gz")
+  check "the text of <(zcat ...) equals golden/synthetic.txt" diff -u "$golden/synthetic.txt" "$tmp/out"
+  contains "$tmp/err" "2 messages dropped"
+  # -w of a process substitution's records: byte-exact rewrite, as from the file.
+  expect_exit 0 timeout -k 5 30 "$lnetcap" -r <(zcat "$tmp/trace.pcapng.gz") -w "$tmp/copy.pcapng"
+  "$dump" "$sample" >"$tmp/a" || fail "pcap_dump of the sample"
+  "$dump" "$tmp/copy.pcapng" >"$tmp/b" || fail "pcap_dump of the copy"
+  check "records of a rewrite from <(zcat ...) equal the sample's" diff -u "$tmp/a" "$tmp/b" ;;
 extcap-queries)
   expect_exit 0 "$lnetcap" --extcap-interfaces --extcap-version=4.0
   contains "$tmp/out" "interface {value=lnet}{display=LNet messages (lnetcap, eBPF)}"
@@ -199,7 +240,7 @@ extcap-tshark)
   # What tshark/dumpcap really call: list the interface and capture through
   # the fifo.  The extcap entry replays the sample (-r) so no kernel is
   # needed; everything after the query is the real --capture --fifo path.
-  command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
+  need_cmd tshark
   # As root tshark ignores personal extcap folders, like plugins.
   . "$src/tests/support/tshark-user.sh"
   lnetcap_tshark_user
@@ -281,7 +322,8 @@ closed-reader)
   big=$src/samples/lnet-socklnd.pcapng
   "$lnetcap" -r "$big" 2>"$tmp/err" | head -1 >"$tmp/out"
   rc=${PIPESTATUS[0]}
-  [ "$rc" = 0 ] || { cat "$tmp/err" >&2; fail "lnetcap | head exited $rc"; }
+  [ "$rc" = 0 ] || cat "$tmp/err" >&2
+  expect_eq "exit status of lnetcap | head" "$rc" 0
   [ ! -s "$tmp/err" ] || { cat "$tmp/err" >&2; fail "lnetcap | head printed an error"; }
   [ "$(lines "$tmp/out")" = 1 ] || fail "head saw no line"
   "$lnetcap" -r "$big" -w "$tmp/part.pcapng" --print 2>"$tmp/err" | head -1 >/dev/null

@@ -3,25 +3,25 @@
 # Every shared protocol header must compile on its own as C11, as C++20 and
 # with clang -target bpf: the agent, the plugin and the BPF programs all
 # include them.  Usage: headers_compile.sh SOURCE_DIR
-set -euo pipefail
+set -uo pipefail
 src=$1
+TEST_CASE=headers-compile
+. "$src/tests/support/testlib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+on_exit 'rm -rf "$tmp"'
 for h in "$src"/include/lnetcap/*.h; do
   name=$(basename "$h")
   printf '#include "lnetcap/%s"\nint lnetcap_header_check;\n' "$name" >"$tmp/t.c"
   cp "$tmp/t.c" "$tmp/t.cpp"
+  # Every header is checked in every way before the case ends (fail_later).
   gcc -std=c11 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$src/include" "$tmp/t.c" ||
-    { echo "FAIL: $name as C11"; status=1; }
+    fail_later "$name as C11"
   g++ -std=c++20 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$src/include" "$tmp/t.cpp" ||
-    { echo "FAIL: $name as C++20"; status=1; }
+    fail_later "$name as C++20"
   if command -v clang >/dev/null; then
     clang -target bpf -Wall -Werror -fsyntax-only -I"$src/include" \
-      -I/usr/include/"$(gcc -dumpmachine)" "$tmp/t.c" || { echo "FAIL: $name with clang -target bpf"; status=1; }
-  else
-    echo "SKIP: clang missing, BPF check not run"; status=77
+      -I/usr/include/"$(gcc -dumpmachine)" "$tmp/t.c" || fail_later "$name with clang -target bpf"
   fi
-  [ $status -ne 0 ] || echo "ok: $name"
 done
-exit $status
+check "every header compiles" no_failures_yet
+need_cmd clang  # the C and C++ checks ran; without clang the BPF one did not

@@ -16,6 +16,8 @@ sample=$src/samples/lustre-fs-part1.pcapng
 socklnd_sample=$src/samples/lnet-socklnd.pcapng
 corpus=$src/../shared/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
+TEST_CASE=$case
+. "$src/tests/support/testlib.sh"
 tmp=$(mktemp -d /tmp/lnetcapd-test.XXXXXX)
 daemons=()
 cleanup() {
@@ -23,19 +25,17 @@ cleanup() {
   wait 2>/dev/null
   rm -rf "$tmp"
 }
-trap cleanup EXIT
+on_exit cleanup
+on_fail 'for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done'
 
-fail() { echo "FAIL [$case]: $*" >&2; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done; exit 1; }
-skip() { echo "SKIP [$case]: $*" >&2; exit 77; }
-need() { [ -f "$1" ] || skip "$1 missing"; }
-contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
+need() { need_file "$@"; }
 # The packets of a capture, one line each, without the link-type line.
 packets() { "$pcap_dump" "$1" | tail -n +2; }
 same_packets() {  # same_packets GOT WANT
   packets "$1" >"$tmp/got.txt"; packets "$2" >"$tmp/want.txt"
   [ -s "$tmp/want.txt" ] || fail "$2 has no packets"
-  cmp -s "$tmp/got.txt" "$tmp/want.txt" ||
-    fail "$1 differs from $2: $(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets, first difference: $(diff "$tmp/got.txt" "$tmp/want.txt" | head -3 | cut -c1-160)"
+  check "$1 equals $2 ($(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets, first difference: $(diff "$tmp/got.txt" "$tmp/want.txt" | head -3 | cut -c1-160))" \
+    cmp -s "$tmp/got.txt" "$tmp/want.txt"
 }
 # start_daemon NAME ARGS...: lnetcapd on ipc://$tmp/NAME.sock, log in NAME.log.
 start_daemon() {
@@ -43,19 +43,15 @@ start_daemon() {
   "$lnetcapd" --listen "ipc://$tmp/$name.sock" --group "$(id -gn)" "$@" 2>"$tmp/$name.log" &
   daemons+=($!)
   eval "${name}_pid=$!"
-  for _ in $(seq 100); do [ -S "$tmp/$name.sock" ] && return 0; sleep 0.1; done
-  fail "lnetcapd $name did not create its socket"
+  wait_for_socket "$tmp/$name.sock" 10
 }
 uri() { echo "ipc://$tmp/$1.sock"; }
-wait_for_log() {  # wait_for_log FILE STRING
-  for _ in $(seq 100); do grep -qF -- "$2" "$1" && return 0; sleep 0.1; done
-  fail "'$2' never appeared in $1"
-}
 expect_exit() {  # expect_exit CODE NAME cmd...: output in NAME.out/NAME.err
   local want=$1 name=$2; shift 2
   timeout 60 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
   local got=$?
-  [ "$got" -eq "$want" ] || { cat "$tmp/$name.out" "$tmp/$name.err" >&2; fail "exit $got, wanted $want: $*"; }
+  [ "$got" -eq "$want" ] || cat "$tmp/$name.out" "$tmp/$name.err" >&2
+  expect_eq "exit status of $*" "$got" "$want"
 }
 # start_curve_daemon NAME ARGS...: lnetcapd with CurveZMQ on 127.0.0.1 and
 # a port the kernel picks; sets NAME_uri from its "serving ... on" line.
@@ -69,14 +65,18 @@ start_curve_daemon() {
 }
 daemon_exit() {  # daemon_exit NAME: waits for it, fails unless it exited 0
   local pid_var=${1}_pid
-  wait "${!pid_var}" || fail "lnetcapd $1 exited $?"
+  local rc=0
+  wait "${!pid_var}" || rc=$?
+  expect_eq "lnetcapd $1 exit status" "$rc" 0
 }
 # status NAME: `lnetcap --from ... --status` into NAME.status.
 status() { timeout 30 "$lnetcap" --from "$(uri "$1")" --status >"$tmp/$1.status" 2>"$tmp/$1.status.err" || fail "--status failed: $(cat "$tmp/$1.status.err")"; }
 status_value() { sed -n "s/^  $2: *//p" "$tmp/$1.status"; }  # status_value NAME ITEM
+# status_at_least NAME ITEM N: the daemon's --status ITEM is N or more.
+status_at_least() { status "$1"; [ "$(status_value "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 wait_replayed() {  # wait_replayed NAME N: until the daemon has taken N records
-  for _ in $(seq 100); do status "$1"; [ "$(status_value "$1" "records received")" = "$2" ] && return 0; sleep 0.1; done
-  fail "lnetcapd $1 never reached $2 records: $(cat "$tmp/$1.status")"
+  replayed() { status "$1"; [ "$(status_value "$1" "records received")" = "$2" ]; }
+  wait_for 30 "lnetcapd $1 to take $2 records" replayed "$1" "$2"
 }
 # window_slice bytes|seconds LIMIT FILE: the packets (pcap_dump lines) of
 # FILE's newest records that a flight recorder with that bound holds: from
@@ -148,13 +148,17 @@ trickle-arrives-promptly)
   "$lnetcap" --from "$(uri d)" -U >"$tmp/sub.out" 2>"$tmp/sub.err" &
   sub=$!
   wait_for_log "$tmp/d.log" "subscriber 1 ("
-  for _ in $(seq 30); do [ "$(wc -l <"$tmp/sub.out")" -ge 2 ] && break; sleep 0.1; done
+  # 3 s for 2 records at 2 records/s: a batch that waited for 64 would miss it.
+  at_least_lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+  daemons+=("$sub")
+  wait_for 3 "2 records printed 3 s into a 2 records/s replay" at_least_lines "$tmp/sub.out" 2
   lines=$(wc -l <"$tmp/sub.out")
   kill -INT "$sub"; wait "$sub" || true
   kill -TERM "$d_pid"; wait "$d_pid" || true
   [ "$lines" -ge 2 ] || fail "only $lines records printed 3 s into a 2 records/s replay"
-  head -2 "$tmp/sub.out" | cmp -s - <("$lnetcap" -r "$sample" | head -2) ||
-    fail "the first records differ from a direct read" ;;
+  "$lnetcap" -r "$sample" | head -2 >"$tmp/direct.out"
+  head -2 "$tmp/sub.out" >"$tmp/first.out"
+  check "the first records equal a direct read's" cmp -s "$tmp/first.out" "$tmp/direct.out" ;;
 push-down-filter)
   need "$sample"
   start_daemon d -r "$sample" --wait-subscribers 1
@@ -244,10 +248,15 @@ stopped-subscriber)
   kill -STOP "$slow"
   timeout 60 "$lnetcap" --from "$(uri d)" -w "$tmp/fast.pcapng" >"$tmp/fast.out" 2>"$tmp/fast.err" &
   fast=$!
-  sleep 4  # the replay takes 5.8 s; the stopped one can hold about 1100
+  # Continue it once its queue overflowed, well before the 5.8 s replay ends.
+  wait_for_log "$tmp/d.log" "subscriber 2 ("
+  wait_for 60 "lnetcapd to drop records for the stopped subscriber" \
+    status_at_least d "records dropped for subscribers" 1
   kill -CONT "$slow"
-  wait "$fast" || { cat "$tmp/fast.err" >&2; fail "the fast subscriber exited $?"; }
-  wait "$slow" || { cat "$tmp/slow.err" >&2; fail "the stopped subscriber exited $?"; }
+  rc=0; wait "$fast" || rc=$?
+  [ "$rc" = 0 ] || { cat "$tmp/fast.err" >&2; fail "the fast subscriber exited $rc"; }
+  rc=0; wait "$slow" || rc=$?
+  [ "$rc" = 0 ] || { cat "$tmp/slow.err" >&2; fail "the stopped subscriber exited $rc"; }
   daemon_exit d
   expect_exit 0 direct "$lnetcap" -r "$socklnd_sample" -w "$tmp/direct.pcapng"
   same_packets "$tmp/fast.pcapng" "$tmp/direct.pcapng"
@@ -301,11 +310,11 @@ for _ in range(2):
     print(s.recv(4096).decode().replace("\n", "|"), flush=True)
 PY
   listener=$!
-  for _ in $(seq 100); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
+  wait_for_socket "$tmp/notify" 10
   NOTIFY_SOCKET=$tmp/notify "$lnetcapd" -r "$sample" --listen "$tmp/n.sock" --group "$(id -gn)" \
     --wait-subscribers 1 2>"$tmp/n.log" &
   daemons+=($!)
-  for _ in $(seq 100); do grep -q READY "$tmp/notify.txt" && break; sleep 0.1; done
+  wait_for_log "$tmp/notify.txt" READY 10
   contains "$tmp/notify.txt" "READY=1|STATUS=serving replay of $sample"
   [ -S "$tmp/n.sock" ] || fail "READY=1 before the socket exists"
   expect_exit 0 sub "$lnetcap" --from "$tmp/n.sock" -q
@@ -318,11 +327,13 @@ sigterm-ends-subscribers)
   start_daemon d -r "$socklnd_sample" --rate 200 --wait-subscribers 1
   "$lnetcap" --from "$(uri d)" -w "$tmp/part.pcapng" 2>"$tmp/sub.err" &
   sub=$!
-  sleep 1.5
+  # Part of the 14.5 s replay: stop it after 100 records.
+  wait_for 60 "lnetcapd to take 100 records" status_at_least d "records received" 100
   kill -TERM "$d_pid"
   start=$SECONDS
   daemon_exit d
-  wait "$sub" || { cat "$tmp/sub.err" >&2; fail "the subscriber exited $?"; }
+  rc=0; wait "$sub" || rc=$?
+  [ "$rc" = 0 ] || { cat "$tmp/sub.err" >&2; fail "the subscriber exited $rc"; }
   [ $((SECONDS - start)) -lt 5 ] || fail "the subscriber took $((SECONDS - start)) s to notice the end"
   n=$(packets "$tmp/part.pcapng" | wc -l)
   [ "$n" -gt 0 ] && [ "$n" -lt 2910 ] || fail "expected part of the replay, got $n records"
@@ -332,7 +343,7 @@ socket-permissions)
   group=$(getent group daemon >/dev/null && echo daemon || id -gn)
   "$lnetcapd" -r "$sample" --listen "$tmp/p.sock" --group "$group" --wait-subscribers 1 2>"$tmp/p.log" &
   daemons+=($!)
-  for _ in $(seq 100); do [ -S "$tmp/p.sock" ] && break; sleep 0.1; done
+  wait_for_socket "$tmp/p.sock" 10
   [ "$(stat -c %a "$tmp/p.sock")" = 660 ] || fail "socket mode $(stat -c %a "$tmp/p.sock"), wanted 660"
   [ "$(stat -c %G "$tmp/p.sock")" = "$group" ] || fail "socket group $(stat -c %G "$tmp/p.sock"), wanted $group"
   # A user outside the group is told at once that the socket refuses him
@@ -407,7 +418,7 @@ CONF
   # -r and --listen on the command line replace [source] read and [listen] endpoints.
   rm -f "$tmp/conf.sock"
   "$lnetcapd" --config "$tmp/lnetcapd.conf" -r "$socklnd_sample" --listen "ipc://$tmp/cli.sock" 2>"$tmp/cli.log" & daemons+=($!); cli_pid=$!
-  for _ in $(seq 100); do [ -S "$tmp/cli.sock" ] && break; sleep 0.1; done
+  wait_for_socket "$tmp/cli.sock" 10
   [ ! -e "$tmp/conf.sock" ] || fail "the file's endpoint was bound although --listen replaced it"
   expect_exit 0 sub2 "$lnetcap" --from "$(uri cli)" -w "$tmp/sub2.pcapng"
   expect_exit 0 direct2 "$lnetcap" -r "$socklnd_sample" -w "$tmp/direct2.pcapng"
@@ -415,20 +426,22 @@ CONF
   daemon_exit cli ;;
 config-errors)
   # A bad line, group, key or value: one message naming file, line and key, exit 1.
-  bad_config() {  # bad_config NAME WANTED-MESSAGE < file text
-    cat >"$tmp/$1.conf"
+  # The file text is an argument, never piped in: a function on the right
+  # of a pipe runs in a subshell (issue 23).
+  bad_config() {  # bad_config NAME FILE-TEXT (printf %b) WANTED-MESSAGE
+    printf '%b' "$2" >"$tmp/$1.conf"
     expect_exit 1 "$1" "$lnetcapd" --config "$tmp/$1.conf"
-    contains "$tmp/$1.err" "$2"
-    grep -q 'hint: ' "$tmp/$1.err" || fail "no hint for $1"
+    contains "$tmp/$1.err" "$3"
+    contains "$tmp/$1.err" "hint: "
   }
-  printf '[source]\nread = x\nthis is not a setting\n' | bad_config line "$tmp/line.conf:3: 'this is not a setting' is not a [group], key = value or comment"
-  printf 'read = x\n[source]\n' | bad_config nogroup "$tmp/nogroup.conf:1: 'read' comes before any [group]"
-  printf '[source]\nread = x\n\n[sauce]\nread = y\n' | bad_config group "$tmp/group.conf:4: unknown group [sauce]"
-  printf '[listen]\ngroup = x\n[subscribers]\n# the bound\nqueu = 5\n' | bad_config key "$tmp/key.conf:5: [subscribers] queu: unknown key"
-  printf '[subscribers]\nqueue = five\n' | bad_config number "$tmp/number.conf:2: [subscribers] queue: 'five' is not a number from 1 to 10000000"
-  printf '[security]\nallow-insecure-tcp = maybe\n' | bad_config bool "$tmp/bool.conf:2: [security] allow-insecure-tcp: 'maybe' is not a boolean"
-  printf '[source]\nfilter = type pot\n' | bad_config filter "$tmp/filter.conf:2: [source] filter: filter: unknown LNet message type 'pot'"
-  printf '[source]\nattach = kretprobe\n' | bad_config attach "$tmp/attach.conf:2: [source] attach: 'kretprobe' is not an attach mode"
+  bad_config line '[source]\nread = x\nthis is not a setting\n' "$tmp/line.conf:3: 'this is not a setting' is not a [group], key = value or comment"
+  bad_config nogroup 'read = x\n[source]\n' "$tmp/nogroup.conf:1: 'read' comes before any [group]"
+  bad_config group '[source]\nread = x\n\n[sauce]\nread = y\n' "$tmp/group.conf:4: unknown group [sauce]"
+  bad_config key '[listen]\ngroup = x\n[subscribers]\n# the bound\nqueu = 5\n' "$tmp/key.conf:5: [subscribers] queu: unknown key"
+  bad_config number '[subscribers]\nqueue = five\n' "$tmp/number.conf:2: [subscribers] queue: 'five' is not a number from 1 to 10000000"
+  bad_config bool '[security]\nallow-insecure-tcp = maybe\n' "$tmp/bool.conf:2: [security] allow-insecure-tcp: 'maybe' is not a boolean"
+  bad_config filter '[source]\nfilter = type pot\n' "$tmp/filter.conf:2: [source] filter: filter: unknown LNet message type (expected put, get, ack, reply or hello) at column 6 ('pot')"
+  bad_config attach '[source]\nattach = kretprobe\n' "$tmp/attach.conf:2: [source] attach: 'kretprobe' is not an attach mode"
   expect_exit 1 missing "$lnetcapd" --config "$tmp/absent.conf"
   contains "$tmp/missing.err" "cannot read config file $tmp/absent.conf"
   # The shipped example parses.
@@ -552,7 +565,7 @@ extcap-unprivileged)
   # The daemon is root's; only the socket's group lets the user in.
   "$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$user_group" -r "$sample" --wait-subscribers 1 2>"$tmp/d.log" &
   daemons+=($!); d_pid=$!
-  for _ in $(seq 100); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done
+  wait_for_socket "$tmp/d.sock" 10
   env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
   "${RUNAS[@]}" "${env[@]}" tshark -D >"$tmp/ifaces.out" 2>"$tmp/ifaces.err" || fail "tshark -D: $(cat "$tmp/ifaces.err")"
   contains "$tmp/ifaces.out" "lnetcapd (LNet messages through lnetcapd (no privileges))"

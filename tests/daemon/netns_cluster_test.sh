@@ -29,7 +29,8 @@ corpus_fs=$src/../shared/corpus/lustre-fs-part1.pcap
 corpus_socklnd=$src/../shared/corpus/lnet-socklnd.pcap
 export TZ=UTC LC_ALL=C
 
-skip() { echo "SKIP [netns-cluster]: $*" >&2; exit 77; }
+TEST_CASE=netns-cluster
+. "$src/tests/support/testlib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (network and UTS namespaces)"
 command -v ip >/dev/null || skip "ip(8) not installed (iproute2)"
 command -v unshare >/dev/null || skip "unshare(1) not installed (util-linux)"
@@ -53,15 +54,9 @@ cleanup() {
   for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
   rm -rf "$tmp"
 }
-trap cleanup EXIT
+on_exit cleanup
 trap 'exit 130' INT TERM
-
-fail() {
-  echo "FAIL [netns-cluster]: $*" >&2
-  for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done
-  exit 1
-}
-contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
+on_fail 'for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done'
 packets() { "$pcap_dump" "$1" | tail -n +2; }
 
 # The namespaces: the analyst's, then one per node with its veth pair.
@@ -107,7 +102,7 @@ for node in "${nodes[@]}"; do
   daemons+=($!)
 done
 for node in "${nodes[@]}"; do
-  for _ in $(seq 100); do grep -qF "with CurveZMQ" "$tmp/$node.log" && break; sleep 0.1; done
+  wait_for_log "$tmp/$node.log" "with CurveZMQ" 10
   contains "$tmp/$node.log" "on tcp://${address[$node]}:7988 with CurveZMQ, server key $(cat "$tmp/server.pub")"
 done
 # Each daemon really is in its own node's namespace.
@@ -139,7 +134,8 @@ timeout 60 ip netns exec "$analyst" "$lnetcap" "${froms[@]}" --curve-key "$tmp/a
   fail "the analyst's merge exited $?"
 i=0
 for node in "${nodes[@]}"; do
-  wait "${daemons[$i]}" || fail "lnetcapd of $node exited $?"
+  rc=0; wait "${daemons[$i]}" || rc=$?
+  expect_eq "exit status of lnetcapd of $node" "$rc" 0
   want=$(packets "$tmp/$node.direct.pcapng" | wc -l)
   contains "$tmp/$node.log" ", key $(cat "$tmp/analyst.pub")) subscribed"
   contains "$tmp/$node.log" "$want matched, $want sent, 0 dropped"
@@ -153,8 +149,8 @@ mergecap -w "$tmp/expected.pcapng" "$tmp/client1.direct.pcapng" "$tmp/server1.di
   "$tmp/tap1.direct.pcapng" || fail "mergecap failed"
 packets "$tmp/merged.pcapng" >"$tmp/got.txt"
 packets "$tmp/expected.pcapng" >"$tmp/want.txt"
-cmp -s "$tmp/got.txt" "$tmp/want.txt" ||
-  fail "the merge differs from mergecap: $(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets, first difference: $(diff "$tmp/got.txt" "$tmp/want.txt" | head -3 | cut -c1-160)"
+check "the merge equals mergecap's ($(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets, first difference: $(diff "$tmp/got.txt" "$tmp/want.txt" | head -3 | cut -c1-160))" \
+  cmp -s "$tmp/got.txt" "$tmp/want.txt"
 
 # Which node each record came from: its interface says `on NODE`, and node
 # by node the records are that node's direct conversion, in order.

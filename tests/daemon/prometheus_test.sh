@@ -17,6 +17,8 @@ lnetcap=$build/capture/lnetcap
 lnetcapd=$build/capture/lnetcapd
 corpus=$src/../shared/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
+TEST_CASE=prometheus
+. "$src/tests/support/testlib.sh"
 tmp=$(mktemp -d /tmp/lnetcapd-prom.XXXXXX)
 pids=()
 cleanup() {
@@ -24,8 +26,8 @@ cleanup() {
   wait 2>/dev/null
   rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL [prometheus]: $*" >&2; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done; exit 1; }
+on_exit cleanup
+on_fail 'for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done'
 [ -f "$corpus" ] || { echo "SKIP: $corpus missing" >&2; exit 77; }
 prometheus=$(command -v prometheus) || fail "prometheus is not installed (scripts/apt-packages.txt lists it)"
 
@@ -35,7 +37,7 @@ prometheus=$(command -v prometheus) || fail "prometheus is not installed (script
 "$lnetcapd" -r "$tmp/corpus.pcapng" --listen "ipc://$tmp/d.sock" --group "$(id -gn)" --keep-serving \
   --metrics-listen 127.0.0.1:0 2>"$tmp/d.log" &
 pids+=($!)
-for _ in $(seq 100); do grep -q "serving metrics at" "$tmp/d.log" && break; sleep 0.1; done
+wait_for_log "$tmp/d.log" "serving metrics at" 10
 metrics=$(sed -n 's/.*serving metrics at http:\/\/\([^/]*\)\/metrics.*/\1/p' "$tmp/d.log")
 [ -n "$metrics" ] || fail "the daemon did not say where it serves metrics"
 curl_get() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"; }
@@ -78,7 +80,7 @@ query "lnetcap_messages_total == $total"
 query 'lnetcap_opcode_requests_total'; cp "$tmp/answer.json" "$tmp/requests.json"
 query 'lnetcap_opcode_rpc_latency_seconds_count'; cp "$tmp/answer.json" "$tmp/counts.json"
 query 'histogram_quantile(0.99, lnetcap_opcode_rpc_latency_seconds_bucket)'; cp "$tmp/answer.json" "$tmp/p99.json"
-python3 - "$tmp" <<'PY' || fail "PromQL and lnetcap --summary=json disagree"
+check "PromQL and lnetcap --summary=json agree" python3 - "$tmp" <<'PY'
 import json, math, sys
 tmp = sys.argv[1]
 summary = {g["opcode"]: g for g in json.load(open(tmp + "/summary.json"))["by_opcode"]}
@@ -117,5 +119,5 @@ query 'up{job="lnetcapd"} == 1'
 "$lnetcap" --from "ipc://$tmp/d.sock" --status >"$tmp/status.txt" 2>&1 || fail "--status: $(cat "$tmp/status.txt")"
 scrapes=$(sed -n 's/^  scrapes served: *//p' "$tmp/status.txt")
 [ -n "$scrapes" ] && [ "$scrapes" -ge 1 ] || fail "--status shows no scrapes: $(cat "$tmp/status.txt")"
-grep -q "^  metrics: *http://$metrics/metrics" "$tmp/status.txt" || fail "--status: $(cat "$tmp/status.txt")"
+check "--status names the metrics address: $(cat "$tmp/status.txt")" grep -q "^  metrics: *http://$metrics/metrics" "$tmp/status.txt"
 echo "PASS [prometheus]: $scrapes scrapes served"

@@ -17,12 +17,13 @@ src=${LNETCAP_SOURCE_DIR:?}
 work=${LNETCAP_FUZZ_WORK:?}
 here=$src/tests/fuzz
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+TEST_CASE="fuzz ${2:-${1:-}}"
+. "$src/tests/support/testlib.sh"
 
 make_seeds() {
 	mkdir -p "$work/seeds" || fail "cannot create $work/seeds"
 	local inputs=("$src"/samples/*.pcapng)
-	"$LNETCAP_VECTORS" "$work/seeds/vectors.pcapng" >/dev/null || fail "plugin test vectors"
+	check "plugin test vectors" "$LNETCAP_VECTORS" "$work/seeds/vectors.pcapng" >/dev/null
 	inputs+=("$work/seeds/vectors.pcapng")
 	# FLD, quota and OUT_UPDATE/MDS_BATCH bodies, which the above lack.
 	for m in fld quota out; do
@@ -51,15 +52,15 @@ inputs_of() {
 	echo "$here/regressions/$t"
 }
 
-check() {
-	local t=$1 bin=$2 dirs n
+check_target() {
+	local t=$1 bin=$2 dirs n rc=0
 	mapfile -t dirs < <(inputs_of "$t")
 	for d in "${dirs[@]}"; do [ -d "$d" ] || fail "$d is missing (did fuzz.seeds run?)"; done
 	n=$(find "${dirs[@]}" -type f | wc -l)
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 	if [ "${LNETCAP_FUZZ_ENGINE:-replay}" != libfuzzer ]; then
-		"$bin" "${dirs[@]}" || fail "fuzz_$t failed on one of its $n inputs (run it on each of ${dirs[*]})"
+		check "fuzz_$t on its $n inputs (run it on each of ${dirs[*]})" "$bin" "${dirs[@]}"
 		echo "ok: fuzz_$t replayed $n seed and regression inputs (no libFuzzer in this build)"
 		return
 	fi
@@ -82,17 +83,16 @@ check() {
 	# (seeds, regressions) are only read, and each of their files is run once
 	# before fuzzing starts.
 	local log=$work/fuzz-$t.log
-	if ! "$bin" "${opts[@]}" "$corpus" "${dirs[@]}" > "$log" 2>&1; then
-		tail -60 "$log" >&2
-		fail "fuzz_$t found a failing input: $(ls -t "$artifacts" | head -1 | sed "s|^|$artifacts|")" \
-			"- keep it in tests/fuzz/regressions/$t/ with the fix (docs/FUZZING.md)"
-	fi
+	"$bin" "${opts[@]}" "$corpus" "${dirs[@]}" > "$log" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || tail -60 "$log" >&2
+	expect_eq "exit status of fuzz_$t (a failing input: $(ls -t "$artifacts" | head -1 | sed "s|^|$artifacts|")" \
+		"- keep it in tests/fuzz/regressions/$t/ with the fix, docs/FUZZING.md)" "$rc" 0
 	grep -E '^(INITED|Done|stat::number_of_executed_units)' "$log" || true
 	echo "ok: fuzz_$t replayed $n seed and regression inputs and fuzzed ${secs}s: no failure"
 }
 
 case ${1:-} in
 seeds) make_seeds ;;
-check) check "${2:?target}" "${3:?binary}" ;;
+check) check_target "${2:?target}" "${3:?binary}" ;;
 *) echo "usage: run.sh seeds | check TARGET BINARY" >&2; exit 2 ;;
 esac

@@ -3,9 +3,10 @@
 # test needs.  A test that cannot run says why on stderr and exits 77, which
 # ctest reports as skipped, never as passed.
 set -u -o pipefail
-skip() { echo "SKIP: $*" >&2; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
+: "${TEST_CASE:=packaging.$(basename "$0" .sh | sed 's/^test-//')}"
+. "$(dirname "${BASH_SOURCE[0]}")/../support/testlib.sh"
+# pass MSG: the checks before it held; an assertion (see tests/wireshark/run.sh).
+pass() { _assert "$*" 0 && echo "ok: $*"; }
 need() {
 	local tool=$1; shift
 	command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed ($*)"

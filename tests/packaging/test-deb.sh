@@ -119,7 +119,7 @@ pass "dependencies: lnetcap-wireshark -> $(depends lnetcap-wireshark)"
 
 # --- the installed files work ---------------------------------------------------
 ROOT=$(mktemp -d "${TMPDIR:-/tmp}/lnetcap-pkg-root.XXXXXX")
-trap 'rm -rf "$ROOT"' EXIT
+on_exit 'rm -rf "$ROOT"'
 chmod 755 "$ROOT"
 for f in *.deb; do dpkg -x "$f" "$ROOT" || fail "dpkg -x $f"; done
 chmod -R a+rX "$ROOT"

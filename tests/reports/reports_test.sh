@@ -22,19 +22,18 @@ lnetcap=$build/capture/lnetcap
 sample=$src/samples/lustre-fs-part1.pcapng
 corpus=$src/../shared/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
+TEST_CASE=$case
+. "$src/tests/support/testlib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+on_exit 'rm -rf "$tmp"'
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*" >&2; exit 77; }
 expect_exit() {  # expect_exit CODE cmd...
   local want=$1; shift
   "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
-  [ "$got" -eq "$want" ] || { cat "$tmp/out" "$tmp/err" >&2; fail "exit $got, wanted $want: $*"; }
+  [ "$got" -eq "$want" ] || cat "$tmp/out" "$tmp/err" >&2
+  expect_eq "exit status of $*" "$got" "$want"
 }
-contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "'$2' unexpectedly in $1"; }
 need_sample() { [ -f "$sample" ] || skip "$sample missing"; }
 need_corpus() { [ -f "$corpus" ] || skip "$corpus missing"; }
 json() {  # json FILE PYTHON-EXPR: prints the expression over the parsed file as d
@@ -267,7 +266,7 @@ rotate-time)
   (head -c 40000 "$sample"; sleep 1.5; tail -c +40001 "$sample") |
     "$lnetcap" -r - -w "$tmp/t-%s.pcapng" -G 1 >"$tmp/out" 2>"$tmp/err" || fail "lnetcap failed: $(cat "$tmp/err")"
   ls "$tmp" | grep -E '^t-[0-9]{10}\.pcapng$' >"$tmp/files"
-  [ "$(wc -l <"$tmp/files")" = 2 ] || fail "two files expected: $(ls "$tmp")"
+  expect_eq "files written ($(ls "$tmp" | tr '\n' ' '))" "$(wc -l <"$tmp/files")" 2
   first=$(head -1 "$tmp/files" | tr -dc 0-9) second=$(tail -1 "$tmp/files" | tr -dc 0-9)
   [ $((second - first)) -ge 1 ] || fail "second file not opened a period later"
   total=0
@@ -277,17 +276,29 @@ packet-buffered)
   # -U: what was captured is in the file at once, not when a buffer fills.
   # Without -U the same run leaves only the section header on disk.
   need_sample
+  # The input pauses after 40000 bytes at a gate: a FIFO whose only writer
+  # is this shell's fd 7.  Closing it (or the test ending, however) lets the
+  # rest through; no fixed sleep, and nothing left blocked.
+  read_at_least() { [ "$(awk '/^rchar:/ {print $2}' "/proc/$1/io" 2>/dev/null || echo 0)" -ge "$2" ]; }
+  records_at_least() { [ "$(records "$1")" -ge "$2" ]; }
   for u in -U none; do
     opt=$u; [ "$u" = none ] && opt=
-    (head -c 40000 "$sample"; sleep 2; tail -c +40001 "$sample") |
-      "$lnetcap" -r - -w "$tmp/u$u.pcapng" $opt 2>"$tmp/err" &
+    mkfifo "$tmp/gate$u"
+    exec 7<>"$tmp/gate$u"
+    (exec 7>&-; head -c 40000 "$sample"; cat "$tmp/gate$u" >/dev/null; tail -c +40001 "$sample") |
+      "$lnetcap" -r - -w "$tmp/u$u.pcapng" $opt 2>"$tmp/err" 7>&- &
     pid=$!
-    sleep 1
+    if [ "$u" = -U ]; then
+      wait_for 30 "-U: records on disk mid-capture" records_at_least "$tmp/u$u.pcapng" 51
+    else
+      wait_for 30 "lnetcap to read the first 40000 bytes" read_at_least "$pid" 40000
+    fi
     mid=$(records "$tmp/u$u.pcapng")
+    exec 7>&-
     wait $pid || fail "lnetcap $opt failed: $(cat "$tmp/err")"
     if [ "$u" = -U ]; then [ "$mid" -gt 50 ] || fail "-U: only $mid records on disk mid-capture"
     else [ "$mid" -eq 0 ] || fail "without -U $mid records were already on disk (test assumption)"; fi
-    [ "$(records "$tmp/u$u.pcapng")" = 149 ] || fail "$opt: incomplete file"
+    expect_eq "records in the $opt file" "$(records "$tmp/u$u.pcapng")" 149
   done ;;
 rotate-unwritable)
   need_sample

@@ -16,8 +16,8 @@ run=$src/scripts/rig/run-guest.sh
 out=$RIG_RUN/$case_
 rounds=3
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+TEST_CASE=rig.$case_
+. "$src/tests/support/testlib.sh"
 
 [ -f "$RIG_DIR/rig.env" ] ||
 	skip "the rig is not prepared ($RIG_DIR/rig.env missing; see the output of test rig.prepare)"

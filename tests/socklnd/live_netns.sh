@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Live socklnd capture on a real interface: two network namespaces joined
 # by a veth pair (192.168.77.1 <-> 192.168.77.2 and fd00:77::1 <-> ::2,
@@ -19,7 +19,8 @@ LNETCAP=${3:-}
 TRAFFIC=$BIN/socklnd_traffic
 CHECK=$BIN/socklnd_live_check
 
-skip() { echo "SKIP: $*"; exit 77; }
+TEST_CASE=socklnd.live-netns
+. "$(dirname "$0")/../support/testlib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, CAP_NET_RAW)"
 command -v ip >/dev/null 2>&1 || skip "ip(8) not installed (apt-get install iproute2)"
 
@@ -36,7 +37,8 @@ cleanup() {
   ip netns del "$NS_C" 2>/dev/null
   rm -rf "$WORK"
 }
-trap cleanup EXIT INT TERM
+on_exit cleanup
+trap 'exit 130' INT TERM
 
 ip netns add "$NS_S" 2>/dev/null || skip "cannot create network namespaces here"
 ip netns add "$NS_C" || exit 1
@@ -48,7 +50,7 @@ for ns in "$NS_S" "$NS_C"; do ip -n "$ns" link set lo up; done
 ip -n "$NS_S" link set veth-s up
 ip -n "$NS_C" link set veth-c up
 
-fail=0
+# Every round runs; a failed one is recorded (fail_later) and fails the case.
 
 # 1. Without CAP_NET_RAW the capture must refuse with a hint.
 if command -v setpriv >/dev/null 2>&1; then
@@ -56,7 +58,7 @@ if command -v setpriv >/dev/null 2>&1; then
        --inh-caps=-all --bounding-set=-all "$CHECK" --expect-permission-error veth-s; then
     echo "ok: unprivileged capture refused with a CAP_NET_RAW hint"
   else
-    echo "FAIL: unprivileged capture did not fail as expected"; fail=1
+    fail_later "unprivileged capture did not fail as expected"
   fi
 else
   echo "note: setpriv missing, permission check not run"
@@ -70,17 +72,17 @@ round() {  # SERVER_IP CLIENT_IP SERVER_NID CLIENT_NID LABEL
     >"$WORK/check.out" 2>&1 &
   CHECK_PID=$!
   for _ in $(seq 100); do [ -e "$WORK/ready" ] && break; kill -0 "$CHECK_PID" 2>/dev/null || break; sleep 0.1; done
-  [ -e "$WORK/ready" ] || { cat "$WORK/check.out"; echo "FAIL: $5 capture did not start"; fail=1; return; }
+  [ -e "$WORK/ready" ] || { cat "$WORK/check.out"; fail_later "$5 capture did not start"; return; }
   ip netns exec "$NS_S" "$TRAFFIC" server "$1" 988 "$3" >"$WORK/server.out" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 50); do grep -q listening "$WORK/server.out" 2>/dev/null && break; sleep 0.1; done
   if ! ip netns exec "$NS_C" "$TRAFFIC" client "$1" 988 "$4" "$3" "$COUNT" 1021; then
-    echo "FAIL: $5 traffic generator"; cat "$WORK/server.out"; fail=1
+    cat "$WORK/server.out"; fail_later "$5 traffic generator"
   fi
   wait "$SERVER_PID"; SERVER_PID=
   wait "$CHECK_PID"; rc=$?; CHECK_PID=
   cat "$WORK/check.out"
-  if [ "$rc" = 0 ]; then echo "ok: $5"; else echo "FAIL: $5 live capture check (exit $rc)"; fail=1; fi
+  if [ "$rc" = 0 ]; then echo "ok: $5"; else fail_later "$5 live capture check (exit $rc)"; fi
 }
 round 192.168.77.1 192.168.77.2 192.168.77.1@tcp 192.168.77.2@tcp "IPv4, socklnd V3"
 if ip -n "$NS_S" -6 addr add fd00:77::1/64 dev veth-s nodad 2>/dev/null &&
@@ -98,15 +100,15 @@ if [ -n "$LNETCAP" ]; then
   kill -INT "$IDLE_PID"
   for _ in $(seq 50); do kill -0 "$IDLE_PID" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$IDLE_PID" 2>/dev/null; then
-    kill -KILL "$IDLE_PID"; echo "FAIL: idle live capture ignored SIGINT for 5 s"; fail=1
+    kill -KILL "$IDLE_PID"; fail_later "idle live capture ignored SIGINT for 5 s"
   elif ! wait "$IDLE_PID"; then
-    cat "$WORK/idle.err"; echo "FAIL: idle live capture exited non-zero after SIGINT"; fail=1
+    cat "$WORK/idle.err"; fail_later "idle live capture exited non-zero after SIGINT"
   elif ! "$LNETCAP" -r "$WORK/idle.pcapng" -q >/dev/null 2>"$WORK/idle-read.err"; then
-    cat "$WORK/idle-read.err"; echo "FAIL: the idle capture's file does not read back"; fail=1
+    cat "$WORK/idle-read.err"; fail_later "the idle capture's file does not read back"
   else
     echo "ok: idle live capture stopped on SIGINT with a complete file"
   fi
 fi
 
-[ "$fail" = 0 ] && echo "PASS: live socklnd capture of $COUNT PUT/ACK pairs per round on veth in a netns pair"
-exit "$fail"
+check "every round passed" no_failures_yet
+echo "PASS: live socklnd capture of $COUNT PUT/ACK pairs per round on veth in a netns pair"

@@ -20,6 +20,9 @@
 
 namespace lnetcap::test {
 
+// The one LNet header builder of the tests (unit tests, synthetic sample,
+// socklnd streams, the plugin's test vectors), field by field at the
+// offsets include/lnetcap/lnet.h pins.
 struct LnetHeaderSpec {
   std::uint32_t type = LNETCAP_MSG_PUT;
   Nid src, dst;
@@ -32,58 +35,71 @@ struct LnetHeaderSpec {
   std::uint32_t mlength = 0;      // ACK
   bool want_ack = false;          // PUT
   bool nid16 = false;             // 96-byte form
+  // The MD handle (interface cookie, object cookie): a PUT's ack_wmd when
+  // it wants an ACK, a GET's return_wmd, an ACK's or REPLY's dst_wmd.
+  // Unset: {0x1234, 0x5678} for PUT and ACK, {0xabc, 0xdef} for GET and REPLY.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> wmd;
+  std::uint64_t hello_incarnation = 0;  // HELLO
+  std::uint32_t hello_type = 0;
 };
 
 inline std::vector<std::uint8_t> lnet_header(const LnetHeaderSpec& s) {
-  std::vector<std::uint8_t> h;
-  LeWriter w(h);
-  std::uint8_t raw[20];
+  wire::W w(s.nid16 ? LNETCAP_HDR_NID16_LEN : LNETCAP_HDR_NID4_LEN);
+  std::size_t m;  // start of the type-specific msg union
   if (s.nid16) {
+    std::uint8_t raw[20];
     s.dst.to_lnet_nid(raw);
-    w.bytes(raw, 20);
+    w.raw(OFF(lnetcap_hdr_nid16, dest_nid), raw, 20);
     s.src.to_lnet_nid(raw);
-    w.bytes(raw, 20);
+    w.raw(OFF(lnetcap_hdr_nid16, src_nid), raw, 20);
+    m = OFF(lnetcap_hdr_nid16, msg);
   } else {
-    w.u64(s.dst.to_nid4());
-    w.u64(s.src.to_nid4());
+    w.u64(OFF(lnetcap_hdr_nid4, dest_nid), s.dst.to_nid4());
+    w.u64(OFF(lnetcap_hdr_nid4, src_nid), s.src.to_nid4());
+    m = OFF(lnetcap_hdr_nid4, msg);
   }
-  w.u32(s.dst_pid);
-  w.u32(s.src_pid);
-  w.u32(s.type);
-  w.u32(s.payload_length);
-  const std::size_t u = h.size();
+  // dest_pid, src_pid, type and payload_length precede the union in both forms.
+  w.u32(m - 16, s.dst_pid);
+  w.u32(m - 12, s.src_pid);
+  w.u32(m - 8, s.type);
+  w.u32(m - 4, s.payload_length);
+  const bool put_or_ack = s.type == LNETCAP_MSG_PUT || s.type == LNETCAP_MSG_ACK;
+  const auto wmd = s.wmd.value_or(put_or_ack ? std::make_pair(0x1234ULL, 0x5678ULL)
+                                             : std::make_pair(0xabcULL, 0xdefULL));
   switch (s.type) {
     case LNETCAP_MSG_PUT:
-      w.u64(s.want_ack ? 0x1234 : ~0ULL);
-      w.u64(s.want_ack ? 0x5678 : ~0ULL);
-      w.u64(s.match_bits);
-      w.u64(0);  // hdr_data
-      w.u32(s.portal);
-      w.u32(s.offset);
+      w.u64(m + OFF(lnetcap_put, ack_wmd), s.want_ack ? wmd.first : ~0ULL);
+      w.u64(m + OFF(lnetcap_put, ack_wmd) + 8, s.want_ack ? wmd.second : ~0ULL);
+      w.u64(m + OFF(lnetcap_put, match_bits), s.match_bits);
+      w.u32(m + OFF(lnetcap_put, ptl_index), s.portal);
+      w.u32(m + OFF(lnetcap_put, offset), s.offset);
       break;
     case LNETCAP_MSG_GET:
-      w.u64(0xabc);
-      w.u64(0xdef);
-      w.u64(s.match_bits);
-      w.u32(s.portal);
-      w.u32(s.offset);
-      w.u32(s.sink_length);
+      w.u64(m + OFF(lnetcap_get, return_wmd), wmd.first);
+      w.u64(m + OFF(lnetcap_get, return_wmd) + 8, wmd.second);
+      w.u64(m + OFF(lnetcap_get, match_bits), s.match_bits);
+      w.u32(m + OFF(lnetcap_get, ptl_index), s.portal);
+      w.u32(m + OFF(lnetcap_get, src_offset), s.offset);
+      w.u32(m + OFF(lnetcap_get, sink_length), s.sink_length);
       break;
     case LNETCAP_MSG_ACK:
-      w.u64(0x1234);
-      w.u64(0x5678);
-      w.u64(s.match_bits);
-      w.u32(s.mlength);
+      w.u64(m + OFF(lnetcap_ack, dst_wmd), wmd.first);
+      w.u64(m + OFF(lnetcap_ack, dst_wmd) + 8, wmd.second);
+      w.u64(m + OFF(lnetcap_ack, match_bits), s.match_bits);
+      w.u32(m + OFF(lnetcap_ack, mlength), s.mlength);
       break;
     case LNETCAP_MSG_REPLY:
-      w.u64(0xabc);
-      w.u64(0xdef);
+      w.u64(m + OFF(lnetcap_reply, dst_wmd), wmd.first);
+      w.u64(m + OFF(lnetcap_reply, dst_wmd) + 8, wmd.second);
+      break;
+    case LNETCAP_MSG_HELLO:
+      w.u64(m + OFF(lnetcap_hello, incarnation), s.hello_incarnation);
+      w.u32(m + OFF(lnetcap_hello, type), s.hello_type);
       break;
     default:
       break;
   }
-  w.zeros(u + 40 - h.size());
-  return h;
+  return w.b;
 }
 
 struct RpcSpec {

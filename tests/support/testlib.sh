@@ -10,9 +10,14 @@
 # Cleanups go through `on_exit CMD` (the library owns the EXIT trap; a
 # script's own `trap ... EXIT` would replace it - don't).
 #
+# on_fail CMD shows diagnostics (daemon logs) only when the test fails;
+# fail_later MSG records a failure and goes on (to report every row of a
+# table); no_failures_yet tells whether anything failed so far.
+#
 # Assertions (check, contains, lacks, expect_eq) count themselves; with
 # LNETCAP_TEST_SELFCHECK=1 the first one is inverted, so every case must
-# fail - tests/selfcheck proves that each case can.
+# fail - tests/selfcheck (ctest meta.selfcheck) proves that each case can:
+# a case with no counted assertion, or whose failure is lost, passes there.
 #
 # Waiting: wait_for SECS DESCRIPTION CMD... polls CMD every 0.1 s; the
 # specialised waits below wrap it.  Never `sleep N` for an event.
@@ -21,16 +26,20 @@
 _testlib_top=$BASHPID
 _testlib_fails=$(mktemp "${TMPDIR:-/tmp}/lnetcap-testlib.XXXXXX")
 _testlib_cleanups=()
+_testlib_on_fail=()
 _testlib_asserts=0
 
 _testlib_exit() {
 	local rc=$? c
 	[ "$BASHPID" = "$_testlib_top" ] || return "$rc"
+	if [ -s "$_testlib_fails" ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ]; }; then
+		for c in "${_testlib_on_fail[@]}"; do eval "$c" >&2 2>/dev/null || true; done
+	fi
 	for c in "${_testlib_cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
 	if [ -s "$_testlib_fails" ]; then
 		# A failure in a subshell: report it even if the script went on.
 		[ "$rc" = 0 ] || [ "$rc" = 77 ] && {
-			echo "FAIL [$TEST_CASE]: a failure in a subshell (pipe, \$( ), ( )) did not stop the test; it counts:" >&2
+			echo "FAIL [$TEST_CASE]: failures recorded on the way (fail_later, or fail in a pipe, \$( ) or ( )) count:" >&2
 			sed 's/^/  /' "$_testlib_fails" >&2
 		}
 		rc=1
@@ -42,6 +51,9 @@ trap _testlib_exit EXIT
 
 # on_exit CMD: run CMD (a string, eval'd) when the test ends, in order.
 on_exit() { _testlib_cleanups+=("$*"); }
+# on_fail CMD: when the test fails, run CMD (before the cleanups) with its
+# output on stderr - e.g. show the logs of the daemons it started.
+on_fail() { _testlib_on_fail+=("$*"); }
 
 # fail MSG: the test fails, even when called in a subshell.
 fail() {
@@ -49,6 +61,14 @@ fail() {
 	echo "$*" >>"$_testlib_fails"
 	exit 1
 }
+# fail_later MSG: the test fails when it ends, but goes on now (to report
+# every difference of a table, say).
+fail_later() {
+	echo "FAIL [$TEST_CASE]: $*" >&2
+	echo "$*" >>"$_testlib_fails"
+}
+# no_failures_yet: true while nothing has failed (fail_later included).
+no_failures_yet() { [ ! -s "$_testlib_fails" ]; }
 # skip MSG: the case cannot run here (ctest's SKIP_RETURN_CODE 77).
 skip() {
 	echo "SKIP [$TEST_CASE]: $*" >&2

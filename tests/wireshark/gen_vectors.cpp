@@ -37,6 +37,7 @@
 #include "nid.h"
 #include "pcapng/writer.h"
 #include "record.h"
+#include "lnet_builders.h"
 #include "wire_builders.h"
 
 using namespace lnetcap;
@@ -206,56 +207,40 @@ struct Lnet {
   std::uint64_t wmd_if = 0x1234;  // GET return_wmd / REPLY dst_wmd cookie
 };
 
+// The vectors' cookies and HELLO fields, through the tests' one builder
+// (tests/support/lnet_builders.h).
 Bytes lnet_header(const Lnet& h, std::uint32_t payload_len) {
-  W w(h.large ? LNETCAP_HDR_NID16_LEN : LNETCAP_HDR_NID4_LEN);
-  std::size_t m;
-  if (h.large) {
-    std::uint8_t raw[20];
-    h.dst.to_lnet_nid(raw);
-    w.raw(OFF(lnetcap_hdr_nid16, dest_nid), raw, 20);
-    h.src.to_lnet_nid(raw);
-    w.raw(OFF(lnetcap_hdr_nid16, src_nid), raw, 20);
-    m = OFF(lnetcap_hdr_nid16, msg);
-  } else {
-    w.u64(OFF(lnetcap_hdr_nid4, dest_nid), h.dst.to_nid4());
-    w.u64(OFF(lnetcap_hdr_nid4, src_nid), h.src.to_nid4());
-    m = OFF(lnetcap_hdr_nid4, msg);
-  }
-  w.u32(m - 16, LNETCAP_LNET_PID_LUSTRE);  // dest_pid
-  w.u32(m - 12, LNETCAP_LNET_PID_LUSTRE);  // src_pid
-  w.u32(m - 8, h.type);
-  w.u32(m - 4, payload_len);
+  test::LnetHeaderSpec s;
+  s.type = h.type;
+  s.src = h.src;
+  s.dst = h.dst;
+  s.payload_length = payload_len;
+  s.match_bits = h.mbits;
+  s.portal = h.portal;
+  s.nid16 = h.large;
   switch (h.type) {
     case LNETCAP_MSG_PUT:
-      w.u64(m + OFF(lnetcap_put, ack_wmd), h.ack ? 0xabcULL : ~0ULL);
-      w.u64(m + OFF(lnetcap_put, ack_wmd) + 8, h.ack ? 0xdefULL : ~0ULL);
-      w.u64(m + OFF(lnetcap_put, match_bits), h.mbits);
-      w.u32(m + OFF(lnetcap_put, ptl_index), h.portal);
-      w.u32(m + OFF(lnetcap_put, offset), h.offset);
+      s.offset = h.offset;
+      s.want_ack = h.ack;
+      s.wmd = {0xabc, 0xdef};
       break;
     case LNETCAP_MSG_GET:
-      w.u64(m + OFF(lnetcap_get, return_wmd), h.wmd_if);
-      w.u64(m + OFF(lnetcap_get, return_wmd) + 8, 0x5678);
-      w.u64(m + OFF(lnetcap_get, match_bits), h.mbits);
-      w.u32(m + OFF(lnetcap_get, ptl_index), h.portal);
-      w.u32(m + OFF(lnetcap_get, sink_length), h.sink_length);
+      s.sink_length = h.sink_length;
+      s.wmd = {h.wmd_if, 0x5678};
       break;
     case LNETCAP_MSG_ACK:
-      w.u64(m + OFF(lnetcap_ack, dst_wmd), 0xabc);
-      w.u64(m + OFF(lnetcap_ack, dst_wmd) + 8, 0xdef);
-      w.u64(m + OFF(lnetcap_ack, match_bits), h.mbits);
-      w.u32(m + OFF(lnetcap_ack, mlength), 224);
+      s.wmd = {0xabc, 0xdef};
+      s.mlength = 224;
       break;
     case LNETCAP_MSG_REPLY:
-      w.u64(m + OFF(lnetcap_reply, dst_wmd), 0x1234);
-      w.u64(m + OFF(lnetcap_reply, dst_wmd) + 8, 0x5678);
+      s.wmd = {0x1234, 0x5678};
       break;
     case LNETCAP_MSG_HELLO:
-      w.u64(m + OFF(lnetcap_hello, incarnation), 0x17000000abcdULL);
-      w.u32(m + OFF(lnetcap_hello, type), 1);
+      s.hello_incarnation = 0x17000000abcdULL;
+      s.hello_type = 1;
       break;
   }
-  return w.b;
+  return test::lnet_header(s);
 }
 
 Bytes ping_info(const std::vector<std::pair<Nid, std::uint32_t>>& nis) {

@@ -9,24 +9,25 @@
 #    lnetcap-test (created if missing);
 #  - a private work dir that user can read, a private config dir, TZ=UTC
 #    and WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 (a dissector bug aborts tshark).
-# Tests call `ts ARGS...` for tshark, `fail MSG` and `pass MSG`.
+# Tests call `ts ARGS...` for tshark, `fail MSG` and `pass MSG`, and the
+# assertions of tests/support/testlib.sh (whose fail survives a pipeline's
+# subshell, as in `... | golden FILE`).
 set -u -o pipefail
-
-skip() { echo "SKIP: $*" >&2; exit 77; }
-# fail also leaves a mark, so a failure inside a pipeline's subshell
-# (`... | golden FILE`) still fails the test when the script ends.
-fail() { echo "FAIL: $*" >&2; [ -n "${WORK:-}" ] && touch "$WORK/.failed"; exit 1; }
-pass() { echo "ok: $*"; }
 
 test_script=$1
 name=$(basename "$test_script" .sh)
+TEST_CASE=wireshark.${name#test-}
+. "$LNETCAP_SOURCE_DIR/tests/support/testlib.sh"
+# pass MSG: the checks before it held.  It counts as an assertion, so the
+# self-check (LNETCAP_TEST_SELFCHECK=1) proves a failure there is not lost.
+pass() { _assert "$*" 0 && echo "ok: $*"; }
 
 command -v tshark >/dev/null 2>&1 || skip "tshark is not installed (apt-get install tshark)"
 plugin_so=$(ls "${LNETCAP_PLUGIN_DIR:-/nonexistent}"/*/epan/lnetcap.so 2>/dev/null | head -1)
 [ -n "$plugin_so" ] || skip "plugin not built (LNETCAP_PLUGIN_DIR=${LNETCAP_PLUGIN_DIR:-unset}); install wireshark-dev"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lnetcap-ws-$name.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+on_exit 'rm -rf "$WORK"'
 chmod 755 "$WORK"
 mkdir -p "$WORK/plugins" "$WORK/config"
 cp -r "$(dirname "$(dirname "$(dirname "$plugin_so")")")"/. "$WORK/plugins/"
@@ -60,9 +61,7 @@ golden() {
 		return 0
 	fi
 	[ -f "$file" ] || fail "golden file $file is missing"
-	if ! diff -u <(grep -v '^#' "$file") "$got"; then
-		fail "output differs from golden/$1 (LNETCAP_UPDATE_GOLDEN=1 to accept)"
-	fi
+	check "output equals golden/$1 (LNETCAP_UPDATE_GOLDEN=1 to accept)" diff -u <(grep -v '^#' "$file") "$got"
 	pass "golden/$1"
 }
 
@@ -74,7 +73,7 @@ count() {
 expect_count() {
 	local n
 	n=$(count "$1" "$2") || fail "tshark failed on filter '$2'"
-	[ "$n" = "$3" ] || fail "filter '$2' matched $n frame(s), expected $3"
+	expect_eq "frames matching filter '$2'" "$n" "$3"
 	pass "'$2' matches $3"
 }
 
@@ -83,7 +82,7 @@ expect_count() {
 expect_row() {
 	local got
 	got=$(row "$1")
-	[ "$got" = "$2" ] || fail "frame $1 ($3): got '$got', expected '$2'"
+	expect_eq "frame $1 ($3)" "$got" "$2"
 	pass "frame $1: $3"
 }
 
@@ -94,4 +93,3 @@ vectors() {
 }
 
 source "$test_script"
-[ ! -e "$WORK/.failed" ] || exit 1

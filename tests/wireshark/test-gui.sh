@@ -21,7 +21,7 @@ exec 5> "$WORK/display"
 Xvfb -displayfd 5 -screen 0 1280x800x24 -ac -nolisten tcp > "$WORK/xvfb.log" 2>&1 &
 xvfb=$!
 pids=("$xvfb")
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
+on_exit 'kill "${pids[@]}"'
 for _ in $(seq 50); do [ -s "$WORK/display" ] && break; sleep 0.2; done
 export DISPLAY=":$(head -1 "$WORK/display")"
 [ "$DISPLAY" != ":" ] || fail "Xvfb did not start: $(cat "$WORK/xvfb.log")"

@@ -18,7 +18,7 @@ chmod a+r "$WORK/mdt.pcapng"
 m="$WORK/mdt.pcapng"
 t=$'\t'
 
-bad() { echo "FAIL: $*" >&2; touch "$WORK/.failed"; }
+bad() { fail_later "$*"; }
 
 X="lnetcap.mdt.xattr.name lnetcap.mdt.xattr.value lnetcap.mdt.xattr.value_len lnetcap.mdt.xattr.count"
 A="lnetcap.mdt.acl.version lnetcap.mdt.acl.tag lnetcap.mdt.acl.perm lnetcap.mdt.acl.id"

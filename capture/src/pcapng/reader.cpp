@@ -40,6 +40,15 @@ Reader::Reader(const std::string& path) : path_(path == "-" ? "standard input" :
     if (!file_) throw Error("cannot open " + path + ": " + std::strerror(errno));
     owns_file_ = true;
   }
+  start();
+}
+
+Reader::Reader(std::FILE* stream, const std::string& name)
+    : path_(name), file_(stream), owns_file_(stream != stdin) {
+  start();
+}
+
+void Reader::start() {
   if (!read_block()) throw Error(path_ + " is empty");
   if (type_ != kBlockSHB) corrupt("not a pcapng file (first block type " + hex32(type_) + ")");
   parse_shb();

@@ -41,6 +41,10 @@ class Reader {
   /// Opens path ("-" = standard input) and reads the first SHB.  Throws
   /// Error if the file cannot be opened or is not pcapng.
   explicit Reader(const std::string& path);
+  /// Reads an already open stream (a pipe, FIFO or /dev/stdin: paths that
+  /// cannot be opened twice), named in messages by name.  Closes it at the
+  /// end unless it is stdin.
+  Reader(std::FILE* stream, const std::string& name);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -58,6 +62,7 @@ class Reader {
   static bool looks_like_pcapng(const std::string& path);
 
  private:
+  void start();       // reads the first SHB
   bool read_block();  // fills type_/body_/block_offset_; false on clean EOF
   void parse_shb();
   void parse_idb();

@@ -215,12 +215,13 @@ void check_link_type(pcap_t* p, const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<RecordSource> open_socklnd_file(const Options& opts) {
+std::unique_ptr<RecordSource> open_socklnd_file(const Options& opts, std::FILE* stream) {
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   ConverterConfig cfg = make_config(opts);  // validate options before opening
   (void)cfg;
-  pcap_t* p = pcap_open_offline_with_tstamp_precision(opts.read_file.c_str(),
-                                                      PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  pcap_t* p = stream ? pcap_fopen_offline_with_tstamp_precision(stream, PCAP_TSTAMP_PRECISION_NANO, errbuf)
+                     : pcap_open_offline_with_tstamp_precision(opts.read_file.c_str(),
+                                                               PCAP_TSTAMP_PRECISION_NANO, errbuf);
   // libpcap names the file when it cannot open it ("x: No such file or
   // directory"), not when it cannot parse it ("unknown file format").
   const std::string why = errbuf;

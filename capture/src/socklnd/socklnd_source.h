@@ -30,6 +30,7 @@
 //   to be lost that way (a lower bound).
 #pragma once
 
+#include <cstdio>
 #include <memory>
 
 #include "../options.h"
@@ -39,7 +40,9 @@ namespace lnetcap {
 
 /// Reads a pcap/pcapng file of TCP traffic (opts.read_file, opts.lnet_port,
 /// opts.local_nid).  Throws Error for unreadable files or unsupported link types.
-std::unique_ptr<RecordSource> open_socklnd_file(const Options& opts);
+/// With stream set, reads that open stream instead (a pipe or FIFO, which
+/// cannot be opened twice; libpcap closes it).
+std::unique_ptr<RecordSource> open_socklnd_file(const Options& opts, std::FILE* stream = nullptr);
 /// Captures live from the network interface opts.interface with libpcap.
 std::unique_ptr<RecordSource> open_socklnd_live(const Options& opts);
 
