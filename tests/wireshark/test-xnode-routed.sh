@@ -45,6 +45,7 @@ first=$(ts -2 -r "$m" -Y "lnetcap.rec.direction == 1 && lnetcap.rec.retries == 0
 got=$(ts -2 -r "$m" -Y "lnetcap.xnode.attempt == 2" -T fields -e lnetcap.xnode.prev_attempt -e lnetcap.xnode.received_in | head -1)
 [ -n "$first" ] && [ "${got%%$'\t'*}" = "$first" ] || fail "resend links to '$got', expected its first attempt $first"
 [ -n "${got#*$'\t'}" ] || fail "the successful resend is not linked to its RECV"
-ts -2 -r "$m" -Y "lnetcap.xnode.attempt == 2" -V | grep -q "Attempt 1: frame $first from 10.0.1.1@tcp, health OK" ||
+ts -2 -r "$m" -Y "lnetcap.xnode.attempt == 2" -V > "$WORK/resend.txt" || fail "tshark failed"
+grep -q "Attempt 1: frame $first from 10.0.1.1@tcp, health OK" "$WORK/resend.txt" ||
 	fail "attempt list missing from the resend's tree"
 pass "resend linked to its first attempt ($first) and to its RECV"
