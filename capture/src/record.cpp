@@ -11,6 +11,11 @@ namespace lnetcap {
 
 bool RecordHeader::is_outcome() const { return (flags & LNETCAP_REC_F_OUTCOME) != 0; }
 
+bool RecordHeader::is_resend() const {
+  return direction == LNETCAP_DIR_SEND && !is_outcome() && msg_id != 0 &&
+         msg_id != LNETCAP_MSG_ID(std::uint64_t(cpu), seq);
+}
+
 void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload,
                    std::vector<std::uint8_t>& out) {
   if (!lnet_header.empty() && lnet_header.size() != LNETCAP_HDR_NID4_LEN &&

@@ -221,10 +221,19 @@ int routed_vectors(const std::string& dir) {
   // Five byte-identical pings and their identical replies, 1 s apart.
   Hdr ping{r.client(), r.server(), LNETCAP_MSG_GET, LNETCAP_PORTAL_LNET_RESERVED,
            LNETCAP_LNET_PING_MATCHBITS, 0x77, 0};
+  // The reply is the server's lnet_ping_info: two NIs on o2ib, so the
+  // server is a multi-rail peer with primary NID 192.168.2.2@o2ib.
   Hdr pong{r.server(), r.client(), LNETCAP_MSG_REPLY, 0, 0, 0x77, 0};
+  W pi(sizeof(struct lnetcap_ping_info) + 3 * 16);
+  pi.u32(OFF(lnetcap_ping_info, pi_magic), LNETCAP_LNET_PROTO_PING_MAGIC);
+  pi.u32(OFF(lnetcap_ping_info, pi_pid), LNETCAP_LNET_PID_LUSTRE);
+  pi.u32(OFF(lnetcap_ping_info, pi_nnis), 3);
+  pi.u64(16 + OFF(lnetcap_ni_status, ns_nid), Nid::parse("0@lo")->to_nid4());
+  pi.u64(32 + OFF(lnetcap_ni_status, ns_nid), Nid::parse("192.168.2.2@o2ib")->to_nid4());
+  pi.u64(48 + OFF(lnetcap_ni_status, ns_nid), r.server().to_nid4());
   for (int i = 0; i < 5; ++i, t += 1000 * ms) {
     r.message(t, ping, {});
-    r.message(t + 1 * ms, pong, bytes(48, 0xa5));
+    r.message(t + 1 * ms, pong, pi.b);
   }
   // lnet_selftest-like requests: one portal, one match-bits value for all,
   // the first ten with identical payload prefixes, then the replies.

@@ -148,6 +148,9 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   if (h.is_outcome())  // the record of the message it completes: seq S on CPU C
     appendf(out, " [outcome of seq %" PRIu64 " cpu %" PRIu64 "]", h.msg_id & 0xffffffffffffULL,
             (h.msg_id >> 48) - 1);
+  if (h.is_resend())  // which SEND this attempt repeats
+    appendf(out, " [resend of seq %" PRIu64 " cpu %" PRIu64 "]", h.msg_id & 0xffffffffffffULL,
+            (h.msg_id >> 48) - 1);
   if (h.flags & LNETCAP_REC_F_QUEUE_VALID) out += " queue " + report::format_duration(h.queue_ns);
   if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
     out += l.type == LNETCAP_MSG_GET ? ": LNet ping" : ": LNet discovery push";
