@@ -52,7 +52,14 @@ multirail-peer)
 	# The router forwards the server's ping replies, which list the
 	# server's two NIDs: its row is grouped under the primary NID.
 	"$lnetcap" -r "$tmp/router.pcapng" --summary > "$tmp/s" || fail "summary failed"
-	contains "$tmp/s" "^192\.168\.2\.2@o2ib / 192\.168\.2\.1@o2ib +38 +0 +0$"
+	contains "$tmp/s" "^192\.168\.2\.2@o2ib / 192\.168\.2\.1@o2ib +41 +0 +0$"
+	;;
+ping-kinds)
+	# Recovery and discovery pings are named as such, a user's is a ping.
+	"$lnetcap" -r "$tmp/router.pcapng" > "$tmp/t" || fail "text output failed"
+	[ "$(grep -c ": LNet recovery ping$" "$tmp/t")" = 1 ] || { cat "$tmp/t" >&2; fail "recovery ping not named"; }
+	[ "$(grep -c ": LNet discovery ping$" "$tmp/t")" = 1 ] || fail "discovery ping not named"
+	[ "$(grep -c "SEND GET .*: LNet ping$" "$tmp/t")" = 1 ] || fail "the user's ping is not a plain LNet ping"
 	;;
 *) fail "unknown case" ;;
 esac

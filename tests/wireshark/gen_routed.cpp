@@ -16,13 +16,15 @@
 // byte-identical pings, lnet_selftest-like requests sharing their match
 // bits (half with identical payload prefixes), bulk REPLYs whose headers
 // are all the same, a resend, a message lost before the router followed by
-// one with the same header, and a message dropped by the receiver.
+// one with the same header, and a message dropped by the receiver; then
+// three pings from the router (recovery, discovery, a user's).
 //
 // Ground truth for the test, which the plugin never reads: every record of
-// one message has the message's serial number as pid; comm is "xn-linked"
-// on records that must be linked to the others of their message and
-// "xn-alone" on records that must be linked to none (an attempt that never
-// left, the outcome records).
+// one message has the message's serial number as pid; comm is "xn-alone"
+// on records that must be linked to none (an attempt that never left, the
+// outcome records) and anything else ("xn-linked", or the task name of the
+// router's pings) on records that must be linked to the others of their
+// message.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -151,6 +153,19 @@ class Routed {
     push(d, t + 700000, r, lnet, payload);
   }
 
+  // A ping GET from the router to the server (one hop, no FWD), sent by
+  // task comm: LNet health's recovery pings come from "monitor_thread",
+  // discovery's from "lnet_discovery", a user's from "lctl".
+  void router_ping(std::uint64_t t, const char* comm) {
+    const std::uint32_t truth = ++serial_;
+    Hdr h{rb_, s_, LNETCAP_MSG_GET, LNETCAP_PORTAL_LNET_RESERVED, LNETCAP_LNET_PING_MATCHBITS,
+          0x900 + truth, 0};
+    const Bytes lnet = header(h, 0);
+    RecordHeader s = rec(kRouter, LNETCAP_DIR_SEND, rb_, s_, truth, comm);
+    push(kRouter, t, s, lnet, {});
+    push(kServer, t + 200000, rec(kServer, LNETCAP_DIR_RECV, s_, rb_, truth, "xn-linked"), lnet, {});
+  }
+
   void write(const std::string& dir) {
     static const char* names[] = {"client", "router", "server"};
     for (int n = 0; n < 3; ++n) {
@@ -260,6 +275,12 @@ int routed_vectors(const std::string& dir) {
   r.message(t + 2 * ms, req, bytes(136, 0x44, 2));
   t += 10 * ms;
   r.message(t, req, bytes(136, 0x55, 3), Routed::kDroppedByReceiver);
+  // The router pings the server three times: health recovery, discovery,
+  // a user's lctl ping.
+  t += 10 * ms;
+  r.router_ping(t, "monitor_thread");
+  r.router_ping(t + ms, "lnet_discovery");
+  r.router_ping(t + 2 * ms, "lctl");
   r.write(dir);
   return 0;
 }

@@ -49,3 +49,12 @@ ts -2 -r "$m" -Y "lnetcap.xnode.attempt == 2" -V > "$WORK/resend.txt" || fail "t
 grep -q "Attempt 1: frame $first from 10.0.1.1@tcp, health OK" "$WORK/resend.txt" ||
 	fail "attempt list missing from the resend's tree"
 pass "resend linked to its first attempt ($first) and to its RECV"
+
+# LNet's pings by kind (the sending task): recovery, discovery, a user's.
+kinds=$(ts -r "$m" -Y "lnetcap.rec.direction == 1 && lnetcap.lnet.ping_kind" -T fields \
+	-e lnetcap.lnet.ping_kind | sort | tr '\n' ' ')
+[ "$kinds" = "discovery ping ping ping ping ping ping recovery " ] ||
+	fail "ping kinds '$kinds'"
+n=$(ts -r "$m" -Y "lnetcap.lnet.ping_kind == \"recovery\"" -T fields -e _ws.col.Info | grep -c "\[recovery ping\]")
+[ "$n" = 1 ] || fail "$n recovery pings named in the Info column"
+pass "recovery and discovery pings named"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """xnode_check.py FIELDS.tsv - counts the cross-node links of a merged
 capture against the ground truth gen_routed.cpp stamps on every record
-(pid = the message's serial number, comm = xn-linked | xn-alone).
+(pid = the message's serial number, comm = xn-alone on records that must
+stand alone, anything else on records that must be linked).
 
 Input: tshark -2 -T fields -E occurrence=a -E aggregator=, -e frame.number
 -e lnetcap.rec.pid -e lnetcap.rec.comm -e lnetcap.xnode.sent_in
@@ -22,7 +23,8 @@ for line in open(sys.argv[1]):
     links = set()
     for col in f[3:6]:
         links.update(int(x) for x in col.split(",") if x)
-    rows[int(f[0])] = (f[1], f[2], links)
+    tag = "xn-alone" if f[2] == "xn-alone" else "xn-linked"
+    rows[int(f[0])] = (f[1], tag, links)
 
 members = defaultdict(set)
 for frame, (pid, tag, _) in rows.items():

@@ -13,6 +13,18 @@
 namespace lnetcap::text {
 namespace {
 
+// Which of LNet's pings a ping GET is: the wire cannot tell (lnet_send_ping,
+// lnet_ping and discovery send the same GET), the sending task can: LNet
+// health's recovery pings come from the kthread "monitor_thread", discovery
+// pings from "lnet_discovery" (Lustre 2.16 lib-move.c, peer.c).
+const char* ping_kind(const RecordHeader& h) {
+  if (h.flags & LNETCAP_REC_F_TASK_VALID) {
+    if (h.comm == "monitor_thread") return ": LNet recovery ping";
+    if (h.comm == "lnet_discovery") return ": LNet discovery ping";
+  }
+  return ": LNet ping";
+}
+
 void appendf(std::string& out, const char* fmt, auto... args) {
   char b[128];
   const int n = std::snprintf(b, sizeof(b), fmt, args...);
@@ -153,7 +165,7 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
             (h.msg_id >> 48) - 1);
   if (h.flags & LNETCAP_REC_F_QUEUE_VALID) out += " queue " + report::format_duration(h.queue_ns);
   if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
-    out += l.type == LNETCAP_MSG_GET ? ": LNet ping" : ": LNet discovery push";
+    out += l.type == LNETCAP_MSG_GET ? ping_kind(h) : ": LNet discovery push";
   else
     rpc_summary(m, st, out);
   if (st.verbose > 0) {
