@@ -61,6 +61,34 @@ ping-kinds)
 	[ "$(grep -c ": LNet discovery ping$" "$tmp/t")" = 1 ] || fail "discovery ping not named"
 	[ "$(grep -c "SEND GET .*: LNet ping$" "$tmp/t")" = 1 ] || fail "the user's ping is not a plain LNet ping"
 	;;
+nid-names)
+	# Names for NIDs: exact NID, an address on every net of an LND, an
+	# address on every net; -n turns them off; a bad file is one clear error.
+	printf '# names\n10.0.1.1@tcp client1\n192.168.2.1 oss1 # any net\n10.0.1.254@tcp* rtr1\n' > "$tmp/nids"
+	"$lnetcap" -r "$c" --nid-names "$tmp/nids" -c 2 > "$tmp/t" || fail "text output failed"
+	contains "$tmp/t" "SEND GET client1@tcp > oss1@o2ib .*: LNet ping$"
+	contains "$tmp/t" "RECV REPLY oss1@o2ib > client1@tcp "
+	"$lnetcap" -r "$c" --nid-names "$tmp/nids" -n -c 1 > "$tmp/t" || fail "-n failed"
+	contains "$tmp/t" "SEND GET 10\.0\.1\.1@tcp > 192\.168\.2\.1@o2ib "
+	"$lnetcap" -r "$c" --nid-names "$tmp/nids" --summary > "$tmp/s" || fail "summary failed"
+	contains "$tmp/s" "^oss1@o2ib +74 "
+	contains "$tmp/s" "^client1@tcp +40 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^rtr1@tcp +40 +1 +2  LOCAL_DROPPED 2$"
+	"$lnetcap" -r "$c" --nid-names "$tmp/nids" --chart=mermaid > "$tmp/m" || fail "chart failed"
+	contains "$tmp/m" "participant P0 as client1@tcp$"
+	contains "$tmp/m" "participant P1 as oss1@o2ib$"
+	printf '10.0.1.1@tcp\n' > "$tmp/bad"
+	"$lnetcap" -r "$c" --nid-names "$tmp/bad" > "$tmp/o" 2> "$tmp/e" && fail "a bad names file was accepted"
+	contains "$tmp/e" "bad:1: expected 'NID NAME'"
+	[ ! -s "$tmp/o" ] || fail "output despite a bad names file"
+	;;
+chart-hops)
+	# On the router, each FWD is a hop from its outgoing NI to the next hop.
+	"$lnetcap" -r "$tmp/router.pcapng" --chart=mermaid > "$tmp/m" || fail "chart failed"
+	contains "$tmp/m" "participant P0 as 192\.168\.2\.254@o2ib$"
+	contains "$tmp/m" "participant P1 as 192\.168\.2\.1@o2ib$"
+	contains "$tmp/m" "P0-\)P1: \+0\.000000 FWD GET LNET_RESERVED"
+	;;
 *) fail "unknown case" ;;
 esac
 echo "ok [$case]"

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "chart.h"
 
+#include "nid_names.h"
+
 #include <cinttypes>
 #include <cstdio>
 
 #include "lnetcap/lnet.h"
+#include "lnetcap/record.h"
 #include "summary.h"
 #include "text_escape.h"
 
@@ -50,7 +53,11 @@ void ChartBuilder::add(const Message& m) {
   const std::optional<RpcMatch> match = matcher_.observe(m);
   Arrow a;
   a.ts_ns = m.ts_ns;
-  const std::string src = m.lnet.src_nid.to_string(), dst = m.lnet.dest_nid.to_string();
+  // A router's FWD record is one hop: from the router's outgoing NI to the
+  // next hop, not a second end-to-end arrow.
+  const bool hop = m.rec.hdr.direction == LNETCAP_DIR_FORWARD;
+  const std::string src = display_nid(hop ? m.rec.hdr.local_nid : m.lnet.src_nid);
+  const std::string dst = display_nid(hop ? m.rec.hdr.peer_nid : m.lnet.dest_nid);
   if (is_rpc_request(m)) {
     const std::string jobid = wire_text(m.rpc.jobid);
     const std::string from = jobid.empty() ? src : src + " " + jobid;
@@ -108,6 +115,11 @@ void ChartBuilder::add(const Message& m) {
     }
     a.from = participant(src);
     a.to = to ? *to : participant(dst);
+  }
+  if (hop) {
+    a.label = "FWD " + a.label;
+    a.detail = "forwarded " + display_nid(m.lnet.src_nid) + " -> " +
+               display_nid(m.lnet.dest_nid) + ": " + a.detail;
   }
   push(std::move(a));
 }

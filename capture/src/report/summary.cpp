@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "summary.h"
 
+#include "nid_names.h"
+
 #include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
 #include "text_escape.h"
@@ -77,8 +79,8 @@ static std::vector<Nid> ping_reply_nids(const Message& m) {
 
 std::string Summary::peer_ni_key(const Nid& nid) const {
   auto it = primary_.find(nid);
-  if (it == primary_.end() || it->second == nid) return nid.to_string();
-  return it->second.to_string() + " / " + nid.to_string();
+  if (it == primary_.end() || it->second == nid) return display_nid(nid);
+  return display_nid(it->second) + " / " + display_nid(nid);
 }
 
 void Summary::add_health(const Message& m) {
@@ -175,12 +177,16 @@ SummaryReport Summary::report() const {
   SummaryReport r = acc_;
   // A multi-rail peer's NIDs under its primary NID, once any ping reply
   // named them (also for attempts recorded before that reply).
-  if (!primary_.empty()) {
-    r.lnet.by_peer_ni.clear();
-    for (const auto& [k, v] : acc_.lnet.by_peer_ni) {
-      const std::optional<Nid> nid = Nid::parse(k);
-      r.lnet.by_peer_ni[nid ? peer_ni_key(*nid) : k] = v;
-    }
+  // Names for NIDs apply here too (keys are NIDs while counting).
+  r.lnet.by_peer_ni.clear();
+  for (const auto& [k, v] : acc_.lnet.by_peer_ni) {
+    const std::optional<Nid> nid = Nid::parse(k);
+    r.lnet.by_peer_ni[nid ? peer_ni_key(*nid) : k] = v;
+  }
+  r.lnet.by_local_ni.clear();
+  for (const auto& [k, v] : acc_.lnet.by_local_ni) {
+    const std::optional<Nid> nid = Nid::parse(k);
+    r.lnet.by_local_ni[nid ? display_nid(*nid) : k] = v;
   }
   for (const RpcRequest& req : matcher_.pending())
     add_rpc_figure(r, request_keys(req), [](GroupStats& g, const void*) { ++g.unanswered; },

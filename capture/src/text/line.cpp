@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "line.h"
 
+#include "nid_names.h"
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -46,7 +48,7 @@ const char* direction_word(std::uint32_t d) {
 // 12345 is left out to keep lines short.
 void endpoint(std::string& out, const Nid& nid, std::uint32_t pid) {
   if (pid != LNETCAP_LNET_PID_LUSTRE) appendf(out, "%" PRIu32 "-", pid);
-  out += nid.to_string();
+  out += display_nid(nid);
 }
 
 void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
@@ -170,7 +172,7 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
     rpc_summary(m, st, out);
   if (st.verbose > 0) {
     appendf(out, " {%s ni %s peer %s seq %" PRIu64, hook_name(h.hook) ? hook_name(h.hook) : "?",
-            h.local_nid.to_string().c_str(), h.peer_nid.to_string().c_str(), h.seq);
+            display_nid(h.local_nid).c_str(), display_nid(h.peer_nid).c_str(), h.seq);
     if (h.cpu != LNETCAP_CPU_UNKNOWN) appendf(out, " cpu %" PRIu32, h.cpu);
     if (h.flags & LNETCAP_REC_F_TASK_VALID)
       appendf(out, " task %s[%" PRIu32 "]", report::wire_text(h.comm).c_str(), h.pid);
