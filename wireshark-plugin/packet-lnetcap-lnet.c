@@ -15,6 +15,7 @@
 #include <wsutil/utf8_entities.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-names.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
@@ -28,6 +29,8 @@ struct lnetcap_lnet_trans_info {
 static int hf_lnet = -1;
 static int hf_dest_nid = -1;
 static int hf_src_nid = -1;
+static int hf_dest_name = -1;
+static int hf_src_name = -1;
 static int hf_any_nid = -1;
 static int hf_nid_raw64 = -1;
 static int hf_nid_size = -1;
@@ -186,6 +189,17 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			&pkt->dst, pkt->dst_str);
 		add_nid(t, tvb, hf_src_nid, base + M(lnetcap_hdr_nid4, src_nid), FALSE,
 			&pkt->src, pkt->src_str);
+	}
+	/* Names from the NID names file (network name resolution on). */
+	{
+		const char *dn = lnetcap_nid_name(pkt->dst_str, pinfo->pool);
+		const char *sn = lnetcap_nid_name(pkt->src_str, pinfo->pool);
+		if (dn)
+			proto_item_set_generated(proto_tree_add_string(t, hf_dest_name, tvb,
+				base, 0, dn));
+		if (sn)
+			proto_item_set_generated(proto_tree_add_string(t, hf_src_name, tvb,
+				base, 0, sn));
 	}
 	/* The pids, type and length sit at the same place relative to the
 	 * union in both forms. */
@@ -490,6 +504,12 @@ void lnetcap_register_lnet(int proto)
 		  BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_payload, { "Payload", "lnetcap.lnet.payload", FT_BYTES, BASE_NONE,
 		  NULL, 0, "Captured payload prefix", HFILL } },
+		{ &hf_dest_name, { "Destination name", "lnetcap.lnet.dest_name", FT_STRING,
+		  BASE_NONE, NULL, 0, "NAME@NET from the NID names file (network name resolution)",
+		  HFILL } },
+		{ &hf_src_name, { "Source name", "lnetcap.lnet.src_name", FT_STRING,
+		  BASE_NONE, NULL, 0, "NAME@NET from the NID names file (network name resolution)",
+		  HFILL } },
 		{ &hf_ping_kind, { "Ping kind", "lnetcap.lnet.ping_kind", FT_STRING, BASE_NONE,
 		  NULL, 0, "recovery (LNet health: monitor_thread), discovery (lnet_discovery), "
 		  "ping (a user's lctl/lnetctl ping, or any other task) or unknown (no task in the "

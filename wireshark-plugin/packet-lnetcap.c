@@ -20,6 +20,7 @@
 #include <wiretap/wtap.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-names.h"
 #include "lnetcap-tables.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/record.h"
@@ -646,6 +647,7 @@ void proto_register_lnetcap(void)
 		"may hold; messages beyond it are not linked and are flagged lnetcap.table.full. "
 		"Bounds the memory a capture can make the plugin use.", 10, &lnetcap_pref_table_limit);
 	lnetcap_xnode_register_prefs(mod);
+	lnetcap_names_register_prefs(mod);
 }
 
 void proto_reg_handoff_lnetcap(void)
