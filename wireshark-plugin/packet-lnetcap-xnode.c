@@ -56,6 +56,7 @@ static int hf_xnode_attempt_of = -1;
 static int hf_xnode_prev_attempt = -1;
 static int hf_xnode_next_attempt = -1;
 static int hf_xnode_attempt_frame = -1;
+static int hf_xnode_attempt_health = -1;
 static gint ett_xnode = -1;
 static gint ett_xnode_attempts = -1;
 static expert_field ei_xnode_skew = EI_INIT;
@@ -91,7 +92,13 @@ typedef struct xn_list {
 typedef struct xn_attempts {
 	guint32 n;
 	guint32 frame[XN_MAX_ATTEMPTS];
-	guint32 health[XN_MAX_ATTEMPTS];
+	guint32 health[XN_MAX_ATTEMPTS];     /* as recorded (see outcome) */
+	/* The attempt's failure from its outcome record: a resend's own
+	 * health field still holds the previous attempt's failure (LNet
+	 * resets msg_health_status only when the LND completes it), so
+	 * whether an attempt failed is told by the DROP that follows it. */
+	guint32 outcome_frame[XN_MAX_ATTEMPTS];
+	guint32 outcome_health[XN_MAX_ATTEMPTS];
 	char ni[XN_MAX_ATTEMPTS][LNETCAP_NID_STRLEN];
 	xn_msg_t *last_msg;
 	struct xn_frame *last_frame;
@@ -353,8 +360,8 @@ static void first_pass(tvbuff_t *tvb, packet_info *pinfo, const lnetcap_pkt_t *p
  * a send-side reason): the attempt it completes reached no receiver that
  * the capture could link, so a later RECV with the same header must not be
  * paired with it. */
-static void note_outcome(tvbuff_t *tvb, const lnetcap_pkt_t *pkt, guint32 rec_hdr_len,
-			 guint32 lnet_hdr_len)
+static void note_outcome(tvbuff_t *tvb, packet_info *pinfo, const lnetcap_pkt_t *pkt,
+			 guint32 rec_hdr_len, guint32 lnet_hdr_len)
 {
 	xn_attempt_key_t ak;
 	xn_attempts_t *a;
@@ -369,6 +376,10 @@ static void note_outcome(tvbuff_t *tvb, const lnetcap_pkt_t *pkt, guint32 rec_hd
 	ak.msg_id = tvb_get_letoh64(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, msg_id));
 	tvb_memcpy(tvb, ak.rest, (gint)(rec_hdr_len + lnet_hdr_len - XN_HDR_REST), XN_HDR_REST);
 	a = (xn_attempts_t *)wmem_map_lookup(attempt_map, &ak);
+	if (a && a->n > 0 && !a->outcome_frame[a->n - 1]) {
+		a->outcome_frame[a->n - 1] = pinfo->num;
+		a->outcome_health[a->n - 1] = pkt->health;
+	}
 	if (!a || !a->last_msg || !a->last_frame || a->last_msg->send_frame != a->last_frame_num)
 		return;
 	if (a->last_msg->recv_frame || a->last_msg->nhops) {
@@ -424,11 +435,27 @@ static void show_attempts(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, c
 	}
 	if (fr->attempt < a->n)
 		add_frame(at, tvb, hf_xnode_next_attempt, a->frame[fr->attempt]);
+	it = proto_tree_add_string(at, hf_xnode_attempt_health, tvb, 0, 0,
+		a->outcome_frame[fr->attempt - 1]
+			? val_to_str_const(a->outcome_health[fr->attempt - 1], lnetcap_health_vals,
+					   "unknown")
+			: "OK");
+	proto_item_set_generated(it);
 	for (guint32 i = 0; i < a->n; i++) {
-		it = proto_tree_add_uint_format(at, hf_xnode_attempt_frame, tvb, 0, 0, a->frame[i],
-			"Attempt %u: frame %u from %s, health %s%s", i + 1, a->frame[i], a->ni[i],
-			val_to_str_const(a->health[i], lnetcap_health_vals, "unknown"),
-			i + 1 == fr->attempt ? " (this one)" : "");
+		if (a->outcome_frame[i])
+			it = proto_tree_add_uint_format(at, hf_xnode_attempt_frame, tvb, 0, 0,
+				a->frame[i], "Attempt %u: frame %u from %s, failed %s (frame %u)%s",
+				i + 1, a->frame[i], a->ni[i],
+				val_to_str_const(a->outcome_health[i], lnetcap_health_vals, "unknown"),
+				a->outcome_frame[i], i + 1 == fr->attempt ? " (this one)" : "");
+		else
+			it = proto_tree_add_uint_format(at, hf_xnode_attempt_frame, tvb, 0, 0,
+				a->frame[i], "Attempt %u: frame %u from %s, no failure recorded%s%s%s",
+				i + 1, a->frame[i], a->ni[i],
+				a->health[i] ? " (its health field " : "",
+				a->health[i] ? val_to_str_const(a->health[i], lnetcap_health_vals,
+					"unknown") : "",
+				a->health[i] ? " is the previous attempt's)" : "");
 		proto_item_set_generated(it);
 	}
 	(void)pinfo;
@@ -452,7 +479,7 @@ void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	role = record_role(tvb, pkt, rec_hdr_len, flags);
 	if (!role) {
 		if ((flags & LNETCAP_REC_F_OUTCOME) && !PINFO_FD_VISITED(pinfo))
-			note_outcome(tvb, pkt, rec_hdr_len, lnet_hdr_len);
+			note_outcome(tvb, pinfo, pkt, rec_hdr_len, lnet_hdr_len);
 		return;
 	}
 	fr = (xn_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_lnetcap,
@@ -544,6 +571,10 @@ void lnetcap_register_xnode(int proto)
 		  FT_FRAMENUM, BASE_NONE, NULL, 0, "The SEND this resend repeats", HFILL } },
 		{ &hf_xnode_next_attempt, { "Resent in", "lnetcap.xnode.resent_in",
 		  FT_FRAMENUM, BASE_NONE, NULL, 0, "The next attempt of this message", HFILL } },
+		{ &hf_xnode_attempt_health, { "Attempt health", "lnetcap.xnode.attempt_health",
+		  FT_STRING, BASE_NONE, NULL, 0,
+		  "This attempt's LNet health by its outcome record (OK when none followed); a "
+		  "resend's own health field is the previous attempt's failure", HFILL } },
 		{ &hf_xnode_attempt_frame, { "Attempt in", "lnetcap.xnode.attempt_in",
 		  FT_FRAMENUM, BASE_NONE, NULL, 0,
 		  "Every attempt of this message, with its NI and health", HFILL } },

@@ -46,8 +46,15 @@ got=$(ts -2 -r "$m" -Y "lnetcap.xnode.attempt == 2" -T fields -e lnetcap.xnode.p
 [ -n "$first" ] && [ "${got%%$'\t'*}" = "$first" ] || fail "resend links to '$got', expected its first attempt $first"
 [ -n "${got#*$'\t'}" ] || fail "the successful resend is not linked to its RECV"
 ts -2 -r "$m" -Y "lnetcap.xnode.attempt == 2" -V > "$WORK/resend.txt" || fail "tshark failed"
-grep -q "Attempt 1: frame $first from 10.0.1.1@tcp, health OK" "$WORK/resend.txt" ||
+grep -q "Attempt 1: frame $first from 10.0.1.1@tcp, failed LOCAL_DROPPED (frame " "$WORK/resend.txt" ||
 	fail "attempt list missing from the resend's tree"
+grep -q "Attempt 2: frame [0-9]* from 10.0.1.1@tcp, no failure recorded (its health field LOCAL_DROPPED is the previous attempt's)" "$WORK/resend.txt" ||
+	fail "the successful resend's attempt is not shown as such"
+# The successful resend's own record says LOCAL_DROPPED (read before LNet
+# resets it); its attempt health, from the outcome records, is OK.
+got=$(ts -2 -r "$m" -Y "lnetcap.xnode.attempt" -T fields -e lnetcap.xnode.attempt \
+	-e lnetcap.rec.health -e lnetcap.xnode.attempt_health | tr '\t\n' ' |')
+[ "$got" = "1 0 LOCAL_DROPPED|2 2 OK|" ] || fail "attempt health '$got'"
 pass "resend linked to its first attempt ($first) and to its RECV"
 
 # LNet's pings by kind (the sending task): recovery, discovery, a user's.
