@@ -8,7 +8,8 @@
 # + 10 bulk REPLYs, then 4 PUTs: one sent twice (first attempt dropped
 # locally, LOCAL_DROPPED, then resent: retry 1), one lost (LOCAL_DROPPED,
 # not resent), one with the same header delivered, one dropped by the
-# server: 74 messages in 77 records (2 outcome DROPs, 1 resend); 44 PUTs.
+# server; 2 more ping GETs: 76 messages in 79 records (2 outcome DROPs,
+# 1 resend); 44 PUTs, 17 GETs.
 set -uo pipefail
 lnetcap=$1 vectors=$2 case=$3
 tmp=$(mktemp -d)
@@ -23,9 +24,9 @@ c=$tmp/client.pcapng
 case $case in
 resend-counts-once)
 	"$lnetcap" -r "$c" --summary > "$tmp/s" || fail "summary failed"
-	contains "$tmp/s" "^lnetcap summary: 74 messages"
-	contains "$tmp/s" "^LNet types: GET 15 PUT 44 REPLY 15$"
-	"$lnetcap" -r "$c" -q --assert 'count(type put) == 44' --assert 'count() == 74' \
+	contains "$tmp/s" "^lnetcap summary: 76 messages"
+	contains "$tmp/s" "^LNet types: GET 17 PUT 44 REPLY 15$"
+	"$lnetcap" -r "$c" -q --assert 'count(type put) == 44' --assert 'count() == 76' \
 		> "$tmp/a" 2>&1 || { cat "$tmp/a" >&2; fail "count() counts a resent message twice"; }
 	;;
 resend-text)
@@ -38,13 +39,13 @@ resend-text)
 health-by-ni)
 	"$lnetcap" -r "$c" --summary > "$tmp/s" || fail "summary failed"
 	contains "$tmp/s" "^LNet health by local NI +attempts +resends +failed +failures by health$"
-	contains "$tmp/s" "^10\.0\.1\.1@tcp +40 +1 +2  LOCAL_DROPPED 2$"
-	contains "$tmp/s" "^10\.0\.1\.254@tcp +40 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^10\.0\.1\.1@tcp +42 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^10\.0\.1\.254@tcp +42 +1 +2  LOCAL_DROPPED 2$"
 	"$lnetcap" -r "$c" --summary=json > "$tmp/j" || fail "json summary failed"
 	python3 - "$tmp/j" <<'PY' || fail "JSON health figures wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))["lnet"]["health_by_local_ni"]["10.0.1.1@tcp"]
-assert d == {"attempts": 40, "resends": 1, "failures": 2,
+assert d == {"attempts": 42, "resends": 1, "failures": 2,
              "failures_by_health": {"LOCAL_DROPPED": 2}}, d
 PY
 	;;
@@ -52,7 +53,7 @@ multirail-peer)
 	# The router forwards the server's ping replies, which list the
 	# server's two NIDs: its row is grouped under the primary NID.
 	"$lnetcap" -r "$tmp/router.pcapng" --summary > "$tmp/s" || fail "summary failed"
-	contains "$tmp/s" "^192\.168\.2\.2@o2ib / 192\.168\.2\.1@o2ib +41 +0 +0$"
+	contains "$tmp/s" "^192\.168\.2\.2@o2ib / 192\.168\.2\.1@o2ib +43 +0 +0$"
 	;;
 ping-kinds)
 	# Recovery and discovery pings are named as such, a user's is a ping.
@@ -71,9 +72,9 @@ nid-names)
 	"$lnetcap" -r "$c" --nid-names "$tmp/nids" -n -c 1 > "$tmp/t" || fail "-n failed"
 	contains "$tmp/t" "SEND GET 10\.0\.1\.1@tcp > 192\.168\.2\.1@o2ib "
 	"$lnetcap" -r "$c" --nid-names "$tmp/nids" --summary > "$tmp/s" || fail "summary failed"
-	contains "$tmp/s" "^oss1@o2ib +74 "
-	contains "$tmp/s" "^client1@tcp +40 +1 +2  LOCAL_DROPPED 2$"
-	contains "$tmp/s" "^rtr1@tcp +40 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^oss1@o2ib +76 "
+	contains "$tmp/s" "^client1@tcp +42 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^rtr1@tcp +42 +1 +2  LOCAL_DROPPED 2$"
 	"$lnetcap" -r "$c" --nid-names "$tmp/nids" --chart=mermaid > "$tmp/m" || fail "chart failed"
 	contains "$tmp/m" "participant P0 as client1@tcp$"
 	contains "$tmp/m" "participant P1 as oss1@o2ib$"

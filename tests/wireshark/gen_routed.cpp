@@ -16,8 +16,9 @@
 // byte-identical pings, lnet_selftest-like requests sharing their match
 // bits (half with identical payload prefixes), bulk REPLYs whose headers
 // are all the same, a resend, a message lost before the router followed by
-// one with the same header, and a message dropped by the receiver; then
-// three pings from the router (recovery, discovery, a user's).
+// one with the same header, and a message dropped by the receiver; a ping
+// lost after the router and an identical one 42 s later; then three pings
+// from the router (recovery, discovery, a user's).
 //
 // Ground truth for the test, which the plugin never reads: every record of
 // one message has the message's serial number as pid; comm is "xn-alone"
@@ -101,7 +102,7 @@ class Routed {
   const Nid& client() const { return c_; }
   const Nid& server() const { return s_; }
 
-  enum Fate { kDelivered, kResent, kLostBeforeRouter, kDroppedByReceiver };
+  enum Fate { kDelivered, kResent, kLostBeforeRouter, kDroppedByReceiver, kLostAfterRouter };
 
   // One message sent at true time t (ns) from the client or the server.
   void message(std::uint64_t t, const Hdr& h, const Bytes& payload, Fate fate = kDelivered) {
@@ -143,6 +144,7 @@ class Routed {
     f.flags |= LNETCAP_REC_F_QUEUE_VALID;
     f.queue_ns = 76000;
     push(kRouter, t + 300000, f, lnet, payload);
+    if (fate == kLostAfterRouter) return;  // the server never saw it
     const Nid& prev_hop = from_client ? rb_ : ra_;
     RecordHeader r = rec(d, LNETCAP_DIR_RECV, h.dst, prev_hop, truth, "xn-linked");
     if (fate == kDroppedByReceiver) {
@@ -275,6 +277,12 @@ int routed_vectors(const std::string& dir) {
   r.message(t + 2 * ms, req, bytes(136, 0x44, 2));
   t += 10 * ms;
   r.message(t, req, bytes(136, 0x55, 3), Routed::kDroppedByReceiver);
+  // A ping lost after the router, and 42 s later an identical one that
+  // arrives: its RECV must not link to the first (time window).
+  t += 10 * ms;
+  r.message(t, ping, {}, Routed::kLostAfterRouter);
+  r.message(t + 42000 * ms, ping, {});
+  t += 42000 * ms;
   // The router pings the server three times: health recovery, discovery,
   // a user's lctl ping.
   t += 10 * ms;

@@ -60,8 +60,18 @@ pass "resend linked to its first attempt ($first) and to its RECV"
 # LNet's pings by kind (the sending task): recovery, discovery, a user's.
 kinds=$(ts -r "$m" -Y "lnetcap.rec.direction == 1 && lnetcap.lnet.ping_kind" -T fields \
 	-e lnetcap.lnet.ping_kind | sort | tr '\n' ' ')
-[ "$kinds" = "discovery ping ping ping ping ping ping recovery " ] ||
+[ "$kinds" = "discovery ping ping ping ping ping ping ping ping recovery " ] ||
 	fail "ping kinds '$kinds'"
 n=$(ts -r "$m" -Y "lnetcap.lnet.ping_kind == \"recovery\"" -T fields -e _ws.col.Info | grep -c "\[recovery ping\]")
 [ "$n" = 1 ] || fail "$n recovery pings named in the Info column"
 pass "recovery and discovery pings named"
+
+# The time window is what keeps the ping lost after the router from taking
+# the RECV of the identical ping 42 s later: with a 100 s window it would.
+ts -2 -o lnetcap.xnode_window:100 -r "$m" -T fields -E occurrence=a -E aggregator=, \
+	-e frame.number -e lnetcap.rec.pid -e lnetcap.rec.comm -e lnetcap.xnode.sent_in \
+	-e lnetcap.xnode.forwarded_in -e lnetcap.xnode.received_in > "$WORK/wide.tsv" ||
+	fail "tshark failed"
+python3 "$LNETCAP_TEST_DIR/xnode_check.py" "$WORK/wide.tsv" > "$WORK/wide.txt" &&
+	fail "a 100 s window links no wrong message: the 42 s case does not test the window"
+pass "the window matters: $(tail -1 "$WORK/wide.txt")"
