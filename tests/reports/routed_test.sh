@@ -90,6 +90,18 @@ chart-hops)
 	contains "$tmp/m" "participant P1 as 192\.168\.2\.1@o2ib$"
 	contains "$tmp/m" "P0-\)P1: \+0\.000000 FWD GET LNET_RESERVED"
 	;;
+chart-merged)
+	# Merged from the three nodes, a message is one arrow from its sender
+	# plus one per router hop: the receiver's RECV is not a second arrow.
+	command -v mergecap >/dev/null || { echo "SKIP: mergecap missing" >&2; exit 77; }
+	mergecap -w "$tmp/m.pcapng" "$c" "$tmp/router.pcapng" "$tmp/server.pcapng" || fail "mergecap failed"
+	"$lnetcap" -r "$tmp/m.pcapng" > "$tmp/t" || fail "text output failed"
+	records=$(wc -l < "$tmp/t")
+	recvs=$(grep -c "^[0-9:.]* RECV " "$tmp/t")
+	[ "$recvs" -gt 70 ] || fail "only $recvs RECV records in the merged capture"
+	"$lnetcap" -r "$tmp/m.pcapng" --chart=mermaid > "$tmp/m" || fail "chart failed"
+	contains "$tmp/m" "%% lnetcap: $((records - recvs)) messages shown"
+	;;
 *) fail "unknown case" ;;
 esac
 echo "ok [$case]"

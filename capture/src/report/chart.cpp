@@ -44,9 +44,44 @@ void ChartBuilder::push(Arrow a) {
   model_.arrows.push_back(std::move(a));
 }
 
+// How far apart the sender's and the receiver's records of one message may
+// be (clock skew plus router queues), as the plugin's xnode_window.
+constexpr std::uint64_t kSameMessageNs = 10'000'000'000ULL;
+
+bool ChartBuilder::drawn_before(const Message& m) {
+  const RecordHeader& h = m.rec.hdr;
+  // Past the arrow cap nothing is drawn: nothing to remember (bounds memory).
+  if (model_.arrows.size() >= model_.max_arrows) return false;
+  if (h.is_outcome() || (h.direction != LNETCAP_DIR_SEND && h.direction != LNETCAP_DIR_RECV))
+    return false;
+  // Both ends of a message in one record stream only in a merged capture;
+  // tag the key with the end so a SEND pairs only with a RECV.
+  std::vector<std::uint8_t> key(m.rec.lnet_header.begin(), m.rec.lnet_header.end());
+  std::vector<std::uint8_t> other = key;
+  key.push_back(h.direction);
+  other.push_back(h.direction == LNETCAP_DIR_SEND ? LNETCAP_DIR_RECV : LNETCAP_DIR_SEND);
+  auto it = drawn_.find(other);
+  if (it != drawn_.end()) {
+    std::deque<std::uint64_t>& q = it->second;
+    while (!q.empty() && q.front() + kSameMessageNs < m.ts_ns) q.pop_front();
+    if (!q.empty() && q.front() <= m.ts_ns + kSameMessageNs) {
+      q.pop_front();
+      if (q.empty()) drawn_.erase(it);
+      return true;
+    }
+  }
+  std::deque<std::uint64_t>& mine = drawn_[key];
+  if (mine.size() < 4096) mine.push_back(m.ts_ns);  // bounded per header
+  return false;
+}
+
 void ChartBuilder::add(const Message& m) {
   if (!m.lnet.present) return;
   if (model_.arrows.empty() && model_.omitted == 0) model_.first_ts_ns = m.ts_ns;
+  if (drawn_before(m)) {
+    matcher_.observe(m);
+    return;
+  }
   // Matching must see every message even when arrows are no longer drawn,
   // but participants are only created for drawn arrows.
   const bool full = model_.arrows.size() >= model_.max_arrows;
