@@ -111,6 +111,7 @@ typedef struct xn_frame {
 	xn_msg_t *msg;
 	guint32 role;
 	guint32 attempt;           /* 1-based index in attempts, 0 = none */
+	gboolean not_indexed;      /* the cross-node table was full */
 	xn_attempts_t *attempts;
 } xn_frame_t;
 
@@ -490,9 +491,10 @@ void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		fr = wmem_new0(wmem_file_scope(), xn_frame_t);
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, XN_PROTO_DATA_KEY, fr);
 		first_pass(tvb, pinfo, pkt, fr, role, rec_hdr_len, lnet_hdr_len);
-		if (!fr->msg && lnetcap_table_is_full(xnode_map))
-			lnetcap_table_full_note(tvb, pinfo, tree, "cross-node");
+		fr->not_indexed = !fr->msg && lnetcap_table_is_full(xnode_map);
 	}
+	if (fr->not_indexed)
+		lnetcap_table_full_note(tvb, pinfo, tree, "cross-node");
 	m = fr->msg;
 	if (!m)
 		return;
