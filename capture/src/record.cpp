@@ -12,8 +12,9 @@ namespace lnetcap {
 bool RecordHeader::is_outcome() const { return (flags & LNETCAP_REC_F_OUTCOME) != 0; }
 
 bool RecordHeader::is_resend() const {
-  return direction == LNETCAP_DIR_SEND && !is_outcome() && msg_id != 0 &&
-         msg_id != LNETCAP_MSG_ID(std::uint64_t(cpu), seq);
+  // LNet counts the attempts in msg_retry_count: 0 on the first SEND.
+  return direction == LNETCAP_DIR_SEND && !is_outcome() &&
+         (flags & LNETCAP_REC_F_HEALTH_VALID) && retry_count > 0;
 }
 
 void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload,

@@ -34,7 +34,10 @@ resend-text)
 	first=$(grep -E "^[0-9:.]+ SEND .*task xn-alone\[[0-9]+\]" "$tmp/t" | head -1 |
 		sed -E 's/.* seq ([0-9]+) cpu ([0-9]+) .*/\1 cpu \2/')
 	[ -n "$first" ] || fail "no first attempt in the output"
-	contains "$tmp/t" "retry 1 \[resend of seq $first\]"
+	# The resend's health field is the first attempt's failure: shown as
+	# such, not as the health of the resend (which succeeded).
+	contains "$tmp/t" " retry 1 \[resend of seq $first after LOCAL_DROPPED\]"
+	! grep -q "health LOCAL_DROPPED retry 1" "$tmp/t" || fail "the resend printed with the previous failure as its health"
 	;;
 health-by-ni)
 	"$lnetcap" -r "$c" --summary > "$tmp/s" || fail "summary failed"

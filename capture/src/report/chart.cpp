@@ -54,6 +54,11 @@ bool ChartBuilder::drawn_before(const Message& m) {
   if (model_.arrows.size() >= model_.max_arrows) return false;
   if (h.is_outcome() || (h.direction != LNETCAP_DIR_SEND && h.direction != LNETCAP_DIR_RECV))
     return false;
+  // Without the header bytes nothing identifies the message.
+  if (m.rec.lnet_header.empty()) return false;
+  // Only the sender's own SEND and the receiver's own RECV are ends.
+  if (h.local_nid != (h.direction == LNETCAP_DIR_SEND ? m.lnet.src_nid : m.lnet.dest_nid))
+    return false;
   // Both ends of a message in one record stream only in a merged capture;
   // tag the key with the end so a SEND pairs only with a RECV.
   std::vector<std::uint8_t> key(m.rec.lnet_header.begin(), m.rec.lnet_header.end());

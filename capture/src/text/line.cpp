@@ -147,7 +147,10 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
     appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
   if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
   if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
-  if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status) {
+  // A resend's health field is still the failure of the attempt before it
+  // (LNet resets msg_health_status only when the LND completes the send):
+  // it is printed with the resend, not as this attempt's health.
+  if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status && !h.is_resend()) {
     const char* hs = health_name(h.health_status);
     out += " health ";
     out += hs ? hs : std::to_string(h.health_status);
@@ -162,9 +165,17 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   if (h.is_outcome())  // the record of the message it completes: seq S on CPU C
     appendf(out, " [outcome of seq %" PRIu64 " cpu %" PRIu64 "]", h.msg_id & 0xffffffffffffULL,
             (h.msg_id >> 48) - 1);
-  if (h.is_resend())  // which SEND this attempt repeats
-    appendf(out, " [resend of seq %" PRIu64 " cpu %" PRIu64 "]", h.msg_id & 0xffffffffffffULL,
-            (h.msg_id >> 48) - 1);
+  if (h.is_resend()) {  // which SEND this attempt repeats, after which failure
+    if (h.msg_id)
+      appendf(out, " [resend of seq %" PRIu64 " cpu %" PRIu64, h.msg_id & 0xffffffffffffULL,
+              (h.msg_id >> 48) - 1);
+    else
+      out += " [resend";
+    const char* hs = health_name(h.health_status);
+    if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status)
+      out += std::string(" after ") + (hs ? hs : std::to_string(h.health_status));
+    out += ']';
+  }
   if (h.flags & LNETCAP_REC_F_QUEUE_VALID) out += " queue " + report::format_duration(h.queue_ns);
   if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
     out += l.type == LNETCAP_MSG_GET ? ping_kind(h) : ": LNet discovery push";
