@@ -43,9 +43,9 @@ struct RecordHeader {
   /// The record reports the outcome of a message recorded before (msg_id):
   /// it is not a message of its own and is never counted as one.
   bool is_outcome() const;
-  /// A later record of a message recorded before (a resend: LNet keeps the
-  /// message id of its first SEND, whose own cpu/seq msg_id names): one of
-  /// the message's attempts, not a message of its own.
+  /// A resend: a SEND with retry_count > 0 (health fields valid), which
+  /// keeps the msg_id of the message's first SEND.  One of the message's
+  /// attempts, not a message of its own.
   bool is_resend() const;
   /// Needs the 128-byte header: one of the appended fields is set.
   bool has_health_fields() const { return queue_ns || msg_id || drop_reason; }
