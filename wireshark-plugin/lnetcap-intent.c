@@ -70,7 +70,7 @@ void lnetcap_register_intent(int proto)
 		{ &hf_li_start, { "Extent start", "lnetcap.ldlm.layout_intent.start", FT_UINT64, BASE_DEC,
 		  NULL, 0, "lai_extent.e_start", HFILL } },
 		{ &hf_li_end, { "Extent end", "lnetcap.ldlm.layout_intent.end", FT_UINT64,
-		  BASE_DEC | BASE_VAL64_STRING, VALS64(lnetcap_u64_eof_vals), 0, "lai_extent.e_end",
+		  BASE_DEC | BASE_VAL64_STRING | BASE_SPECIAL_VALS, VALS64(lnetcap_u64_eof_vals), 0, "lai_extent.e_end",
 		  HFILL } },
 	};
 	static gint *ett[] = { &ett_li };

@@ -11,7 +11,8 @@
 #include "lnetcap-flags.h"
 
 extern const value_string lnetcap_direction_vals[];
-/* ~0 sentinels: "unknown" (a CPU a converter could not know), "none" (no
+/* ~0 sentinels, for fields with BASE_SPECIAL_VALS (other values print as
+ * plain numbers, not "Unknown (n)"): "unknown" (a CPU a converter could not know), "none" (no
  * supplementary group), "EOF" (OBD_OBJECT_EOF, a lock to the end of file). */
 extern const value_string lnetcap_u32_unknown_vals[];
 extern const value_string lnetcap_u32_none_vals[];

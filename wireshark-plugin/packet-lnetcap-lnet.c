@@ -15,6 +15,7 @@
 #include <wsutil/utf8_entities.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-names.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
@@ -28,6 +29,8 @@ struct lnetcap_lnet_trans_info {
 static int hf_lnet = -1;
 static int hf_dest_nid = -1;
 static int hf_src_nid = -1;
+static int hf_dest_name = -1;
+static int hf_src_name = -1;
 static int hf_any_nid = -1;
 static int hf_nid_raw64 = -1;
 static int hf_nid_size = -1;
@@ -53,6 +56,7 @@ static int hf_incarnation = -1;
 static int hf_hello_type = -1;
 static int hf_payload = -1;
 static int hf_ping = -1;
+static int hf_ping_kind = -1;
 static int hf_ping_magic = -1;
 static int hf_ping_pid = -1;
 static int hf_ping_nnis = -1;
@@ -128,6 +132,26 @@ static void add_wmd(proto_tree *tree, tvbuff_t *tvb, int off)
 
 #define M(s, f) LNETCAP_OFF(struct s, f)
 
+/* Which of LNet's pings a ping GET is.  The wire cannot tell (lib-move.c
+ * lnet_send_ping(), api-ni.c lnet_ping() and peer.c discovery all send the
+ * same GET), the task that sent it can: LNet health's recovery pings come
+ * from the kthread "monitor_thread", discovery's from "lnet_discovery". */
+static const char *lnet_ping_kind(tvbuff_t *tvb)
+{
+	char comm[17];
+
+	if (!(tvb_get_letohs(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags)) &
+	      LNETCAP_REC_F_TASK_VALID))
+		return "unknown";
+	tvb_memcpy(tvb, comm, LNETCAP_OFF(struct lnetcap_rec_hdr, comm), 16);
+	comm[16] = '\0';
+	if (strcmp(comm, "monitor_thread") == 0)
+		return "recovery";
+	if (strcmp(comm, "lnet_discovery") == 0)
+		return "discovery";
+	return "ping";
+}
+
 int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			 guint hdr_off, lnetcap_pkt_t *pkt)
 {
@@ -165,6 +189,17 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			&pkt->dst, pkt->dst_str);
 		add_nid(t, tvb, hf_src_nid, base + M(lnetcap_hdr_nid4, src_nid), FALSE,
 			&pkt->src, pkt->src_str);
+	}
+	/* Names from the NID names file (network name resolution on). */
+	{
+		const char *dn = lnetcap_nid_name(pkt->dst_str, pinfo->pool);
+		const char *sn = lnetcap_nid_name(pkt->src_str, pinfo->pool);
+		if (dn)
+			proto_item_set_generated(proto_tree_add_string(t, hf_dest_name, tvb,
+				base, 0, dn));
+		if (sn)
+			proto_item_set_generated(proto_tree_add_string(t, hf_src_name, tvb,
+				base, 0, sn));
 	}
 	/* The pids, type and length sit at the same place relative to the
 	 * union in both forms. */
@@ -244,10 +279,16 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		col_append_fstr(pinfo->cinfo, COL_INFO, " mb=0x%" G_GINT64_MODIFIER "x",
 				pkt->match_bits);
 	/* LNet's own ping (lnetctl ping, discovery, router and recovery
-	 * checks): a GET on portal 0 with the ping match bits. */
+	 * checks): a GET on portal 0 with the ping match bits.  Which one it
+	 * is shows only in the sending task (lnet_ping_kind). */
 	if (type == LNETCAP_MSG_GET && pkt->portal == LNETCAP_PORTAL_LNET_RESERVED &&
-	    pkt->match_bits == LNETCAP_LNET_PING_MATCHBITS)
-		col_append_str(pinfo->cinfo, COL_INFO, " [ping]");
+	    pkt->match_bits == LNETCAP_LNET_PING_MATCHBITS) {
+		const char *kind = lnet_ping_kind(tvb);
+		proto_item_set_generated(proto_tree_add_string(t, hf_ping_kind, tvb, 0, 0, kind));
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [%s]",
+				strcmp(kind, "recovery") == 0 ? "recovery ping" :
+				strcmp(kind, "discovery") == 0 ? "discovery ping" : "ping");
+	}
 	proto_item_append_text(ti, ", %s %s " UTF8_RIGHTWARDS_ARROW " %s",
 			       val_to_str(type, lnetcap_msg_type_vals, "type %u"),
 			       pkt->src_str, pkt->dst_str);
@@ -463,6 +504,16 @@ void lnetcap_register_lnet(int proto)
 		  BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_payload, { "Payload", "lnetcap.lnet.payload", FT_BYTES, BASE_NONE,
 		  NULL, 0, "Captured payload prefix", HFILL } },
+		{ &hf_dest_name, { "Destination name", "lnetcap.lnet.dest_name", FT_STRING,
+		  BASE_NONE, NULL, 0, "NAME@NET from the NID names file (network name resolution)",
+		  HFILL } },
+		{ &hf_src_name, { "Source name", "lnetcap.lnet.src_name", FT_STRING,
+		  BASE_NONE, NULL, 0, "NAME@NET from the NID names file (network name resolution)",
+		  HFILL } },
+		{ &hf_ping_kind, { "Ping kind", "lnetcap.lnet.ping_kind", FT_STRING, BASE_NONE,
+		  NULL, 0, "recovery (LNet health: monitor_thread), discovery (lnet_discovery), "
+		  "ping (a user's lctl/lnetctl ping, or any other task) or unknown (no task in the "
+		  "record)", HFILL } },
 		{ &hf_ping, { "LNet ping info", "lnetcap.ping", FT_NONE, BASE_NONE,
 		  NULL, 0, "struct lnet_ping_info", HFILL } },
 		{ &hf_ping_magic, { "Magic", "lnetcap.ping.magic", FT_UINT32, BASE_HEX,

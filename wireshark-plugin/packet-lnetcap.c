@@ -20,6 +20,7 @@
 #include <wiretap/wtap.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-names.h"
 #include "lnetcap-tables.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/record.h"
@@ -543,8 +544,8 @@ void proto_register_lnetcap(void)
 		  VALS(lnetcap_health_vals), 0, NULL, HFILL } },
 		{ &hf_rec_retries, { "Retries", "lnetcap.rec.retries", FT_UINT8, BASE_DEC,
 		  NULL, 0, "LNet resends of this message", HFILL } },
-		{ &hf_rec_cpu, { "CPU", "lnetcap.rec.cpu", FT_UINT32, BASE_DEC,
-		  VALS(lnetcap_u32_unknown_vals), 0, "CPU of the capture; unknown for converted files",
+		{ &hf_rec_cpu, { "CPU", "lnetcap.rec.cpu", FT_UINT32,
+		  BASE_DEC | BASE_SPECIAL_VALS, VALS(lnetcap_u32_unknown_vals), 0, "CPU of the capture; unknown for converted files",
 		  HFILL } },
 		{ &hf_rec_pid, { "PID", "lnetcap.rec.pid", FT_UINT32, BASE_DEC,
 		  NULL, 0, "Initiating task", HFILL } },
@@ -645,6 +646,8 @@ void proto_register_lnetcap(void)
 		"Most entries each table kept for matching (request/reply, bulk, cross-node, ...) "
 		"may hold; messages beyond it are not linked and are flagged lnetcap.table.full. "
 		"Bounds the memory a capture can make the plugin use.", 10, &lnetcap_pref_table_limit);
+	lnetcap_xnode_register_prefs(mod);
+	lnetcap_names_register_prefs(mod);
 }
 
 void proto_reg_handoff_lnetcap(void)

@@ -233,6 +233,7 @@ void lnetcap_register_stats_tree(void);
 
 /* Cross-node links in merged captures (packet-lnetcap-xnode.c). */
 void lnetcap_register_xnode(int proto);
+void lnetcap_xnode_register_prefs(module_t *mod);
 void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			const lnetcap_pkt_t *pkt);
 

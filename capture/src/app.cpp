@@ -20,6 +20,7 @@
 #include "live/live_source.h"
 #include "message.h"
 #include "nid.h"
+#include "nid_names.h"
 #include "output/overwrite_guard.h"
 #include "output/rotation.h"
 #include "pcapng_sink.h"
@@ -115,6 +116,14 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
     if (opts.read_file.empty() && opts.from.empty() && !opts.anonymize)
       p.interface_note = "on " + host_name();
     sinks.push_back(std::make_unique<PcapngSink>(p));
+  }
+  // Names for NIDs, like /etc/hosts for tcpdump: the default file when it
+  // exists, the one given, or none with -n.
+  if (!opts.numeric) {
+    if (!opts.nid_names.empty())
+      NidNames::global().load(opts.nid_names);
+    else if (access(kDefaultNidNamesFile, R_OK) == 0)
+      NidNames::global().load(kDefaultNidNamesFile);
   }
   const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();
   const bool print = opts.write_file.empty() ? !reports : opts.print_with_write;

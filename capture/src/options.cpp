@@ -28,6 +28,7 @@ enum LongOnly {
   kOptLocalNid,
   kOptStatsInterval,
   kOptSummary,
+  kOptNidNames,
   kOptChart,
   kOptChartOutput,
   kOptAssert,
@@ -50,7 +51,7 @@ enum LongOnly {
 
 // '+': stop at the first non-option, so filter terms such as "status == -2"
 // and the command after --assert are never taken for options.
-constexpr char kShortOptions[] = "+B:c:C:DF:G:hi:p:qQ:r:s:UvW:w:xz:Z:";
+constexpr char kShortOptions[] = "+B:c:C:DF:G:hi:np:qQ:r:s:UvW:w:xz:Z:";
 
 const option kLongOptions[] = {
     {"buffer-size", required_argument, nullptr, 'B'},
@@ -83,6 +84,7 @@ const option kLongOptions[] = {
     {"local-nid", required_argument, nullptr, kOptLocalNid},
     {"stats-interval", required_argument, nullptr, kOptStatsInterval},
     {"summary", optional_argument, nullptr, kOptSummary},
+    {"nid-names", required_argument, nullptr, kOptNidNames},
     {"chart", required_argument, nullptr, kOptChart},
     {"chart-output", required_argument, nullptr, kOptChartOutput},
     {"assert", required_argument, nullptr, kOptAssert},
@@ -216,6 +218,8 @@ Options parse_options(int argc, char** argv) {
       case kOptLustreVersion: o.lustre_version = arg; break;
       case kOptPort: o.lnet_port = parse_number<std::uint16_t>("--port", arg, 1, 65535); break;
       case kOptLocalNid: o.local_nid = arg; break;
+      case 'n': o.numeric = true; break;
+      case kOptNidNames: o.nid_names = arg; break;
       case kOptStatsInterval:
         o.stats_interval = parse_number<std::uint32_t>("--stats-interval", arg, 1, 86400);
         break;
@@ -331,6 +335,8 @@ Output:
   -q, --quiet              terse output
   -v, --verbose            more detail (repeat for more)
   -x, --hex                hex dump of each payload prefix
+  -n                       NIDs as numbers: no names from the NID names file
+      --nid-names FILE     names for NIDs (default /etc/lnetcap/nids when it exists)
   -U, --packet-buffered    flush output after every message
       --print              print text even when writing a file
       --nano               nanosecond timestamps in text

@@ -32,6 +32,8 @@ struct Options {
   std::string print_format;            // -p FORMAT (lnetdump codes)
   bool print_with_write = false;       // --print: text even with -w
   bool nano = false;                   // --nano: ns timestamps in text
+  bool numeric = false;                // -n: NIDs as numbers, no names file
+  std::string nid_names;               // --nid-names FILE (default /etc/lnetcap/nids)
 
   // Live capture (eBPF)
   std::optional<std::uint32_t> snaplen;  // -s LEN (payload bytes; 0 = headers only)

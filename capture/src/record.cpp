@@ -11,6 +11,12 @@ namespace lnetcap {
 
 bool RecordHeader::is_outcome() const { return (flags & LNETCAP_REC_F_OUTCOME) != 0; }
 
+bool RecordHeader::is_resend() const {
+  // LNet counts the attempts in msg_retry_count: 0 on the first SEND.
+  return direction == LNETCAP_DIR_SEND && !is_outcome() &&
+         (flags & LNETCAP_REC_F_HEALTH_VALID) && retry_count > 0;
+}
+
 void encode_record(const RecordHeader& h, ByteSpan lnet_header, ByteSpan payload,
                    std::vector<std::uint8_t>& out) {
   if (!lnet_header.empty() && lnet_header.size() != LNETCAP_HDR_NID4_LEN &&

@@ -43,6 +43,10 @@ struct RecordHeader {
   /// The record reports the outcome of a message recorded before (msg_id):
   /// it is not a message of its own and is never counted as one.
   bool is_outcome() const;
+  /// A resend: a SEND with retry_count > 0 (health fields valid), which
+  /// keeps the msg_id of the message's first SEND.  One of the message's
+  /// attempts, not a message of its own.
+  bool is_resend() const;
   /// Needs the 128-byte header: one of the appended fields is set.
   bool has_health_fields() const { return queue_ns || msg_id || drop_reason; }
 };

@@ -147,7 +147,7 @@ TEST_F(FormatTest, DefaultLine) {
   out.clear();
   text::format_line(test::ping_get().msg, {}, out);
   EXPECT_NE(out.find("GET 16@kfi > 17@kfi LNET_RESERVED mb 0x8000000000000000 sink 272 len 0 "
-                     "health REMOTE_TIMEOUT retry 1: LNet ping"),
+                     "retry 1 [resend after REMOTE_TIMEOUT]: LNet ping"),
             std::string::npos)
       << out;
   out.clear();

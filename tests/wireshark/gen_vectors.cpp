@@ -18,6 +18,8 @@
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
+// usage: lnetcap_ws_vectors routed DIR
+//   (three SYNTHETIC per-node files of a routed run, see gen_routed.cpp).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
 //   (for the benchmark, see replicate_pcap()).
 #include <array>
@@ -42,6 +44,7 @@
 
 using namespace lnetcap;
 std::uint32_t lnetcap_opcodes_sample(std::mt19937& rng);
+int routed_vectors(const std::string& dir);
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -1748,6 +1751,14 @@ int main(int argc, char** argv) {
     }
   }
   if (argc >= 3 && std::string(argv[1]) == "unreadable") return unreadable_vectors(argv[2]);
+  if (argc >= 3 && std::string(argv[1]) == "routed") {
+    try {
+      return routed_vectors(argv[2]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+      return 1;
+    }
+  }
   if (argc >= 5 && std::string(argv[1]) == "replicate-pcap")
     return replicate_pcap(argv[2], argv[3], std::atoi(argv[4]), 988);
   try {

@@ -44,10 +44,11 @@ void AssertionEngine::observe(const Message& m) {
     for (std::size_t c = 0; c < calls.size(); ++c) {
       if (!calls[c].filter.empty() && !calls[c].filter.matches(m)) continue;
       Accumulator& acc = acc_[a][c];
-      // Messages, not records: an outcome counts for its message only
-      // when the message's own record did not match (count(drop) counts
-      // failed sends once; count(type put) does not count them twice).
-      if (h.is_outcome()) {
+      // Messages, not records: an outcome or a resend counts for its
+      // message only when the message's first record did not match
+      // (count(drop) counts failed sends once; count(type put) does not
+      // count a failed send or a resent one twice).
+      if (h.is_outcome() || h.is_resend()) {
         if (!acc.counted.first(h.msg_id)) continue;
       } else {
         acc.counted.note(h.msg_id);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,6 +61,12 @@ class ChartBuilder {
   // Which lifeline sent each pending request, so its replies (early and
   // final) return there: client, server, reply match bits.
   std::map<std::tuple<Nid, Nid, std::uint64_t>, std::size_t> sender_;
+  // Messages drawn from one end (SEND or RECV) by their whole LNet header,
+  // with the time drawn: in a capture merged from several nodes the other
+  // end's record of the same message (n-th to n-th, within kSameMessageNs)
+  // is the same arrow, not a second one.
+  std::map<std::vector<std::uint8_t>, std::deque<std::uint64_t>> drawn_;
+  bool drawn_before(const Message& m);
 };
 
 /// Mermaid sequenceDiagram text.

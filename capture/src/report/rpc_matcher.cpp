@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "rpc_matcher.h"
 
+#include "nid_names.h"
+
 #include <algorithm>
 #include <set>
 
@@ -31,15 +33,15 @@ bool is_rpc_error(const Message& m) {
 }
 
 std::string peer_key(const Message& m) {
-  if (!m.lnet.present) return m.rec.hdr.peer_nid.to_string();
+  if (!m.lnet.present) return display_nid(m.rec.hdr.peer_nid);
   switch (m.rec.hdr.direction) {
-    case LNETCAP_DIR_SEND: return m.lnet.dest_nid.to_string();
-    case LNETCAP_DIR_RECV: return m.lnet.src_nid.to_string();
+    case LNETCAP_DIR_SEND: return display_nid(m.lnet.dest_nid);
+    case LNETCAP_DIR_RECV: return display_nid(m.lnet.src_nid);
     default: break;
   }
   // Both ends are remote: a request and its reply must land in the same
   // group, so the key does not depend on the message's direction.
-  std::string a = m.lnet.src_nid.to_string(), b = m.lnet.dest_nid.to_string();
+  std::string a = display_nid(m.lnet.src_nid), b = display_nid(m.lnet.dest_nid);
   if (b < a) std::swap(a, b);
   return a + " <-> " + b;
 }

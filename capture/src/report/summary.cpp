@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "summary.h"
 
+#include "nid_names.h"
+
 #include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
 #include "text_escape.h"
@@ -56,6 +58,57 @@ void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
 
 }  // namespace
 
+// The NIDs a ping or discovery reply lists are one peer's (lnet_ping_info:
+// its first entry after the loopback is the primary NID).
+static std::vector<Nid> ping_reply_nids(const Message& m) {
+  std::vector<Nid> nids;
+  const ByteSpan p = m.rec.payload;
+  if (!m.lnet.present || (m.lnet.type != LNETCAP_MSG_REPLY && m.lnet.type != LNETCAP_MSG_PUT) ||
+      p.size() < sizeof(struct lnetcap_ping_info) ||
+      load_le32(p.data()) != LNETCAP_LNET_PROTO_PING_MAGIC)
+    return nids;
+  const std::uint32_t n = load_le32(p.data() + 12);
+  for (std::uint32_t i = 0; i < n && i < 64; ++i) {
+    const std::size_t off = sizeof(struct lnetcap_ping_info) + 16 * std::size_t(i);
+    if (off + 8 > p.size()) break;
+    const Nid nid = Nid::from_nid4(load_le64(p.data() + off));
+    if (nid.type != LNETCAP_LND_LOLND) nids.push_back(nid);
+  }
+  return nids;
+}
+
+std::string Summary::peer_ni_key(const Nid& nid) const {
+  auto it = primary_.find(nid);
+  if (it == primary_.end() || it->second == nid) return display_nid(nid);
+  return display_nid(it->second) + " / " + display_nid(nid);
+}
+
+void Summary::add_health(const Message& m) {
+  const RecordHeader& h = m.rec.hdr;
+  const std::vector<Nid> peer = ping_reply_nids(m);
+  if (peer.size() > 1)
+    for (const Nid& n : peer) primary_.emplace(n, peer.front());
+  if (!(h.flags & LNETCAP_REC_F_HEALTH_VALID)) return;
+  const bool attempt = (h.direction == LNETCAP_DIR_SEND || h.direction == LNETCAP_DIR_FORWARD) &&
+                       !h.is_outcome();
+  const bool failure = h.direction == LNETCAP_DIR_DROP && h.health_status != LNETCAP_HEALTH_OK &&
+                       (h.drop_reason == LNETCAP_DROP_SEND_FAILED ||
+                        h.drop_reason == LNETCAP_DROP_SEND_BEFORE_LND);
+  if (!attempt && !failure) return;
+  const char* hs = health_name(h.health_status);
+  const std::string why = hs ? hs : "health_" + std::to_string(h.health_status);
+  for (NiHealth* n : {&acc_.lnet.by_local_ni[h.local_nid.to_string()],
+                      &acc_.lnet.by_peer_ni[h.peer_nid.to_string()]}) {
+    if (attempt) {
+      ++n->attempts;
+      if (h.is_resend() || h.retry_count) ++n->resends;
+    } else {
+      ++n->failures;
+      ++n->failures_by_health[why];
+    }
+  }
+}
+
 void Summary::add(const Message& m) {
   const RecordHeader& h = m.rec.hdr;
   if (h.direction == LNETCAP_DIR_DROP) {
@@ -66,7 +119,9 @@ void Summary::add(const Message& m) {
     acc_.lnet.queue_by_peer[h.peer_nid.to_string()].push_back(h.queue_ns);
     acc_.lnet.queue_by_ni[h.local_nid.to_string()].push_back(h.queue_ns);
   }
-  if (h.is_outcome()) return;  // its message was counted by its own record
+  add_health(m);
+  // Outcomes and resends belong to a message counted by its first record.
+  if (h.is_outcome() || h.is_resend()) return;
   if (acc_.total.messages == 0 || m.ts_ns < acc_.first_ts_ns) acc_.first_ts_ns = m.ts_ns;
   if (m.ts_ns > acc_.last_ts_ns) acc_.last_ts_ns = m.ts_ns;
 
@@ -120,6 +175,19 @@ void Summary::add(const Message& m) {
 
 SummaryReport Summary::report() const {
   SummaryReport r = acc_;
+  // A multi-rail peer's NIDs under its primary NID, once any ping reply
+  // named them (also for attempts recorded before that reply).
+  // Names for NIDs apply here too (keys are NIDs while counting).
+  r.lnet.by_peer_ni.clear();
+  for (const auto& [k, v] : acc_.lnet.by_peer_ni) {
+    const std::optional<Nid> nid = Nid::parse(k);
+    r.lnet.by_peer_ni[nid ? peer_ni_key(*nid) : k] = v;
+  }
+  r.lnet.by_local_ni.clear();
+  for (const auto& [k, v] : acc_.lnet.by_local_ni) {
+    const std::optional<Nid> nid = Nid::parse(k);
+    r.lnet.by_local_ni[nid ? display_nid(*nid) : k] = v;
+  }
   for (const RpcRequest& req : matcher_.pending())
     add_rpc_figure(r, request_keys(req), [](GroupStats& g, const void*) { ++g.unanswered; },
                    nullptr);

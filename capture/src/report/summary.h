@@ -15,7 +15,13 @@
 //    is not a message: it counts only in drops by reason;
 //  - LNet health: every DROP counts in drops by reason; queue time (how
 //    long LNet held a message before the LND, records with QUEUE_VALID) per
-//    next-hop peer and per local NI;
+//    next-hop peer and per local NI; every SEND/FWD record with health
+//    fields is an attempt of its local NI and its next-hop peer NI, a
+//    resend (record.h: msg_id of an earlier SEND) also a resend there, and
+//    a send-side DROP a failure by its health status (a resend's own health
+//    field is the previous attempt's failure, so it is not counted again);
+//  - a resend is not a message of its own: it counts only in the health
+//    figures, like an outcome record;
 //  - an error is a final reply that reports a failure (is_rpc_error: error
 //    reply, negative errno or ELDLM_* >= 300); other positive statuses are
 //    results such as the byte count of OST_READ.  Requests are never
@@ -50,12 +56,25 @@ inline constexpr std::array<Dimension, 4> kDimensions = {Dimension::kOpcode, Dim
 /// "opcode", "portal", "peer", "jobid": table headings, JSON keys, Prometheus labels.
 const char* dimension_name(Dimension d);
 
+/// Send attempts through one NI (local) or to one peer NI: what flaps.
+struct NiHealth {
+  std::uint64_t attempts = 0;  // SEND and FWD records, resends included
+  std::uint64_t resends = 0;   // attempts that repeat a failed one
+  std::uint64_t failures = 0;  // failed attempts (their DROP records)
+  std::map<std::string, std::uint64_t> failures_by_health;  // "LOCAL_DROPPED" -> n
+};
+
 /// LNet's own view: drops and the time messages waited for credits.
 struct LnetHealth {
   std::map<std::string, std::uint64_t> drops_by_reason;  // "no-match" -> count
   std::map<std::string, std::vector<std::uint64_t>> queue_by_peer, queue_by_ni;  // ns samples
+  std::map<std::string, NiHealth> by_local_ni;
+  // Keyed "PEER" or, for a multi-rail peer whose NIDs a ping or discovery
+  // reply in the capture listed, "PRIMARY NID / PEER NID".
+  std::map<std::string, NiHealth> by_peer_ni;
   bool empty() const {
-    return drops_by_reason.empty() && queue_by_peer.empty() && queue_by_ni.empty();
+    return drops_by_reason.empty() && queue_by_peer.empty() && queue_by_ni.empty() &&
+           by_local_ni.empty();
   }
 };
 
@@ -83,8 +102,12 @@ class Summary {
   SummaryReport report() const;
 
  private:
+  void add_health(const Message& m);
+  std::string peer_ni_key(const Nid& nid) const;
+
   SummaryReport acc_;
   RpcMatcher matcher_;
+  std::map<Nid, Nid> primary_;  // NID -> first NID of its peer (ping replies)
 };
 
 /// Group keys of one message or request (exposed for the tests).

@@ -47,6 +47,24 @@ std::string queue_json(const std::map<std::string, std::vector<std::uint64_t>>& 
   return out + "}";
 }
 
+std::string ni_json(const std::map<std::string, NiHealth>& m) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    out += std::string(first ? "" : ", ") + json_string(k) + ": {\"attempts\": " +
+           num(v.attempts) + ", \"resends\": " + num(v.resends) + ", \"failures\": " +
+           num(v.failures) + ", \"failures_by_health\": {";
+    bool f2 = true;
+    for (const auto& [why, n] : v.failures_by_health) {
+      out += std::string(f2 ? "" : ", ") + json_string(why) + ": " + num(n);
+      f2 = false;
+    }
+    out += "}}";
+    first = false;
+  }
+  return out + "}";
+}
+
 }  // namespace
 
 std::string render_json(const SummaryReport& r) {
@@ -80,7 +98,11 @@ std::string render_json(const SummaryReport& r) {
       first = false;
     }
     out += "}, \"queue_ns_by_peer\": " + queue_json(r.lnet.queue_by_peer) +
-           ", \"queue_ns_by_ni\": " + queue_json(r.lnet.queue_by_ni) + "}";
+           ", \"queue_ns_by_ni\": " + queue_json(r.lnet.queue_by_ni);
+    if (!r.lnet.by_local_ni.empty())
+      out += ", \"health_by_local_ni\": " + ni_json(r.lnet.by_local_ni) +
+             ", \"health_by_peer_ni\": " + ni_json(r.lnet.by_peer_ni);
+    out += "}";
   }
   return out + "\n}\n";
 }

@@ -73,7 +73,26 @@ void queue_section(std::string& out, const char* by,
 // LNet's side: how long messages waited before the LND (credits, delay
 // rules), and what LNet dropped, by reason.  Absent when the capture has
 // none of it (files converted from TCP, older captures).
+// Attempts, resends and failures by health status per NI: a flapping
+// interface is the row whose failures and resends stand out.
+void ni_section(std::string& out, const char* heading, const std::map<std::string, NiHealth>& m) {
+  if (m.empty()) return;
+  std::size_t kw = std::string(heading).size();
+  for (const auto& [k, v] : m) kw = std::max(kw, k.size());
+  out += "\n" + pad(heading, kw, false) + " " + pad("attempts", 9, true) + " " +
+         pad("resends", 8, true) + " " + pad("failed", 7, true) + "  failures by health\n";
+  for (const auto& [k, v] : m) {
+    out += pad(k, kw, false) + " " + pad(std::to_string(v.attempts), 9, true) + " " +
+           pad(std::to_string(v.resends), 8, true) + " " + pad(std::to_string(v.failures), 7, true);
+    if (!v.failures_by_health.empty()) out += " ";
+    for (const auto& [why, n] : v.failures_by_health) out += " " + why + " " + std::to_string(n);
+    out += "\n";
+  }
+}
+
 void lnet_health_sections(std::string& out, const LnetHealth& l) {
+  ni_section(out, "LNet health by local NI", l.by_local_ni);
+  ni_section(out, "LNet health by peer NI", l.by_peer_ni);
   queue_section(out, "peer", l.queue_by_peer);
   queue_section(out, "NI", l.queue_by_ni);
   if (!l.drops_by_reason.empty()) {

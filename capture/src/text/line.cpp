@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "line.h"
 
+#include "nid_names.h"
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -12,6 +14,18 @@
 
 namespace lnetcap::text {
 namespace {
+
+// Which of LNet's pings a ping GET is: the wire cannot tell (lnet_send_ping,
+// lnet_ping and discovery send the same GET), the sending task can: LNet
+// health's recovery pings come from the kthread "monitor_thread", discovery
+// pings from "lnet_discovery" (Lustre 2.16 lib-move.c, peer.c).
+const char* ping_kind(const RecordHeader& h) {
+  if (h.flags & LNETCAP_REC_F_TASK_VALID) {
+    if (h.comm == "monitor_thread") return ": LNet recovery ping";
+    if (h.comm == "lnet_discovery") return ": LNet discovery ping";
+  }
+  return ": LNet ping";
+}
 
 void appendf(std::string& out, const char* fmt, auto... args) {
   char b[128];
@@ -34,7 +48,7 @@ const char* direction_word(std::uint32_t d) {
 // 12345 is left out to keep lines short.
 void endpoint(std::string& out, const Nid& nid, std::uint32_t pid) {
   if (pid != LNETCAP_LNET_PID_LUSTRE) appendf(out, "%" PRIu32 "-", pid);
-  out += nid.to_string();
+  out += display_nid(nid);
 }
 
 void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
@@ -133,7 +147,10 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
     appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
   if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
   if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
-  if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status) {
+  // A resend's health field is still the failure of the attempt before it
+  // (LNet resets msg_health_status only when the LND completes the send):
+  // it is printed with the resend, not as this attempt's health.
+  if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status && !h.is_resend()) {
     const char* hs = health_name(h.health_status);
     out += " health ";
     out += hs ? hs : std::to_string(h.health_status);
@@ -148,14 +165,25 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   if (h.is_outcome())  // the record of the message it completes: seq S on CPU C
     appendf(out, " [outcome of seq %" PRIu64 " cpu %" PRIu64 "]", h.msg_id & 0xffffffffffffULL,
             (h.msg_id >> 48) - 1);
+  if (h.is_resend()) {  // which SEND this attempt repeats, after which failure
+    if (h.msg_id)
+      appendf(out, " [resend of seq %" PRIu64 " cpu %" PRIu64, h.msg_id & 0xffffffffffffULL,
+              (h.msg_id >> 48) - 1);
+    else
+      out += " [resend";
+    const char* hs = health_name(h.health_status);
+    if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status)
+      out += std::string(" after ") + (hs ? hs : std::to_string(h.health_status));
+    out += ']';
+  }
   if (h.flags & LNETCAP_REC_F_QUEUE_VALID) out += " queue " + report::format_duration(h.queue_ns);
   if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
-    out += l.type == LNETCAP_MSG_GET ? ": LNet ping" : ": LNet discovery push";
+    out += l.type == LNETCAP_MSG_GET ? ping_kind(h) : ": LNet discovery push";
   else
     rpc_summary(m, st, out);
   if (st.verbose > 0) {
     appendf(out, " {%s ni %s peer %s seq %" PRIu64, hook_name(h.hook) ? hook_name(h.hook) : "?",
-            h.local_nid.to_string().c_str(), h.peer_nid.to_string().c_str(), h.seq);
+            display_nid(h.local_nid).c_str(), display_nid(h.peer_nid).c_str(), h.seq);
     if (h.cpu != LNETCAP_CPU_UNKNOWN) appendf(out, " cpu %" PRIu32, h.cpu);
     if (h.flags & LNETCAP_REC_F_TASK_VALID)
       appendf(out, " task %s[%" PRIu32 "]", report::wire_text(h.comm).c_str(), h.pid);
