@@ -175,7 +175,7 @@ anonymize)
   [ "$(stat -c %s "$tmp/new.key")" -ge 16 ] || fail "new key file too short" ;;
 stdin-tcpdump)
   # A tcpdump capture on a pipe is told from lnetcap pcapng by its first byte.
-  corpus=$src/../shared/corpus/lnet-socklnd.pcap
+  corpus=$src/tests/data/corpus/lnet-socklnd.pcap
   [ -f "$corpus" ] || { echo "SKIP: corpus missing"; exit 77; }
   "$lnetcap" -r - -q -v <"$corpus" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "lnetcap -r - failed"; }
   [ "$(lines "$tmp/out")" = 2910 ] || fail "expected 2910 messages from the piped tcpdump file"
