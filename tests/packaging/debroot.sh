@@ -49,7 +49,12 @@ debroot_create() {
 	77) skip "the Debian archive ($DEBROOT_MIRROR) cannot be reached: no $suite root" ;;
 	*) fail "mmdebstrap of Debian $suite failed (log: $tarball.log)" ;;
 	esac
-	rm -rf "$root"
+	# Never delete through a mount left over from a killed run (a bound /dev
+	# or apt cache would be emptied on the host).
+	if awk -v r="$(realpath -m "$root")/" 'index($2 "/", r) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+		fail "something is still mounted under $root (umount it): $(awk -v r="$(realpath -m "$root")/" 'index($2 "/", r) == 1 { print $2 }' /proc/mounts)"
+	fi
+	rm -rf --one-file-system "$root"
 	mkdir -p "$root"
 	tar -C "$root" -xf "$tarball" || fail "unpacking $tarball"
 	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
