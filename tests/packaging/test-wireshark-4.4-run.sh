@@ -54,7 +54,7 @@ tar -C "$SRC" --exclude=./.git --exclude='./build' --exclude='./build-*' --exclu
 t0=$(date +%s)
 if ! debroot_run "$ROOT" "cmake -S /src/lnetcap -B /src/build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DLNETCAP_BUILD_PLUGIN=ON -DLNETCAP_BUILD_BPF=OFF -DBUILD_TESTING=ON &&
-	cmake --build /src/build -j2 --target lnetcap lnetcap_plugin lnetcap_ws_vectors" \
+	cmake --build /src/build -j2 --target lnetcap lnetcap_plugin lnetcap_ws_vectors -- -k 0" \
 	>"$WORK/build.log" 2>&1; then
 	grep -E 'error|undefined|CMake Error' "$WORK/build.log" | head -40 >&2
 	fail "building lnetcap and the plugin in the Debian 13 root failed (log: $WORK/build.log)"
