@@ -35,9 +35,9 @@ debroot_create() {
 		local inc
 		inc=$(IFS=,; echo "$*")
 		echo "making a Debian $suite root with mmdebstrap (cached as $tarball)"
-		if ! timeout 1800 mmdebstrap --variant=apt ${inc:+--include="$inc"} \
+		if ! timeout 1800 mmdebstrap --variant=apt --format=tar ${inc:+--include="$inc"} \
 			"$suite" "$tarball.tmp" "$DEBROOT_MIRROR" >"$tarball.log" 2>&1; then
-			rm -f "$tarball.tmp"
+			rm -rf --one-file-system "$tarball.tmp"
 			debroot_reachable || exit 77
 			tail -20 "$tarball.log" >&2
 			exit 1

@@ -59,7 +59,7 @@ if ! debroot_run "$ROOT" "cmake -S /src/lnetcap -B /src/build -G Ninja -DCMAKE_B
 	grep -E 'error|undefined|CMake Error' "$WORK/build.log" | head -40 >&2
 	fail "building lnetcap and the plugin in the Debian 13 root failed (log: $WORK/build.log)"
 fi
-ls "$ROOT"/src/build/*/plugins/4.4/epan/lnetcap.so "$ROOT"/src/build/plugins/4.4/epan/lnetcap.so 2>/dev/null | grep -q . ||
+[ -n "$(find "$ROOT/src/build" -path '*/plugins/4.4/epan/lnetcap.so')" ] ||
 	fail "no plugins/4.4/epan/lnetcap.so in the Debian 13 build: $(cd "$ROOT/src/build" && find . -name lnetcap.so)"
 pass "lnetcap and the plugin built against Wireshark $wsver in $(( $(date +%s) - t0 )) s"
 
