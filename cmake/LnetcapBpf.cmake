@@ -11,7 +11,7 @@
 #     DEFINES (one skeleton per attach mode).
 #
 # Nothing generated here lives in the source tree.  No vmlinux.h is used:
-# the programs read kernel memory through offsets (bpf/lnetcap_layout.h), so
+# the programs read kernel memory through offsets (struct lnetcap_layout in bpf/lnetcap_abi.h), so
 # they only need UAPI headers and libbpf's bpf_helpers.h/bpf_tracing.h.
 
 include_guard(GLOBAL)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * packet-lnetcap-ldlm.c - LDLM bodies (PROTOCOL.md 4.2/4.3): ldlm_request
+ * packet-lnetcap-ldlm.c - LDLM bodies (docs/protocol.md 4.2/4.3): ldlm_request
  * and ldlm_reply with their lock descriptor (resource id and its FID,
  * modes, extent/inodebits/flock policy, flags, handles), the enqueue
  * intent and what follows it (mdt_body, reint record, name), and the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * packet-lnetcap-mdt.c - MDS bodies (PROTOCOL.md 4.2/4.3): mdt_body for
+ * packet-lnetcap-mdt.c - MDS bodies (docs/protocol.md 4.2/4.3): mdt_body for
  * getattr-style RPCs and every MDS reply, mdt_ioepoch for close, and the
  * MDS_REINT record in its variants (setattr, create, link, unlink, rename,
  * open, setxattr, ...) with the names that follow it.  The intent part of
@@ -216,7 +216,7 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	proto_tree_add_item(t, op == LNETCAP_REINT_SETATTR ? hf_sa_padding_1 : hf_r_suppgid2, tvb,
 			    RR(rr_suppgid2), enc);
 	lnetcap_add_fid(t, tvb, pinfo, off + 40, enc, hf_r_fid1, NULL);
-	/* Variant fields after byte 40 (PROTOCOL.md 4.3, mdt_rec_*). */
+	/* Variant fields after byte 40 (docs/protocol.md 4.3, mdt_rec_*). */
 	switch (op) {
 	case LNETCAP_REINT_SETATTR:
 		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETATTR_OFF_VALID, 8, enc);

@@ -3,7 +3,7 @@
  * packet-lnetcap-obd.c - connect RPCs (OST_CONNECT, MDS_CONNECT,
  * MGS_CONNECT: target and client obd_uuid, the import handle and
  * obd_connect_data) and OBD_PING, which has no body beyond ptlrpc_body.
- * Layouts: RQF_*_CONNECT in PROTOCOL.md 4.2, obd_connect_data in 4.3.
+ * Layouts: RQF_*_CONNECT in docs/protocol.md 4.2, obd_connect_data in 4.3.
  */
 #include <epan/packet.h>
 #include <epan/expert.h>

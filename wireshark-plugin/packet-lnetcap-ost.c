@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * packet-lnetcap-ost.c - OST bodies (PROTOCOL.md 4.2/4.3): ost_body (= obdo)
+ * packet-lnetcap-ost.c - OST bodies (docs/protocol.md 4.2/4.3): ost_body (= obdo)
  * in every OST request and reply, and for OST_READ/OST_WRITE the obd_ioobj
  * and niobuf_remote arrays of the request and the per-niobuf return codes
  * of the write reply.

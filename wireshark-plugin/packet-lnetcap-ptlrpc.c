@@ -7,7 +7,7 @@
  *
  * Matching: a request PUT carries the XID as match bits; the reply PUT
  * comes back with the same match bits, or with the request's pb_mbits when
- * OBD_CONNECT2_REP_MBITS was negotiated (PROTOCOL.md 3.5).  Both are
+ * OBD_CONNECT2_REP_MBITS was negotiated (docs/protocol.md 3.5).  Both are
  * indexed per (client NID, server NID).  The first pass fills the table;
  * later passes only read what each frame remembered.
  */
@@ -126,7 +126,7 @@ static void lnetcap_add_srt_row(proto_tree *tree, tvbuff_t *tvb, guint32 opc)
 
 static void make_key(trans_key_t *key, const lnetcap_nid_t *client, const lnetcap_nid_t *server,
 		     guint64 mbits);
-/* Bulk match bits -> the RPC whose bulk they carry (PROTOCOL.md 3.5). */
+/* Bulk match bits -> the RPC whose bulk they carry (docs/protocol.md 3.5). */
 static wmem_map_t *bulk_map;
 /* What the last PUT with these match bits was, so its ACK (which carries
  * only the match bits) can be told apart: a reply or a bulk transfer. */

@@ -70,7 +70,7 @@ struct Message {
   LdlmFields dlm;
 
   /// The RPC's XID when the message belongs to one: the LNet match bits of
-  /// a request or reply PUT (PROTOCOL.md 3.5).
+  /// a request or reply PUT (docs/protocol.md 3.5).
   std::optional<std::uint64_t> xid() const;
 };
 

@@ -6,7 +6,7 @@
  *
  * Source of truth: Lustre master c881f8ebcb, lustre_idl.h, lustre_user.h,
  * lustre_dlm_flags.h and the offsets checked by lustre/ptlrpc/wiretest.c,
- * as summarised in ../shared/docs/PROTOCOL.md sections 4.1-4.3.
+ * as summarised in docs/protocol.md sections 4.1-4.3.
  * Byte order: that of the enclosing lustre_msg (see ptlrpc.h).
  */
 #ifndef LNETCAP_BODIES_H
@@ -432,7 +432,7 @@ enum lnetcap_reint_op {
 
 /* Generic reint record (every mdt_rec_* variant is 136 bytes and shares the
  * first 40 bytes).  Variant fields after byte 40 are documented in
- * PROTOCOL.md 4.3 and decoded by offset in the plugin. */
+ * docs/protocol.md 4.3 and decoded by offset in the plugin. */
 struct lnetcap_mdt_rec_reint {
 	__u32 rr_opcode;
 	__u32 rr_cap;
@@ -476,7 +476,7 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_umask, 128);
 #define LNETCAP_SETXATTR_OFF_SIZE 112
 #define LNETCAP_SETXATTR_OFF_FLAGS 116
 
-/* --- Statfs (OST_STATFS / MDS_STATFS reply, PROTOCOL.md 4.3) --------------- */
+/* --- Statfs (OST_STATFS / MDS_STATFS reply, docs/protocol.md 4.3) ---------- */
 struct lnetcap_obd_statfs {
 	__u64 os_type;
 	__u64 os_blocks;
@@ -537,7 +537,7 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_connect_flags2, 80);
 #define LNETCAP_OBD_CONNECT2_REP_MBITS 0x100000ULL
 #define LNETCAP_OBD_CONNECT_BULK_MBITS 0x2000000000000000ULL
 
-/* ocd_connect_flags (OBD_CONNECT_*), PROTOCOL.md 4.3.  X(NAME, bit) */
+/* ocd_connect_flags (OBD_CONNECT_*), docs/protocol.md 4.3.  X(NAME, bit) */
 #define LNETCAP_OBD_CONNECT_FLAG_LIST(X)                                       \
 	X(RDONLY, 0x1ULL) X(INDEX, 0x2ULL) X(MDS, 0x4ULL) X(GRANT, 0x8ULL)     \
 	X(SRVLOCK, 0x10ULL) X(VERSION, 0x20ULL) X(MGS_NIDLIST, 0x40ULL)        \
@@ -569,7 +569,7 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_obd_connect_data, ocd_connect_flags2, 80);
 	X(BULK_MBITS, 0x2000000000000000ULL)                                   \
 	X(OBDOPACK, 0x4000000000000000ULL) X(FLAGS2, 0x8000000000000000ULL)
 
-/* ocd_connect_flags2 (OBD_CONNECT2_*), PROTOCOL.md 4.3.  X(NAME, bit) */
+/* ocd_connect_flags2 (OBD_CONNECT2_*), docs/protocol.md 4.3.  X(NAME, bit) */
 #define LNETCAP_OBD_CONNECT2_FLAG_LIST(X)                                      \
 	X(FILE_SECCTX, 0x1ULL) X(LOCKAHEAD, 0x2ULL) X(DIR_MIGRATE, 0x4ULL)     \
 	X(SUM_STATFS, 0x8ULL) X(OVERSTRIPING, 0x10ULL) X(FLR, 0x20ULL)         \

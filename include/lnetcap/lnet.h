@@ -9,7 +9,7 @@
  *   include/uapi/linux/lnet/nidstr.h      (LND types)
  *   include/linux/lnet/lib-types.h        (enum lnet_msg_hstatus)
  *   include/uapi/linux/lustre/lustre_idl.h (portal numbers)
- * as summarised in ../shared/docs/PROTOCOL.md sections 1, 2 and 6.4.
+ * as summarised in docs/protocol.md sections 1, 2 and 6.4.
  *
  * Byte order: the 72-byte nid4 header is little-endian on the wire.  The
  * 96-byte nid16 header is the in-memory struct lnet_hdr with pids, type and

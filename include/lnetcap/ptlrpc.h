@@ -7,7 +7,7 @@
  *   include/uapi/linux/lustre/lustre_idl.h (structs, opcodes; wiretest.c)
  *   lustre/ptlrpc/lproc_ptlrpc.c          (opcode names)
  *   lustre/include/lustre_errno.h         (network errno values)
- * as summarised in ../shared/docs/PROTOCOL.md sections 3 and 4.1.
+ * as summarised in docs/protocol.md sections 3 and 4.1.
  *
  * Byte order: a lustre_msg is written in the SENDER's native order; read
  * lm_magic as little-endian: LUSTRE_MSG_MAGIC_V2 means LE, the swabbed
@@ -152,7 +152,7 @@ enum lnetcap_ptl_rpc_msg {
 	X(NEXT_VER, 0x80)                                                      \
 	X(TRANSNO, 0x100)
 
-/* --- Opcodes (PROTOCOL.md 4.1): X(ENUM_NAME, value, "stats name") ---------
+/* --- Opcodes (docs/protocol.md 4.1): X(ENUM_NAME, value, "stats name") ----
  * Obsolete numbers that a current peer never sends are kept, so old traces
  * still get names.  Sorted by value.
  */

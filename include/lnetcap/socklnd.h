@@ -11,7 +11,7 @@
  *                                         ksock_msg_hdr, KSOCK_MSG_*,
  *                                         KSOCK_PROTO_V*)
  *   include/uapi/linux/lnet/socklnd.h    (SOCKLND_CONN_*)
- * as summarised in ../shared/docs/PROTOCOL.md section 5.1.
+ * as summarised in docs/protocol.md section 5.1.
  *
  * Byte order: everything here is in the SENDER's native order; a receiver
  * recognises a byte-swapped magic and flips.  The LNet header that follows

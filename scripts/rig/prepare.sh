@@ -139,7 +139,7 @@ if [ "$(cat "$KM/.hash" 2>/dev/null)" != "$khash-$KVER" ]; then
 	done
 	cp "$KM/src/lnet/lnet.ko" "$KM/src/lnetcap_kfunc/lnetcap_kfunc.ko" "$KM/nobtf/"
 	cp "$KM/nobtf/"*.ko "$KM/btf/"
-	# Same steps and flags as Makefile.modfinal (scripts/pahole-flags.sh
+	# Same steps and flags as the kernel's Makefile.modfinal (its pahole-flags.sh
 	# for pahole 1.24: --btf_gen_floats -j).
 	for ko in "$KM/btf/"*.ko; do
 		LLVM_OBJCOPY=objcopy pahole -J --btf_gen_floats -j \

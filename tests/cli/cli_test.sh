@@ -4,8 +4,9 @@
 # Each case runs the real lnetcap binary and checks its output, exit status
 # and the files it writes.  Golden text lives in tests/cli/golden/ (origin:
 # lnetcap's own output on samples/synthetic-rpcs.pcapng, checked by hand
-# against tests/tools/make_synthetic_sample.cpp; regenerate with
-# tests/cli/update-golden.sh after an intended change).
+# against tests/tools/make_synthetic_sample.cpp; after an intended change,
+# rewrite them with the commands of the cases read-text and pretty-lnetdump,
+# e.g. build/capture/lnetcap -r samples/synthetic-rpcs.pcapng >tests/cli/golden/synthetic.txt).
 set -uo pipefail
 build=$1 src=$2 case=$3
 lnetcap=$build/capture/lnetcap
@@ -175,7 +176,7 @@ anonymize)
   [ "$(stat -c %s "$tmp/new.key")" -ge 16 ] || fail "new key file too short" ;;
 stdin-tcpdump)
   # A tcpdump capture on a pipe is told from lnetcap pcapng by its first byte.
-  corpus=$src/../shared/corpus/lnet-socklnd.pcap
+  corpus=$src/tests/data/corpus/lnet-socklnd.pcap
   [ -f "$corpus" ] || { echo "SKIP: corpus missing"; exit 77; }
   "$lnetcap" -r - -q -v <"$corpus" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "lnetcap -r - failed"; }
   [ "$(lines "$tmp/out")" = 2910 ] || fail "expected 2910 messages from the piped tcpdump file"

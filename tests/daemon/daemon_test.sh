@@ -14,7 +14,7 @@ lnetcapd=$build/capture/lnetcapd
 pcap_dump=$build/tests/pcap_dump
 sample=$src/samples/lustre-fs-part1.pcapng
 socklnd_sample=$src/samples/lnet-socklnd.pcapng
-corpus=$src/../shared/corpus/lustre-fs-part1.pcap
+corpus=$src/tests/data/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
 TEST_CASE=$case
 . "$src/tests/support/testlib.sh"

@@ -25,8 +25,8 @@ build=$1 src=$2
 lnetcap=$build/capture/lnetcap
 lnetcapd=$build/capture/lnetcapd
 pcap_dump=$build/tests/pcap_dump
-corpus_fs=$src/../shared/corpus/lustre-fs-part1.pcap
-corpus_socklnd=$src/../shared/corpus/lnet-socklnd.pcap
+corpus_fs=$src/tests/data/corpus/lustre-fs-part1.pcap
+corpus_socklnd=$src/tests/data/corpus/lnet-socklnd.pcap
 export TZ=UTC LC_ALL=C
 
 TEST_CASE=netns-cluster

@@ -15,7 +15,7 @@ set -uo pipefail
 build=$1 src=$2
 lnetcap=$build/capture/lnetcap
 lnetcapd=$build/capture/lnetcapd
-corpus=$src/../shared/corpus/lustre-fs-part1.pcap
+corpus=$src/tests/data/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
 TEST_CASE=prometheus
 . "$src/tests/support/testlib.sh"

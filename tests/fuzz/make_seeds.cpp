@@ -6,7 +6,7 @@
 //   OUTDIR/record/ one file per record of a new shape (message type,
 //   portal, opcode, hook, header form...), and OUTDIR/pcapng/ small pcapng
 //   files: every interface plus three records from each such shape;
-// - a tcpdump capture of socklnd traffic (../shared/corpus/*.pcap) gives
+// - a tcpdump capture of socklnd traffic (tests/data/corpus/*.pcap) gives
 //   OUTDIR/socklnd/ windows of consecutive frames in fuzz_socklnd's format
 //   (socklnd_input.h), the first at the start of the capture so the
 //   connection requests and HELLOs are in it.

@@ -30,7 +30,7 @@ make_seeds() {
 		"$LNETCAP_VECTORS" "$work/seeds/vectors-$m.pcapng" "$m" >/dev/null || fail "plugin test vectors ($m)"
 		inputs+=("$work/seeds/vectors-$m.pcapng")
 	done
-	local corpus=$src/../shared/corpus
+	local corpus=$src/tests/data/corpus
 	if ls "$corpus"/*.pcap >/dev/null 2>&1; then
 		inputs+=("$corpus"/*.pcap)
 	else

@@ -31,3 +31,36 @@ ts() {
 		WIRESHARK_PLUGIN_DIR="$pdir" WIRESHARK_CONFIG_DIR="$cdir" \
 		WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 tshark "$@")
 }
+
+# build_debs DIR: dpkg-buildpackage -b of a copy of the source tree in
+# DIR/src/lnetcap-VERSION (so the packaging never writes into the
+# developers' tree); the .debs land in DIR/src.  Skips (77) when build
+# dependencies are missing.  LNETCAP_PKG_REUSE=1 checks the packages of the
+# previous run again without rebuilding them (for working on a test).
+build_debs() {
+	local WORK=$1 tree=$1/src/lnetcap-$VERSION t0
+	if [ "${LNETCAP_PKG_REUSE:-0}" = 1 ] && ls "$WORK"/src/*.deb >/dev/null 2>&1; then
+		echo "reusing the packages in $WORK/src"
+	else
+		rm -rf "$WORK"
+		mkdir -p "$tree"
+		# Build trees and git data are left out.
+		tar -C "$SRC" --exclude=./.git --exclude='./build' --exclude='./build-*' \
+			--exclude='./obj-*' --exclude=./debian/tmp --exclude='./.cache' -cf - . |
+			tar -C "$tree" -xf - || fail "copying the source tree"
+
+		cd "$tree"
+		dpkg-checkbuilddeps -B -Pnocheck 2>"$WORK/builddeps.txt" ||
+			skip "build dependencies missing: $(cat "$WORK/builddeps.txt")"
+
+		t0=$(date +%s)
+		if ! DEB_BUILD_OPTIONS="nocheck noddebs parallel=2" \
+			dpkg-buildpackage -b -uc -us -Pnocheck >"$WORK/build.log" 2>&1; then
+			tail -60 "$WORK/build.log" >&2
+			fail "dpkg-buildpackage failed (log: $WORK/build.log)"
+		fi
+		pass "dpkg-buildpackage -b in $(( $(date +%s) - t0 ))s"
+	fi
+
+	cd "$WORK/src" || fail "cd $WORK/src"
+}

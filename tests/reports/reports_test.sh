@@ -4,7 +4,7 @@
 # --summary, --chart, --assert and -C/-G/-W/-z rotation.
 #
 # Where the expected numbers come from (never from lnetcap's own output):
-#  - ../shared/corpus/README.md: lustre-fs-part1 holds 65 PtlRPC requests
+#  - tests/data/corpus/README.md: lustre-fs-part1 holds 65 PtlRPC requests
 #    and 65 replies; per opcode LDLM_ENQUEUE 21, LDLM_CANCEL 4, MDS_CLOSE 7,
 #    MDS_STATFS 4, OST_WRITE 4, OBD_PING 5, LLOG_ORIGIN_HANDLE_CREATE 3,
 #    LLOG_ORIGIN_HANDLE_NEXT_BLOCK 2, LLOG_ORIGIN_HANDLE_READ_HEADER 2 and
@@ -20,7 +20,7 @@ set -uo pipefail
 build=$1 src=$2 case=$3
 lnetcap=$build/capture/lnetcap
 sample=$src/samples/lustre-fs-part1.pcapng
-corpus=$src/../shared/corpus/lustre-fs-part1.pcap
+corpus=$src/tests/data/corpus/lustre-fs-part1.pcap
 export TZ=UTC LC_ALL=C
 TEST_CASE=$case
 . "$src/tests/support/testlib.sh"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // socklnd_builders.h - socklnd byte streams and TCP segments built byte by
-// byte from PROTOCOL.md 5.1 (acceptor connreq, HELLO V2-V4, ksock_msg), for
+// byte from docs/protocol.md 5.1 (acceptor connreq, HELLO V2-V4, ksock_msg), for
 // the socklnd unit tests, the live-capture traffic generator and the
 // benchmark's synthetic streams.  Nothing here comes from a capture.
 #pragma once

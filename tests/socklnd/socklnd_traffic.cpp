@@ -2,7 +2,7 @@
 // socklnd_traffic - real socklnd-framed TCP traffic for the live-capture
 // test: a minimal acceptor and a minimal connecting peer that speak the
 // acceptor connreq, HELLO V3 and KSOCK_MSG_LNET/NOOP over a real TCP
-// connection (PROTOCOL.md 5.1), as two Lustre nodes' socklnd would.
+// connection (docs/protocol.md 5.1), as two Lustre nodes' socklnd would.
 //
 //   socklnd_traffic server LISTEN_IP PORT MY_NID
 //   socklnd_traffic client SERVER_IP PORT MY_NID SERVER_NID COUNT [SRC_PORT]

@@ -7,8 +7,8 @@
 // Both sides list, per TCP direction and in stream order, every LNet
 // message: type, source and destination NID, PIDs, portal, match bits and
 // payload length.  The built-in labels the PID at header offset 16 (the
-// wire's dest_pid) "src_pid" and the one at 20 "dest_pid" (WIRESHARK.md
-// 1.1); this tool undoes that swap.  Differences the built-in is known to
+// wire's dest_pid) "src_pid" and the one at 20 "dest_pid" (docs/protocol.md
+// 7.2); this tool undoes that swap.  Differences the built-in is known to
 // cause are explained and tolerated:
 //   - it only knows the 72-byte header: nid16 (socklnd V4) messages are
 //     missing or garbled on its side;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // lnet_builders.h - build LNet headers and PtlRPC messages byte by byte,
-// laid out exactly as Lustre puts them on the wire (PROTOCOL.md 1.2, 1.3,
+// laid out exactly as Lustre puts them on the wire (docs/protocol.md 1.2, 1.3,
 // 3.1, 3.3, 4.3), for tests and the synthetic sample generator.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // wire_builders.h - the PtlRPC framing Lustre puts on the wire, built field
-// by field at the offsets include/lnetcap/*.h pins (PROTOCOL.md 3.1, 3.3):
+// by field at the offsets include/lnetcap/*.h pins (docs/protocol.md 3.1, 3.3):
 // lustre_msg_v2 with its 8-byte-padded buffers and ptlrpc_body v2/v3, in
 // either byte order.  Shared by the test-vector generator of the plugin
 // tests and the builders of the unit tests and synthetic sample.
@@ -44,7 +44,7 @@ inline Bytes cstr(const std::string& s) {  // NUL-terminated name buffer
   return b;
 }
 
-// lustre_msg_v2: header, buflens, buffers each padded to 8 (PROTOCOL.md 3.1).
+// lustre_msg_v2: header, buflens, buffers each padded to 8 (docs/protocol.md 3.1).
 inline Bytes lustre_msg(bool be, const std::vector<Bytes>& bufs, std::uint32_t lm_flags = 1,
                  std::uint32_t cksum = 0, std::uint32_t secflvr = 0) {
   const std::size_t n = bufs.size();

@@ -9,7 +9,7 @@ using lnetcap::Net;
 using lnetcap::Nid;
 
 TEST(Nid, Nid4EncodingMatchesLustreExamples) {
-  // Values checked by compiling against Lustre's lnet-types.h (PROTOCOL.md 1.6).
+  // Values checked by compiling against Lustre's lnet-types.h (docs/protocol.md 1.6).
   EXPECT_EQ(Nid::parse("192.168.1.2@tcp1")->to_nid4(), 0x00020001C0A80102ULL);
   EXPECT_EQ(Nid::parse("0@lo")->to_nid4(), 0x0009000000000000ULL);
   EXPECT_EQ(Nid::parse("16@kfi")->to_nid4(), 0x0010000000000010ULL);

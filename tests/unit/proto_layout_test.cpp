@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Pins the shared protocol definition with literal numbers from Lustre's
-// wiretest.c / lnet-idl.h (PROTOCOL.md), and checks the X-lists are sorted
+// wiretest.c / lnet-idl.h (docs/protocol.md), and checks the X-lists are sorted
 // and free of duplicates (the plugin relies on both for value_string_ext).
 #include <gtest/gtest.h>
 
@@ -52,7 +52,7 @@ TEST(ProtoLayout, XListsAreSortedAndUnique) {
 #define X(n, val, s) v.push_back(val);
   LNETCAP_OPCODE_LIST(X)
   EXPECT_TRUE(strictly_increasing(v)) << "opcodes";
-  EXPECT_EQ(v.size(), 92u);  // every row of PROTOCOL.md 4.1, obsolete ones included
+  EXPECT_EQ(v.size(), 92u);  // every row of docs/protocol.md 4.1, obsolete ones included
   v.clear();
   LNETCAP_MSG_TYPE_LIST(X)
   EXPECT_TRUE(strictly_increasing(v));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // socklnd streams -> lnetcap records, end to end through the converter
 // (TCP reassembly + socklnd parser + record building).  Every byte stream
-// is built from PROTOCOL.md 5.1 (tests/socklnd/socklnd_builders.h); each
+// is built from docs/protocol.md 5.1 (tests/socklnd/socklnd_builders.h); each
 // test checks records against the headers that were put on the wire.
 #include <gtest/gtest.h>
 

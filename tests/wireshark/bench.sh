@@ -3,7 +3,7 @@
 # tshark + lnetcap plugin over samples/lnet-socklnd.pcapng (2910 LNet
 # messages as lnetcap records) against tshark's built-in lnet dissector
 # (plus TCP reassembly) over the same 2910 messages in their original
-# socklnd/TCP form, ../shared/corpus/lnet-socklnd.pcap; the same for the
+# socklnd/TCP form, tests/data/corpus/lnet-socklnd.pcap; the same for the
 # PtlRPC capture lustre-fs-part1 (149 messages, built-in lnet + lustre).
 # Both are replicated K times so start-up is small against the work:
 # ours with mergecap -a, theirs with gen_vectors' replicate-pcap (each copy
@@ -13,7 +13,7 @@
 # REPS runs; tshark's start-up (one-frame file of the same kind) is
 # subtracted, then divided by the number of LNet messages decoded.
 REPS=${LNETCAP_BENCH_REPS:-5}
-corpus="$LNETCAP_SOURCE_DIR/../shared/corpus"
+corpus="$LNETCAP_SOURCE_DIR/tests/data/corpus"
 [ -f "$corpus/lnet-socklnd.pcap" ] || skip "corpus missing: $corpus"
 
 best() {  # best FILE ARGS...: best CPU time in seconds of tshark -r FILE ARGS

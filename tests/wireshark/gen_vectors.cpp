@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // gen_vectors - writes the plugin's test capture: lnetcap records whose LNet
 // headers, lustre_msg_v2 framing, ptlrpc_body and bodies are laid out byte
-// for byte as Lustre lays them out (../shared/docs/PROTOCOL.md 1.2, 1.3,
+// for byte as Lustre lays them out (docs/protocol.md 1.2, 1.3,
 // 2.2, 3.1-3.5, 4.2, 4.3; offsets from include/lnetcap/*.h, which pins
 // them with static asserts).  It covers what the real corpus lacks: reint
 // variants, nid16 headers, kfi/o2ib/IPv6/lo NIDs, a big-endian lustre_msg,
@@ -197,7 +197,7 @@ Bytes uuid(const std::string& s) {
   return b;
 }
 
-// --- LNet headers (PROTOCOL.md 1.2 / 1.3) -------------------------------------
+// --- LNet headers (docs/protocol.md 1.2 / 1.3) --------------------------------
 struct Lnet {
   Nid src, dst;
   std::uint32_t type = LNETCAP_MSG_PUT;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Real traffic: samples/lustre-fs-part1.pcapng and samples/lnet-socklnd.pcapng,
-# the lnetcap conversions of ../shared/corpus/*.pcap (Lustre 2.16.1, see
+# the lnetcap conversions of tests/data/corpus/*.pcap (Lustre 2.16.1, see
 # samples/README.md).  Counts come from the corpus README: 65 requests and
 # 65 replies with LDLM_ENQUEUE 21, LDLM_CANCEL 4, MDS_CLOSE 7, OST_WRITE 4,
 # OST_READ 1, OBD_PING 5...; the socklnd capture has 2910 LNet messages

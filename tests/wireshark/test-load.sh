@@ -6,7 +6,8 @@ ts -G plugins > "$WORK/plugins.txt" || fail "tshark -G plugins failed"
 grep "^lnetcap.so" "$WORK/plugins.txt" >/dev/null || fail "lnetcap.so not loaded: $(cat "$WORK/plugins.txt")"
 pass "plugin loads"
 ts -G protocols > "$WORK/protocols.txt"
-grep -P "^LNet capture \(lnetcap\)\tLNetCap\tlnetcap$" "$WORK/protocols.txt" >/dev/null ||
+# 4.2+ adds columns (enabled, can toggle, ...) after the filter name.
+grep -P "^LNet capture \(lnetcap\)\tLNetCap\tlnetcap(\t|$)" "$WORK/protocols.txt" >/dev/null ||
 	fail "protocol lnetcap missing"
 pass "protocol registered"
 ts -G decodes > "$WORK/decodes.txt"

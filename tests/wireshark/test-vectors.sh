@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The generated vectors (gen_vectors.cpp: byte layouts per PROTOCOL.md) are
+# The generated vectors (gen_vectors.cpp: byte layouts per docs/protocol.md) are
 # decoded field by field as Lustre defines them.  Golden files hold the
 # expected output; each was checked by hand against the values
 # gen_vectors.cpp writes (see the comments at the top of each golden).

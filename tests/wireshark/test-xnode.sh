@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A merged two-node capture with its cross-node links.  The corpus
-# (../shared/corpus/lustre-fs-part1.pcap, real Lustre 2.16.1 traffic) is
+# (tests/data/corpus/lustre-fs-part1.pcap, real Lustre 2.16.1 traffic) is
 # converted twice by lnetcap: as the client 10.0.3.2@tcp saw it and as the
 # server 10.0.3.1@tcp saw it (--local-nid makes each message a SEND on one
 # side and a RECV on the other); the server's clock is shifted by +1 ms with
 # editcap and both files are merged with mergecap, as a site would merge a
 # client's and a server's captures.  Every message must then link its SEND
 # to its RECV, with the same XID, and show a one-way delay of 1 ms.
-corpus="$LNETCAP_SOURCE_DIR/../shared/corpus/lustre-fs-part1.pcap"
+corpus="$LNETCAP_SOURCE_DIR/tests/data/corpus/lustre-fs-part1.pcap"
 [ -f "$corpus" ] || skip "corpus $corpus is missing"
 [ -x "${LNETCAP_BINARY:-}" ] || skip "lnetcap binary not built"
 command -v mergecap >/dev/null && command -v editcap >/dev/null || skip "mergecap/editcap missing"

@@ -7,6 +7,7 @@
 // lnetcap_kmem).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 

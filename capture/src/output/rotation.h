@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // rotation.h - when to start a new -w file and what to call it, with
-// tcpdump's rules (tcpdump.1, STYLE-ANCHORS 5):
+// tcpdump's rules (tcpdump(1), -C, -W and -G):
 //   -C SIZE  before writing a record, if the current file is already larger
 //            than SIZE bytes, close it and open the next one.  Files are
 //            FILE, FILE1, FILE2...; with -W N the numbers are zero-padded to

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// rpc_matcher.h - pairs PtlRPC requests with their replies (PROTOCOL.md 3.5):
+// rpc_matcher.h - pairs PtlRPC requests with their replies (docs/protocol.md 3.5):
 // the key is (requester NID, server NID, match bits of the request PUT); the
 // reply PUT carries the same match bits, or the request's pb_mbits when
 // OBD_CONNECT2_REP_MBITS was negotiated, so a request is findable by both.

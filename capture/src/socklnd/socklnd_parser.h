@@ -3,7 +3,7 @@
 // stream, cut into what socklnd sends: the acceptor's connection request,
 // the HELLO (V1..V4), KSOCK_MSG_NOOP and KSOCK_MSG_LNET messages with their
 // 72- or 96-byte LNet header and payload (include/lnetcap/socklnd.h,
-// PROTOCOL.md 5.1).
+// docs/protocol.md 5.1).
 //
 // After lost data, or when the capture began mid-connection, the parser
 // hunts for the next plausible ksock_msg + LNet header and never reports a

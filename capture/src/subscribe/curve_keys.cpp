@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>

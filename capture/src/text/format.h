@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// format.h - -p FORMAT: lnetdump's format codes (PROTOCOL.md 7.1) plus
+// format.h - -p FORMAT: lnetdump's format codes (docs/protocol.md 7.1) plus
 // lnetcap's own.  An item is %[-][width]CODE; a code is tried as two
 // characters first, then one, exactly as lnetdump does.
 #pragma once

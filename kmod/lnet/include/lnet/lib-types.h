@@ -4,7 +4,7 @@
  *
  * This is NOT Lustre.  It re-declares, with Lustre 2.15+'s names, member
  * order and member types, exactly the part of LNet's in-memory types that
- * lnetcap reads (docs/kernel-contract.md, PROTOCOL.md section 6), so that
+ * lnetcap reads (docs/kernel-contract.md, docs/protocol.md section 6), so that
  * the capture programs find the same BTF names, the same function
  * signatures and the same kind of layout they find on a real node.
  * Structures Lustre keeps much larger (lnet_ni, lnet_net, lnet_peer_ni)
