@@ -200,7 +200,7 @@ read-fifo)
 read-fifo-tcpdump)
   # A classic pcap of socklnd TCP traffic through a FIFO goes to the
   # socklnd converter, as on -r -.
-  corpus=$src/../shared/corpus/lnet-socklnd.pcap
+  corpus=$src/tests/data/corpus/lnet-socklnd.pcap
   need_file "$corpus"
   expect_exit 0 "$lnetcap" -r "$corpus" -q
   cp "$tmp/out" "$tmp/want"

@@ -22,12 +22,14 @@ grep -qx " *Supplementary GID 1: 0" "$WORK/v.txt" || fail "no 'Supplementary GID
 pass "numbers print as numbers, sentinels by name"
 
 # A converted capture knows no CPU: ~0 is named.
-corpus="$LNETCAP_SOURCE_DIR/../shared/corpus/lnet-socklnd.pcap"
-if [ -f "$corpus" ] && [ -x "${LNETCAP_BINARY:-}" ]; then
+corpus="$LNETCAP_SOURCE_DIR/tests/data/corpus/lnet-socklnd.pcap"
+[ -f "$corpus" ] || fail "$corpus missing"
+[ -x "${LNETCAP_BINARY:-}" ] || fail "LNETCAP_BINARY is not set to the lnetcap binary"
+{
 	"$LNETCAP_BINARY" -r "$corpus" -c 5 -w "$WORK/conv.pcapng" 2>/dev/null || fail "conversion failed"
 	chmod a+r "$WORK/conv.pcapng"
 	ts -r "$WORK/conv.pcapng" -V > "$WORK/conv.txt" || fail "tshark failed"
 	grep -qx " *CPU: unknown (4294967295)" "$WORK/conv.txt" ||
 		fail "the CPU sentinel of a converted file is not labelled unknown"
 	pass "CPU ~0 labelled unknown"
-fi
+}
