@@ -309,10 +309,10 @@ Daemon:
 Bounds (docs/DAEMON.md, "What is bounded"):
       --max-connections N  connections at once (default 1024, at most the
                            file descriptor limit less 128)
-      --max-subscribers N  subscriptions and dumps at once (default 128)
+      --max-subscribers N  subscriptions and dumps at once (default 64)
       --max-subscribers-per-user N  of one uid or CurveZMQ key (default 16)
       --memory-budget SIZE what subscribers' queues may hold together
-                           (k, M, G; default 512M): each queue holds at most
+                           (k, M, G; default 1G): each queue holds at most
                            SIZE / --max-subscribers bytes
 Flight recorder (off unless a bound is given; docs/DAEMON.md):
       --recorder-size SIZE keep the newest records up to SIZE bytes (k, M, G)

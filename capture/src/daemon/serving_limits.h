@@ -22,14 +22,14 @@ struct ServingLimits {
   // Subscriptions and dumps together (--max-subscribers), and of one user
   // (--max-subscribers-per-user): a local uid, a CurveZMQ key, or for
   // insecure TCP one address.  More are REFUSEd naming the limit.
-  unsigned max_subscribers = 128;
+  unsigned max_subscribers = 64;
   unsigned max_per_user = 16;
   // What queued messages (every subscriber's queue at its fullest) and
   // dumps in progress may hold (--memory-budget).  Each subscriber's queue
   // is bounded to its share (budget / max_subscribers) in bytes; a dump
   // pins the recorder's records until it is read, so dumps in progress are
   // limited to what the budget holds of them.
-  std::uint64_t memory_budget = 512ull << 20;
+  std::uint64_t memory_budget = 1ull << 30;
   // Filter terms of every subscriber together (evaluated for every record
   // on the one loop thread): beyond it a SUBSCRIBE is refused.  One
   // filter is bounded by filter::Limits.

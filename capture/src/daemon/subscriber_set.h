@@ -169,7 +169,9 @@ class SubscriberSet {
 
  public:
   static constexpr std::uint32_t kBatchRecords = 64;
-  static constexpr std::size_t kBatchBytes = 256 * 1024;
+  // 64 KiB: a queue's bound in bytes is its messages times this (plus one
+  // record), and --memory-budget bounds queues in bytes.
+  static constexpr std::size_t kBatchBytes = 64 * 1024;
   // How long one send waits for a full queue (a lossless replay) before
   // the subscriber counts as stalled: a reader that is stopped, or gone
   // with its queue full, never holds the daemon and everyone else.
