@@ -22,7 +22,7 @@ export TZ=UTC LC_ALL=C
 need_file "$socklnd_sample" "$lnetcapd" "$lnetcap" "$pcap_dump"
 need_cmd editcap mergecap python3
 tmp=$(mktemp -d /tmp/lnetcapd-soak.XXXXXX)
-on_exit 'touch "$tmp/stop"; for p in $(jobs -p); do kill -CONT $p; kill -9 $p; done; wait; rm -rf "$tmp"'
+on_exit 'touch "$tmp/stop"; for p in $(jobs -p); do kill -CONT $p; kill -9 $p; done; wait; [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"'
 
 copies=60                  # 60 x 2910 records
 budget_mib=96 recorder_mib=16
@@ -42,9 +42,11 @@ timeout 60 "$lnetcap" -r "$tmp/big.pcapng" -w "$tmp/direct-get.pcapng" type get 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf '[subscribers]\nanonymize-users = nobody\nanonymize-key = %s\n' "$tmp/anon.key" >"$tmp/d.conf"
 # Unpaced: honest subscribers lose nothing (the daemon waits for them),
-# stalled ones are not waited for after 5 s.
+# a stalled reader is waited for 1 s, then loses its records (counted).
+# The replay starts once the three stalled readers and the two honest
+# subscribers are there.
 "$lnetcapd" --listen "$uri" --group "$(id -gn)" --config "$tmp/d.conf" -r "$tmp/big.pcapng" \
-	--wait-subscribers 2 --linger 3 --memory-budget ${budget_mib}M --max-subscribers 32 \
+	--wait-subscribers 5 --linger 3 --keep-serving --memory-budget ${budget_mib}M --max-subscribers 32 \
 	--max-connections 300 --recorder-size ${recorder_mib}M --metrics-listen 127.0.0.1:$port \
 	2>"$tmp/d.log" &
 d_pid=$!
@@ -53,25 +55,19 @@ wait_for_socket "$sock"
 # The daemon's resident memory, every 0.1 s, until it exits.
 (
 	while kill -0 "$d_pid" 2>/dev/null; do
-		sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' "/proc/$d_pid/status" 2>/dev/null
+		sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$d_pid/status" 2>/dev/null
 		sleep 0.1
 	done
 ) >"$tmp/rss.kib" &
 
-# The honest subscribers start the replay (--wait-subscribers 2).
-timeout 110 "$lnetcap" --from "$uri" -w "$tmp/honest.pcapng" 2>"$tmp/honest.err" &
-honest=$!
-wait_for_log "$tmp/d.log" "subscriber 1 ("
-timeout 110 "$lnetcap" --from "$uri" -w "$tmp/honest-get.pcapng" type get 2>"$tmp/honest-get.err" &
-honest_get=$!
-wait_for_log "$tmp/d.log" "subscriber 2 ("
-
-# Stalled readers: they subscribe, then are stopped (their queues fill).
+# Stalled readers: they subscribe, then are stopped (their queues fill
+# once the replay starts).
+subscriptions() { [ "$(grep -c ' subscribed: ' "$tmp/d.log")" -ge "$1" ]; }
 for i in 1 2 3; do
 	"$lnetcap" --from "$uri" -w "$tmp/stalled$i.pcapng" 2>/dev/null &
 	echo $! >"$tmp/stalled$i.pid"
 done
-wait_for 30 "the stalled readers' subscriptions" test "$(grep -c 'subscribed' "$tmp/d.log")" -ge 5
+wait_for 30 "the stalled readers' subscriptions" subscriptions 3
 for i in 1 2 3; do kill -STOP "$(cat "$tmp/stalled$i.pid")"; done
 
 # Hostile, in the background until the honest ones are done.
@@ -85,10 +81,23 @@ hostile timeout 10 "$lnetcap" --from "$uri" -c 1 -F "$tmp/wide.filter" &
 hostile timeout 10 "$lnetcap" --from "$uri" -c 1 -F "$tmp/huge.filter" &
 hostile timeout 10 "$lnetcap" --from "$uri" --status &
 hostile kill -HUP "$d_pid" &
+
+# The honest subscribers start the replay (--wait-subscribers 5), with
+# every attack under way.
+timeout 110 "$lnetcap" --from "$uri" -w "$tmp/honest.pcapng" 2>"$tmp/honest.err" &
+honest=$!
+wait_for 30 "the first honest subscription" subscriptions 4
+timeout 110 "$lnetcap" --from "$uri" -w "$tmp/honest-get.pcapng" type get 2>"$tmp/honest-get.err" &
+honest_get=$!
+wait_for 30 "the second honest subscription" subscriptions 5
 # Dumps nobody reads: into a pipe held open here and never read.
 mkfifo "$tmp/dump.fifo"
 exec 3<>"$tmp/dump.fifo"
-for i in 1 2; do "$lnetcap" --from "$uri" --dump -w "$tmp/dump.fifo" 2>/dev/null & done
+sleep 1
+for i in 1 2; do "$lnetcap" --from "$uri" --dump -w "$tmp/dump.fifo" 2>"$tmp/dump$i.err" & done
+wait_for 30 "the dumps" grep -q "asked for the flight recorder" "$tmp/d.log"
+# (From here on, new connections of this uid may be refused: the flood
+# holds its share.)
 # Connection floods (held, then let go, again and again) and idle, slow
 # HTTP clients on the metrics port.
 python3 - "$sock" "$port" "$tmp/stop" <<-'EOF' &
@@ -125,12 +134,25 @@ python3 - "$sock" "$port" "$tmp/stop" <<-'EOF' &
 	        s.close()
 	    time.sleep(0.2)
 EOF
+flood=$!
 
 wait "$honest" || fail "the honest subscriber exited $?: $(cat "$tmp/honest.err")"
 wait "$honest_get" || fail "the honest 'type get' subscriber exited $?: $(cat "$tmp/honest-get.err")"
+# --keep-serving: the attacks go on after the replay's end, until the
+# flood has been refused a while; then an honest --status is answered and
+# SIGTERM ends the daemon cleanly.
+wait_for 60 "a refused connection" grep -q "refused a connection" "$tmp/d.log"
+sleep 3
 touch "$tmp/stop"
-check "lnetcapd survived until the end of the replay" grep -q "end of\|source: " "$tmp/d.log"
-wait_for_exit "$d_pid" 30
+wait "$flood"
+check "lnetcapd survived the attacks" kill -0 "$d_pid"
+timeout 30 "$lnetcap" --from "$uri" --status >"$tmp/status.out" 2>"$tmp/status.err"
+expect_eq "exit of an honest --status after the attacks" "$?" 0
+check "--status counts refused connections" grep -Eq "^  connections refused: +[1-9]" "$tmp/status.out"
+kill "$d_pid"
+wait "$d_pid"
+expect_eq "lnetcapd's exit status on SIGTERM" "$?" 0
+contains "$tmp/d.log" "source: $((copies * 2910)) records, 0 dropped"
 exec 3<&-
 
 "$pcap_dump" "$tmp/honest.pcapng" | tail -n +2 >"$tmp/got.txt"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -70,8 +71,14 @@ void ConnectionGuard::close() {
 unsigned ConnectionGuard::handle_events() {
   unsigned refused_now = 0;
   zmq::message_t event, address;
-  while (monitor_.recv(event, zmq::recv_flags::dontwait)) {
-    if (event.more()) (void)monitor_.recv(address);
+  for (;;) {
+    try {
+      if (!monitor_.recv(event, zmq::recv_flags::dontwait)) break;
+      if (event.more()) (void)monitor_.recv(address);
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) break;  // a signal: the next turn of the loop reads on
+      throw;
+    }
     if (event.size() < 6) continue;
     std::uint16_t type;
     std::int32_t fd;

@@ -45,13 +45,25 @@ SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan
   using Clock = std::chrono::steady_clock;
   // A dump is never waited for: pump_dumps comes back to it.
   const bool may_wait = wait_when_full_ && !(s && (s->stalled || s->dump));
-  Clock::time_point deadline{};
+  Clock::time_point deadline{}, next_heartbeat{};
   for (;;) {
     const SendResult r = subscribe::send_parts(router_, id, parts);
     if (r == SendResult::kSent && s) s->stalled = false;
     if (r != SendResult::kQueueFull || !may_wait || stop_requested()) return r;
     const Clock::time_point now = Clock::now();
-    if (deadline == Clock::time_point{}) deadline = now + std::chrono::seconds(kStallSeconds);
+    if (deadline == Clock::time_point{}) {
+      deadline = now + std::chrono::seconds(kStallSeconds);
+      next_heartbeat = now + std::chrono::seconds(1);
+    }
+    // The loop waits here: the others hear from it all the same, or they
+    // would take the daemon for gone ("lost contact") while it waits.
+    if (now >= next_heartbeat) {
+      for (const auto& [other_id, other] : subscribers_)
+        if (other_id != id && !other.end_sent)
+          (void)subscribe::send_frames(router_, other_id,
+                                       subscribe::encode(counters(other, last_stats_, last_watermark_)));
+      next_heartbeat = now + std::chrono::seconds(1);
+    }
     if (now >= deadline) {
       if (s) {
         s->stalled = true;
@@ -261,6 +273,8 @@ bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
 void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
                             const std::vector<CaptureInterface>& interfaces,
                             const SourceStats& stats, std::uint64_t watermark_ns) {
+  last_stats_ = stats;
+  last_watermark_ = watermark_ns;
   std::vector<std::string> gone;
   // The pseudonymous record, made once for every anonymized subscriber.
   const CapturedRecord* pseudonymous = nullptr;
@@ -407,7 +421,7 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
       s.full_since = {};
     } else if (s.full_since == std::chrono::steady_clock::time_point{}) {
       s.full_since = now;
-    } else if (now - s.full_since > std::chrono::seconds(kStallSeconds)) {
+    } else if (now - s.full_since > std::chrono::seconds(kDumpStallSeconds)) {
       abandoned.push_back(id);
       continue;
     }
@@ -422,7 +436,7 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
       case SendResult::kSent: done.push_back(id); break;
       case SendResult::kQueueFull:
         if (s.full_since == std::chrono::steady_clock::time_point{}) s.full_since = now;
-        if (now - s.full_since > std::chrono::seconds(kStallSeconds)) abandoned.push_back(id);
+        if (now - s.full_since > std::chrono::seconds(kDumpStallSeconds)) abandoned.push_back(id);
         else pending = true;
         break;
       case SendResult::kPeerGone: gone.push_back(id); break;

@@ -175,7 +175,12 @@ class SubscriberSet {
   // How long one send waits for a full queue (a lossless replay) before
   // the subscriber counts as stalled: a reader that is stopped, or gone
   // with its queue full, never holds the daemon and everyone else.
-  static constexpr int kStallSeconds = 5;
+  // One second: a lossless replay waits for each stalled subscriber once,
+  // and meanwhile answers nobody new.
+  static constexpr int kStallSeconds = 1;
+  // A dump is never waited for; one whose queue takes nothing this long
+  // is abandoned.
+  static constexpr int kDumpStallSeconds = 10;
   // Dumps in progress at once: each pins the recorder's records it has
   // still to send, even once the recorder has let them go.
   static constexpr std::size_t kMaxDumps = 4;
@@ -198,6 +203,8 @@ class SubscriberSet {
   bool kernel_passes_everything_ = false;
   ServingLimits limits_;
   std::uint64_t refused_ = 0;
+  SourceStats last_stats_;  // of the last deliver(): for heartbeats sent while waiting
+  std::uint64_t last_watermark_ = 0;
 };
 
 }  // namespace lnetcap::daemon
