@@ -211,6 +211,11 @@ int run(const Options& opts) {
   refuse_text_on_pcapng_stdout(opts);
   refuse_overwriting_inputs(opts);
   // With --from the daemon filters; checking here too would only hide its answer.
+  // Only its size is checked here: lnetcapd closes the connection of a
+  // request far beyond the limit unread, which would leave no answer.
+  if (!opts.from.empty() && opts.filter.size() > filter::Limits::kMaxBytes)
+    throw Error("filter: " + std::to_string(opts.filter.size()) + " bytes, more than the limit of " +
+                std::to_string(filter::Limits::kMaxBytes));
   const filter::Filter filter =
       opts.from.empty() ? filter::Filter::parse(opts.filter, opts.filter_file) : filter::Filter();
   if (!opts.print_format.empty()) text::Format::compile(opts.print_format);  // fail early

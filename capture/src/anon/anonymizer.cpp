@@ -3,8 +3,10 @@
 
 #include <fcntl.h>
 #include <glib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -90,15 +92,31 @@ std::vector<std::uint8_t> Anonymizer::random_key() {
 }
 
 std::vector<std::uint8_t> Anonymizer::load_or_create_key(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (in) {
-    std::vector<std::uint8_t> k{std::istreambuf_iterator<char>(in), {}};
+  // Not std::ifstream: a directory "opens" and its read then throws
+  // std::ios_base::failure, which took lnetcapd down on SIGHUP (issue 25).
+  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (in >= 0) {
+    struct stat st;
+    if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(in);
+      throw Error("anonymization key file " + path + " is not a regular file",
+                  "name a file (lnetcap creates it with a random key when it does not exist)");
+    }
+    std::vector<std::uint8_t> k(static_cast<std::size_t>(std::min<off_t>(st.st_size, 1 << 20)));
+    const ssize_t got = k.empty() ? 0 : ::read(in, k.data(), k.size());
+    const int read_errno = errno;
+    ::close(in);
+    if (got < 0)
+      throw Error("cannot read anonymization key file " + path + ": " + std::strerror(read_errno));
+    k.resize(static_cast<std::size_t>(got));
     if (k.size() < kMinKeyBytes)
       throw Error("anonymization key file " + path + " holds " + std::to_string(k.size()) +
                       " bytes; at least 16 are needed",
                   "delete it to have lnetcap create a new random key");
     return k;
   }
+  if (errno != ENOENT)
+    throw Error("cannot open anonymization key file " + path + ": " + std::strerror(errno));
   auto k = random_key();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throw Error("cannot create anonymization key file " + path + ": " + std::strerror(errno));

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <deque>
 #include <optional>
+#include <set>
 
 #include "../app.h"
 #include "../capture_metadata.h"
@@ -24,6 +25,7 @@
 #include "../subscribe/curve_keys.h"
 #include "../subscribe/zmq_frames.h"
 #include "recorder_and_metrics.h"
+#include "connection_guard.h"
 #include "daemon_config.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
@@ -111,22 +113,29 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
   DaemonOptions fresh;
   try {
     fresh = parse_daemon_options(argc, argv);
-    if (zap && !fresh.authorized_keys.empty()) {
-      auto keys = subscribe::read_authorized_keys(fresh.authorized_keys);
-      const std::size_t n = keys.size();
-      zap->set_authorized(std::move(keys));
-      std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
-                   fresh.authorized_keys.c_str());
-    }
+    // Everything that can fail is read first, then applied: a bad key file
+    // or anonymize key changes nothing (set_anonymize_policy changes
+    // nothing when it throws; set_authorized cannot throw).
+    std::optional<std::set<std::string>> keys;
+    if (zap && !fresh.authorized_keys.empty()) keys = subscribe::read_authorized_keys(fresh.authorized_keys);
     if (!(fresh.anonymize == running.anonymize)) {
       subscribers.set_anonymize_policy(fresh.anonymize);
       std::fprintf(stderr, "lnetcapd: reload: anonymize policy applied\n");
+    }
+    if (keys) {
+      const std::size_t n = keys->size();
+      zap->set_authorized(std::move(*keys));
+      std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
+                   fresh.authorized_keys.c_str());
     }
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
     running.anonymize = fresh.anonymize;
   } catch (const Error& e) {
     std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
+    return;
+  } catch (const std::exception& e) {  // a library's own error: the daemon goes on as it was
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
     return;
   }
   std::string needing_restart;
@@ -177,8 +186,16 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     router.set(zmq::sockopt::zap_domain, "lnetcapd");
   }
   router.set(zmq::sockopt::router_mandatory, 1);
-  router.set(zmq::sockopt::sndhwm, opts.queue);
+  // Bounds (serving_limits.h): queues in bytes, requests, connections.
+  const std::size_t max_message_bytes = 2 * SubscriberSet::kBatchBytes;
+  const int queue = queue_messages(opts.limits, opts.queue, max_message_bytes);
+  if (queue < opts.queue)
+    std::fprintf(stderr, "lnetcapd: each subscriber's queue holds %d messages (--memory-budget / --max-subscribers)\n",
+                 queue);
+  router.set(zmq::sockopt::sndhwm, queue);
+  router.set(zmq::sockopt::maxmsgsize, ServingLimits::kMaxRequestBytes);
   router.set(zmq::sockopt::linger, 0);
+  ConnectionGuard connections(context, router, opts.limits);
   std::vector<std::string> bound;
   for (const auto& uri : opts.listen) bound.push_back(listen_on(router, uri, opts));
 
@@ -204,7 +221,20 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
                             replay && !paced);
   RecorderAndMetrics extras(opts, opts.node.empty() ? host_name() : opts.node, describe_source(opts.source));
   subscribers.set_recorder(extras.recorder());
-  subscribers.set_status([&extras] { return extras.status(); });
+  subscribers.set_limits(opts.limits);
+  subscribers.set_status([&] {
+    subscribe::Status st = extras.status();
+    ServingUse use;
+    use.connections = connections.open_connections();
+    use.max_connections = connections.max_connections();
+    use.connections_refused = connections.refused();
+    use.subscriptions_refused = subscribers.refused();
+    use.filter_terms = subscribers.filter_terms();
+    use.queue_messages = queue;
+    use.max_message_bytes = max_message_bytes;
+    add_status(st, opts.limits, use);
+    return st;
+  });
   subscribers.set_anonymize_policy(opts.anonymize);
   std::optional<live::SubfilterWriter> clause_writer;
   if (clause_table) {
@@ -250,13 +280,15 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
 
   for (;;) {
     zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
+                               {connections.events().handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, started && !ended ? 2 : 1,
+      zmq::poll(items, started && !ended ? 3 : 2,
                 std::chrono::milliseconds(pending.empty() || ended ? (dumping ? 2 : 100) : 0));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
+    connections.handle_events();
     subscribe::Peer peer;
     while (subscribe::receive_frames(router, frames, &routing_id, &peer))
       subscribers.handle(routing_id, frames, peer);
@@ -327,7 +359,9 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       end.counters.watermark_ns = watermark();
       const bool all_told = subscribers.send_end(end, stats) || Clock::now() >= end_deadline;
       // --keep-serving: a replay's end leaves dumps, status and metrics up.
-      if (all_told && !dumping && (!opts.keep_serving || stop_requested())) break;
+      // Stopping, a dump nobody reads waits no longer than the linger time.
+      const bool dumps_done = !dumping || (stop_requested() && Clock::now() >= end_deadline);
+      if (all_told && dumps_done && (!opts.keep_serving || stop_requested())) break;
     }
   }
   notify_service_manager("STOPPING=1");
@@ -342,6 +376,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   // their subscribers, but not beyond the linger time.
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end_deadline - Clock::now());
   router.set(zmq::sockopt::linger, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+  connections.close();
   router.close();
   context.close();
   return end.failed ? 1 : 0;

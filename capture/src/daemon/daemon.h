@@ -10,6 +10,7 @@
 #include "anonymize_policy.h"
 #include "flight_recorder.h"
 #include "rpc_metrics.h"
+#include "serving_limits.h"
 #include "source_pump.h"
 #include "trigger.h"
 
@@ -39,6 +40,7 @@ struct DaemonOptions {
   RecorderConfig recorder;           // --recorder-size, --recorder-seconds
   TriggerConfig trigger;             // --trigger, --trigger-*
   MetricsConfig metrics;             // --metrics-listen, --metrics-max-label-values
+  ServingLimits limits;              // --max-connections, --max-subscribers*, --memory-budget
   bool show_help = false, show_version = false;
 };
 

@@ -45,6 +45,10 @@ enum LongOnly {
   kOptMetricsMaxLabelValues,
   kOptConfig,
   kOptNoConfig,
+  kOptMaxConnections,
+  kOptMaxSubscribers,
+  kOptMaxSubscribersPerUser,
+  kOptMemoryBudget,
 };
 
 constexpr char kShortOptions[] = "+B:hi:l:r:s:vZ:";
@@ -86,6 +90,10 @@ const option kLongOptions[] = {
     {"metrics-max-label-values", required_argument, nullptr, kOptMetricsMaxLabelValues},
     {"config", required_argument, nullptr, kOptConfig},
     {"no-config", no_argument, nullptr, kOptNoConfig},
+    {"max-connections", required_argument, nullptr, kOptMaxConnections},
+    {"max-subscribers", required_argument, nullptr, kOptMaxSubscribers},
+    {"max-subscribers-per-user", required_argument, nullptr, kOptMaxSubscribersPerUser},
+    {"memory-budget", required_argument, nullptr, kOptMemoryBudget},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -214,6 +222,16 @@ DaemonOptions parse_daemon_options(int argc, char** argv) {
         o.metrics.max_label_values = static_cast<unsigned>(number("--metrics-max-label-values", arg, 1, 100000));
         break;
       case kOptConfig: case kOptNoConfig: break;  // read before the loop
+      case kOptMaxConnections:
+        o.limits.max_connections = static_cast<unsigned>(number("--max-connections", arg, 1, 1000000));
+        break;
+      case kOptMaxSubscribers:
+        o.limits.max_subscribers = static_cast<unsigned>(number("--max-subscribers", arg, 1, 100000));
+        break;
+      case kOptMaxSubscribersPerUser:
+        o.limits.max_per_user = static_cast<unsigned>(number("--max-subscribers-per-user", arg, 1, 100000));
+        break;
+      case kOptMemoryBudget: o.limits.memory_budget = parse_recorder_size("--memory-budget", arg); break;
       default: {
         const std::string bad = optopt ? std::string("-") + static_cast<char>(optopt)
                                        : std::string(argv[optind - 1]);
@@ -288,6 +306,14 @@ Daemon:
                            descriptions (default: the host name)
       --keep-serving       after the end of a replay, keep serving (dumps,
                            status, metrics) until SIGTERM/SIGINT
+Bounds (docs/DAEMON.md, "What is bounded"):
+      --max-connections N  connections at once (default 1024, at most the
+                           file descriptor limit less 128)
+      --max-subscribers N  subscriptions and dumps at once (default 64)
+      --max-subscribers-per-user N  of one uid or CurveZMQ key (default 16)
+      --memory-budget SIZE what subscribers' queues may hold together
+                           (k, M, G; default 1G): each queue holds at most
+                           SIZE / --max-subscribers bytes
 Flight recorder (off unless a bound is given; docs/DAEMON.md):
       --recorder-size SIZE keep the newest records up to SIZE bytes (k, M, G)
       --recorder-seconds S keep the records of the last S seconds

@@ -19,13 +19,87 @@ using subscribe::SendResult;
 SubscriberSet::SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, bool wait_when_full)
     : router_(router), identity_(std::move(identity)), wait_when_full_(wait_when_full) {}
 
+namespace {
+// Text a subscriber chose (its client name, its filter) as the log shows
+// it: never more than a line, whatever it sent.
+std::string for_log(const std::string& text) {
+  constexpr std::size_t kMax = 200;
+  if (text.size() <= kMax) return text;
+  return text.substr(0, kMax) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+// Who a subscriber is, for --max-subscribers-per-user: a local uid, a
+// CurveZMQ key, else (insecure TCP) its address without the port.
+std::string user_of(const subscribe::Peer& peer) {
+  if (peer.uid >= 0) return "uid " + std::to_string(peer.uid);
+  if (!peer.user_id.empty()) return "key " + peer.user_id;
+  return "address " + peer.address;
+}
+}  // namespace
+
 // Records and interfaces go through here; control messages never wait.
-SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan>& parts) {
+// A wait is bounded (kStallSeconds): a subscriber that takes nothing for
+// that long is stalled, and is not waited for again until it takes a
+// message; its records are dropped and counted meanwhile.
+SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan>& parts, Subscriber* s) {
+  using Clock = std::chrono::steady_clock;
+  // A dump is never waited for: pump_dumps comes back to it.
+  const bool may_wait = wait_when_full_ && !(s && (s->stalled || s->dump));
+  Clock::time_point deadline{}, next_heartbeat{};
   for (;;) {
     const SendResult r = subscribe::send_parts(router_, id, parts);
-    if (r != SendResult::kQueueFull || !wait_when_full_ || stop_requested()) return r;
+    if (r == SendResult::kSent && s) s->stalled = false;
+    if (r != SendResult::kQueueFull || !may_wait || stop_requested()) return r;
+    const Clock::time_point now = Clock::now();
+    if (deadline == Clock::time_point{}) {
+      deadline = now + std::chrono::seconds(kStallSeconds);
+      next_heartbeat = now + std::chrono::seconds(1);
+    }
+    // The loop waits here: the others hear from it all the same, or they
+    // would take the daemon for gone ("lost contact") while it waits.
+    if (now >= next_heartbeat) {
+      for (const auto& [other_id, other] : subscribers_)
+        if (other_id != id && !other.end_sent)
+          (void)subscribe::send_frames(router_, other_id,
+                                       subscribe::encode(counters(other, last_stats_, last_watermark_)));
+      next_heartbeat = now + std::chrono::seconds(1);
+    }
+    if (now >= deadline) {
+      if (s) {
+        s->stalled = true;
+        std::fprintf(stderr,
+                     "lnetcapd: subscriber %" PRIu64 " (%s) took nothing for %d s: not waited for "
+                     "until it reads again (its records are dropped and counted)\n",
+                     s->number, for_log(s->client).c_str(), kStallSeconds);
+      }
+      return r;
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
+}
+
+std::size_t SubscriberSet::filter_terms() const {
+  std::size_t n = 0;
+  for (const auto& [id, s] : subscribers_) n += s.filter.terms();
+  return n;
+}
+
+std::string SubscriberSet::limit_broken(const Subscriber& joining, bool dump) const {
+  if (subscribers_.size() >= limits_.max_subscribers)
+    return "lnetcapd serves at most " + std::to_string(limits_.max_subscribers) +
+           " subscribers at once (--max-subscribers)";
+  const std::string user = user_of(joining.peer);
+  std::size_t mine = 0;
+  for (const auto& [id, s] : subscribers_) mine += user_of(s.peer) == user;
+  if (mine >= limits_.max_per_user)
+    return "lnetcapd serves at most " + std::to_string(limits_.max_per_user) + " subscribers of one user (" +
+           user + ") at once (--max-subscribers-per-user)";
+  if (dump && dumps_ >= kMaxDumps)
+    return "lnetcapd sends at most " + std::to_string(kMaxDumps) + " dumps at once";
+  if (filter_terms() + joining.filter.terms() > limits_.max_filter_terms)
+    return "the subscribers' filters together may have at most " + std::to_string(limits_.max_filter_terms) +
+           " terms; this one's " + std::to_string(joining.filter.terms()) + " would go beyond";
+  return "";
 }
 
 void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
@@ -110,11 +184,21 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   try {
     s.filter = filter::Filter::parse(request.filter);
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: refused %s: %s\n", request.client.c_str(), e.what());
+    std::fprintf(stderr, "lnetcapd: refused %s: %s\n", for_log(request.client).c_str(), for_log(e.what()).c_str());
     subscribe::send_frames(router_, id, subscribe::encode(subscribe::Refuse{e.what(), e.hint()}));
     return;
   }
   if (subscribers_.count(id)) remove(id, "subscribed again");
+  if (const std::string limit = limit_broken(s, dump); !limit.empty()) {
+    ++refused_;
+    if ((refused_ & (refused_ - 1)) == 0)  // the 1st, 2nd, 4th...: a flood logs little
+      std::fprintf(stderr, "lnetcapd: refused %s (%s): %s; %" PRIu64 " refused so far\n",
+                   for_log(request.client).c_str(), describe(peer).c_str(), limit.c_str(), refused_);
+    subscribe::send_frames(router_, id,
+                           subscribe::encode(subscribe::Refuse{limit, "try again later, or ask the "
+                                                                      "node's administrator"}));
+    return;
+  }
   // The kernel must pass what the new filter accepts before ACCEPT tells
   // the subscriber that records are coming.
   if (!dump) republish(&s);
@@ -134,10 +218,10 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
     return;
   }
   std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) %s: filter '%s', snaplen %s%s%s\n",
-               s.number, s.client.c_str(), describe(peer).c_str(),
+               s.number, for_log(s.client).c_str(), describe(peer).c_str(),
                dump ? ("asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records").c_str()
                     : "subscribed",
-               s.filter_text.c_str(),
+               for_log(s.filter_text).c_str(),
                s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
                                                           : std::to_string(s.snaplen).c_str(),
                s.anonymized ? ", anonymized by " : "", forced_by.c_str());
@@ -153,7 +237,7 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   std::fprintf(stderr,
                "lnetcapd: subscriber %" PRIu64 " (%s) %s: %" PRIu64 " matched, %" PRIu64
                " sent, %" PRIu64 " dropped\n",
-               s.number, s.client.c_str(), why, s.matched, s.sent, s.dropped);
+               s.number, for_log(s.client).c_str(), why, s.matched, s.sent, s.dropped);
   subscribers_.erase(it);
   republish();  // narrowing is safe whenever it happens
 }
@@ -180,7 +264,7 @@ bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
                   ? interfaces[s.interfaces_sent]
                   : interface_for_snaplen(interfaces[s.interfaces_sent], s.snaplen);
     const subscribe::Frames frames = subscribe::encode(a);
-    if (send(id, std::vector<ByteSpan>(frames.begin(), frames.end())) != SendResult::kSent) return false;
+    if (send(id, std::vector<ByteSpan>(frames.begin(), frames.end()), &s) != SendResult::kSent) return false;
     ++s.interfaces_sent;
   }
   return true;
@@ -189,6 +273,8 @@ bool SubscriberSet::announce_interfaces(const std::string& id, Subscriber& s,
 void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
                             const std::vector<CaptureInterface>& interfaces,
                             const SourceStats& stats, std::uint64_t watermark_ns) {
+  last_stats_ = stats;
+  last_watermark_ = watermark_ns;
   std::vector<std::string> gone;
   // The pseudonymous record, made once for every anonymized subscriber.
   const CapturedRecord* pseudonymous = nullptr;
@@ -243,7 +329,7 @@ void SubscriberSet::count_dropped(Subscriber& s, std::uint64_t n) {
 bool SubscriberSet::flush_one(const std::string& id, Subscriber& s) {
   if (s.batch_records == 0) return true;
   const subscribe::Frame header = subscribe::encode_batch_header(s.batch_records);
-  const SendResult r = send(id, {ByteSpan(header), ByteSpan(s.batch)});
+  const SendResult r = send(id, {ByteSpan(header), ByteSpan(s.batch)}, &s);
   switch (r) {
     case SendResult::kSent: s.sent += s.batch_records; break;
     case SendResult::kQueueFull: count_dropped(s, s.batch_records); break;
@@ -287,12 +373,12 @@ SendResult SubscriberSet::send_record(const std::string& id, Subscriber& s, cons
   std::vector<ByteSpan> parts{ByteSpan(header), cut_payload(rec.bytes, s.snaplen, &scratch_)};
   for (const auto& c : rec.comments)
     parts.emplace_back(reinterpret_cast<const std::uint8_t*>(c.data()), c.size());
-  return send(id, parts);
+  return send(id, parts, &s);
 }
 
 bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) {
   bool pending = false;
-  std::vector<std::string> gone, done;
+  std::vector<std::string> gone, done, abandoned;
   for (auto& [id, s] : subscribers_) {
     if (!s.dump) continue;
     SendResult r = SendResult::kSent;
@@ -328,6 +414,17 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
       gone.push_back(id);
       continue;
     }
+    // A dump nobody reads must not pin the recorder's records, nor keep a
+    // stopping daemon waiting, for ever.
+    const auto now = std::chrono::steady_clock::now();
+    if (r == SendResult::kSent) {
+      s.full_since = {};
+    } else if (s.full_since == std::chrono::steady_clock::time_point{}) {
+      s.full_since = now;
+    } else if (now - s.full_since > std::chrono::seconds(kDumpStallSeconds)) {
+      abandoned.push_back(id);
+      continue;
+    }
     if (!s.backlog.empty()) {
       pending = true;
       continue;
@@ -337,12 +434,17 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
     end.reason = "end of the flight recorder's records";
     switch (subscribe::send_frames(router_, id, subscribe::encode(end))) {
       case SendResult::kSent: done.push_back(id); break;
-      case SendResult::kQueueFull: pending = true; break;
+      case SendResult::kQueueFull:
+        if (s.full_since == std::chrono::steady_clock::time_point{}) s.full_since = now;
+        if (now - s.full_since > std::chrono::seconds(kDumpStallSeconds)) abandoned.push_back(id);
+        else pending = true;
+        break;
       case SendResult::kPeerGone: gone.push_back(id); break;
     }
   }
   for (const auto& id : gone) remove(id, "disconnected");
   for (const auto& id : done) remove(id, "got its dump");
+  for (const auto& id : abandoned) remove(id, "read nothing of its dump for too long: dump abandoned");
   return pending;
 }
 

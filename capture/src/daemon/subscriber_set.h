@@ -18,6 +18,7 @@
 
 #include <zmq.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -35,6 +36,7 @@
 #include "../subscribe/zmq_frames.h"
 #include "anonymize_policy.h"
 #include "flight_recorder.h"
+#include "serving_limits.h"
 
 namespace lnetcap::daemon {
 
@@ -66,6 +68,14 @@ class SubscriberSet {
   /// Publishes the current union at once.
   void set_kernel_clauses(std::function<void(const filter::KernelClauseSet&)> publish,
                           bool everything);
+  /// The bounds on subscriptions (serving_limits.h): how many, of one
+  /// user, filter terms together; and how long a send may wait for a full
+  /// queue (wait_when_full) before that subscriber counts as stalled.
+  void set_limits(const ServingLimits& limits) { limits_ = limits; }
+  /// Subscriptions refused by a limit so far (--status).
+  std::uint64_t refused() const { return refused_; }
+  /// Filter terms of every subscription together.
+  std::size_t filter_terms() const;
   /// The flight recorder DUMP requests read (none: DUMP is refused).
   void set_recorder(const FlightRecorder* recorder) { recorder_ = recorder; }
   /// What a STATUS request is answered with.
@@ -114,6 +124,10 @@ class SubscriberSet {
     bool takes_batches = false;
     subscribe::Frame batch;               // records gathered for one BATCH
     std::uint32_t batch_records = 0;
+    // Its queue stayed full longer than kStallSeconds: it is not waited
+    // for (its records are dropped and counted) until it takes one again.
+    bool stalled = false;
+    std::chrono::steady_clock::time_point full_since{};  // a dump's queue, full since
     bool dump = false;                    // a DUMP: sends `backlog`, not the live stream
     std::deque<StoredRecordPtr> backlog;  // the recorder's records still to send
   };
@@ -133,7 +147,10 @@ class SubscriberSet {
   bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
                    const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
                    std::uint64_t watermark_ns);
-  subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts);
+  subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts,
+                             Subscriber* s = nullptr);
+  /// The limit a new subscription from `peer` would break, or "".
+  std::string limit_broken(const Subscriber& joining, bool dump) const;
   /// Sends s's gathered batch; false when the subscriber is gone.
   bool flush_one(const std::string& id, Subscriber& s);
   /// Counts n records lost for s (its queue was full).
@@ -152,7 +169,21 @@ class SubscriberSet {
 
  public:
   static constexpr std::uint32_t kBatchRecords = 64;
-  static constexpr std::size_t kBatchBytes = 256 * 1024;
+  // 64 KiB: a queue's bound in bytes is its messages times this (plus one
+  // record), and --memory-budget bounds queues in bytes.
+  static constexpr std::size_t kBatchBytes = 64 * 1024;
+  // How long one send waits for a full queue (a lossless replay) before
+  // the subscriber counts as stalled: a reader that is stopped, or gone
+  // with its queue full, never holds the daemon and everyone else.
+  // One second: a lossless replay waits for each stalled subscriber once,
+  // and meanwhile answers nobody new.
+  static constexpr int kStallSeconds = 1;
+  // A dump is never waited for; one whose queue takes nothing this long
+  // is abandoned.
+  static constexpr int kDumpStallSeconds = 10;
+  // Dumps in progress at once: each pins the recorder's records it has
+  // still to send, even once the recorder has let them go.
+  static constexpr std::size_t kMaxDumps = 4;
 
  private:
 
@@ -170,6 +201,10 @@ class SubscriberSet {
   std::unique_ptr<anon::AnonymizingStage> anonymizing_;  // while the policy forces anyone
   std::function<void(const filter::KernelClauseSet&)> publish_clauses_;
   bool kernel_passes_everything_ = false;
+  ServingLimits limits_;
+  std::uint64_t refused_ = 0;
+  SourceStats last_stats_;  // of the last deliver(): for heartbeats sent while waiting
+  std::uint64_t last_watermark_ = 0;
 };
 
 }  // namespace lnetcap::daemon

@@ -169,11 +169,19 @@ bool eval_term(const Term& t, const Message& m) {
   return false;
 }
 
+// Recurses only as deep as the tree is (at most Limits::kMaxDepth): a
+// list of alternatives is one node with many children (filter_ast.h).
 bool eval(const Node& n, const Message& m) {
   switch (n.kind) {
-    case Node::kAnd: return eval(*n.left, m) && eval(*n.right, m);
-    case Node::kOr: return eval(*n.left, m) || eval(*n.right, m);
-    case Node::kNot: return !eval(*n.left, m);
+    case Node::kAnd:
+      for (const auto& c : n.children)
+        if (!eval(*c, m)) return false;
+      return true;
+    case Node::kOr:
+      for (const auto& c : n.children)
+        if (eval(*c, m)) return true;
+      return false;
+    case Node::kNot: return !eval(*n.children.front(), m);
     case Node::kTerm: return eval_term(n.term, m);
   }
   return false;
@@ -181,9 +189,14 @@ bool eval(const Node& n, const Message& m) {
 
 std::string print(const Node& n) {
   switch (n.kind) {
-    case Node::kAnd: return "(" + print(*n.left) + " and " + print(*n.right) + ")";
-    case Node::kOr: return "(" + print(*n.left) + " or " + print(*n.right) + ")";
-    case Node::kNot: return "not " + print(*n.left);
+    case Node::kAnd:
+    case Node::kOr: {
+      std::string out = "(";
+      for (std::size_t i = 0; i < n.children.size(); ++i)
+        out += (i ? (n.kind == Node::kAnd ? " and " : " or ") : "") + print(*n.children[i]);
+      return out + ")";
+    }
+    case Node::kNot: return "not " + print(*n.children.front());
     case Node::kTerm: return n.term.source;
   }
   return "";
@@ -209,6 +222,10 @@ constexpr Bounds kU8{0, UINT8_MAX}, kU32{0, UINT32_MAX}, kS32{INT32_MIN, INT32_M
 class Parser {
  public:
   Parser(std::string_view text, std::string_view origin) : text_(text), origin_(origin) {
+    if (text.size() > Limits::kMaxBytes)
+      throw Error("filter: " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                      std::to_string(Limits::kMaxBytes),
+                  "a filter is a few terms: name many NIDs by their net, or split the work");
     try {
       tokens_ = lex(text);
     } catch (const Error& e) {
@@ -222,8 +239,12 @@ class Parser {
     if (peek().kind == Tok::kRParen) fail(peek(), "unbalanced ')'");
     if (peek().kind != Tok::kEnd)
       fail(peek(), "expected 'and', 'or' or the end of the expression");
+    if (tree_depth(*n) > Limits::kMaxDepth) too_deep(peek());
     return n;
   }
+
+  // The terms parsed, for Filter::terms().
+  std::size_t terms() const { return terms_; }
 
  private:
   const Token& peek() const { return tokens_[pos_]; }
@@ -255,39 +276,60 @@ class Parser {
            std::to_string(col) + " of " + std::string(origin_) + message.substr(end);
   }
 
+  [[noreturn]] void too_deep(const Token& t) const {
+    fail(t, "nests 'and', 'or', 'not' and '(' more than " + std::to_string(Limits::kMaxDepth) +
+                " levels deep (the limit)");
+  }
+
+  // The depth of the tree built (a "not" or an and/or inside another);
+  // parse_unary bounds the recursion, this bounds what to_string() prints,
+  // so that its text parses again.
+  static std::size_t tree_depth(const Node& n) {
+    std::size_t d = 0;
+    for (const auto& c : n.children) d = std::max(d, tree_depth(*c));
+    return n.kind == Node::kTerm ? 0 : d + 1;
+  }
+
+  // "a or b or c" (and "a and b and c") makes one node (filter_ast.h).
   std::unique_ptr<Node> parse_or() {
     auto left = parse_and();
+    if (peek().kind != Tok::kOr) return left;
+    auto n = std::make_unique<Node>();
+    n->kind = Node::kOr;
+    n->children.push_back(std::move(left));
     while (peek().kind == Tok::kOr) {
       take();
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kOr;
-      n->left = std::move(left);
-      n->right = parse_and();
-      left = std::move(n);
+      n->children.push_back(parse_and());
     }
-    return left;
+    return n;
   }
 
   std::unique_ptr<Node> parse_and() {
     auto left = parse_unary();
+    if (peek().kind != Tok::kAnd) return left;
+    auto n = std::make_unique<Node>();
+    n->kind = Node::kAnd;
+    n->children.push_back(std::move(left));
     while (peek().kind == Tok::kAnd) {
       take();
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kAnd;
-      n->left = std::move(left);
-      n->right = parse_unary();
-      left = std::move(n);
+      n->children.push_back(parse_unary());
     }
-    return left;
+    return n;
   }
 
+  // Every "not" and "(" recurses once: depth_ bounds the stack.
   std::unique_ptr<Node> parse_unary() {
     const Token& t = peek();
+    if (t.kind == Tok::kNot || t.kind == Tok::kLParen) {
+      if (depth_ >= Limits::kMaxDepth) too_deep(t);
+      ++depth_;
+    }
     if (t.kind == Tok::kNot) {
       take();
       auto n = std::make_unique<Node>();
       n->kind = Node::kNot;
-      n->left = parse_unary();
+      n->children.push_back(parse_unary());
+      --depth_;
       return n;
     }
     if (t.kind == Tok::kLParen) {
@@ -296,12 +338,15 @@ class Parser {
       if (peek().kind != Tok::kRParen) fail(peek(), "expected ')' to close the '(' at column " +
                                                         std::to_string(t.column));
       take();
+      --depth_;
       return n;
     }
     if (t.kind == Tok::kEnd) fail(t, "expected a term");
     if (t.kind != Tok::kWord) fail(t, "expected a term");
     auto n = std::make_unique<Node>();
     n->kind = Node::kTerm;
+    if (++terms_ > Limits::kMaxTerms)
+      fail(t, "has more than " + std::to_string(Limits::kMaxTerms) + " terms (the limit)");
     n->term = parse_term();
     return n;
   }
@@ -556,12 +601,13 @@ class Parser {
   std::string_view origin_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  std::size_t terms_ = 0;  // parsed so far
+  std::size_t depth_ = 0;  // "not"s and "("s open
 };
 
 void collect_kernel_terms(const Node& n, KernelTerms& k, bool& any) {
   if (n.kind == Node::kAnd) {
-    collect_kernel_terms(*n.left, k, any);
-    collect_kernel_terms(*n.right, k, any);
+    for (const auto& c : n.children) collect_kernel_terms(*c, k, any);
     return;
   }
   if (n.kind != Node::kTerm || n.term.cmp != Cmp::kEq) return;
@@ -590,7 +636,9 @@ Filter& Filter::operator=(Filter&&) noexcept = default;
 
 Filter Filter::parse(std::string_view text, std::string_view origin) {
   Filter f;
-  f.root_ = Parser(text, origin).parse();
+  Parser parser(text, origin);
+  f.root_ = parser.parse();
+  f.terms_ = parser.terms();
   return f;
 }
 

@@ -44,6 +44,18 @@ struct KernelTerms {
   std::optional<std::uint32_t> direction;  // enum lnetcap_direction
 };
 
+/// What a filter may be, checked by Filter::parse before and while it
+/// parses: lnetcapd evaluates every subscriber's filter on its one loop
+/// thread for every record, so the size of a filter is what a subscriber
+/// could otherwise spend of everyone's time (and, nested deeply enough,
+/// of the parser's stack).  Far above any filter a person writes: a
+/// thousand NIDs is about 25 KB.
+struct Limits {
+  static constexpr std::size_t kMaxBytes = 64 * 1024;  // of text
+  static constexpr std::size_t kMaxTerms = 1024;       // terms ("type put", "nid X")
+  static constexpr std::size_t kMaxDepth = 64;         // nested "(" and "not"
+};
+
 class Filter {
  public:
   Filter();  // matches everything
@@ -56,7 +68,10 @@ class Filter {
   ///   ack, reply or hello)
   /// origin: the -F file the text was read from; errors then give the
   /// line and column in that file instead of the column in the text.
+  /// Text beyond Limits is refused with an Error naming the limit.
   static Filter parse(std::string_view text, std::string_view origin = {});
+  /// Its number of terms (what evaluating it can cost, per record).
+  std::size_t terms() const { return terms_; }
 
   bool matches(const Message& m) const;
   bool empty() const { return root_ == nullptr; }
@@ -70,6 +85,7 @@ class Filter {
 
  private:
   std::unique_ptr<Node> root_;
+  std::size_t terms_ = 0;
 };
 
 }  // namespace lnetcap::filter

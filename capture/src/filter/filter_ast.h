@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "../nid.h"
 
@@ -31,9 +32,14 @@ struct Term {
   std::string source;       // original text, for to_string()
 };
 
+// "a or b or c" is one kOr node with three children, not a chain of
+// binary ones: a long list of alternatives (the usual big filter) is then
+// a wide tree, never a deep one, and evaluating or freeing it recurses
+// only as deep as the parentheses and "not"s nest (at most kMaxDepth,
+// filter.h).
 struct Node {
   enum Kind { kAnd, kOr, kNot, kTerm } kind;
-  std::unique_ptr<Node> left, right;
+  std::vector<std::unique_ptr<Node>> children;  // and, or: two or more; not: one
   Term term;
 };
 

@@ -132,13 +132,17 @@ class Approximator {
 
   Dnf node(const Node& n, bool negated) const {
     switch (n.kind) {
-      case Node::kNot: return node(*n.left, !negated);
+      case Node::kNot: return node(*n.children.front(), !negated);
       case Node::kAnd:
-        return negated ? either(node(*n.left, true), node(*n.right, true))
-                       : both(node(*n.left, false), node(*n.right, false));
-      case Node::kOr:
-        return negated ? both(node(*n.left, true), node(*n.right, true))
-                       : either(node(*n.left, false), node(*n.right, false));
+      case Node::kOr: {
+        // "a and b and c" as ((a and b) and c); under "not", De Morgan.
+        const bool conjunction = (n.kind == Node::kAnd) != negated;
+        Dnf acc = node(*n.children.front(), negated);
+        for (std::size_t i = 1; i < n.children.size(); ++i)
+          acc = conjunction ? both(std::move(acc), node(*n.children[i], negated))
+                            : either(std::move(acc), node(*n.children[i], negated));
+        return acc;
+      }
       case Node::kTerm: return term(n.term, negated);
     }
     return yes();

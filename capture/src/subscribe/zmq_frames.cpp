@@ -31,6 +31,9 @@ SendResult send_parts(zmq::socket_t& socket, const std::string& routing_id,
     }
   } catch (const zmq::error_t& e) {
     if (e.num() == EHOSTUNREACH) return SendResult::kPeerGone;
+    // A signal (a SIGHUP storm) while libzmq read its commands: nothing of
+    // the first frame was queued; the caller retries or counts it as full.
+    if (e.num() == EINTR) return SendResult::kQueueFull;
     throw;
   }
   return SendResult::kSent;
@@ -63,7 +66,12 @@ Peer peer_of(zmq::message_t& part) {
 
 bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id, Peer* peer) {
   zmq::message_t part;
-  if (!socket.recv(part, zmq::recv_flags::dontwait)) return false;
+  try {
+    if (!socket.recv(part, zmq::recv_flags::dontwait)) return false;
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EINTR) return false;  // a signal: the caller's loop comes back
+    throw;
+  }
   // Frames are overwritten in place: a subscriber receives one message per
   // record, and reusing the buffers saves an allocation per frame.
   std::size_t n = 0;

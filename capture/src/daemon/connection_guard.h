@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// connection_guard.h - lnetcapd's bound on connections.  libzmq accepts
+// every connection to a ROUTER socket and aborts the process when accept()
+// fails with EMFILE: about a thousand plain connections to the ipc socket
+// took the daemon down (issue 25).  The guard raises RLIMIT_NOFILE to its
+// hard limit, watches the socket's ACCEPTED and DISCONNECTED events, and
+// shuts down (shutdown(2), never close: the descriptor stays libzmq's) any
+// connection beyond the limit - overall, or of one local uid - so libzmq
+// drops it and its descriptor comes back before the process runs out.
+#pragma once
+
+#include <zmq.hpp>
+
+#include <cstdint>
+#include <map>
+
+#include "serving_limits.h"
+
+namespace lnetcap::daemon {
+
+class ConnectionGuard {
+ public:
+  /// Watches `router` (before it binds).  limits.max_connections is
+  /// lowered to what the file descriptor limit allows.
+  ConnectionGuard(zmq::context_t& context, zmq::socket_t& router, const ServingLimits& limits);
+  ~ConnectionGuard() { close(); }
+  /// Stops watching; before the context is closed (which waits for every
+  /// socket, the monitor's too).
+  void close();
+
+  /// The socket to poll for events (ZMQ_POLLIN).
+  zmq::socket_t& events() { return monitor_; }
+  /// Handles the events queued; returns how many connections it refused.
+  unsigned handle_events();
+
+  unsigned open_connections() const { return static_cast<unsigned>(open_.size()); }
+  unsigned max_connections() const { return max_connections_; }
+  std::uint64_t refused() const { return refused_; }
+
+ private:
+  zmq::socket_t& router_;
+  zmq::socket_t monitor_;
+  unsigned max_connections_;
+  unsigned max_per_uid_;
+  std::map<int, long> open_;             // descriptor -> local uid (-1: TCP)
+  std::map<long, unsigned> per_uid_;     // open connections of each local uid
+  std::uint64_t refused_ = 0;
+};
+
+/// Raises RLIMIT_NOFILE's soft limit to its hard one; returns the new soft limit.
+std::uint64_t raise_fd_limit();
+
+}  // namespace lnetcap::daemon
