@@ -25,6 +25,9 @@
 #include "../subscribe/zmq_frames.h"
 #include "recorder_and_metrics.h"
 #include "daemon_config.h"
+#include "ipc_socket.h"
+#include "key_file_modes.h"
+#include "key_revocation.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -54,28 +57,25 @@ std::string listen_on(zmq::socket_t& router, const std::string& uri, const Daemo
     throw Error("refusing to listen on " + endpoint + " without authentication",
                 "give --authorized-keys FILE (CurveZMQ, docs/DAEMON.md), or on a trusted network "
                 "--allow-insecure-tcp, or use the local socket");
-  const mode_t old_mask = ipc ? ::umask(0117) : 0;
-  try {
-    router.bind(endpoint);
-  } catch (const zmq::error_t& e) {
-    if (ipc) ::umask(old_mask);
-    throw Error("cannot listen on " + endpoint + ": " + e.what(),
-                ipc ? "does its directory exist (systemd's RuntimeDirectory=lnetcap creates "
-                      "/run/lnetcap)? choose another with --listen"
-                    : "is the address local and the port free?");
+  if (!ipc) {
+    try {
+      router.bind(endpoint);
+    } catch (const zmq::error_t& e) {
+      throw Error("cannot listen on " + endpoint + ": " + e.what(), "is the address local and the port free?");
+    }
+    return router.get(zmq::sockopt::last_endpoint);
   }
-  if (!ipc) return router.get(zmq::sockopt::last_endpoint);
-  ::umask(old_mask);
   const std::string path = endpoint.substr(6);
+  gid_t gid = static_cast<gid_t>(-1);
   if (const group* g = ::getgrnam(opts.group.c_str())) {
-    if (::chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
-      throw Error("cannot give " + path + " to group " + opts.group + ": " + std::strerror(errno));
+    gid = g->gr_gid;
   } else if (opts.group_given) {
     throw Error("group '" + opts.group + "' does not exist", "create it or name another with --group");
   } else {
     std::fprintf(stderr, "lnetcapd: no group '%s': only %s's own user may subscribe on %s\n",
                  opts.group.c_str(), "lnetcapd", path.c_str());
   }
+  bind_ipc_socket(router, path, gid);  // safely: ipc_socket.h
   return endpoint;
 }
 
@@ -93,6 +93,7 @@ subscribe::CurveKeyPair server_key_pair(const std::string& path) {
                  pair.public_z85.c_str());
     return pair;
   }
+  check_secret_key_mode(path);
   return subscribe::read_key_file(path);
 }
 
@@ -106,20 +107,23 @@ std::string describe_source(const Options& o) {
 // change while serving (the authorized keys) and names what needs a
 // restart.  A bad file changes nothing: the daemon goes on as it was.
 // Updates `running` with what it applied.
-void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers) {
+void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers,
+            RecorderAndMetrics& extras, const SourceStats& stats) {
   const std::string file = running.config_path.empty() ? "the command line" : running.config_path;
   DaemonOptions fresh;
   try {
     fresh = parse_daemon_options(argc, argv);
     if (zap && !fresh.authorized_keys.empty()) {
-      auto keys = subscribe::read_authorized_keys(fresh.authorized_keys);
+      auto keys = read_checked_authorized_keys(fresh.authorized_keys);
       const std::size_t n = keys.size();
       zap->set_authorized(std::move(keys));
       std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
                    fresh.authorized_keys.c_str());
+      end_revoked_subscriptions(subscribers, *zap, stats);
     }
     if (!(fresh.anonymize == running.anonymize)) {
       subscribers.set_anonymize_policy(fresh.anonymize);
+      extras.apply_anonymize_policy(fresh.anonymize);
       std::fprintf(stderr, "lnetcapd: reload: anonymize policy applied\n");
     }
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
@@ -156,8 +160,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   install_reload_signal();
   DaemonOptions current = opts;  // what SIGHUP compares with and updates
   zmq::context_t context;
-  // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
-  // subscribers need an authorized key too.
+  // CurveZMQ applies to the TCP endpoints (see the binding below).
   const bool curve = !opts.authorized_keys.empty();
   if (curve && !subscribe::curve_available())
     throw Error("this libzmq has no CURVE support", "install Debian's libzmq5 (built with libsodium)");
@@ -167,20 +170,28 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     if (!listens_on_tcp(opts))
       throw Error("--authorized-keys is for TCP endpoints", "add --listen tcp://HOST:PORT");
     server_keys = server_key_pair(opts.curve_key);
-    zap.emplace(context, subscribe::read_authorized_keys(opts.authorized_keys));
+    zap.emplace(context, read_checked_authorized_keys(opts.authorized_keys));
   }
   zmq::socket_t router(context, zmq::socket_type::router);
-  if (curve) {
-    router.set(zmq::sockopt::curve_server, 1);
-    router.set(zmq::sockopt::curve_secretkey, server_keys.secret_z85);
-    // A ZAP domain makes libzmq consult the handler for every client.
-    router.set(zmq::sockopt::zap_domain, "lnetcapd");
-  }
   router.set(zmq::sockopt::router_mandatory, 1);
   router.set(zmq::sockopt::sndhwm, opts.queue);
   router.set(zmq::sockopt::linger, 0);
+  // libzmq copies a socket's options into each endpoint when it binds it:
+  // the local sockets are bound before CURVE is switched on, so local users
+  // keep subscribing without keys (the socket's group and mode admit them),
+  // and every TCP endpoint bound after it needs an authorized key.
   std::vector<std::string> bound;
-  for (const auto& uri : opts.listen) bound.push_back(listen_on(router, uri, opts));
+  for (const bool tcp_pass : {false, true}) {
+    if (tcp_pass && curve) {
+      router.set(zmq::sockopt::curve_server, 1);
+      router.set(zmq::sockopt::curve_secretkey, server_keys.secret_z85);
+      // A ZAP domain makes libzmq consult the handler for every client.
+      router.set(zmq::sockopt::zap_domain, "lnetcapd");
+    }
+    for (const auto& uri : opts.listen)
+      if ((subscribe::normalize_endpoint(uri).rfind("ipc://", 0) != 0) == tcp_pass)
+        bound.push_back(listen_on(router, uri, opts));
+  }
 
   // The daemon filters per subscriber; the source takes what [source]
   // filter allows (everything without one).  A live eBPF source tests that
@@ -259,7 +270,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     }
     subscribe::Peer peer;
     while (subscribe::receive_frames(router, frames, &routing_id, &peer))
-      subscribers.handle(routing_id, frames, peer);
+      if (!refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
+        subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
       pump.start();
@@ -308,7 +320,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     subscribers.flush();
     dumping = subscribers.pump_dumps(interfaces, stats);
     extras.update(stats, subscribers.size(), subscribers.total_dropped());
-    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);
+    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers, extras, stats);
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);
@@ -344,6 +356,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   router.set(zmq::sockopt::linger, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
   router.close();
   context.close();
+  for (const auto& endpoint : bound)
+    if (endpoint.rfind("ipc://", 0) == 0) remove_ipc_socket(endpoint.substr(6));
   return end.failed ? 1 : 0;
 }
 
