@@ -17,7 +17,7 @@ export TZ=UTC LC_ALL=C
 need_file "$sample" "$lnetcapd" "$pcap_dump"
 tmp=$(mktemp -d /tmp/lnetcapd-edges.XXXXXX)
 daemons=()
-on_exit 'for p in "${daemons[@]}"; do kill -CONT "$p"; kill -KILL "$p"; done; wait; rm -rf "$tmp"'
+on_exit 'for p in "${daemons[@]}"; do kill -CONT "$p"; kill -KILL "$p"; done; wait; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"'
 
 packets() { "$pcap_dump" "$1" | tail -n +2; }
 count() { packets "$1" | wc -l; }

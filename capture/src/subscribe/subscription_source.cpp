@@ -193,19 +193,26 @@ bool SubscriptionSource::next(CapturedRecord& out) {
         ended_ = true;
         return false;
       }
-    } else if (const auto now = Clock::now(); now - last_polled_ > kAwayGap) {
-      last_heard_ = now;  // we were away (see kAwayGap)
-      last_polled_ = now;
-      continue;
-    } else if (last_polled_ = now; !receive(frames_, kTick)) {
-      if (Clock::now() - last_heard_ > kSilenceLimit)
-        throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
-                    "is lnetcapd still running?");
-      if (status_pending()) {
-        out = CapturedRecord{};
-        return true;
+    } else {
+      const auto before = Clock::now();
+      if (before - last_polled_ > kAwayGap) last_heard_ = before;  // away between calls
+      if (!receive(frames_, kTick)) {
+        const auto after = Clock::now();
+        last_polled_ = after;
+        if (after - before > kTick + kAwayGap) {
+          last_heard_ = after;  // away during the wait (stopped inside poll)
+          continue;
+        }
+        if (after - last_heard_ > kSilenceLimit)
+          throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
+                      "is lnetcapd still running?");
+        if (status_pending()) {
+          out = CapturedRecord{};
+          return true;
+        }
+        continue;
       }
-      continue;
+      last_polled_ = Clock::now();
     }
     last_heard_ = Clock::now();
     switch (message_type(frames_)) {
