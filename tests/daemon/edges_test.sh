@@ -239,6 +239,18 @@ merge-keeps-records)
 	check "the merge reports the lost stream (exit $sub_rc)" test "$sub_rc" -ne 0
 	contains "$tmp/merge.err" "lost contact with lnetcapd at $(uri b)"
 	expect_eq "records of the healthy stream written" "$(count "$tmp/merged.pcapng")" 149
+	# Ctrl-C while a stream is quiet but alive (a replay waiting for a
+	# second subscriber holds the merge back): what arrived is written.
+	start_ipc c -r "$sample" --wait-subscribers 1
+	start_ipc q -r "$sample" --wait-subscribers 2 --keep-serving
+	"$lnetcap" --from "$(uri c)" --from "$(uri q)" -w "$tmp/stopped.pcapng" 2>"$tmp/stopped.err" &
+	sub=$!
+	daemons+=($sub)
+	wait_for_log "$tmp/q.log" "subscribed" 30
+	wait_for_exit "$c_pid" 30
+	kill -INT "$sub"
+	wait_for_exit "$sub" 20
+	expect_eq "records written after Ctrl-C" "$(count "$tmp/stopped.pcapng")" 149
 	;;
 subscriber-pause)
 	# Item 11.  A subscriber stopped for 12 s (Ctrl-Z) goes on when resumed.
