@@ -183,6 +183,7 @@ trigger-directory)
 	run nodir "$lnetcapd" -r "$sample" --listen "$(uri x)" --trigger 'status < 0' --trigger-dir "$tmp/no/such/dir"
 	expect_eq "exit status with a missing trigger directory" "$(rc nodir)" 1
 	contains "$tmp/nodir.err" "trigger directory $tmp/no/such/dir"
+	check "a daemon that could not start leaves no socket" test ! -e "$tmp/x.sock"
 	touch "$tmp/plainfile"
 	run notdir "$lnetcapd" -r "$sample" --listen "$(uri x)" --trigger 'status < 0' --trigger-dir "$tmp/plainfile"
 	expect_eq "exit status with a file as trigger directory" "$(rc notdir)" 1

@@ -181,6 +181,15 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   // keep subscribing without keys (the socket's group and mode admit them),
   // and every TCP endpoint bound after it needs an authorized key.
   std::vector<std::string> bound;
+  // Whatever ends the daemon (a later start-up error included) removes
+  // the sockets it put in place, if they are still its own.
+  struct RemoveSockets {
+    const std::vector<std::string>& endpoints;
+    ~RemoveSockets() {
+      for (const auto& e : endpoints)
+        if (e.rfind("ipc://", 0) == 0) remove_ipc_socket(e.substr(6));
+    }
+  } remove_sockets{bound};
   for (const bool tcp_pass : {false, true}) {
     if (tcp_pass && curve) {
       router.set(zmq::sockopt::curve_server, 1);
@@ -356,8 +365,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   router.set(zmq::sockopt::linger, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
   router.close();
   context.close();
-  for (const auto& endpoint : bound)
-    if (endpoint.rfind("ipc://", 0) == 0) remove_ipc_socket(endpoint.substr(6));
+
   return end.failed ? 1 : 0;
 }
 
