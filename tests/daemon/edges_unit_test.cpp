@@ -6,6 +6,10 @@
 // incident files never replace one another and leave nothing on failure.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,9 +18,11 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "daemon/flight_recorder.h"
 #include "daemon/incident_file.h"
+#include "daemon/metrics_http.h"
 #include "daemon/refusal_log.h"
 #include "daemon/rpc_metrics.h"
 #include "daemon/trigger.h"
@@ -163,6 +169,66 @@ TEST(IncidentFile, NeverReplacesAndLeavesNothingOnFailure) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 2u);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace lnetcap::daemon
+
+namespace lnetcap::daemon {
+namespace {
+
+// A connection to 127.0.0.1:port; rcvbuf > 0 sets a (tiny) receive window.
+int connect_to(int port, int rcvbuf = 0) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (rcvbuf) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  return fd;
+}
+
+// Sends a request and reads the whole answer, or gives up after `ms`.
+std::string scrape(int port, int ms) {
+  const int fd = connect_to(port);
+  const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  EXPECT_EQ(::send(fd, get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+  std::string got;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return got;
+}
+
+// A scraper that asks for a big page and never reads it (a tiny receive
+// window), and ten that never ask, do not keep another scrape waiting.
+TEST(MetricsHttpEdges, StalledClientsBlockNoScrape) {
+  const std::string page(16 << 20, 'x');
+  MetricsHttpServer server("127.0.0.1:0", [&page](std::uint64_t) { return page; });
+  const int port = std::stoi(server.address().substr(server.address().rfind(':') + 1));
+  const int stalled = connect_to(port, 1024);
+  const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(stalled, get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+  std::vector<int> idle;
+  for (int i = 0; i < 10; ++i) idle.push_back(connect_to(port));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the stalled answer is under way
+  const auto start = std::chrono::steady_clock::now();
+  const std::string got = scrape(port, 5000);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(got.rfind("HTTP/1.1 200 OK", 0), 0u) << got.substr(0, 80);
+  EXPECT_GE(got.size(), page.size());
+  EXPECT_LT(took, std::chrono::seconds(3));
+  ::close(stalled);
+  for (int fd : idle) ::close(fd);
 }
 
 }  // namespace
