@@ -242,10 +242,12 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
         },
         extras.sees_every_record());
   }
-  for (const auto& endpoint : bound)
+  for (const auto& endpoint : bound) {
+    const bool curved = curve && endpoint.rfind("ipc://", 0) != 0;  // local ones are not
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
-                 endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
-                 curve ? server_keys.public_z85.c_str() : "");
+                 endpoint.c_str(), curved ? " with CurveZMQ, server key " : "",
+                 curved ? server_keys.public_z85.c_str() : "");
+  }
   // Type=notify: ready once the source is open (attached) and the sockets listen.
   if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts.source)))
     std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");

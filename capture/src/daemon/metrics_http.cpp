@@ -171,7 +171,11 @@ void MetricsHttpServer::run() {
     }
     if (fds[0].revents & POLLIN) {
       const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd < 0) continue;
+      if (fd < 0) {
+        // Out of descriptors: the connection stays queued; do not spin on it.
+        if (errno == EMFILE || errno == ENFILE) ::poll(nullptr, 0, 100);
+        continue;
+      }
       if (conns.size() >= kMaxConnections) {
         // Full: the connection idle longest (still not asking) makes room;
         // if every one is taking an answer, the new one is turned away.
