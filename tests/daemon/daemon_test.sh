@@ -808,7 +808,7 @@ dump-anonymized)
   done
   status d
   contains "$tmp/d.status" "records held:                     149"
-  contains "$tmp/d.status" "trigger:                          'nid "
+  contains "$tmp/d.status" "trigger:                          on (its filter is not shown"
   for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
     ! grep -qF "$nid" "$tmp/d.status" || fail "real NID $nid in a forced user's --status"
   done

@@ -7,6 +7,11 @@ std::string AnonymizePolicy::forces(const subscribe::Peer& peer) const {
   if (all) return "anonymize-all";
   if (peer.uid >= 0 && users.count(static_cast<uid_t>(peer.uid))) return "anonymize-users";
   if (!peer.user_id.empty() && keys.count(peer.user_id)) return "anonymize-keys";
+  // A TCP peer without a CurveZMQ key (--allow-insecure-tcp) shows no
+  // identity at all: any local user can connect to 127.0.0.1, a forced one
+  // included, so when the policy forces anyone by identity it forces these.
+  if ((!users.empty() || !keys.empty()) && peer.uid < 0 && peer.user_id.empty())
+    return "anonymize-users/keys (a peer without a uid or key could be any of them)";
   return {};
 }
 

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -37,6 +38,11 @@ struct ConfigFile::KeyFile {
 };
 
 ConfigFile::ConfigFile(const std::string& path) : path_(path), keys_(std::make_unique<KeyFile>()) {
+  // A directory opens as an empty stream: read as an empty file, every
+  // setting (forced anonymization too) would silently be off.
+  if (std::filesystem::is_directory(path))
+    throw Error("config file " + path + " is a directory",
+                "name the file itself, e.g. --config " + path + "/lnetcapd.conf, or --no-config");
   std::ifstream in(path);
   if (!in)
     throw Error("cannot read config file " + path,

@@ -27,6 +27,9 @@
 #include "recorder_and_metrics.h"
 #include "connection_guard.h"
 #include "daemon_config.h"
+#include "ipc_socket.h"
+#include "key_file_modes.h"
+#include "key_revocation.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -56,28 +59,25 @@ std::string listen_on(zmq::socket_t& router, const std::string& uri, const Daemo
     throw Error("refusing to listen on " + endpoint + " without authentication",
                 "give --authorized-keys FILE (CurveZMQ, docs/DAEMON.md), or on a trusted network "
                 "--allow-insecure-tcp, or use the local socket");
-  const mode_t old_mask = ipc ? ::umask(0117) : 0;
-  try {
-    router.bind(endpoint);
-  } catch (const zmq::error_t& e) {
-    if (ipc) ::umask(old_mask);
-    throw Error("cannot listen on " + endpoint + ": " + e.what(),
-                ipc ? "does its directory exist (systemd's RuntimeDirectory=lnetcap creates "
-                      "/run/lnetcap)? choose another with --listen"
-                    : "is the address local and the port free?");
+  if (!ipc) {
+    try {
+      router.bind(endpoint);
+    } catch (const zmq::error_t& e) {
+      throw Error("cannot listen on " + endpoint + ": " + e.what(), "is the address local and the port free?");
+    }
+    return router.get(zmq::sockopt::last_endpoint);
   }
-  if (!ipc) return router.get(zmq::sockopt::last_endpoint);
-  ::umask(old_mask);
   const std::string path = endpoint.substr(6);
+  gid_t gid = static_cast<gid_t>(-1);
   if (const group* g = ::getgrnam(opts.group.c_str())) {
-    if (::chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
-      throw Error("cannot give " + path + " to group " + opts.group + ": " + std::strerror(errno));
+    gid = g->gr_gid;
   } else if (opts.group_given) {
     throw Error("group '" + opts.group + "' does not exist", "create it or name another with --group");
   } else {
     std::fprintf(stderr, "lnetcapd: no group '%s': only %s's own user may subscribe on %s\n",
                  opts.group.c_str(), "lnetcapd", path.c_str());
   }
+  bind_ipc_socket(router, path, gid);  // safely: ipc_socket.h
   return endpoint;
 }
 
@@ -95,6 +95,7 @@ subscribe::CurveKeyPair server_key_pair(const std::string& path) {
                  pair.public_z85.c_str());
     return pair;
   }
+  check_secret_key_mode(path);
   return subscribe::read_key_file(path);
 }
 
@@ -108,7 +109,8 @@ std::string describe_source(const Options& o) {
 // change while serving (the authorized keys) and names what needs a
 // restart.  A bad file changes nothing: the daemon goes on as it was.
 // Updates `running` with what it applied.
-void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers) {
+void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, SubscriberSet& subscribers,
+            RecorderAndMetrics& extras, const SourceStats& stats) {
   const std::string file = running.config_path.empty() ? "the command line" : running.config_path;
   DaemonOptions fresh;
   try {
@@ -117,9 +119,10 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
     // or anonymize key changes nothing (set_anonymize_policy changes
     // nothing when it throws; set_authorized cannot throw).
     std::optional<std::set<std::string>> keys;
-    if (zap && !fresh.authorized_keys.empty()) keys = subscribe::read_authorized_keys(fresh.authorized_keys);
+    if (zap && !fresh.authorized_keys.empty()) keys = read_checked_authorized_keys(fresh.authorized_keys);
     if (!(fresh.anonymize == running.anonymize)) {
       subscribers.set_anonymize_policy(fresh.anonymize);
+      extras.apply_anonymize_policy(fresh.anonymize);
       std::fprintf(stderr, "lnetcapd: reload: anonymize policy applied\n");
     }
     if (keys) {
@@ -127,6 +130,7 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
       zap->set_authorized(std::move(*keys));
       std::fprintf(stderr, "lnetcapd: reload: %zu authorized keys from %s\n", n,
                    fresh.authorized_keys.c_str());
+      end_revoked_subscriptions(subscribers, *zap, stats);
     }
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
     running.anonymize = fresh.anonymize;
@@ -165,8 +169,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   install_reload_signal();
   DaemonOptions current = opts;  // what SIGHUP compares with and updates
   zmq::context_t context;
-  // CurveZMQ applies to every endpoint of the socket: with it, local (ipc)
-  // subscribers need an authorized key too.
+  // CurveZMQ applies to the TCP endpoints (see the binding below).
   const bool curve = !opts.authorized_keys.empty();
   if (curve && !subscribe::curve_available())
     throw Error("this libzmq has no CURVE support", "install Debian's libzmq5 (built with libsodium)");
@@ -176,15 +179,9 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     if (!listens_on_tcp(opts))
       throw Error("--authorized-keys is for TCP endpoints", "add --listen tcp://HOST:PORT");
     server_keys = server_key_pair(opts.curve_key);
-    zap.emplace(context, subscribe::read_authorized_keys(opts.authorized_keys));
+    zap.emplace(context, read_checked_authorized_keys(opts.authorized_keys));
   }
   zmq::socket_t router(context, zmq::socket_type::router);
-  if (curve) {
-    router.set(zmq::sockopt::curve_server, 1);
-    router.set(zmq::sockopt::curve_secretkey, server_keys.secret_z85);
-    // A ZAP domain makes libzmq consult the handler for every client.
-    router.set(zmq::sockopt::zap_domain, "lnetcapd");
-  }
   router.set(zmq::sockopt::router_mandatory, 1);
   // Bounds (serving_limits.h): queues in bytes, requests, connections.
   const std::size_t max_message_bytes = 2 * SubscriberSet::kBatchBytes;
@@ -196,8 +193,31 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   router.set(zmq::sockopt::maxmsgsize, ServingLimits::kMaxRequestBytes);
   router.set(zmq::sockopt::linger, 0);
   ConnectionGuard connections(context, router, opts.limits);
+  // libzmq copies a socket's options into each endpoint when it binds it:
+  // the local sockets are bound before CURVE is switched on, so local users
+  // keep subscribing without keys (the socket's group and mode admit them),
+  // and every TCP endpoint bound after it needs an authorized key.
   std::vector<std::string> bound;
-  for (const auto& uri : opts.listen) bound.push_back(listen_on(router, uri, opts));
+  // Whatever ends the daemon (a later start-up error included) removes
+  // the sockets it put in place, if they are still its own.
+  struct RemoveSockets {
+    const std::vector<std::string>& endpoints;
+    ~RemoveSockets() {
+      for (const auto& e : endpoints)
+        if (e.rfind("ipc://", 0) == 0) remove_ipc_socket(e.substr(6));
+    }
+  } remove_sockets{bound};
+  for (const bool tcp_pass : {false, true}) {
+    if (tcp_pass && curve) {
+      router.set(zmq::sockopt::curve_server, 1);
+      router.set(zmq::sockopt::curve_secretkey, server_keys.secret_z85);
+      // A ZAP domain makes libzmq consult the handler for every client.
+      router.set(zmq::sockopt::zap_domain, "lnetcapd");
+    }
+    for (const auto& uri : opts.listen)
+      if ((subscribe::normalize_endpoint(uri).rfind("ipc://", 0) != 0) == tcp_pass)
+        bound.push_back(listen_on(router, uri, opts));
+  }
 
   // The daemon filters per subscriber; the source takes what [source]
   // filter allows (everything without one).  A live eBPF source tests that
@@ -252,10 +272,12 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
         },
         extras.sees_every_record());
   }
-  for (const auto& endpoint : bound)
+  for (const auto& endpoint : bound) {
+    const bool curved = curve && endpoint.rfind("ipc://", 0) != 0;  // local ones are not
     std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
-                 endpoint.c_str(), curve ? " with CurveZMQ, server key " : "",
-                 curve ? server_keys.public_z85.c_str() : "");
+                 endpoint.c_str(), curved ? " with CurveZMQ, server key " : "",
+                 curved ? server_keys.public_z85.c_str() : "");
+  }
   // Type=notify: ready once the source is open (attached) and the sockets listen.
   if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts.source)))
     std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");
@@ -291,7 +313,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     connections.handle_events();
     subscribe::Peer peer;
     while (subscribe::receive_frames(router, frames, &routing_id, &peer))
-      subscribers.handle(routing_id, frames, peer);
+      if (!refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
+        subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
       pump.start();
@@ -340,7 +363,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     subscribers.flush();
     dumping = subscribers.pump_dumps(interfaces, stats);
     extras.update(stats, subscribers.size(), subscribers.total_dropped());
-    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers);
+    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers, extras, stats);
     if (Clock::now() >= next_heartbeat) {
       subscribers.heartbeat(stats, watermark());
       next_heartbeat = Clock::now() + std::chrono::seconds(1);
@@ -379,6 +402,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   connections.close();
   router.close();
   context.close();
+
   return end.failed ? 1 : 0;
 }
 

@@ -5,8 +5,10 @@
 
 namespace lnetcap::daemon {
 
-StoredRecord::StoredRecord(const CapturedRecord& rec, ByteSpan b, std::shared_ptr<const RecordBlock> blk)
+StoredRecord::StoredRecord(const CapturedRecord& rec, ByteSpan b, std::shared_ptr<const RecordBlock> blk,
+                           std::uint64_t bound)
     : ts_ns(rec.ts_ns),
+      bound_ns(bound),
       interface_id(rec.interface_id),
       orig_len(rec.orig_len),
       epb_flags(rec.epb_flags),
@@ -52,14 +54,14 @@ ByteSpan FlightRecorder::copy_bytes(ByteSpan bytes) {
 
 StoredRecordPtr FlightRecorder::add(const CapturedRecord& rec) {
   const ByteSpan bytes = copy_bytes(rec.bytes);
-  auto stored = std::make_shared<const StoredRecord>(rec, bytes, block_);
+  auto stored = std::make_shared<const StoredRecord>(rec, bytes, block_, clock_.at(rec.ts_ns));
   held_.push_back(stored);
   bytes_held_ += stored->accounted_bytes();
-  newest_ts_ = std::max(newest_ts_, rec.ts_ns);
+  newest_ts_ = std::max(newest_ts_, stored->bound_ns);
   auto too_much = [&] {
     const StoredRecord& oldest = *held_.front();
     if (config_.max_bytes && bytes_held_ > config_.max_bytes) return true;
-    return config_.max_ns && newest_ts_ > config_.max_ns && oldest.ts_ns < newest_ts_ - config_.max_ns;
+    return config_.max_ns && newest_ts_ > config_.max_ns && oldest.bound_ns < newest_ts_ - config_.max_ns;
   };
   while (!held_.empty() && too_much()) {
     bytes_held_ -= held_.front()->accounted_bytes();
@@ -70,8 +72,8 @@ StoredRecordPtr FlightRecorder::add(const CapturedRecord& rec) {
 }
 
 std::uint64_t FlightRecorder::window_ns() const {
-  if (held_.empty() || newest_ts_ < held_.front()->ts_ns) return 0;
-  return newest_ts_ - held_.front()->ts_ns;
+  if (held_.empty() || newest_ts_ < held_.front()->bound_ns) return 0;
+  return newest_ts_ - held_.front()->bound_ns;
 }
 
 }  // namespace lnetcap::daemon

@@ -9,7 +9,8 @@
 //    max_bytes, where a record accounts for its length (the EPB's packet
 //    data), its comments and kRecordOverhead bytes of bookkeeping;
 //  - by time: the records no older than max_ns before the newest record's
-//    timestamp (the capture's clock, so a replay keeps what a live capture
+//    timestamp (the capture's clock, proof against steps back: record_clock.h;
+//    so a replay keeps what a live capture
 //    of the same traffic would have kept);
 //  - with both, whichever holds less.  Records leave oldest first (in
 //    arrival order).
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "../source.h"
+#include "record_clock.h"
 
 namespace lnetcap::daemon {
 
@@ -48,6 +50,7 @@ struct RecordBlock {
 /// points into the source's buffer).
 struct StoredRecord {
   std::uint64_t ts_ns = 0;
+  std::uint64_t bound_ns = 0;  // its place on the recorder's timeline (record_clock.h)
   std::uint32_t interface_id = 0;
   std::uint32_t orig_len = 0;
   std::uint32_t epb_flags = 0;
@@ -57,7 +60,8 @@ struct StoredRecord {
   std::shared_ptr<const RecordBlock> block;  // keeps the bytes alive
   std::vector<std::string> comments;
 
-  StoredRecord(const CapturedRecord& rec, ByteSpan bytes, std::shared_ptr<const RecordBlock> block);
+  StoredRecord(const CapturedRecord& rec, ByteSpan bytes, std::shared_ptr<const RecordBlock> block,
+               std::uint64_t bound_ns);
   /// A view for the sinks (valid while this object lives).
   CapturedRecord view() const;
   /// What the record counts against max_bytes.
@@ -102,7 +106,8 @@ class FlightRecorder {
   std::shared_ptr<RecordBlock> block_;  // the block being filled
   std::deque<StoredRecordPtr> held_;
   std::uint64_t bytes_held_ = 0;
-  std::uint64_t newest_ts_ = 0;
+  std::uint64_t newest_ts_ = 0;  // on clock_'s timeline
+  RecordClock clock_;
   std::uint64_t evicted_ = 0;
 };
 

@@ -12,13 +12,15 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "../error.h"
 
 namespace lnetcap::daemon {
 namespace {
 
-constexpr int kRequestTimeoutMs = 2000;
+constexpr int kRequestTimeoutMs = 2000;   // to send the request head
+constexpr int kResponseTimeoutMs = 10000;  // to take the answer (Prometheus' default scrape timeout)
 constexpr std::size_t kMaxRequest = 8192;
 
 // "9788" -> ("", "9788"); "127.0.0.1:9788"; "[::1]:9788".
@@ -36,16 +38,6 @@ std::pair<std::string, std::string> split_listen(const std::string& listen) {
 Error listen_error(const std::string& listen, const std::string& why) {
   return Error("cannot serve metrics on '" + listen + "': " + why,
                "give --metrics-listen PORT, ADDR:PORT or [IPv6]:PORT with a free port");
-}
-
-void send_all(int fd, const std::string& data) {
-  std::size_t off = 0;
-  while (off < data.size()) {
-    const ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the scraper went away: nothing to do
-    off += static_cast<std::size_t>(n);
-  }
 }
 
 std::string response(const char* status, const std::string& type, const std::string& body, bool head) {
@@ -77,7 +69,7 @@ MetricsHttpServer::MetricsHttpServer(const std::string& listen,
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     // "PORT" alone: every IPv4 and IPv6 address.
     if (a->ai_family == AF_INET6 && host.empty()) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 16) == 0) {
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 64) == 0) {
       listen_fd_ = fd;
     } else {
       why = std::strerror(errno);
@@ -119,54 +111,110 @@ MetricsHttpServer::~MetricsHttpServer() {
   ::close(wake_fd_);
 }
 
+struct MetricsHttpServer::Connection {
+  int fd = -1;
+  std::chrono::steady_clock::time_point deadline;
+  std::string request;  // while reading
+  std::string out;      // the answer, once the request is whole
+  std::size_t sent = 0;
+  bool writing = false;
+};
+
 void MetricsHttpServer::run() {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Connection> conns;
+  auto drop = [&](std::size_t i) {
+    ::close(conns[i].fd);
+    conns.erase(conns.begin() + static_cast<std::ptrdiff_t>(i));
+  };
   for (;;) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-    if (fds[1].revents) return;
-    if (!(fds[0].revents & POLLIN)) continue;
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    serve(fd);
-    ::close(fd);
+    std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    auto now = Clock::now();
+    Clock::time_point next = now + std::chrono::hours(1);
+    for (const auto& c : conns) {
+      fds.push_back({c.fd, static_cast<short>(c.writing ? POLLOUT : POLLIN), 0});
+      next = std::min(next, c.deadline);
+    }
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
+    if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(wait, 0) + 1)) < 0 && errno != EINTR)
+      return;
+    if (fds[1].revents) break;
+    now = Clock::now();
+    // Connections first (their indexes match fds[2...]), from the back so
+    // dropping one keeps the others' indexes.
+    for (std::size_t i = conns.size(); i-- > 0;) {
+      Connection& c = conns[i];
+      const short ev = fds[2 + i].revents;
+      if (c.writing && (ev & (POLLOUT | POLLERR | POLLHUP))) {
+        const ssize_t n = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) c.sent += static_cast<std::size_t>(n);
+        if ((n < 0 && errno != EAGAIN && errno != EINTR) || c.sent == c.out.size()) {
+          drop(i);
+          continue;
+        }
+      } else if (!c.writing && (ev & (POLLIN | POLLERR | POLLHUP))) {
+        char buf[2048];
+        const ssize_t n = ::recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+          drop(i);
+          continue;
+        }
+        if (n > 0) c.request.append(buf, static_cast<std::size_t>(n));
+        if (c.request.find("\r\n\r\n") != std::string::npos || c.request.size() >= kMaxRequest) {
+          c.out = answer(c.request);
+          c.writing = true;
+          c.deadline = now + std::chrono::milliseconds(kResponseTimeoutMs);
+          continue;  // sent when the socket takes it
+        }
+      }
+      if (now >= c.deadline) drop(i);  // too slow to ask, or to take the answer
+    }
+    if (fds[0].revents & POLLIN) {
+      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) {
+        // Out of descriptors: the connection stays queued; do not spin on it.
+        if (errno == EMFILE || errno == ENFILE) ::poll(nullptr, 0, 100);
+        continue;
+      }
+      if (conns.size() >= kMaxConnections) {
+        // Full: the connection idle longest (still not asking) makes room;
+        // if every one is taking an answer, the new one is turned away.
+        std::size_t oldest = conns.size();
+        for (std::size_t i = 0; i < conns.size(); ++i)
+          if (!conns[i].writing && (oldest == conns.size() || conns[i].deadline < conns[oldest].deadline))
+            oldest = i;
+        if (oldest == conns.size()) {
+          const std::string busy = response("503 Service Unavailable", "text/plain", "busy\n", false);
+          (void)!::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+          ::close(fd);
+          continue;
+        }
+        drop(oldest);
+      }
+      Connection c;
+      c.fd = fd;
+      c.deadline = now + std::chrono::milliseconds(kRequestTimeoutMs);
+      conns.push_back(std::move(c));
+    }
   }
+  for (auto& c : conns) ::close(c.fd);
 }
 
-void MetricsHttpServer::serve(int fd) {
-  // Read the request head (we need only its first line) within the time limit.
-  std::string request;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kRequestTimeoutMs);
-  while (request.find("\r\n\r\n") == std::string::npos && request.size() < kMaxRequest) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return;
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return;
-    char buf[2048];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return;
-    request.append(buf, static_cast<std::size_t>(n));
-  }
+std::string MetricsHttpServer::answer(const std::string& request) {
   const std::string line = request.substr(0, request.find("\r\n"));
   const auto sp1 = line.find(' '), sp2 = line.find(' ', sp1 + 1);
-  if (sp1 == std::string::npos || sp2 == std::string::npos) {
-    send_all(fd, response("400 Bad Request", "text/plain", "bad request\n", false));
-    return;
-  }
+  if (sp1 == std::string::npos || sp2 == std::string::npos)
+    return response("400 Bad Request", "text/plain", "bad request\n", false);
   const std::string method = line.substr(0, sp1);
   std::string path = line.substr(sp1 + 1, sp2 - sp1 - 1);
   path = path.substr(0, path.find('?'));
   const bool head = method == "HEAD";
-  if (method != "GET" && !head) {
-    send_all(fd, response("405 Method Not Allowed", "text/plain", "only GET and HEAD\n", false));
-    return;
-  }
-  if (path != "/metrics") {
-    send_all(fd, response("404 Not Found", "text/plain", "lnetcapd serves its metrics at /metrics\n", head));
-    return;
-  }
+  if (method != "GET" && !head)
+    return response("405 Method Not Allowed", "text/plain", "only GET and HEAD\n", false);
+  if (path != "/metrics")
+    return response("404 Not Found", "text/plain", "lnetcapd serves its metrics at /metrics\n", head);
   const std::uint64_t n = ++scrapes_;
-  send_all(fd, response("200 OK", "text/plain; version=0.0.4; charset=utf-8", body_(n), head));
+  return response("200 OK", "text/plain; version=0.0.4; charset=utf-8", body_(n), head);
 }
 
 }  // namespace lnetcap::daemon

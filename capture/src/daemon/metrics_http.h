@@ -2,9 +2,13 @@
 // metrics_http.h - the tiny HTTP/1.1 responder lnetcapd serves its
 // Prometheus metrics with: GET (or HEAD) /metrics answers the text format,
 // anything else 404/405, one request per connection (Connection: close).
-// It runs in its own thread so a slow scraper never delays the capture;
-// each connection has 2 s to send its request.  (libmicrohttpd would add a
-// dependency for what is one route and one content type.)
+// It runs in its own thread so a slow scraper never delays the capture.
+// Connections are served side by side (poll, non-blocking sockets), so a
+// client that sends nothing (slowloris) or never reads its answer (a tiny
+// receive window) holds up no one: each has 2 s to send its request and
+// 10 s to take the answer, at most kMaxConnections are open, and when
+// they are all taken a new one evicts the one idle longest.
+// (libmicrohttpd would add a dependency for one route and one content type.)
 #pragma once
 
 #include <atomic>
@@ -30,9 +34,13 @@ class MetricsHttpServer {
   const std::string& address() const { return address_; }
   std::uint64_t scrapes() const { return scrapes_; }
 
+  static constexpr std::size_t kMaxConnections = 32;
+
  private:
+  struct Connection;
   void run();
-  void serve(int fd);
+  /// The answer to a whole request head.
+  std::string answer(const std::string& request);
 
   std::function<std::string(std::uint64_t)> body_;
   int listen_fd_ = -1;

@@ -2,8 +2,12 @@
 #include "recorder_and_metrics.h"
 
 #include <cstdio>
+#include <memory>
+
+#include "../anon/anonymizer.h"
 
 #include "daemon.h"
+#include "status_anonymization.h"
 
 namespace lnetcap::daemon {
 namespace {
@@ -38,6 +42,7 @@ RecorderAndMetrics::RecorderAndMetrics(const DaemonOptions& opts, std::string no
   }
   if (opts.metrics.enabled()) {
     metrics_.emplace(opts.metrics.max_label_values);
+    apply_anonymize_policy(opts.anonymize);  // before the endpoint serves anything
     http_.emplace(opts.metrics.listen, [this](std::uint64_t scrapes) { return metrics_->render(scrapes); });
     std::fprintf(stderr, "lnetcapd: serving metrics at %s\n", http_->address().c_str());
   }
@@ -50,6 +55,14 @@ void RecorderAndMetrics::observe(const CapturedRecord& rec, const Message& msg,
     if (trigger_) trigger_->observe(stored, msg, *recorder_, interfaces);
   }
   if (metrics_) metrics_->add(msg);
+}
+
+void RecorderAndMetrics::apply_anonymize_policy(const AnonymizePolicy& policy) {
+  if (!metrics_ || !policy.forces_anyone() || metrics_->labels_pseudonymised()) return;
+  auto anonymizer = std::make_shared<anon::Anonymizer>(anon::Anonymizer::load_or_create_key(policy.key_file));
+  metrics_->pseudonymise_labels([anonymizer](const std::string& v) { return anonymizer->rewrite_text(v); });
+  std::fprintf(stderr, "lnetcapd: metrics: peer and target labels are pseudonyms (the anonymize policy "
+                       "forces some subscribers)\n");
 }
 
 void RecorderAndMetrics::finish(const std::vector<CaptureInterface>& interfaces) {
@@ -107,13 +120,13 @@ subscribe::Status RecorderAndMetrics::status() const {
     item("flight recorder", "off");
   }
   if (trigger_) {
-    item("trigger", "'" + opts_.trigger.filter + "', files in " + opts_.trigger.directory);
+    item(kTriggerStatusItem, "'" + opts_.trigger.filter + "', files in " + opts_.trigger.directory);
     number("triggers fired", g.triggers_fired);
     number("trigger files written", g.trigger_files_written);
     number("trigger files skipped", g.trigger_files_skipped);
     number("trigger files failed", g.trigger_files_failed);
   } else {
-    item("trigger", "off");
+    item(kTriggerStatusItem, "off");
   }
   item("metrics", http_ ? http_->address() : "off");
   number("scrapes served", http_ ? http_->scrapes() : 0);

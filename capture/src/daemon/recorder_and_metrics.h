@@ -12,6 +12,7 @@
 #include "../message.h"
 #include "../source.h"
 #include "../subscribe/protocol.h"
+#include "anonymize_policy.h"
 #include "flight_recorder.h"
 #include "metrics_http.h"
 #include "rpc_metrics.h"
@@ -40,6 +41,10 @@ class RecorderAndMetrics {
   }
   /// The source ended: open trigger windows are written.
   void finish(const std::vector<CaptureInterface>& interfaces);
+  /// The metrics endpoint has no access control: when the policy forces
+  /// anyone through the anonymizer, peer and target labels become the same
+  /// pseudonyms their records carry (from then on; never lifted).
+  void apply_anonymize_policy(const AnonymizePolicy& policy);
   /// The daemon's counters, for the next scrape and STATUS.
   void update(const SourceStats& stats, std::uint64_t subscribers, std::uint64_t subscriber_dropped);
   subscribe::Status status() const;

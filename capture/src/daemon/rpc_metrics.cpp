@@ -21,7 +21,32 @@ const char* const kDimLabel[] = {"opcode", "target", "peer"};
 
 RpcMetrics::RpcMetrics(unsigned max_label_values) : max_label_values_(max_label_values) {}
 
-const std::string& RpcMetrics::bounded(Dim d, const std::string& value) {
+const std::string& RpcMetrics::bounded_value(std::unordered_map<std::string, std::string>& admitted,
+                                             const std::string& value) {
+  auto it = admitted.find(value);
+  if (it != admitted.end()) return it->second;
+  if (admitted.size() < max_label_values_) return admitted.emplace(value, value).first->second;
+  return kOther;
+}
+
+void RpcMetrics::pseudonymise_labels(std::function<std::string(const std::string&)> mapper) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pseudonym_ = std::move(mapper);
+  for (Dim d : {kTarget, kPeer}) {
+    groups_[d].clear();
+    admitted_[d].clear();
+  }
+  target_cache_.clear();
+  peer_cache_.clear();
+}
+
+bool RpcMetrics::labels_pseudonymised() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<bool>(pseudonym_);
+}
+
+const std::string& RpcMetrics::bounded(Dim d, const std::string& clear) {
+  const std::string value = pseudonym_ && d != kOpcode ? pseudonym_(clear) : clear;
   auto& admitted = admitted_[d];
   auto it = admitted.find(value);
   if (it != admitted.end()) return it->second;
@@ -100,11 +125,12 @@ void RpcMetrics::add(const Message& m) {
   }
   if (m.lnet.present) {
     const char* t = msg_type_name(m.lnet.type);
-    ++lnet_types_[t ? t : "type_" + std::to_string(m.lnet.type)];
+    ++lnet_types_[t ? std::string(t) : bounded_value(admitted_types_, "type_" + std::to_string(m.lnet.type))];
   }
   if (m.rec.hdr.flags & LNETCAP_REC_F_HEALTH_VALID) {
     const char* h = health_name(m.rec.hdr.health_status);
-    ++health_[h ? h : "health_" + std::to_string(m.rec.hdr.health_status)];
+    ++health_[h ? std::string(h)
+                : bounded_value(admitted_health_, "health_" + std::to_string(m.rec.hdr.health_status))];
     retries_ += m.rec.hdr.retry_count;
   }
   if (m.rec.hdr.direction == LNETCAP_DIR_DROP) ++lnet_dropped_;
@@ -119,10 +145,14 @@ void RpcMetrics::add(const Message& m) {
   } else {
     for (int d = 0; d < kDims; ++d) rpc[1 + d] = own[1 + d];
   }
+  // One budget of status values for every group: at most
+  // max_label_values distinct ones appear anywhere.
+  const std::string& status_label =
+      report::is_rpc_error(m) ? bounded_value(admitted_status_, std::to_string(m.rpc.status)) : kOther;
   for (Group* g : rpc) {
     if (!g) continue;
     if (match) add_latency(*g, match->latency_ns);
-    if (report::is_rpc_error(m)) ++g->errors_by_status[m.rpc.status];
+    if (report::is_rpc_error(m)) ++g->errors_by_status[status_label];
   }
 }
 
@@ -173,20 +203,35 @@ void labelled(std::string& out, const std::string& name, const std::string& help
 }  // namespace
 
 std::string RpcMetrics::render(std::uint64_t scrapes) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  // A copy under the lock, formatted without it: add() (the daemon's loop)
+  // waits only for the copy, not for the text of a big scrape.
+  Group total;
+  std::array<std::map<std::string, Group>, kDims> groups;
+  std::map<std::string, std::uint64_t> lnet_types, health;
+  std::uint64_t lnet_dropped, retries;
+  DaemonGauges g;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    total = total_;
+    groups = groups_;
+    lnet_types = lnet_types_;
+    health = health_;
+    lnet_dropped = lnet_dropped_;
+    retries = retries_;
+    g = gauges_;
+  }
   std::string out;
-  dimension(out, "lnetcap_", "", {{"", total_}}, "");
+  dimension(out, "lnetcap_", "", {{"", total}}, "");
   for (int d = 0; d < kDims; ++d)
-    dimension(out, std::string("lnetcap_") + kDimLabel[d] + "_", kDimLabel[d], groups_[d],
+    dimension(out, std::string("lnetcap_") + kDimLabel[d] + "_", kDimLabel[d], groups[d],
               std::string(" by ") + kDimLabel[d]);
-  labelled(out, "lnetcap_lnet_type_messages_total", "LNet messages by LNet type", "type", lnet_types_);
+  labelled(out, "lnetcap_lnet_type_messages_total", "LNet messages by LNet type", "type", lnet_types);
   labelled(out, "lnetcap_lnet_health_messages_total",
            "LNet messages by the health status LNet gave them (records that carry one)", "health",
-           health_);
-  counter(out, "lnetcap_lnet_retries_total", "LNet retries the records report", retries_);
+           health);
+  counter(out, "lnetcap_lnet_retries_total", "LNet retries the records report", retries);
   counter(out, "lnetcap_lnet_dropped_messages_total", "messages LNet dropped (direction DROP)",
-          lnet_dropped_);
-  const DaemonGauges& g = gauges_;
+          lnet_dropped);
   counter(out, "lnetcap_source_records_total", "records the capture source delivered to lnetcapd",
           g.source_received);
   counter(out, "lnetcap_source_dropped_total",

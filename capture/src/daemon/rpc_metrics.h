@@ -12,10 +12,16 @@
 // Label cardinality is bounded (docs/DAEMON.md "Metrics"): opcode takes the
 // names of lnetcap's opcode table, any other value is "other"; peer and
 // target take the first max_label_values distinct NIDs each, later ones are
-// "other".  Jobids (unbounded) are not a label.
+// "other"; so do the status of error replies (across all groups) and LNet
+// message types and health statuses outside lnetcap's tables.  Jobids
+// (unbounded) are not a label.  When the anonymize policy forces anyone,
+// peer and target values are pseudonyms (the endpoint has no access
+// control).  render() formats a copy taken under the lock, so a big
+// scrape does not hold up the daemon's loop adding records.
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -54,13 +60,18 @@ class RpcMetrics {
   /// Every record the source delivers, in order (the daemon's thread).
   void add(const Message& m);
   void set_gauges(const DaemonGauges& g);
+  /// From now on peer and target label values are mapper(value) (NIDs as
+  /// pseudonyms); what was gathered by peer and target under clear names
+  /// is dropped.
+  void pseudonymise_labels(std::function<std::string(const std::string&)> mapper);
+  bool labels_pseudonymised() const;
   /// The text exposition format 0.0.4 (any thread).  scrapes: served so far.
   std::string render(std::uint64_t scrapes) const;
 
   static constexpr std::size_t kBuckets = std::size(report::kLatencyBuckets);
   struct Group {
     std::uint64_t messages = 0, bytes = 0, requests = 0, replies = 0;
-    std::map<std::int32_t, std::uint64_t> errors_by_status;
+    std::map<std::string, std::uint64_t> errors_by_status;  // bounded (see above)
     std::array<std::uint64_t, kBuckets> le{};  // latencies <= each bound (not cumulative here)
     std::uint64_t latency_count = 0;
     double latency_sum_s = 0;
@@ -70,6 +81,9 @@ class RpcMetrics {
  private:
   // A label value within the dimension's budget, or "other".
   const std::string& bounded(Dim d, const std::string& value);
+  // The same for the status label of error replies and other open sets.
+  const std::string& bounded_value(std::unordered_map<std::string, std::string>& admitted,
+                                   const std::string& value);
   void add_latency(Group& g, std::uint64_t ns);
   // The groups of an opcode, a target NID and a message's peer.  They are
   // cached by the binary values, so the label strings are built once per
@@ -90,6 +104,8 @@ class RpcMetrics {
   // 1 = a conversation seen from outside, 2 = a record without LNet header.
   std::map<std::tuple<int, Nid, Nid>, Group*> peer_cache_;
   std::map<std::string, std::uint64_t> lnet_types_, health_;
+  std::unordered_map<std::string, std::string> admitted_status_, admitted_types_, admitted_health_;
+  std::function<std::string(const std::string&)> pseudonym_;
   std::uint64_t lnet_dropped_ = 0, retries_ = 0;
   DaemonGauges gauges_;
 };

@@ -11,6 +11,7 @@
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
 #include "snap_length.h"
+#include "status_anonymization.h"
 
 namespace lnetcap::daemon {
 
@@ -152,8 +153,7 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
       case subscribe::MessageType::kStatus: {
         subscribe::Status st = status_ ? status_() : subscribe::Status{};
         // The source, the trigger filter may name NIDs: pseudonyms for a forced user.
-        if (!anonymize_policy_.forces(peer).empty())
-          for (auto& item : st.items) item.second = anonymizing_->anonymizer().rewrite_text(item.second);
+        if (!anonymize_policy_.forces(peer).empty()) anonymize_status(st, anonymizing_->anonymizer());
         subscribe::send_frames(router_, id, subscribe::encode(st));
         return;
       }
@@ -480,6 +480,22 @@ bool SubscriberSet::send_end(const subscribe::End& end, const SourceStats& stats
   }
   for (const auto& id : gone) remove(id, "disconnected");
   return all;
+}
+
+std::size_t SubscriberSet::end_subscribers(const std::function<bool(const Subscriber&)>& gone,
+                                           const std::string& reason, const SourceStats& stats) {
+  std::vector<std::string> ids;
+  for (const auto& [id, s] : subscribers_)
+    if (gone(s)) ids.push_back(id);
+  for (const auto& id : ids) {
+    subscribe::End end;
+    end.failed = true;
+    end.reason = reason;
+    end.counters = counters(subscribers_.at(id), stats, 0);
+    (void)subscribe::send_frames(router_, id, subscribe::encode(end));
+    remove(id, reason.c_str());
+  }
+  return ids.size();
 }
 
 void SubscriberSet::log_totals() const {

@@ -136,6 +136,10 @@ class SubscriberSet {
   filter::KernelClauseSet kernel_clauses(const Subscriber* joining = nullptr) const;
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
+  /// Ends the subscribers `gone` picks (END, failed, saying `reason`, when
+  /// it fits their queue) and forgets them: a revoked key's.  Returns how many.
+  std::size_t end_subscribers(const std::function<bool(const Subscriber&)>& gone,
+                              const std::string& reason, const SourceStats& stats);
 
  private:
   subscribe::Counters counters(const Subscriber& s, const SourceStats& stats,

@@ -7,6 +7,7 @@
 
 #include "../error.h"
 #include "../pcapng_sink.h"
+#include "incident_file.h"
 
 namespace lnetcap::daemon {
 namespace {
@@ -37,6 +38,7 @@ TriggerWriter::TriggerWriter(TriggerConfig config, std::string node)
     : config_(std::move(config)), node_(std::move(node)), filter_(filter::Filter::parse(config_.filter)) {
   if (config_.max_per_minute == 0)
     throw Error("the trigger's files per minute must be at least 1", "give --trigger-max-per-minute N");
+  prepare_incident_directory(config_.directory);
 }
 
 bool TriggerWriter::allowed_now(std::uint64_t ts_ns) {
@@ -50,8 +52,10 @@ void TriggerWriter::observe(const StoredRecordPtr& rec, const Message& msg,
                             const FlightRecorder& recorder,
                             const std::vector<CaptureInterface>& interfaces) {
   // Windows whose `after` time has passed are complete.
+  // Times on the recorder's timeline (record_clock.h): a clock stepped
+  // back neither holds windows open nor the per-minute limit shut.
   for (auto it = open_.begin(); it != open_.end();) {
-    if (rec->ts_ns > it->match_ts_ns + config_.after_ns) {
+    if (rec->bound_ns > it->match_bound_ns + config_.after_ns) {
       write(*it, interfaces);
       it = open_.erase(it);
     } else {
@@ -61,7 +65,7 @@ void TriggerWriter::observe(const StoredRecordPtr& rec, const Message& msg,
   }
   if (!filter_.matches(msg)) return;
   ++counts_.fired;
-  if (!allowed_now(rec->ts_ns)) {
+  if (!allowed_now(rec->bound_ns)) {
     if (counts_.skipped++ == 0 || counts_.skipped % 1000 == 0)
       std::fprintf(stderr,
                    "lnetcapd: trigger matched again: no file (at most %u a minute); %" PRIu64
@@ -71,13 +75,14 @@ void TriggerWriter::observe(const StoredRecordPtr& rec, const Message& msg,
   }
   Window w;
   w.match_ts_ns = rec->ts_ns;
+  w.match_bound_ns = rec->bound_ns;
   w.number = counts_.fired;
   // The earlier part of the window is what the recorder still holds
   // (itself included: the recorder kept it before the trigger saw it).
-  const std::uint64_t from = rec->ts_ns > config_.before_ns ? rec->ts_ns - config_.before_ns : 0;
+  const std::uint64_t from = rec->bound_ns > config_.before_ns ? rec->bound_ns - config_.before_ns : 0;
   const auto& held = recorder.held();
   auto first = held.end();
-  while (first != held.begin() && (*(first - 1))->ts_ns >= from) --first;
+  while (first != held.begin() && (*(first - 1))->bound_ns >= from) --first;
   w.records.assign(first, held.end());
   open_.push_back(std::move(w));
 }
@@ -88,25 +93,29 @@ void TriggerWriter::finish(const std::vector<CaptureInterface>& interfaces) {
 }
 
 void TriggerWriter::write(const Window& w, const std::vector<CaptureInterface>& interfaces) {
-  const std::string path = config_.directory + "/" + node_ + "-" + utc_stamp(w.match_ts_ns) + "-" +
-                           std::to_string(w.number) + ".pcapng";
+  const std::string name = node_ + "-" + utc_stamp(w.match_ts_ns) + "-" + std::to_string(w.number);
+  std::string path;
   try {
-    PcapngSinkOptions o;
-    o.path = path;
-    o.section_comments = {"lnetcapd flight recorder on " + node_ + ": trigger '" + config_.filter +
-                          "' matched the record at " + utc_stamp(w.match_ts_ns) + "; window " +
-                          seconds_text(config_.before_ns) + " s before to " +
-                          seconds_text(config_.after_ns) + " s after"};
-    o.interface_note = "on " + node_;
-    PcapngSink sink(o);
-    const Message no_decoding;  // the pcapng sink writes records as they are
-    for (const auto& r : w.records) sink.consume(r->view(), no_decoding, interfaces);
-    SourceStats stats;
-    stats.received = w.records.size();
-    sink.finish(interfaces, stats);
+    // Safely (incident_file.h): mode 0600, a unique name, nothing left on failure.
+    path = write_incident_file(config_.directory, name, [&](const std::string& file) {
+      PcapngSinkOptions o;
+      o.path = file;
+      o.section_comments = {"lnetcapd flight recorder on " + node_ + ": trigger '" + config_.filter +
+                            "' matched the record at " + utc_stamp(w.match_ts_ns) + "; window " +
+                            seconds_text(config_.before_ns) + " s before to " +
+                            seconds_text(config_.after_ns) + " s after"};
+      o.interface_note = "on " + node_;
+      PcapngSink sink(o);
+      const Message no_decoding;  // the pcapng sink writes records as they are
+      for (const auto& r : w.records) sink.consume(r->view(), no_decoding, interfaces);
+      SourceStats stats;
+      stats.received = w.records.size();
+      sink.finish(interfaces, stats);
+    });
   } catch (const Error& e) {
     ++counts_.failed;
-    std::fprintf(stderr, "lnetcapd: trigger: cannot write %s: %s\n", path.c_str(), e.what());
+    std::fprintf(stderr, "lnetcapd: trigger: cannot write %s/%s.pcapng: %s\n", config_.directory.c_str(),
+                 name.c_str(), e.what());
     return;
   }
   ++counts_.written;

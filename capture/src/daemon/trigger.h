@@ -58,7 +58,8 @@ class TriggerWriter {
 
  private:
   struct Window {
-    std::uint64_t match_ts_ns = 0;
+    std::uint64_t match_ts_ns = 0;     // the record's timestamp (file name)
+    std::uint64_t match_bound_ns = 0;  // and on the recorder's timeline
     std::uint64_t number = 0;  // 1, 2, ... for the file name
     std::vector<StoredRecordPtr> records;
   };

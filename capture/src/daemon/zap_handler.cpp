@@ -3,6 +3,7 @@
 
 #include <zmq.h>
 
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -27,9 +28,23 @@ void ZapHandler::set_authorized(std::set<std::string> authorized_z85) {
   authorized_ = std::move(authorized_z85);
 }
 
+bool ZapHandler::authorized(const std::string& z85) {
+  std::lock_guard<std::mutex> lock(authorized_mutex_);
+  return authorized_.count(z85) != 0;
+}
+
 void ZapHandler::serve() {
   try {
     for (;;) {
+      // Wake up now and then to sum up refusals not logged one by one.
+      zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+      try {
+        zmq::poll(&item, 1, std::chrono::milliseconds(1000));
+      } catch (const zmq::error_t& e) {
+        if (e.num() != EINTR) throw;
+      }
+      refusals_.tick();
+      if (!(item.revents & ZMQ_POLLIN)) continue;
       // A request: version, request id, domain, address, identity,
       // mechanism, then the mechanism's credentials (CURVE: the 32-byte
       // client public key).
@@ -39,7 +54,11 @@ void ZapHandler::serve() {
         if (!socket_.recv(request.back())) return;
       } while (request.back().more());
       std::string status = "400", text = "malformed ZAP request", user;
-      if (request.size() >= 7 && request[5].to_string() == "CURVE" && request[6].size() == 32) {
+      if (request.size() >= 6 && request[5].to_string() == "NULL") {
+        // A local (ipc) endpoint: its socket's mode and group admit users.
+        status = "200";
+        text = "OK";
+      } else if (request.size() >= 7 && request[5].to_string() == "CURVE" && request[6].size() == 32) {
         char z85[41];
         zmq_z85_encode(z85, static_cast<const std::uint8_t*>(request[6].data()), 32);
         bool authorized;
@@ -53,8 +72,8 @@ void ZapHandler::serve() {
           user = z85;
         } else {
           text = "key not in the authorized-keys file";
-          std::fprintf(stderr, "lnetcapd: refused a CurveZMQ client from %s: key %s is not authorized\n",
-                       request[3].to_string().c_str(), z85);
+          refusals_.refused("lnetcapd: refused a CurveZMQ client from " + request[3].to_string() +
+                            ": key " + z85 + " is not authorized");
         }
       }
       const std::string version = request.empty() ? "1.0" : request[0].to_string();
@@ -69,6 +88,7 @@ void ZapHandler::serve() {
   } catch (const zmq::error_t&) {
     // ETERM: the daemon is closing its context.
   }
+  refusals_.tick(RefusalLog::Clock::now() + std::chrono::hours(1));  // the last summary
   socket_.close();
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // zap_handler.h - admits CurveZMQ clients whose public key is in the
 // authorized-keys file (ZeroMQ's ZAP, RFC 27, on inproc://zeromq.zap.01).
+// Refusals are logged with a rate limit (refusal_log.h).
 #pragma once
 
 #include <mutex>
@@ -9,6 +10,8 @@
 #include <thread>
 
 #include <zmq.hpp>
+
+#include "refusal_log.h"
 
 namespace lnetcap::daemon {
 
@@ -22,6 +25,9 @@ class ZapHandler {
   /// Replaces the authorized keys (SIGHUP); clients connecting after it
   /// are checked against the new set.
   void set_authorized(std::set<std::string> authorized_z85);
+  /// Whether a key (Z85) is authorized now: a key revoked by a reload is
+  /// not, though its connection was admitted before.
+  bool authorized(const std::string& z85);
   ZapHandler(const ZapHandler&) = delete;
   ZapHandler& operator=(const ZapHandler&) = delete;
 
@@ -31,6 +37,7 @@ class ZapHandler {
   zmq::socket_t socket_;
   std::mutex authorized_mutex_;
   std::set<std::string> authorized_;
+  RefusalLog refusals_{"CurveZMQ handshakes"};  // the ZAP thread's only
   std::thread thread_;
 };
 

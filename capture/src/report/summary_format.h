@@ -24,6 +24,11 @@ void prom_family(std::string& out, const std::string& name, const char* type, co
 /// {label="value",extra} (extra: further ready-made label pairs), or "".
 std::string prom_labels(const std::string& label, const std::string& value, const std::string& extra = {});
 
+/// A status label's value: the number (--summary), or lnetcapd's bounded
+/// label ("other" past its budget).
+inline std::string status_label_text(std::int32_t status) { return std::to_string(status); }
+inline const std::string& status_label_text(const std::string& status) { return status; }
+
 /// The counter families every dimension has (messages, bytes, requests,
 /// replies, then errors per status), for any group type with those
 /// members: report::GroupStats and lnetcapd's RpcMetrics::Group.
@@ -51,7 +56,7 @@ void prom_group_counters(std::string& out, const std::string& prefix, const std:
   for (const auto& [k, g] : groups)
     for (const auto& [status, n] : g.errors_by_status)
       out += prefix + "rpc_errors_total" +
-             prom_labels(label, k, "status=\"" + std::to_string(status) + "\"") + " " +
+             prom_labels(label, k, "status=\"" + status_label_text(status) + "\"") + " " +
              std::to_string(n) + "\n";
 }
 

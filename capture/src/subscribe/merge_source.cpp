@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "merge_source.h"
 
+#include <cstdio>
+
+#include "../error.h"
 #include "../signals.h"
 
 namespace lnetcap::subscribe {
@@ -32,7 +35,19 @@ bool MergeSource::next(CapturedRecord& out) {
     for (auto& s : streams_) {
       if (s.handed_out) s.has_head = s.handed_out = false;  // the pipeline is done with it
       if (s.ended || s.has_head) continue;
-      if (!s.source->next(s.head)) {
+      bool got = false;
+      try {
+        got = s.source->next(s.head);
+      } catch (const Error& e) {
+        // One stream lost (its daemon died or went silent): the others go
+        // on, and every record already received from any stream is still
+        // written; the error is raised once they have all ended.
+        std::fprintf(stderr, "lnetcap: warning: %s; merging the other streams without it\n", e.what());
+        if (!failure_) failure_ = std::make_unique<Error>(e);
+        s.ended = true;
+        continue;
+      }
+      if (!got) {
         s.ended = true;
       } else if (s.head.bytes.empty()) {
         ticked = true;
@@ -49,7 +64,13 @@ bool MergeSource::next(CapturedRecord& out) {
     if (!oldest) {
       bool all_ended = true;
       for (auto& s : streams_) all_ended = all_ended && s.ended;
-      if (all_ended) return false;
+      if (all_ended) {
+        if (failure_) {
+          auto e = std::move(failure_);
+          throw *e;  // exit non-zero, naming the stream that was lost
+        }
+        return false;
+      }
     } else {
       bool safe = true;  // no stream may still send something older
       for (auto& s : streams_)

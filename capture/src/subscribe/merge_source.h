@@ -5,6 +5,10 @@
 // unless its watermark says nothing older can still come from it, so the
 // result does not depend on which daemon answered faster.
 //
+// A stream that fails (lost contact, its daemon's source failed) ends
+// there: the others go on, every record received from any stream is
+// handed out, and its error is raised when they have all ended.
+//
 // Interfaces: each stream's interfaces, in the order they appear, get the
 // next free pcapng interface id (so one per node and NI).
 #pragma once
@@ -12,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "../error.h"
 #include "subscription_source.h"
 
 namespace lnetcap::subscribe {
@@ -37,6 +42,7 @@ class MergeSource : public RecordSource {
 
   std::vector<Stream> streams_;
   std::vector<CaptureInterface> interfaces_;
+  std::unique_ptr<Error> failure_;  // the first stream lost (raised at the end)
 };
 
 }  // namespace lnetcap::subscribe

@@ -25,6 +25,12 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kSilenceLimit = std::chrono::seconds(10);
 // How long next() waits before giving the pipeline a look (signals, status).
 constexpr auto kTick = std::chrono::milliseconds(200);
+// next() looks for messages at least every kTick while it is being called;
+// a longer gap means this process was not running (Ctrl-Z, SIGSTOP, a
+// debugger) or the pipeline was busy elsewhere.  The daemon's silence is
+// then judged by what arrives from now on, not by the time we were away:
+// the monotonic clock kept running while nothing could be received.
+constexpr auto kAwayGap = std::chrono::seconds(2);
 
 Error protocol_error(const std::string& uri, const std::string& what) {
   return Error("lnetcapd at " + uri + ": " + what, "use lnetcap and lnetcapd of the same release");
@@ -143,7 +149,7 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     default: throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
   }
   if (use_curve) zmq_socket_monitor(socket_.handle(), nullptr, 0);
-  last_heard_ = Clock::now();
+  last_heard_ = last_polled_ = Clock::now();
 }
 
 SubscriptionSource::~SubscriptionSource() {
@@ -171,25 +177,42 @@ bool SubscriptionSource::receive(Frames& frames, std::chrono::milliseconds timeo
 bool SubscriptionSource::next(CapturedRecord& out) {
   for (;;) {
     if (ended_) return false;
-    if (stop_ || stop_requested()) {
+    if ((stop_ || stop_requested()) && !draining_) {
+      // Stopping: BYE, then what has already arrived is still handed out
+      // (a merge writes every record it received), but nothing is waited for.
       say_bye();
-      ended_ = true;
-      return false;
+      draining_ = true;
     }
     if (batch_next_ < batch_.size()) {  // frames_ still holds the batch
       const BatchEntry& e = batch_[batch_next_++];
       take_record(e.meta, e.record, e.comments, out);
       return true;
     }
-    if (!receive(frames_, kTick)) {
-      if (Clock::now() - last_heard_ > kSilenceLimit)
-        throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
-                    "is lnetcapd still running?");
-      if (status_pending()) {
-        out = CapturedRecord{};
-        return true;
+    if (draining_) {
+      if (!receive_frames(socket_, frames_)) {
+        ended_ = true;
+        return false;
       }
-      continue;
+    } else {
+      const auto before = Clock::now();
+      if (before - last_polled_ > kAwayGap) last_heard_ = before;  // away between calls
+      if (!receive(frames_, kTick)) {
+        const auto after = Clock::now();
+        last_polled_ = after;
+        if (after - before > kTick + kAwayGap) {
+          last_heard_ = after;  // away during the wait (stopped inside poll)
+          continue;
+        }
+        if (after - last_heard_ > kSilenceLimit)
+          throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
+                      "is lnetcapd still running?");
+        if (status_pending()) {
+          out = CapturedRecord{};
+          return true;
+        }
+        continue;
+      }
+      last_polled_ = Clock::now();
     }
     last_heard_ = Clock::now();
     switch (message_type(frames_)) {

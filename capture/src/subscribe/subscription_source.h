@@ -77,7 +77,9 @@ class SubscriptionSource : public TimedSource {
   Counters counters_;
   std::uint64_t delivered_ = 0, last_seq_ = 0, gap_drops_ = 0;
   bool stop_ = false, ended_ = false;
+  bool draining_ = false;  // stopping: handing out only what has arrived
   std::chrono::steady_clock::time_point last_heard_;
+  std::chrono::steady_clock::time_point last_polled_;  // when next() last looked for messages
 };
 
 /// Opens the sources of every --from (merged in time order when several).
