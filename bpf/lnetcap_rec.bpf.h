@@ -118,6 +118,12 @@ struct lnetcap_src {
 	__u64 queue_ns;
 	__u64 msg_id;       /* 0: a new message, numbered by its record */
 	__u8 drop_reason;   /* enum lnetcap_drop_reason */
+	/* hdr is a header the programs built in a map (the REPLY of an RDMA
+	 * GET), read as kernel memory in every flavour */
+	__u8 hdr_built;
+	/* address of the NID that goes into the header's src_nid, 0 = the
+	 * header's own (the responder's REPLY of an RDMA GET has none yet) */
+	__u64 src_nid;
 };
 
 /* The fixed part of a sample, built on the stack before anything is
@@ -381,7 +387,13 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 	f->rh.cpu = bpf_get_smp_processor_id();
 	f->rh.status = s->status;
 	f->rh.ni_id = 0;
-	LNETCAP_READ(&f->lh, sizeof(f->lh), (const void *)s->hdr);
+	if (s->hdr_built)
+		bpf_probe_read_kernel(&f->lh, sizeof(f->lh), (const void *)s->hdr);
+	else
+		LNETCAP_READ(&f->lh, sizeof(f->lh), (const void *)s->hdr);
+	if (s->src_nid)
+		LNETCAP_READ(&f->lh.src_nid, sizeof(f->lh.src_nid),
+			     (const void *)s->src_nid);
 	if (s->ni)
 		LNETCAP_READ(&f->rh.local_nid, sizeof(f->rh.local_nid),
 			     (const void *)(s->ni + cfg.lo.ni_nid));
