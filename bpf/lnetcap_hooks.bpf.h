@@ -425,10 +425,46 @@ static __always_inline int lnetcap_on_set_reply_len(__u64 reply, __u32 len)
 	return 0;
 }
 
+/*
+ * lnet_finalize of the reply lnet_create_reply_msg made: one RECV REPLY (or
+ * DROP recv-failed) from the header kept at its creation, payload from the
+ * GET's MD, where the peer wrote it.
+ */
+static __always_inline int lnetcap_on_rdma_reply_done(__u64 msg, int rc)
+{
+	struct lnetcap_rdma_reply *rr = bpf_map_lookup_elem(&rdma_replies, &msg);
+	struct lnetcap_src s = {};
+
+	if (!rr)
+		return 0;
+	rc = lnetcap_event_status(msg, rc);
+	s.dir = rc ? LNETCAP_DIR_DROP : LNETCAP_DIR_RECV;
+	if (rc ? lnetcap_drop_wanted(true) : lnetcap_dir_wanted(LNETCAP_DIR_RECV)) {
+		s.drop_reason = rc ? LNETCAP_DROP_RECV_FAILED : 0;
+		s.hook = LNETCAP_HOOK_LNET_FINALIZE;
+		s.hdr = (__u64)&rr->hdr;
+		s.hdr_built = 1;
+		s.ni = rr->ni;
+		s.msg = msg;
+		s.peer_nid = s.hdr + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, src_nid);
+		s.status = rc;
+		s.flags = LNETCAP_REC_F_STATUS_VALID;
+		s.payload_len = rr->hdr.payload_length;
+		if (!rc) {
+			s.payload_have = lnetcap_read_u32(msg + cfg.lo.msg_wanted);
+			if (s.payload_have > s.payload_len)
+				s.payload_have = s.payload_len;
+			lnetcap_payload_src(&s, msg);
+		}
+		lnetcap_emit(&s);
+	}
+	bpf_map_delete_elem(&rdma_replies, &msg);
+	return 0;
+}
+
 static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 {
 	struct lnetcap_src s = {};
-	struct lnetcap_rdma_reply *rr;
 	struct lnetcap_held *h;
 	bool rx, tx, routing;
 	__u32 type;
@@ -438,24 +474,8 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	if (!msg)
 		return 0;
 	/* The initiator's REPLY of an RDMA GET: its own header is empty. */
-	rr = bpf_map_lookup_elem(&rdma_replies, &msg);
-	if (rr) {
-		rc = lnetcap_event_status(msg, rc);
-		s.dir = rc ? LNETCAP_DIR_DROP : LNETCAP_DIR_RECV;
-		if (rc ? !lnetcap_drop_wanted(true) :
-			 !lnetcap_dir_wanted(LNETCAP_DIR_RECV)) {
-			bpf_map_delete_elem(&rdma_replies, &msg);
-			return 0;
-		}
-		if (rc)
-			s.drop_reason = LNETCAP_DROP_RECV_FAILED;
-		s.hdr = (__u64)&rr->hdr;
-		s.hdr_built = 1;
-		s.ni = rr->ni;
-		s.peer_nid = (__u64)&rr->hdr.src_nid;
-		s.payload_len = rr->hdr.payload_length;
-		goto emit_rx;
-	}
+	if (bpf_map_lookup_elem(&rdma_replies, &msg))
+		return lnetcap_on_rdma_reply_done(msg, rc);
 	rx = lnetcap_msg_flag(msg, cfg.lo.msg_rx_committed_byte,
 			      cfg.lo.msg_rx_committed_bit);
 	tx = lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
@@ -504,7 +524,7 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 		if (!lnetcap_dir_wanted(LNETCAP_DIR_SEND))
 			return 0;
 		s.dir = LNETCAP_DIR_SEND;
-		s.src_nid = rxni + cfg.lo.ni_nid;
+		s.src_is_ni = 1;
 		s.peer_nid = msg + cfg.lo.msg_from;
 		s.payload_have = s.payload_len;
 		goto emit;
@@ -514,7 +534,6 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 		return 0;
 	s.dir = LNETCAP_DIR_RECV;
 	s.peer_nid = msg + cfg.lo.msg_from;
-emit_rx:
 	s.payload_have = lnetcap_read_u32(msg + cfg.lo.msg_wanted);
 	if (s.payload_have > s.payload_len)
 		s.payload_have = s.payload_len;
@@ -523,11 +542,8 @@ emit:
 	s.msg = msg;
 	s.status = rc;
 	s.flags = LNETCAP_REC_F_STATUS_VALID;
-	if (s.dir != LNETCAP_DIR_DROP)
-		lnetcap_payload_src(&s, msg);
+	lnetcap_payload_src(&s, msg);
 	lnetcap_emit(&s);
-	if (s.hdr_built)
-		bpf_map_delete_elem(&rdma_replies, &msg);
 	return 0;
 }
 
