@@ -100,7 +100,7 @@ systemd)
 		LNETCAP_SOURCE_DIR="$src"
 	has() { grep -qx -- "$2" "$out/$1" || fail "$1 has no line '$2': $(cat "$out/$1")"; }
 	# Type=notify: active (READY=1) only once attached - the checks start
-	# after it (After=lnetcapd.service) and find its 7 BPF links there.
+	# after it (After=lnetcapd.service) and find its BPF links there (at least 7: 9 fentry, 10 kprobe).
 	has sd-show.txt 'Type=notify'
 	has sd-show.txt 'ActiveState=active'
 	has sd-show.txt 'SubState=running'
