@@ -86,6 +86,21 @@ int lnetcap_fexit_lnet_parse(void *ctx)
 	return lnetcap_on_parse_ret((int)lnetcap_ret(ctx));
 }
 
+/* The reply an RDMA LND makes for a GET it sends (lnetcap_hooks.bpf.h). */
+SEC("fexit/lnet_create_reply_msg")
+int lnetcap_fexit_lnet_create_reply_msg(void *ctx)
+{
+	lnetcap_on_create_reply(lnetcap_arg(ctx, 0), lnetcap_arg(ctx, 1));
+	return lnetcap_on_create_reply_ret(lnetcap_ret(ctx));
+}
+
+SEC("fentry/lnet_set_reply_msg_len")
+int lnetcap_fentry_lnet_set_reply_msg_len(void *ctx)
+{
+	return lnetcap_on_set_reply_len(lnetcap_arg(ctx, 1),
+					(__u32)lnetcap_arg(ctx, 2));
+}
+
 /* Only the receive-side check (local_nid set) decides a drop in lnet_parse;
  * the LNDs' health simulation calls it with local_nid NULL. */
 SEC("fexit/lnet_drop_rule_match")
@@ -154,6 +169,30 @@ int LNETCAP_RET_PROG(lnet_drop_rule_match)(struct pt_regs *ctx)
 {
 	return lnetcap_on_drop_rule((PT_REGS_RC(ctx) & 0xff) != 0);
 }
+
+#if defined(LNETCAP_MODE_KPROBE)
+/* The reply an RDMA LND makes for a GET it sends (lnetcap_hooks.bpf.h):
+ * built at entry, kept under the address the function returns. */
+SEC("kprobe/lnet_create_reply_msg")
+int lnetcap_kprobe_lnet_create_reply_msg(struct pt_regs *ctx)
+{
+	lnetcap_on_create_reply(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+	return 0;
+}
+
+SEC("kretprobe/lnet_create_reply_msg")
+int lnetcap_kretprobe_lnet_create_reply_msg(struct pt_regs *ctx)
+{
+	return lnetcap_on_create_reply_ret(PT_REGS_RC(ctx));
+}
+
+SEC("kprobe/lnet_set_reply_msg_len")
+int lnetcap_kprobe_lnet_set_reply_msg_len(struct pt_regs *ctx)
+{
+	return lnetcap_on_set_reply_len(PT_REGS_PARM2(ctx),
+					(__u32)PT_REGS_PARM3(ctx));
+}
+#endif
 
 #if defined(LNETCAP_MODE_UPROBE)
 /*

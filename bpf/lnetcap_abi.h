@@ -54,8 +54,12 @@ struct lnetcap_layout {
 	__u16 ni_nid;            /* struct lnet_nid */
 	/* struct lnet_peer_ni */
 	__u16 lpni_nid;          /* struct lnet_nid */
+	/* struct lnet_libmd: its page vector, for a message that has none of
+	 * its own (the REPLY of an RDMA GET, lnet_create_reply_msg) */
+	__u16 md_niov;           /* unsigned int */
+	__u16 md_kiov;           /* struct bio_vec[] at the end of the MD */
 } LNETCAP_PACKED;
-LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 52);
+LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 56);
 
 /* struct lnet_libmd option bit: the MD is a bio_vec array, not a buffer. */
 #define LNETCAP_LNET_MD_KIOV 0x100U

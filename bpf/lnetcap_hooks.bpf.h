@@ -15,6 +15,24 @@
  *  - lnet_finalize(msg, rc): received PUT and REPLY, once the LND has landed
  *    the payload in the MD, with the completion status and health.
  *
+ * An RDMA-optimised GET (o2iblnd, kfilnd, gnilnd: a GET whose REPLY does not
+ * fit the LND's immediate message) has no REPLY message on the wire: the
+ * responder RDMA-writes the data and says GET_DONE.  LNet counts a REPLY on
+ * each side all the same, and so do we, at lnet_finalize:
+ *  - responder: lnet_parse_get(..., rdma_get) turns the received GET into
+ *    the REPLY and hands it to the LND's receive path (lnet_ni_recv), never
+ *    to lnet_send/lnet_ni_send; when the LND finalizes it (the data is
+ *    written), one SEND REPLY with the payload it sent.  Its header is the
+ *    one lnet_prep_send built, src_nid (never set) taken from the NI.
+ *  - initiator: the LND calls lnet_create_reply_msg(ni, getmsg) when it
+ *    sends the GET; that message's header is empty but for the source NID
+ *    and length, and its type says GET.  Its creation is hooked (with
+ *    lnet_set_reply_msg_len, which gives the length the peer wrote) and its
+ *    lnet_finalize is one RECV REPLY: the header the peer would have sent
+ *    (from the GET: NIDs and pids swapped, dst_wmd = the GET's return_wmd,
+ *    which links it to its GET as a socklnd REPLY is linked), the payload
+ *    read from the GET's MD, where the data landed.
+ *
  * Every message LNet drops is one DROP record with a drop_reason
  * (lnetcap_track.bpf.h keeps the state this needs):
  *  - a send that failed after lnet_ni_send: a DROP that is the OUTCOME of
@@ -342,6 +360,108 @@ static __always_inline int lnetcap_event_status(__u64 msg, int rc)
 	return lnetcap_read_ptr(md + cfg.lo.md_handler) ? -LNETCAP_ETIMEDOUT : 0;
 }
 
+/*
+ * lnet_create_reply_msg(ni, getmsg) entry: the REPLY header the peer would
+ * have sent for the GET getmsg (sent already: its header is final), into
+ * this thread's reply_making entry.  Returns it, or NULL.
+ */
+static __always_inline struct lnetcap_rdma_reply *
+lnetcap_on_create_reply(__u64 ni, __u64 getmsg)
+{
+	static const struct lnetcap_rdma_reply empty = {};
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct lnetcap_hdr_nid16 *h;
+	struct lnetcap_rdma_reply *r;
+	__u64 get;
+
+	if (!getmsg)
+		return NULL;
+	if (bpf_map_update_elem(&reply_making, &tid, &empty, BPF_ANY))
+		return NULL;
+	r = bpf_map_lookup_elem(&reply_making, &tid);
+	if (!r)
+		return NULL;
+	r->ni = ni;
+	get = getmsg + cfg.lo.msg_hdr;
+	h = &r->hdr;
+	LNETCAP_READ(&h->dest_nid, sizeof(h->dest_nid),
+		     (const void *)(get + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, src_nid)));
+	LNETCAP_READ(&h->src_nid, sizeof(h->src_nid),
+		     (const void *)(get + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, dest_nid)));
+	h->dest_pid = lnetcap_read_u32(get + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, src_pid));
+	h->src_pid = lnetcap_read_u32(get + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, dest_pid));
+	h->type = LNETCAP_MSG_REPLY;
+	/* What the MD can take; lnet_set_reply_msg_len says what came. */
+	h->payload_length = lnetcap_read_u32(
+		get + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, msg.get.sink_length));
+	LNETCAP_READ(&h->msg.reply.dst_wmd, sizeof(h->msg.reply.dst_wmd),
+		     (const void *)(get + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16,
+							 msg.get.return_wmd)));
+	return r;
+}
+
+/* lnet_create_reply_msg returned reply (NULL: no reply, LNet counted a
+ * drop of the GET's reply itself; not recorded). */
+static __always_inline int lnetcap_on_create_reply_ret(__u64 reply)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct lnetcap_rdma_reply *r = bpf_map_lookup_elem(&reply_making, &tid);
+
+	if (!r)
+		return 0;
+	if (reply && bpf_map_update_elem(&rdma_replies, &reply, r, BPF_ANY))
+		lnetcap_untracked();
+	bpf_map_delete_elem(&reply_making, &tid);
+	return 0;
+}
+
+/* lnet_set_reply_msg_len(ni, reply, len): the bytes the peer wrote. */
+static __always_inline int lnetcap_on_set_reply_len(__u64 reply, __u32 len)
+{
+	struct lnetcap_rdma_reply *r = bpf_map_lookup_elem(&rdma_replies, &reply);
+
+	if (r)
+		r->hdr.payload_length = len;
+	return 0;
+}
+
+/*
+ * lnet_finalize of the reply lnet_create_reply_msg made: one RECV REPLY (or
+ * DROP recv-failed) from the header kept at its creation, payload from the
+ * GET's MD, where the peer wrote it.
+ */
+static __always_inline int lnetcap_on_rdma_reply_done(__u64 msg, int rc)
+{
+	struct lnetcap_rdma_reply *rr = bpf_map_lookup_elem(&rdma_replies, &msg);
+	struct lnetcap_src s = {};
+
+	if (!rr)
+		return 0;
+	rc = lnetcap_event_status(msg, rc);
+	s.dir = rc ? LNETCAP_DIR_DROP : LNETCAP_DIR_RECV;
+	if (rc ? lnetcap_drop_wanted(true) : lnetcap_dir_wanted(LNETCAP_DIR_RECV)) {
+		s.drop_reason = rc ? LNETCAP_DROP_RECV_FAILED : 0;
+		s.hook = LNETCAP_HOOK_LNET_FINALIZE;
+		s.hdr = (__u64)&rr->hdr;
+		s.hdr_built = 1;
+		s.ni = rr->ni;
+		s.msg = msg;
+		s.peer_nid = s.hdr + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, src_nid);
+		s.status = rc;
+		s.flags = LNETCAP_REC_F_STATUS_VALID;
+		s.payload_len = rr->hdr.payload_length;
+		if (!rc) {
+			s.payload_have = lnetcap_read_u32(msg + cfg.lo.msg_wanted);
+			if (s.payload_have > s.payload_len)
+				s.payload_have = s.payload_len;
+			lnetcap_payload_src(&s, msg);
+		}
+		lnetcap_emit(&s);
+	}
+	bpf_map_delete_elem(&rdma_replies, &msg);
+	return 0;
+}
+
 static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 {
 	struct lnetcap_src s = {};
@@ -353,6 +473,9 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 
 	if (!msg)
 		return 0;
+	/* The initiator's REPLY of an RDMA GET: its own header is empty. */
+	if (bpf_map_lookup_elem(&rdma_replies, &msg))
+		return lnetcap_on_rdma_reply_done(msg, rc);
 	rx = lnetcap_msg_flag(msg, cfg.lo.msg_rx_committed_byte,
 			      cfg.lo.msg_rx_committed_bit);
 	tx = lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
@@ -391,25 +514,34 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	if (lnetcap_read_u32(s.hdr + LNETCAP_HDR_TYPE) != type)
 		return 0;
 	rxni = lnetcap_read_ptr(msg + cfg.lo.msg_rxni);
-	/* An RDMA-optimised GET completes our REPLY from the LND's receive
-	 * path: rx-committed, type REPLY, but addressed to the peer. */
+	s.ni = rxni;
+	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
+	/* The responder's REPLY of an RDMA-optimised GET, completed from the
+	 * LND's receive path: rx-committed, type REPLY, addressed to the
+	 * peer.  Sent, though never through lnet_ni_send. */
 	if (type == LNETCAP_MSG_REPLY && rxni &&
-	    !lnetcap_nid_mem_eq(s.hdr, rxni + cfg.lo.ni_nid))
-		return 0;
+	    !lnetcap_nid_mem_eq(s.hdr, rxni + cfg.lo.ni_nid)) {
+		if (!lnetcap_dir_wanted(LNETCAP_DIR_SEND))
+			return 0;
+		s.dir = LNETCAP_DIR_SEND;
+		s.src_is_ni = 1;
+		s.peer_nid = msg + cfg.lo.msg_from;
+		s.payload_have = s.payload_len;
+		goto emit;
+	}
 	/* Counted by -Q here only: GET and ACK were counted at lnet_parse. */
 	if (!lnetcap_dir_wanted(LNETCAP_DIR_RECV))
 		return 0;
 	s.dir = LNETCAP_DIR_RECV;
-	s.hook = LNETCAP_HOOK_LNET_FINALIZE;
-	s.ni = rxni;
-	s.msg = msg;
 	s.peer_nid = msg + cfg.lo.msg_from;
-	s.status = rc;
-	s.flags = LNETCAP_REC_F_STATUS_VALID;
-	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
 	s.payload_have = lnetcap_read_u32(msg + cfg.lo.msg_wanted);
 	if (s.payload_have > s.payload_len)
 		s.payload_have = s.payload_len;
+emit:
+	s.hook = LNETCAP_HOOK_LNET_FINALIZE;
+	s.msg = msg;
+	s.status = rc;
+	s.flags = LNETCAP_REC_F_STATUS_VALID;
 	lnetcap_payload_src(&s, msg);
 	lnetcap_emit(&s);
 	return 0;

@@ -103,11 +103,21 @@ static __always_inline bool lnetcap_kiov_find(struct lnetcap_kiov_pos *p,
 					      __u64 msg, struct lnetcap_bvec *bv,
 					      __u16 *why)
 {
+	__u64 md;
 	__u32 skip;
 
 	p->kiov = lnetcap_read_ptr(msg + cfg.lo.msg_kiov);
 	p->niov = lnetcap_read_u32(msg + cfg.lo.msg_niov);
 	skip = lnetcap_read_u32(msg + cfg.lo.msg_offset);
+	/* The reply lnet_create_reply_msg() makes for an RDMA GET has only
+	 * its MD: the data landed in the MD's own page vector. */
+	if (!p->kiov && cfg.lo.md_kiov) {
+		md = lnetcap_read_ptr(msg + cfg.lo.msg_md);
+		if (md) {
+			p->kiov = md + cfg.lo.md_kiov;
+			p->niov = lnetcap_read_u32(md + cfg.lo.md_niov);
+		}
+	}
 	*why = LNETCAP_REC_F_PAYLOAD_FAULT;
 	if (!p->kiov || !p->niov || p->niov > LNETCAP_MAX_KIOV ||
 	    !lnetcap_read_bvec(bv, p->kiov, 0))

@@ -118,6 +118,12 @@ struct lnetcap_src {
 	__u64 queue_ns;
 	__u64 msg_id;       /* 0: a new message, numbered by its record */
 	__u8 drop_reason;   /* enum lnetcap_drop_reason */
+	/* hdr is a header the programs built in a map (the REPLY of an RDMA
+	 * GET), read as kernel memory in every flavour */
+	__u8 hdr_built;
+	/* the header's src_nid is the local NI's (the responder's REPLY of an
+	 * RDMA GET has none yet: only lnet_send would set it) */
+	__u8 src_is_ni;
 };
 
 /* The fixed part of a sample, built on the stack before anything is
@@ -381,10 +387,16 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 	f->rh.cpu = bpf_get_smp_processor_id();
 	f->rh.status = s->status;
 	f->rh.ni_id = 0;
-	LNETCAP_READ(&f->lh, sizeof(f->lh), (const void *)s->hdr);
+	if (s->hdr_built)
+		bpf_probe_read_kernel(&f->lh, sizeof(f->lh), (const void *)s->hdr);
+	else
+		LNETCAP_READ(&f->lh, sizeof(f->lh), (const void *)s->hdr);
 	if (s->ni)
 		LNETCAP_READ(&f->rh.local_nid, sizeof(f->rh.local_nid),
 			     (const void *)(s->ni + cfg.lo.ni_nid));
+	if (s->src_is_ni)
+		__builtin_memcpy(&f->lh.src_nid, &f->rh.local_nid,
+				 sizeof(f->lh.src_nid));
 	/* The LND type of a NI is its NID's type (net = LND type + number). */
 	f->rh.lnd_type = f->rh.local_nid.nid_type;
 	if (s->peer_nid)

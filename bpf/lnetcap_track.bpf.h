@@ -19,7 +19,16 @@
  *    lnet_finalize() of a refused message and a drop rule's verdict become
  *    one DROP for the received message.
  *
- * Both maps are bounded; a message that finds its map full is counted in
+ *  - map "rdma_replies", keyed by the struct lnet_msg address of the reply
+ *    lnet_create_reply_msg() made for an RDMA-optimised GET we sent: the
+ *    REPLY header the peer would have sent (from the GET's header) and the
+ *    NI, so lnet_finalize() of that message, whose own header is all but
+ *    empty, can record it as the RECV of a REPLY.  Deleted there.
+ *  - map "reply_making" (LRU), keyed by thread: the same, between the entry
+ *    and the return of lnet_create_reply_msg() (kprobe mode: the return
+ *    probe has no arguments).
+ *
+ * All maps are bounded; a message that finds its map full is counted in
  * LNETCAP_STAT_UNTRACKED and recorded without the linked fields.
  */
 #ifndef LNETCAP_TRACK_BPF_H
@@ -74,6 +83,26 @@ struct {
 	__type(key, __u64);
 	__type(value, struct lnetcap_parsing);
 } parsing SEC(".maps");
+
+/* The REPLY of an RDMA-optimised GET we sent, as LNet never builds it. */
+struct lnetcap_rdma_reply {
+	__u64 ni;                     /* struct lnet_ni * the GET went out on */
+	struct lnetcap_hdr_nid16 hdr; /* REPLY header (host order) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LNETCAP_HELD_MAX);
+	__type(key, __u64);
+	__type(value, struct lnetcap_rdma_reply);
+} rdma_replies SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, LNETCAP_PARSING_MAX);
+	__type(key, __u64);
+	__type(value, struct lnetcap_rdma_reply);
+} reply_making SEC(".maps");
 
 static __always_inline void lnetcap_untracked(void)
 {

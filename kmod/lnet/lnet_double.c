@@ -13,6 +13,12 @@
  *        -> lnet_finalize (a health failure: lnet_send again, the resend)
  *   RX:  lnet_parse -> lnd_recv (payload lands in the MD) -> lnet_finalize
  *        (+ the ACK or forwarded send LNet derives from the same lnet_msg);
+ *   RDMA GET (the o2ib NI, as o2iblnd/kfilnd/gnilnd): the initiator's LND
+ *        calls lnet_create_reply_msg in lnd_send, the data lands in the
+ *        GET's MD, lnet_set_reply_msg_len, lnet_finalize of GET and reply;
+ *        the responder's lnet_parse(rdma_req) turns the GET into the REPLY
+ *        and hands it to lnd_recv, which writes it and finalizes it -
+ *        neither side has a REPLY in lnet_parse or lnet_ni_send;
  *        refused inside lnet_parse: lnet_drop_rule_match, lnet_finalize
  *        with an error, lnet_drop_message, or a -EPROTO return
  *
@@ -70,10 +76,17 @@ static const struct lnet_lnd dbl_socklnd = {
 	.lnd_send = dbl_lnd_send,
 	.lnd_recv = dbl_lnd_recv,
 };
+static int dbl_ib_send(struct lnet_ni *ni, void *private,
+		       struct lnet_msg *msg);
+static int dbl_ib_recv(struct lnet_ni *ni, void *private,
+		       struct lnet_msg *msg, int delayed, unsigned int niov,
+		       struct bio_vec *kiov, unsigned int offset,
+		       unsigned int mlen, unsigned int rlen);
+/* An RDMA LND: a GET's REPLY is RDMA, not a message (dbl_ib_send). */
 static const struct lnet_lnd dbl_o2iblnd = {
 	.lnd_type = LNETCAP_LND_O2IBLND,
-	.lnd_send = dbl_lnd_send,
-	.lnd_recv = dbl_lnd_recv,
+	.lnd_send = dbl_ib_send,
+	.lnd_recv = dbl_ib_recv,
 };
 
 /*
@@ -284,6 +297,8 @@ struct dbl_msg {
 	int		drop_rc;	/* lnet_send drops it before the LND */
 	int		drop_hs;	/* ... with this health status */
 	const void	*wire;		/* RX: payload "on the wire" */
+	unsigned int	wire_len;	/* RDMA GET: bytes the peer writes */
+	bool		rdma_reply;	/* the REPLY of a GET we serve by RDMA */
 	struct page	*rtr_pages[DBL_BULK_PAGES];	/* router buffer */
 	struct bio_vec	rtr_kiov[DBL_BULK_PAGES];
 };
@@ -810,6 +825,35 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 			dbl_me_unlink(md);
 			ni->ni_net->net_lnd->lnd_recv(ni, private, NULL, 0, 0,
 						      NULL, 0, 0, 0);
+			if (rdma_req) {
+				/*
+				 * lnet_parse_get(..., rdma_get): lnet_prep_send
+				 * clears the header (src_nid stays 0: only
+				 * lnet_send would set it) and the LND's
+				 * receive path sends the REPLY by RDMA.
+				 */
+				struct lnet_nid src = hdr->src_nid;
+				u32 src_pid = hdr->src_pid;
+
+				memset(h, 0, sizeof(*h));
+				h->dest_nid = src;
+				h->dest_pid = src_pid;
+				h->src_pid = DBL_PID;
+				h->type = LNET_MSG_REPLY;
+				h->payload_length = want;
+				h->msg.reply.dst_wmd = ret;
+				msg->msg_type = LNET_MSG_REPLY;
+				msg->msg_len = want;
+				msg->msg_wanted = want;
+				msg->msg_ev.match_bits = mbits;
+				dm->rdma_reply = true;
+				ni->ni_net->net_lnd->lnd_recv(ni, private, msg,
+							      0, msg->msg_niov,
+							      msg->msg_kiov,
+							      msg->msg_offset,
+							      want, want);
+				return 0;
+			}
 			memset(&h->msg, 0, sizeof(h->msg));
 			h->dest_nid = hdr->src_nid;
 			h->dest_pid = hdr->src_pid;
@@ -887,6 +931,135 @@ static int dbl_lnd_recv(struct lnet_ni *ni, void *private,
 		done += n;
 		offset = 0;
 	}
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+/* ---- the RDMA LND (o2ib NI) ------------------------------------------------ */
+
+/*
+ * lnet_create_reply_msg() as LNet has it: a message for the LND to finalize
+ * once the peer has written the GET's sink, flagged by type GET, with a
+ * header that is zero but for the source NID and the MD's length, the GET's
+ * MD attached (no page vector of its own, no receiving NI), committed for
+ * receiving.
+ */
+noinline struct lnet_msg *lnet_create_reply_msg(struct lnet_ni *ni,
+						struct lnet_msg *getmsg)
+{
+	struct lnet_libmd *getmd = getmsg->msg_md;
+	struct dbl_msg *dm = dbl_msg_alloc();
+	struct lnet_msg *msg;
+
+	if (!dm)
+		return NULL;
+	msg = &dm->msg;
+	msg->msg_initiator = getmsg->msg_target.nid;
+	msg->msg_from = getmsg->msg_target.nid;
+	msg->msg_type = LNET_MSG_GET;
+	msg->msg_hdr.src_nid = getmsg->msg_target.nid;
+	msg->msg_hdr.payload_length = getmd->md_length;
+	msg->msg_receiving = 1;
+	msg->msg_md = getmd;
+	msg->msg_offset = 0;
+	msg->msg_wanted = getmd->md_length;
+	msg->msg_rx_committed = 1;
+	msg->msg_ev.type = LNET_EVENT_REPLY;
+	msg->msg_ev.mlength = getmd->md_length;
+	return msg;
+}
+EXPORT_SYMBOL(lnet_create_reply_msg);
+
+noinline void lnet_set_reply_msg_len(struct lnet_ni *ni,
+				     struct lnet_msg *reply, unsigned int len)
+{
+	reply->msg_ev.mlength = len;
+}
+EXPORT_SYMBOL(lnet_set_reply_msg_len);
+
+/*
+ * Logs the REPLY an RDMA GET carried as the LNet header a socklnd peer
+ * would have sent for it, with its payload: "lnd_rdma_reply" (dir=send on
+ * the responder, dir=recv on the initiator), what lnetcap must record.
+ */
+static void dbl_log_rdma_reply(struct lnet_msg *msg, struct lnet_ni *ni,
+			       const struct lnet_hdr *hdr, bool rx,
+			       const struct bio_vec *kiov, unsigned int niov,
+			       unsigned int offset, unsigned int len)
+{
+	size_t n = 0;
+
+	if (!dbl_log_on)
+		return;
+	if (len)
+		n = dbl_kiov_read(kiov, niov, offset, dbl_snap,
+				  min_t(size_t, len, DBL_LOG_SNAP));
+	dbl_log_event("lnd_rdma_reply", msg, ni, hdr, rx, 0, dbl_snap, n, len);
+}
+
+/*
+ * Send: a GET (not routed) whose sink is more than an immediate message
+ * holds goes out as GET_REQ; the peer RDMA-writes the sink (the scenario's
+ * wire buffer) and answers GET_DONE with the length it wrote.
+ */
+static int dbl_ib_send(struct lnet_ni *ni, void *private,
+		       struct lnet_msg *msg)
+{
+	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
+	struct lnet_libmd *md = msg->msg_md;
+	struct lnet_msg *reply;
+	struct lnet_hdr rh;
+	unsigned int i, done = 0, len;
+
+	if (msg->msg_type != LNET_MSG_GET || msg->msg_routing || !md ||
+	    !dm->wire)
+		return dbl_lnd_send(ni, private, msg);
+	reply = lnet_create_reply_msg(ni, msg);
+	if (!reply)
+		return -EIO;
+	len = min_t(unsigned int, md->md_length, dm->wire_len);
+	for (i = 0; i < md->md_niov && done < len; i++) {
+		unsigned int n = min(md->md_kiov[i].bv_len, len - done);
+		char *va = kmap_local_page(md->md_kiov[i].bv_page);
+
+		memcpy(va + md->md_kiov[i].bv_offset,
+		       (const char *)dm->wire + done, n);
+		kunmap_local(va);
+		done += n;
+	}
+	lnet_set_reply_msg_len(ni, reply, len);
+	/* The REPLY the peer would have sent in a message. */
+	memset(&rh, 0, sizeof(rh));
+	rh.dest_nid = msg->msg_hdr.src_nid;
+	rh.src_nid = msg->msg_hdr.dest_nid;
+	rh.dest_pid = msg->msg_hdr.src_pid;
+	rh.src_pid = msg->msg_hdr.dest_pid;
+	rh.type = LNET_MSG_REPLY;
+	rh.payload_length = len;
+	rh.msg.reply.dst_wmd = msg->msg_hdr.msg.get.return_wmd;
+	dbl_log_rdma_reply(reply, ni, &rh, true, md->md_kiov, md->md_niov, 0,
+			   len);
+	/* GET_DONE: o2iblnd finalizes the GET, then its reply. */
+	lnet_finalize(msg, 0);
+	lnet_finalize(reply, 0);
+	return 0;
+}
+
+/* Receive: the REPLY of an RDMA GET is written to the peer's sink and
+ * finalized; anything else as the plain LND. */
+static int dbl_ib_recv(struct lnet_ni *ni, void *private,
+		       struct lnet_msg *msg, int delayed, unsigned int niov,
+		       struct bio_vec *kiov, unsigned int offset,
+		       unsigned int mlen, unsigned int rlen)
+{
+	struct lnet_hdr rh;
+
+	if (!msg || !container_of(msg, struct dbl_msg, msg)->rdma_reply)
+		return dbl_lnd_recv(ni, private, msg, delayed, niov, kiov,
+				    offset, mlen, rlen);
+	rh = msg->msg_hdr;
+	rh.src_nid = ni->ni_nid;	/* as lnet_send would have set it */
+	dbl_log_rdma_reply(msg, ni, &rh, false, kiov, niov, offset, mlen);
 	lnet_finalize(msg, 0);
 	return 0;
 }
@@ -1238,6 +1411,84 @@ static int dbl_sc_bulk_put(void)
 	return 0;
 }
 
+/*
+ * OST_WRITE bulk over an RDMA LND, as the OSS: GET the client's pages
+ * (o2ib NI); the client RDMA-writes them into our sink MD, no REPLY
+ * message crosses the wire (dbl_ib_send).
+ */
+static int dbl_sc_rdma_get(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_O2IB];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_IBCLIENT];
+	u64 mbits = dbl_xid++;
+	struct lnet_libmd *md;
+	struct dbl_msg *dm;
+	struct lnet_hdr *h;
+	void *wire;
+
+	wire = kmalloc(DBL_BULK_LEN, GFP_KERNEL);
+	md = dbl_md_kiov(dbl_bulk_pages, DBL_BULK_PAGES, LNET_MD_OP_PUT);
+	dm = md ? dbl_tx_msg(ni, peer, LNET_MSG_GET, md, 0, 0) : NULL;
+	if (!wire || !dm) {
+		kfree(wire);
+		kfree(md);
+		if (dm)
+			dbl_msg_free(dm);
+		return -ENOMEM;
+	}
+	dbl_fill_bulk(wire, mbits);
+	h = &dm->msg.msg_hdr;
+	h->msg.get.return_wmd.wh_interface_cookie = dbl_cookie++;
+	h->msg.get.return_wmd.wh_object_cookie = md->md_lh.lh_cookie;
+	h->msg.get.match_bits = mbits;
+	h->msg.get.ptl_index = LNETCAP_PORTAL_OST_BULK;
+	h->msg.get.src_offset = 0;
+	h->msg.get.sink_length = md->md_length;
+	dm->wire = wire;
+	dm->wire_len = DBL_BULK_LEN;
+	lnet_send(&ni->ni_nid, &dm->msg, NULL);	/* finalized (and freed) inside */
+	kfree(md);
+	kfree(wire);
+	return 0;
+}
+
+/*
+ * The same as the client: the OSS's GET arrives as an RDMA GET_REQ
+ * (lnet_parse with rdma_req) and our pages go back by RDMA.
+ */
+static int dbl_sc_rdma_serve_get(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_O2IB];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_IBCLIENT];
+	u64 mbits = dbl_xid++;
+	struct lnet_libmd *md;
+	struct lnet_hdr hdr;
+	int i;
+
+	for (i = 0; i < DBL_BULK_PAGES; i++) {
+		void *va = kmap_local_page(dbl_bulk_pages[i]);
+
+		memset(va, 0xc0 + i, PAGE_SIZE);
+		*(u64 *)va = mbits + i;
+		kunmap_local(va);
+	}
+	md = dbl_md_kiov(dbl_bulk_pages, DBL_BULK_PAGES, LNET_MD_OP_GET);
+	if (!md)
+		return -ENOMEM;
+	dbl_me_attach(LNETCAP_PORTAL_OST_BULK, mbits, md);
+	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_GET, 0);
+	hdr.msg.get.return_wmd.wh_interface_cookie = dbl_cookie++;
+	hdr.msg.get.return_wmd.wh_object_cookie = dbl_cookie++;
+	hdr.msg.get.match_bits = mbits;
+	hdr.msg.get.ptl_index = LNETCAP_PORTAL_OST_BULK;
+	hdr.msg.get.src_offset = 0;
+	hdr.msg.get.sink_length = DBL_BULK_LEN;
+	lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 1);
+	dbl_me_unlink(md);
+	kfree(md);
+	return 0;
+}
+
 /* The lnet_ping_info a peer with two NIs returns. */
 struct dbl_ping_reply {
 	struct lnetcap_ping_info pi;
@@ -1437,6 +1688,7 @@ struct dbl_scenario {
 	const char	*name;
 	int		(*fn)(void);
 	unsigned int	events;		/* messages it produces */
+	bool		not_in_all;	/* run by name only */
 };
 
 static const struct dbl_scenario dbl_scenarios[] = {
@@ -1454,6 +1706,10 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	{ "drop_rule", dbl_sc_drop_rule, 1 },	/* GET dropped by a rule */
 	{ "malformed", dbl_sc_malformed, 1 },	/* ACK refused: -EPROTO */
 	{ "aborted", dbl_sc_aborted, 1 },	/* MD unlinked: -ETIMEDOUT */
+	/* RDMA GETs on the o2ib NI (the rig's "rdma" captures): GET out +
+	 * REPLY in, GET in + REPLY out, no REPLY message on either side */
+	{ "rdma_get", dbl_sc_rdma_get, 2, true },
+	{ "rdma_serve_get", dbl_sc_rdma_serve_get, 2, true },
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */
@@ -1471,8 +1727,9 @@ static int dbl_run(const char *name, unsigned long count)
 		bool found = false;
 
 		for (i = 0; i < ARRAY_SIZE(dbl_scenarios) && !rc; i++) {
-			if (strcmp(name, "all") &&
-			    strcmp(name, dbl_scenarios[i].name))
+			if (strcmp(name, "all") ?
+			    strcmp(name, dbl_scenarios[i].name) :
+			    dbl_scenarios[i].not_in_all)
 				continue;
 			found = true;
 			rc = dbl_scenarios[i].fn();

@@ -6,9 +6,11 @@
 # lnetcap against real Lustre: builds TAG of LUSTRE_GIT (a lustre-release
 # git dir) for the rig's kernel, boots two QEMU guests of the rig joined by
 # a recorded socket link, runs LNet traffic (lnetctl/lctl ping,
-# lnet_selftest brw + ping, a client mount attempt) while lnetcap captures
-# on both, started with no option as a user would, and reports per attach
-# mode and node: messages against the wire (converted by `lnetcap -r`) and
+# lnet_selftest brw + ping, a client mount attempt) over socklnd or
+# o2iblnd (soft-RoCE) while lnetcap captures on both, started with no
+# option as a user would, and reports per attach mode and node: messages
+# against the wire (socklnd: converted by `lnetcap -r`; o2iblnd: the RoCEv2
+# packets decoded by tests/real-lustre/roce_wire.py) and
 # LNet's counters, wrong header fields, payload bytes, PtlRPC opcode/XID/
 # status/jobid (tests/real-lustre/lustre_compare).  Opt-in: not part of
 # ctest (a Lustre build takes ~40 min on 2 cores, a run 5-10 min).
@@ -17,6 +19,9 @@
 # Options:
 #   -w WORK    work dir, outside the repository (default /var/tmp/lnetcap-real-lustre)
 #   -B BUILD   lnetcap build dir with lnetcap and lustre_compare (default <repo>/build)
+#   -L LND     tcp (ksocklnd, default) or o2ib (ko2iblnd over soft-RoCE:
+#              rdma_rxe on the guests' virtio NIC; needs a Lustre built with
+#              o2ib, which build-lustre.sh does against Debian's RDMA stack)
 #   -m MODES   attach modes to run: kprobe (modules without BTF, as real
 #              clusters have) and/or fentry (module BTF) (default "kprobe fentry")
 #   -t TESTS   workload on node a: ping lst mount faults (default ping lst
@@ -38,12 +43,13 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$SRC/scripts/real-lustre
 WORK=/var/tmp/lnetcap-real-lustre BUILD=$SRC/build MODES="kprobe fentry"
-TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT=
-usage() { sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-while getopts 'w:B:m:t:s:pS:P:r:h' o; do
+TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT= LND=tcp
+usage() { sed -n '4,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while getopts 'w:B:L:m:t:s:pS:P:r:h' o; do
 	case $o in
 	w) WORK=$OPTARG ;;
 	B) BUILD=$OPTARG ;;
+	L) LND=$OPTARG ;;
 	m) MODES=$OPTARG ;;
 	t) TESTS=$OPTARG ;;
 	s) LST_SECS=$OPTARG ;;
@@ -61,6 +67,8 @@ if [ -n "$REREPORT" ]; then
 	set -- none "$(sed -n 's/^real-lustre: Lustre \([^,]*\),.*/\1/p' "$REREPORT/report.txt" 2>/dev/null)"
 	MODES=
 	for m in kprobe fentry; do [ -d "$REREPORT/$m" ] && MODES+="$m "; done
+	LND=$(sed -n 's/^real-lustre: .*, LND \([a-z0-9]*\),.*/\1/p' "$REREPORT/report.txt" 2>/dev/null)
+	LND=${LND:-tcp}
 fi
 [ $# = 2 ] || usage
 LUSTRE_GIT=$1 TAG=$2
@@ -69,6 +77,11 @@ LUSTRE_GIT=$1 TAG=$2
 for m in $MODES; do
 	case $m in kprobe | fentry) ;; *) die "-m: unknown attach mode '$m' (kprobe, fentry)" ;; esac
 done
+case $LND in
+tcp | socklnd | ksocklnd) LND=tcp ;;
+o2ib | o2iblnd | ko2iblnd) LND=o2ib ;;
+*) die "-L $LND: unknown LND (tcp for ksocklnd, o2ib for ko2iblnd over soft-RoCE)" ;;
+esac
 LNETCAP=$BUILD/capture/lnetcap
 COMPARE=$BUILD/tests/real-lustre/lustre_compare
 [ -x "$LNETCAP" ] && [ -x "$COMPARE" ] ||
@@ -93,7 +106,7 @@ fi
 mkdir -p "$RUNS"
 REPORT=$RUNS/report.txt
 commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
-echo "real-lustre: Lustre $TAG, lnetcap $commit, tests: $TESTS" >"$REPORT"
+echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS" >"$REPORT"
 
 # boot_pair DIR KMODS GUEST_SCRIPT [VAR=VALUE...]: node b listens, node a
 # connects; a's link is recorded in DIR/wire.pcap unless NO_WIRE=1.
@@ -101,7 +114,7 @@ boot_pair() {
 	local dir=$1 kmods=$2 script=$3 rc=0
 	shift 3
 	local common=(LR_WORK="$WORK" KMODS="$kmods" LNETCAP="$LNETCAP"
-		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" "$@")
+		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" LND="$LND" "$@")
 	local dump=(-w "$dir/wire.pcap")
 	[ "${NO_WIRE:-0}" = 1 ] && dump=()
 	nice -n 10 "$SRC/scripts/rig/run-guest.sh" -t 1800 -m 2048 \
@@ -135,7 +148,7 @@ faults_report() {
 	rule_drop=$(sed -n 's/^.*->.*(1\/[0-9]* | [0-9]*) ptl [^,]*, msg [^,]*, \([0-9]*\)\/.*/\1/p' "$f" | head -1)
 	rule_delay=$(sed -n 's/^.*->.*latency [0-9]*) ptl [^,]*, msg [^,]*, \([0-9]*\)\/.*/\1/p' "$f" | head -1)
 	cap_drop=$("$LNETCAP" -r "$g/$node.pcapng" -q 'drop drop-rule' 2>/dev/null | wc -l)
-	cap_delay=$("$LNETCAP" -r "$g/$node.pcapng" -q 'dir send and dst nid 10.77.0.2@tcp and queue >= 1s' 2>/dev/null | wc -l)
+	cap_delay=$("$LNETCAP" -r "$g/$node.pcapng" -q "dir send and dst nid 10.77.0.2@$LND and queue >= 1s" 2>/dev/null | wc -l)
 	[ "${rule_drop:-x}" = "$cap_drop" ] && [ "${rule_delay:-x}" = "$cap_delay" ] || ok=1
 	echo "$p faults: drop rule dropped=${rule_drop:-?} capture drop-rule=$cap_drop;" \
 		"delay rule delayed=${rule_delay:-?} capture queue>=1s=$cap_delay" \
@@ -176,10 +189,16 @@ node_report() {
 	# dropped before the LND): a failed send is a SEND with a send-failed
 	# outcome, a received GET/ACK LNet dropped a RECV with a drop outcome,
 	# a received PUT/REPLY it dropped a DROP (docs/record-format.md).
-	local k want have
+	local k want have rdma_sent
 	n() { "$LNETCAP" -r "$g/$node.pcapng" -q "$1" 2>/dev/null | wc -l; }
+	# The REPLY of an RDMA GET we served (recorded at lnet_finalize, not
+	# lnet_ni_send) is sent, but LNet counts that GET once, as received.
+	rdma_sent=$("$LNETCAP" -r "$g/$node.pcapng" -v 'dir send and type reply' 2>/dev/null |
+		grep -c '{lnet_finalize ' || true)
+	echo "$p REPLYs: sent by RDMA $rdma_sent, sent as messages $(n 'dir send and type reply' |
+		awk -v r="$rdma_sent" '{print $1 - r}'), received $(n 'dir recv and type reply')"
 	local -A rec=(
-		[send]=$(($(n 'dir send') - $(n 'drop send-failed')))
+		[send]=$(($(n 'dir send') - $(n 'drop send-failed') - rdma_sent))
 		[recv]=$(($(n 'dir recv') - $(n 'drop and (type get or type ack) and not drop send-failed and not drop not-sent')))
 		[drop]=$(n 'drop no-match or drop refused or drop parse-dropped or drop drop-rule or drop not-sent')
 	)
@@ -215,16 +234,23 @@ for mode in $MODES; do
 		port=$((port + 1))
 	fi
 	{
-		echo "== $mode (Lustre modules $variant), $(($(date +%s) - t0)) s"
-		if [ -s "$dir/wire.pcap" ] &&
-			"$LNETCAP" -r "$dir/wire.pcap" -w "$dir/wire.pcapng" 2>"$dir/wire.err"; then
+		echo "== $mode (Lustre modules $variant, LND $LND), $(($(date +%s) - t0)) s"
+		# socklnd: lnetcap's own TCP converter; o2iblnd: an independent
+		# RoCEv2/o2iblnd decoder (lnetcap has no RoCE converter).
+		if [ "$LND" = o2ib ]; then
+			wire_to() { python3 "$SRC/tests/real-lustre/roce_wire.py" "$1" "$2"; }
+		else
+			wire_to() { "$LNETCAP" -r "$1" -w "$2"; }
+		fi
+		if [ -s "$dir/wire.pcap" ] && wire_to "$dir/wire.pcap" "$dir/wire.pcapng" 2>"$dir/wire.err"; then
 			"$LNETCAP" -r "$dir/wire.pcapng" >"$dir/wire.txt" 2>&1 || true
+			[ "$LND" = o2ib ] && sed 's/^/wire: /' "$dir/wire.err"
 		else
 			echo "$mode: no wire recording to compare with ($dir/wire.err)"
 		fi
 	} >>"$REPORT"
-	node_report "$mode" "$dir" a 10.77.0.1@tcp >>"$REPORT" || status=1
-	node_report "$mode" "$dir" b 10.77.0.2@tcp >>"$REPORT" || status=1
+	node_report "$mode" "$dir" a "10.77.0.1@$LND" >>"$REPORT" || status=1
+	node_report "$mode" "$dir" b "10.77.0.2@$LND" >>"$REPORT" || status=1
 	pdir=$RUNS/$mode-perf
 	if [ -n "$REREPORT" ] && [ -d "$pdir/a/perf" ]; then
 		python3 "$HERE/perf-summary.py" "$mode" "$pdir/a/perf" >>"$REPORT" 2>&1 || true

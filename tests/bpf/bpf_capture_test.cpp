@@ -307,9 +307,11 @@ TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
   // Our own REPLY to a GET and a PUT's ACK are rx+tx committed: not RX records.
   fake_.set_flags(true, true, false);
   lnet_finalize(fake_.msg(), 0);
-  // An RDMA GET's REPLY completes on the receive path but is addressed away.
+  // The REPLY of an RDMA GET we serve completes on the receive path,
+  // addressed away and without a source NID (lnet_prep_send cleared it):
+  // it is our SEND, with the NI's NID as its source.
   fake_.set_flags(false, true, false);
-  fake_.set_hdr(make_hdr(LNETCAP_MSG_REPLY, kLocal, kPeer, 700, 0));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_REPLY, Nid{}, kPeer, 700, 0));
   fake_.set_msg(LNETCAP_MSG_REPLY, 700, 700, false, false);
   lnet_finalize(fake_.msg(), 0);
   // A genuine received REPLY.
@@ -317,7 +319,14 @@ TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
   fake_.set_msg(LNETCAP_MSG_REPLY, 64, 64, false, false);
   lnet_finalize(fake_.msg(), 0);
   auto got = drain(*src_);
-  ASSERT_EQ(got.size(), 2u);
+  ASSERT_EQ(got.size(), 3u);
+  const auto& rdma = got[1].view;
+  EXPECT_EQ(rdma.hdr.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(rdma.hdr.hook, LNETCAP_HOOK_LNET_FINALIZE);
+  EXPECT_EQ(rdma.hdr.payload_len, 700u);
+  EXPECT_EQ(rdma.payload.size(), 700u);
+  const auto sent = make_hdr(LNETCAP_MSG_REPLY, kLocal, kPeer, 700, 0);
+  EXPECT_EQ(0, std::memcmp(rdma.lnet_header.data(), sent.data(), 96));
   // A receive that failed is a message LNet dropped, not a RECV.
   const auto& h = got[0].view.hdr;
   EXPECT_EQ(h.hook, LNETCAP_HOOK_LNET_FINALIZE);
@@ -329,7 +338,7 @@ TEST_F(BpfCapture, ReceivedPutAtFinalizeWithPayloadAndStatus) {
   EXPECT_EQ(h.retry_count, 1);
   EXPECT_EQ(h.peer_nid, kPeer);
   EXPECT_EQ(got[0].view.payload.size(), 0u);  // failed: nothing landed
-  const auto& r = got[1].view;
+  const auto& r = got[2].view;
   EXPECT_EQ(r.hdr.status, 0);
   ASSERT_EQ(r.payload.size(), 64u);
   EXPECT_EQ(0, std::memcmp(r.payload.data(), fake_.payload().data() + 16, 64));

@@ -67,6 +67,21 @@ health_text_ok() {
 	echo "LNet health in text, filter, summary and assert: ok"
 }
 
+# RDMA GETs (the double's o2ib NI, as o2iblnd): the REPLY that crossed by
+# RDMA is one SEND on the responder and one RECV on the initiator, with its
+# payload, and the pair reads as GET + REPLY.
+rdma_ok() {
+	"$RIG_CHECK" --no-held "$out/rdma.pcapng" "$out/rdma.log" ||
+		fail "the RDMA GETs' captures differ from what the double produced"
+	local n
+	n=$("$LNETCAP" -r "$out/rdma.pcapng" -q 'type reply' | wc -l)
+	[ "$n" = $((2 * rounds)) ] || fail "'type reply' selected $n RDMA REPLYs, expected $((2 * rounds))"
+	"$LNETCAP" -r "$out/rdma.pcapng" --assert "count(type get) == $((2 * rounds))" \
+		--assert "count(type reply) == $((2 * rounds))" >"$out/assert-rdma.txt" ||
+		{ cat "$out/assert-rdma.txt"; fail "--assert does not count each RDMA GET and REPLY once"; }
+	echo "RDMA GET replies recorded on both sides: ok"
+}
+
 # The agent must stop cleanly on SIGINT, like tcpdump.
 sigint_ok() {
 	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
@@ -85,7 +100,7 @@ systemd)
 		LNETCAP_SOURCE_DIR="$src"
 	has() { grep -qx -- "$2" "$out/$1" || fail "$1 has no line '$2': $(cat "$out/$1")"; }
 	# Type=notify: active (READY=1) only once attached - the checks start
-	# after it (After=lnetcapd.service) and find its 7 BPF links there.
+	# after it (After=lnetcapd.service) and find its BPF links there (at least 7: 9 fentry, 10 kprobe).
 	has sd-show.txt 'Type=notify'
 	has sd-show.txt 'ActiveState=active'
 	has sd-show.txt 'SubState=running'
@@ -215,6 +230,7 @@ fentry)
 	grep -q 'payload pages read through the direct map' "$out/capture.err" ||
 		fail "the capture does not read payload pages through the direct map"
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
+	rdma_ok
 	health_text_ok
 	sigint_ok
 	;;
@@ -235,6 +251,7 @@ kprobe)
 	grep -q 'payload pages read through the direct map' "$out/capture.err" ||
 		fail "the capture does not read payload pages through the direct map"
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
+	rdma_ok
 	health_text_ok
 	sigint_ok
 	;;

@@ -9,6 +9,8 @@
 //     --expect-drops     the ring was made tiny: require dropped > 0 and
 //                        captured + dropped == generated, instead of an
 //                        exact one-to-one match
+//     --no-held          the traffic has no message the double held in
+//                        lnet_send (the RDMA GET runs): do not require one
 //
 // The double's log (kmod/lnet, docs/kernel-contract.md) has one line per
 // hook call with the exact 96-byte struct lnet_hdr and payload bytes.  From
@@ -17,6 +19,9 @@
 //     header and retry count as sent, payload as sent;
 //   - every received, non-forwarded message: one RECV record, header as
 //     received, payload as received (PUT/REPLY) or none (GET/ACK);
+//   - every REPLY an RDMA GET carried (lnd_rdma_reply: the double's RDMA
+//     LND logs it with the header a message would have had): one SEND
+//     record on the responder, one RECV on the initiator, with its payload;
 //   - every message LNet drops is one DROP with its drop_reason: a send
 //     that failed after lnet_ni_send is the OUTCOME of that SEND (same
 //     msg_id), one dropped in lnet_send never reached the LND (a DROP of its
@@ -126,17 +131,18 @@ const char* dir_name(unsigned d) {
 
 int main(int argc, char** argv) {
   std::uint32_t snaplen = 1024;
-  bool expect_drops = false;
+  bool expect_drops = false, need_held = true;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--snaplen" && i + 1 < argc) snaplen = std::stoul(argv[++i]);
     else if (a == "--expect-drops") expect_drops = true;
+    else if (a == "--no-held") need_held = false;
     else pos.push_back(a);
   }
   if (pos.size() != 2) {
     std::fprintf(stderr, "usage: rig_check [--snaplen N] "
-                         "[--expect-drops] CAPTURE.pcapng DOUBLE_LOG\n");
+                         "[--expect-drops] [--no-held] CAPTURE.pcapng DOUBLE_LOG\n");
     return 2;
   }
 
@@ -198,6 +204,19 @@ int main(int argc, char** argv) {
       e.plen = std::stoul(f["plen"]);
       e.have = 0;  // GET/ACK carry nothing; PUT/REPLY filled at finalize
       rx_of_msg[f["msg"]] = exp.size();
+      exp.push_back(e);
+    } else if (hook == "lnd_rdma_reply") {
+      // The REPLY of an RDMA GET: sent by RDMA from the receive path
+      // (responder: the GET's message became it, so its finalize is not
+      // a receive) or landed in the GET's MD (initiator).
+      Expected e;
+      e.what = line.substr(0, 110);
+      e.dir = f["dir"] == "send" ? LNETCAP_DIR_SEND : LNETCAP_DIR_RECV;
+      e.hdr96 = unhex(f["hdr"]);
+      e.plen = std::stoul(f["plen"]);
+      e.have = e.plen;
+      e.payload = unhex(f["payload"]);
+      if (e.dir == LNETCAP_DIR_SEND) rx_of_msg.erase(f["msg"]);
       exp.push_back(e);
     } else if (hook == "lnet_parse_refused") {
       // Refused before a message existed: a GET/ACK was recorded as RECV at
@@ -421,7 +440,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (missing || dup || unmatched || bad || bad_links) return 1;
-  if (held_checked == 0) {
+  if (need_held && held_checked == 0) {
     std::printf("FAIL: no message the double held in lnet_send was checked\n");
     return 1;
   }

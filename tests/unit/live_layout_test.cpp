@@ -90,6 +90,8 @@ struct lnet_libmd {
   unsigned md_options, md_flags, md_niov;
   void *md_user_ptr, *md_rspt_ptr;
   void (*md_handler)(void*);
+  std::uint64_t md_bulk_handle;
+  struct { void* page; unsigned len, offset; } md_kiov[1];
 };
 struct lnet_ni {
   list_head ni_netlist, ni_recovery;
@@ -164,6 +166,8 @@ void expect_msg_layout(const lnetcap_layout& lo) {
   EXPECT_EQ(lo.md_handler, offsetof(k::lnet_libmd, md_handler));
   EXPECT_EQ(lo.ni_nid, offsetof(k::lnet_ni, ni_nid));
   EXPECT_EQ(lo.lpni_nid, offsetof(k::lnet_peer_ni, lpni_nid));
+  EXPECT_EQ(lo.md_niov, offsetof(k::lnet_libmd, md_niov));
+  EXPECT_EQ(lo.md_kiov, offsetof(k::lnet_libmd, md_kiov));
 }
 
 TEST(LiveLayout, Lustre215TableMatchesMirror) {

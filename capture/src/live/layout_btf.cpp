@@ -118,6 +118,8 @@ Layout layout_from_btf_file(const std::string& path, const std::string& base_pat
   lo.md_handler = r.offset("lnet_libmd", "md_handler");
   lo.ni_nid = r.offset("lnet_ni", "ni_nid");
   lo.lpni_nid = r.offset("lnet_peer_ni", "lpni_nid");
+  lo.md_niov = r.offset("lnet_libmd", "md_niov");
+  lo.md_kiov = r.offset("lnet_libmd", "md_kiov");
   return out;
 }
 

@@ -62,6 +62,8 @@ lnetcap_layout lustre_215_217() {
   lo.md_handler = 104;
   lo.ni_nid = 56;
   lo.lpni_nid = 200;
+  lo.md_niov = 84;
+  lo.md_kiov = 120;
   return lo;
 }
 

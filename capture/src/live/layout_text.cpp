@@ -46,6 +46,8 @@ std::string layout_text(const lnetcap_layout& lo) {
   line("lnet_libmd.md_handler", lo.md_handler);
   line("lnet_ni.ni_nid", lo.ni_nid);
   line("lnet_peer_ni.lpni_nid", lo.lpni_nid);
+  line("lnet_libmd.md_niov", lo.md_niov);
+  line("lnet_libmd.md_kiov", lo.md_kiov);
   return out;
 }
 

@@ -4,7 +4,7 @@
 # of the rig, chrooted into the host root; see scripts/rig/run-guest.sh).
 # Needs from the environment: RIG_* (rig.env), RIG_OUT, RIG_BB, LR_WORK
 # (the harness's work dir: src/, inst/, kmod/, kernel-ko.list), KMODS (the
-# Lustre module variant to load), LNETCAP.
+# Lustre module variant to load), LNETCAP, LND (tcp or o2ib).
 INST=$LR_WORK/inst
 export PATH=$INST/usr/sbin:$INST/usr/bin:$INST/sbin:$PATH
 export LD_LIBRARY_PATH=$INST/usr/lib:$INST/usr/lib64:$INST/usr/lib/x86_64-linux-gnu
@@ -51,10 +51,24 @@ net_up() {
 	ip link set eth0 up
 }
 
-# lnet_up: LNet on tcp(eth0), ksocklnd, lnet_selftest.
+# lnet_up: LNet on eth0 with the LND of LND (tcp: ksocklnd; o2ib:
+# ko2iblnd over soft-RoCE, rdma_rxe on eth0), lnet_selftest.
 lnet_up() {
-	load_mod lnet 'networks=tcp(eth0)' && load_mod ksocklnd && load_mod lnet_selftest ||
-		return 1
+	if [ "${LND:-tcp}" = o2ib ]; then
+		# rdma_rxe needs the crc32 shash, which the kernel asks modprobe
+		# for: the rig has no modprobe, so crc32_generic goes first.
+		local m
+		for m in crc32_generic ib_core ib_uverbs rdma_rxe ib_cm iw_cm rdma_cm; do
+			load_mod $m || return 1
+		done
+		rdma link add rxe0 type rxe netdev eth0 || return 1
+		rdma link show >"$RIG_OUT/rdma-link.txt" 2>&1
+		load_mod lnet 'networks=o2ib0(eth0)' && load_mod ko2iblnd && load_mod lnet_selftest ||
+			return 1
+	else
+		load_mod lnet 'networks=tcp(eth0)' && load_mod ksocklnd && load_mod lnet_selftest ||
+			return 1
+	fi
 	lnetctl lnet configure --all >/dev/null 2>&1 || lctl network up
 	lnetctl net show
 }

@@ -2,25 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # One node of a real-Lustre run (scripts/real-lustre/run.sh boots two).
-#   ROLE=b  10.77.0.2@tcp: LNet up, capture started, counters, "ready";
+#   ROLE=b  10.77.0.2@LND: LNet up, capture started, counters, "ready";
 #           waits for A's "done", counters, capture stopped.
-#   ROLE=a  10.77.0.1@tcp: LNet up, waits for B, capture started,
+#   ROLE=a  10.77.0.1@LND: LNet up, waits for B, capture started,
 #           counters, then the workload of TESTS (ping lst mount faults),
 #           counters, capture stopped, "done".
 # Both capture with lnetcap as a user would: no option (see lib.sh).
 # Two idle seconds around the workload keep the capture window and the
 # counter window apart from any traffic.  Variables: ROLE, PEER_OUT,
-# TESTS, LST_SECS, MOUNT_SECS, LUSTRE_VERSION, plus lib.sh's.
+# TESTS, LST_SECS, MOUNT_SECS, LUSTRE_VERSION, LND, plus lib.sh's.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-A=10.77.0.1@tcp B=10.77.0.2@tcp
+A=10.77.0.1@${LND:-tcp} B=10.77.0.2@${LND:-tcp}
 me=${ROLE:?}
 cap=$RIG_OUT/$me.pcapng
 
 log "node $me: modules from $KMODS"
 if [ "$me" = a ]; then net_up 10.77.0.1; else net_up 10.77.0.2; fi
 lnet_up || exit 3
-for m in lnet libcfs ksocklnd; do [ -e /sys/kernel/btf/$m ] && echo $m; done >"$RIG_OUT/module-btf.txt"
+for m in lnet libcfs ksocklnd ko2iblnd; do [ -e /sys/kernel/btf/$m ] && echo $m; done >"$RIG_OUT/module-btf.txt"
 cat /sys/module/lnet/version >"$RIG_OUT/lnet-version.txt" 2>&1
 
 if [ "$me" = b ]; then
@@ -51,19 +51,26 @@ if [[ $tests == *" ping "* ]]; then
 		lnetctl ping "$B" >>"$RIG_OUT/ping.txt" 2>&1
 		echo "rc=$?" >>"$RIG_OUT/ping.txt"
 	done
-	lctl ping "$B" 10 >>"$RIG_OUT/ping.txt" 2>&1
+	# No timeout argument: lctl (2.16) turns one into seconds for its
+	# range check but hands the number to the kernel as milliseconds.
+	lctl ping "$B" >>"$RIG_OUT/ping.txt" 2>&1
 	echo "rc=$?" >>"$RIG_OUT/ping.txt"
 fi
 if [[ $tests == *" lst "* ]]; then
-	log "lnet_selftest: brw read, brw write, ping for ${LST_SECS:-15} s"
+	log "lnet_selftest: brw read+write 4k+1M, ping for ${LST_SECS:-15} s"
 	export LST_SESSION=$$
 	{
 		lst new_session --timeout 120 harness
 		lst add_group ga "$A"
 		lst add_group gb "$B"
 		lst add_batch bulk
-		lst add_test --batch bulk --from ga --to gb brw read check=simple size=64k
-		lst add_test --batch bulk --from ga --to gb brw write check=simple size=1M
+		# 4k and 1M each way: on o2iblnd both sizes exceed an immediate
+		# message, so every brw bulk is RDMA (a write's REPLY is RDMA GET)
+		for op in read write; do
+			for size in 4k 1M; do
+				lst add_test --batch bulk --from ga --to gb brw $op check=simple size=$size
+			done
+		done
 		lst add_test --batch bulk --from ga --to gb ping
 		lst run bulk
 		sleep "${LST_SECS:-15}"
@@ -100,7 +107,10 @@ if [[ $tests == *" faults "* ]]; then
 		lctl net_drop_add -s "$B" -d "$A" -r 2
 		lctl net_delay_add -s "$A" -d "$B" -r 1 -l 1
 		for _ in 1 2 3 4 5 6; do
-			lctl ping "$B" 5	# seconds: the 1 s delay must not time it out
+			# 5 s, so the 1 s delay cannot time it out: lnetctl's
+			# --timeout is seconds; lctl ping's number reaches the
+			# kernel as milliseconds (2.16: `lctl ping NID 5` = 5 ms)
+			lnetctl ping --timeout 5 "$B" >/dev/null
 			echo "rc=$?"
 		done
 		sleep 2

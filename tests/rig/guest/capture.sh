@@ -12,6 +12,7 @@
 #   (no lnetcap_kfunc module in the checked captures: payloads must come
 #   from the pages alone; fentry loads it for the SIGINT run only)
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
+# rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI),
 # drops.pcapng + drops.log, perf.txt.  The host checks the files; this
 # script only fails on things it can see itself.
 set -euo pipefail
@@ -107,6 +108,17 @@ start_capture "$RIG_OUT/capture.pcapng" "$RIG_OUT/capture.err" -v -c $((25 * rou
 echo "all $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/double.log"
 wait_capture "$RIG_OUT/capture.err"
+
+echo "== RDMA GETs ($RIG_ATTACH), $rounds rounds"
+# o2iblnd/kfilnd/gnilnd move a large GET's REPLY by RDMA: no REPLY passes
+# lnet_parse or lnet_ni_send on either node.  Per round 4 records: our GET
+# and the REPLY that landed in its MD, a peer's GET and the REPLY we wrote.
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/rdma.pcapng" "$RIG_OUT/rdma.err" -v -c $((4 * rounds))
+echo "rdma_get $rounds" >$dbg/double_ctl
+echo "rdma_serve_get $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/rdma.log"
+wait_capture "$RIG_OUT/rdma.err"
 
 echo "== stop on SIGINT"
 # In fentry mode this run has the lnetcap_kfunc module loaded: the object
