@@ -69,6 +69,10 @@ if [ ! -f config.status ] || [ "$(cat "$WORK/zfs.configured" 2>/dev/null)" != "$
 	echo "${conf[*]}" >"$WORK/zfs.configured"
 fi
 make -j"$JOBS"
+# ZFS 2.2 writes its module symbols to module/Module.symvers; Lustre 2.16's
+# o2ib configure test passes $zfsobj/Module.symvers to kbuild regardless,
+# and fails ("cannot compile with OpenIB gen2 headers") without it.
+ln -sfn module/Module.symvers "$SRC/Module.symvers"
 rm -rf "$WORK/zfs-inst"
 make install DESTDIR="$WORK/zfs-inst" >/dev/null
 echo "$TAG" >"$WORK/zfs-built"
