@@ -108,6 +108,8 @@ struct lnet_libmd {
 	unsigned int md_options, md_flags, md_niov;
 	void *md_user_ptr, *md_rspt_ptr;
 	void (*md_handler)(void *ev);
+	struct { __u64 cookie; } md_bulk_handle;
+	struct { void *bv_page; unsigned int bv_len, bv_offset; } md_kiov[1];
 };
 
 struct lnet_ni {

@@ -769,8 +769,8 @@ max-label-values = 8
 CONF
   start_daemon d --config "$tmp/r.conf" -r "$sample" --keep-serving
   wait_replayed d 149
-  contains "$tmp/d.status" "flight recorder:                  keeps 40000 bytes, 30.000 s"
-  contains "$tmp/d.status" "trigger:                          'status < 0', files in $tmp/incidents"
+  expect_eq "flight recorder in --status" "$(status_value d "flight recorder")" "keeps 40000 bytes, 30.000 s"
+  expect_eq "trigger in --status" "$(status_value d trigger)" "'status < 0', files in $tmp/incidents"
   [ "$(status_value d "trigger files written")" = 1 ] || fail "status: $(cat "$tmp/d.status")"
   address=$(status_value d metrics)
   case "$address" in http://127.0.0.1:[1-9]*/metrics) ;; *) fail "metrics at '$address'" ;; esac
@@ -807,8 +807,8 @@ dump-anonymized)
     [ ! -s "$tmp/oracle.out" ] || fail "a forced dump's filter matched the real NID $nid"
   done
   status d
-  contains "$tmp/d.status" "records held:                     149"
-  contains "$tmp/d.status" "trigger:                          on (its filter is not shown"
+  expect_eq "records held in --status" "$(status_value d "records held")" 149
+  check "a forced user sees the trigger without its filter" grep -Eq "^  trigger: +on \(its filter is not shown" "$tmp/d.status"
   for nid in $("$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u); do
     ! grep -qF "$nid" "$tmp/d.status" || fail "real NID $nid in a forced user's --status"
   done

@@ -106,6 +106,17 @@ void RpcMetrics::add_latency(Group& g, std::uint64_t ns) {
 
 void RpcMetrics::add(const Message& m) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Health and drops count records; everything else counts messages.
+  if (m.rec.hdr.flags & LNETCAP_REC_F_HEALTH_VALID) {
+    const char* h = health_name(m.rec.hdr.health_status);
+    ++health_[h ? std::string(h)
+                : bounded_value(admitted_health_, "health_" + std::to_string(m.rec.hdr.health_status))];
+    retries_ += m.rec.hdr.retry_count;
+  }
+  if (m.rec.hdr.direction == LNETCAP_DIR_DROP) ++lnet_dropped_;
+  // Outcomes and resends belong to a message counted by its first record,
+  // as in --summary (report/summary.cpp).
+  if (m.rec.hdr.is_outcome() || m.rec.hdr.is_resend()) return;
   const std::optional<report::RpcMatch> match = matcher_.observe(m);
   const bool request = report::is_rpc_request(m);
   const bool reply = report::is_rpc_reply(m);
@@ -127,13 +138,6 @@ void RpcMetrics::add(const Message& m) {
     const char* t = msg_type_name(m.lnet.type);
     ++lnet_types_[t ? std::string(t) : bounded_value(admitted_types_, "type_" + std::to_string(m.lnet.type))];
   }
-  if (m.rec.hdr.flags & LNETCAP_REC_F_HEALTH_VALID) {
-    const char* h = health_name(m.rec.hdr.health_status);
-    ++health_[h ? std::string(h)
-                : bounded_value(admitted_health_, "health_" + std::to_string(m.rec.hdr.health_status))];
-    retries_ += m.rec.hdr.retry_count;
-  }
-  if (m.rec.hdr.direction == LNETCAP_DIR_DROP) ++lnet_dropped_;
 
   if (!reply) return;
   // RPC figures go to the request's groups; an orphan reply keeps its own.
