@@ -1339,12 +1339,12 @@ static void dbl_fill_bulk(void *wire, u64 seed)
 /*
  * OST_WRITE bulk as seen from the client: the OSS GETs the data from the
  * client's KIOV MD on OST_BULK; the client LNet answers with a REPLY
- * carrying the pages.
+ * carrying the pages.  rdma_req: the GET arrived as an RDMA LND's GET_REQ
+ * (lnet_parse with rdma_req set), so the REPLY completes from the receive
+ * path, as on o2iblnd.  fill marks each scenario's pages.
  */
-static int dbl_sc_bulk_get(void)
+static int dbl_serve_bulk_get(struct lnet_ni *ni, struct lnet_peer_ni *peer, u8 fill, int rdma_req)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
 	u64 mbits = dbl_xid++;
 	struct lnet_libmd *md;
 	struct lnet_hdr hdr;
@@ -1353,7 +1353,7 @@ static int dbl_sc_bulk_get(void)
 	for (i = 0; i < DBL_BULK_PAGES; i++) {
 		void *va = kmap_local_page(dbl_bulk_pages[i]);
 
-		memset(va, 0xa0 + i, PAGE_SIZE);
+		memset(va, fill + i, PAGE_SIZE);
 		*(u64 *)va = mbits + i;	/* makes every run's data unique */
 		kunmap_local(va);
 	}
@@ -1368,10 +1368,15 @@ static int dbl_sc_bulk_get(void)
 	hdr.msg.get.ptl_index = LNETCAP_PORTAL_OST_BULK;
 	hdr.msg.get.src_offset = 0;
 	hdr.msg.get.sink_length = DBL_BULK_LEN;
-	lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 0);
+	lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, rdma_req);
 	dbl_me_unlink(md);
 	kfree(md);
 	return 0;
+}
+
+static int dbl_sc_bulk_get(void)
+{
+	return dbl_serve_bulk_get(&dbl_nis[DBL_NI_TCP], &dbl_peers[DBL_PEER_OSS], 0xa0, 0);
 }
 
 /*
@@ -1458,35 +1463,7 @@ static int dbl_sc_rdma_get(void)
  */
 static int dbl_sc_rdma_serve_get(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_O2IB];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_IBCLIENT];
-	u64 mbits = dbl_xid++;
-	struct lnet_libmd *md;
-	struct lnet_hdr hdr;
-	int i;
-
-	for (i = 0; i < DBL_BULK_PAGES; i++) {
-		void *va = kmap_local_page(dbl_bulk_pages[i]);
-
-		memset(va, 0xc0 + i, PAGE_SIZE);
-		*(u64 *)va = mbits + i;
-		kunmap_local(va);
-	}
-	md = dbl_md_kiov(dbl_bulk_pages, DBL_BULK_PAGES, LNET_MD_OP_GET);
-	if (!md)
-		return -ENOMEM;
-	dbl_me_attach(LNETCAP_PORTAL_OST_BULK, mbits, md);
-	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_GET, 0);
-	hdr.msg.get.return_wmd.wh_interface_cookie = dbl_cookie++;
-	hdr.msg.get.return_wmd.wh_object_cookie = dbl_cookie++;
-	hdr.msg.get.match_bits = mbits;
-	hdr.msg.get.ptl_index = LNETCAP_PORTAL_OST_BULK;
-	hdr.msg.get.src_offset = 0;
-	hdr.msg.get.sink_length = DBL_BULK_LEN;
-	lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 1);
-	dbl_me_unlink(md);
-	kfree(md);
-	return 0;
+	return dbl_serve_bulk_get(&dbl_nis[DBL_NI_O2IB], &dbl_peers[DBL_PEER_IBCLIENT], 0xc0, 1);
 }
 
 /* The lnet_ping_info a peer with two NIs returns. */

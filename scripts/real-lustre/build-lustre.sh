@@ -52,15 +52,8 @@ if ! git --git-dir="$GIT_DIR_IN" rev-parse -q --verify "$TAG^{commit}" >/dev/nul
 	exit 2
 fi
 
-# The kernel the rig boots is the one linux-headers-amd64 points at.
-KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-	grep -m1 -o 'linux-headers-[0-9][^ ,]*-amd64' | sed 's/^linux-headers-//') || true
-if [ -z "$KVER" ] || [ ! -d "/usr/src/linux-headers-$KVER" ]; then
-	echo "build-lustre: linux-headers-amd64 is not installed; run scripts/install-deps.sh" >&2
-	exit 2
-fi
-KOBJ=/usr/src/linux-headers-$KVER
-KSRC=/usr/src/linux-headers-${KVER%-amd64}-common
+# shellcheck source=rig-kernel.sh
+. "$(dirname "$0")/rig-kernel.sh"
 
 # Lustre's own build dependencies (not the project's: only this opt-in
 # harness needs them).

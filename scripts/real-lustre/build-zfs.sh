@@ -32,14 +32,8 @@ git --git-dir="$GIT_DIR_IN" rev-parse -q --verify "$TAG^{commit}" >/dev/null || 
 	echo "build-zfs: $GIT_DIR_IN has no tag '$TAG' (git --git-dir=$GIT_DIR_IN tag -l 'zfs-2.*')" >&2
 	exit 2
 }
-KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-	grep -m1 -o 'linux-headers-[0-9][^ ,]*-amd64' | sed 's/^linux-headers-//') || true
-[ -n "$KVER" ] && [ -d "/usr/src/linux-headers-$KVER" ] || {
-	echo "build-zfs: linux-headers-amd64 is not installed; run scripts/install-deps.sh" >&2
-	exit 2
-}
-KOBJ=/usr/src/linux-headers-$KVER
-KSRC=/usr/src/linux-headers-${KVER%-amd64}-common
+# shellcheck source=rig-kernel.sh
+. "$(dirname "$0")/rig-kernel.sh"
 
 if [ "${SKIP_APT:-0}" != 1 ]; then
 	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
