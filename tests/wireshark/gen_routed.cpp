@@ -37,6 +37,7 @@
 #include "nid.h"
 #include "pcapng/writer.h"
 #include "record.h"
+#include "lnet_builders.h"
 #include "wire_builders.h"
 
 using namespace lnetcap;
@@ -64,34 +65,16 @@ struct Hdr {
 };
 
 Bytes header(const Hdr& h, std::uint32_t payload_len) {
-  W w(LNETCAP_HDR_NID4_LEN);
-  const std::size_t m = OFF(lnetcap_hdr_nid4, msg);
-  w.u64(OFF(lnetcap_hdr_nid4, dest_nid), h.dst.to_nid4());
-  w.u64(OFF(lnetcap_hdr_nid4, src_nid), h.src.to_nid4());
-  w.u32(OFF(lnetcap_hdr_nid4, dest_pid), LNETCAP_LNET_PID_LUSTRE);
-  w.u32(OFF(lnetcap_hdr_nid4, src_pid), LNETCAP_LNET_PID_LUSTRE);
-  w.u32(OFF(lnetcap_hdr_nid4, type), h.type);
-  w.u32(OFF(lnetcap_hdr_nid4, payload_length), payload_len);
-  switch (h.type) {
-    case LNETCAP_MSG_PUT:
-      w.u64(m + OFF(lnetcap_put, ack_wmd), ~0ULL);
-      w.u64(m + OFF(lnetcap_put, ack_wmd) + 8, ~0ULL);
-      w.u64(m + OFF(lnetcap_put, match_bits), h.mbits);
-      w.u32(m + OFF(lnetcap_put, ptl_index), h.portal);
-      break;
-    case LNETCAP_MSG_GET:
-      w.u64(m + OFF(lnetcap_get, return_wmd), h.cookie);
-      w.u64(m + OFF(lnetcap_get, return_wmd) + 8, 0x5678);
-      w.u64(m + OFF(lnetcap_get, match_bits), h.mbits);
-      w.u32(m + OFF(lnetcap_get, ptl_index), h.portal);
-      w.u32(m + OFF(lnetcap_get, sink_length), h.sink_length);
-      break;
-    case LNETCAP_MSG_REPLY:
-      w.u64(m + OFF(lnetcap_reply, dst_wmd), h.cookie);
-      w.u64(m + OFF(lnetcap_reply, dst_wmd) + 8, 0x5678);
-      break;
-  }
-  return w.b;
+  test::LnetHeaderSpec spec;
+  spec.type = h.type;
+  spec.src = h.src;
+  spec.dst = h.dst;
+  spec.payload_length = payload_len;
+  spec.match_bits = h.mbits;
+  spec.portal = h.portal;
+  spec.sink_length = h.sink_length;
+  spec.wmd = std::make_pair(h.cookie, std::uint64_t{0x5678});
+  return test::lnet_header(spec);
 }
 
 class Routed {
