@@ -3,10 +3,12 @@
 #
 # build-zfs.sh ZFS_GIT TAG WORK
 #
-# Builds OpenZFS TAG (a zfs-2.1.x >= 2.1.7 or zfs-2.2.x release: both cover
-# Debian 12's 6.1 kernel) from ZFS_GIT (a git dir of openzfs/zfs) for the
+# Builds OpenZFS TAG from ZFS_GIT (a git dir of openzfs/zfs) for the
 # kernel the rig boots, as the base of a Lustre server build
-# (build-lustre.sh with SERVER=zfs).  Debian's zfs-dkms is in contrib,
+# (ZFS_WORK=WORK build-lustre.sh).  For Lustre 2.16.1 take zfs-2.1.x, x >= 7
+# (6.1 support): zfs-2.2 changed arc_prune_func_t to take a uint64_t, and
+# 2.16.1's osd-zfs then fails to build (-Werror=incompatible-pointer-types;
+# seen with zfs-2.2.7).  Debian's zfs-dkms is in contrib,
 # which this project cannot assume, hence the source build.
 # Everything lands in WORK (outside the repository; never commit it):
 #   WORK/zfs       the checked-out tree, configured and built in place
