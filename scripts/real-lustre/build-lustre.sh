@@ -79,9 +79,10 @@ cd "$SRC"
 # MOFED); the rig runs ko2iblnd over soft-RoCE (rdma_rxe).
 conf=("${role[@]}" --disable-tests --disable-manpages --disable-iokit --disable-gss
 	--with-o2ib=yes --with-linux="$KSRC" --with-linux-obj="$KOBJ")
-if [ ! -f config.status ] || [ "$(cat "$WORK/configured" 2>/dev/null)" != "${conf[*]}" ]; then
+# Reconfigure when the arguments or what they point at (another ZFS) change.
+if [ ! -f config.status ] || [ "$(cat "$WORK/configured" 2>/dev/null)" != "${conf[*]} ($BUILT_AS)" ]; then
 	./configure "${conf[@]}"
-	echo "${conf[*]}" >"$WORK/configured"
+	echo "${conf[*]} ($BUILT_AS)" >"$WORK/configured"
 fi
 make -j"$JOBS"
 rm -rf "$WORK/inst"
