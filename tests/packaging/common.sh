@@ -7,6 +7,17 @@ set -u -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../support/testlib.sh"
 # pass MSG: the checks before it held; an assertion (see tests/wireshark/run.sh).
 pass() { _assert "$*" 0 && echo "ok: $*"; }
+# declares_packages: the first assertion of the .deb cases, cheap on
+# purpose - under LNETCAP_TEST_SELFCHECK=1 (meta.selfcheck-system) the first
+# assertion is inverted, and one that comes before a minutes-long package
+# build stops the case at once instead of after it.
+declares_packages() {
+	local p missing=
+	for p in lnetcap lnetcap-wireshark lnetcap-doc lnetcap-dkms; do
+		grep -qx "Package: $p" "$SRC/debian/control" || missing+=" $p"
+	done
+	check "debian/control declares every package the README installs (missing:${missing:- none})" [ -z "$missing" ]
+}
 need() {
 	local tool=$1; shift
 	command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed ($*)"

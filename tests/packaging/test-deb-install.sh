@@ -22,6 +22,7 @@ need mmdebstrap "apt-get install mmdebstrap"
 [ "$(id -u)" = 0 ] || skip "needs root (chroot into a fresh Debian root)"
 debroot_reachable || skip "the Debian archive ($DEBROOT_MIRROR) cannot be reached"
 
+declares_packages
 WORK=${LNETCAP_WORK_DIR:?}/deb-install
 build_debs "$WORK"
 debs=()
@@ -31,7 +32,7 @@ for p in lnetcap lnetcap-wireshark lnetcap-doc; do
 done
 
 ROOT=$WORK/root
-trap debroot_umount EXIT
+on_exit debroot_umount  # testlib owns the EXIT trap
 debroot_create bookworm "$ROOT"
 debroot_mount "$ROOT"
 debroot_bind "${LNETCAP_DEBROOT_CACHE:-/var/tmp/lnetcap-debroots}/apt-bookworm" "$ROOT" /var/cache/apt/archives

@@ -19,6 +19,7 @@ need tshark "apt-get install tshark"
 need pkg-config "apt-get install pkg-config"
 [ -n "$(ws_xy)" ] || skip "wireshark-dev is not installed (no wireshark.pc)"
 
+declares_packages
 WORK=${LNETCAP_WORK_DIR:?}/deb
 build_debs "$WORK"
 

@@ -19,10 +19,14 @@ source "$(dirname "$0")/debroot.sh"
 need mmdebstrap "apt-get install mmdebstrap"
 debroot_reachable || skip "the Debian archive ($DEBROOT_MIRROR) cannot be reached"
 
+# First assertion, cheap on purpose (see declares_packages in common.sh):
+# the tshark cases this test runs on 4.4 are the tree's own.
+check "the plugin's tshark tests are registered in the tree" \
+	grep -q 'add_test' "$SRC/tests/wireshark/CMakeLists.txt"
 WORK=${LNETCAP_WORK_DIR:?}/ws44-run
 ROOT=$WORK/root
 mkdir -p "$WORK"
-trap debroot_umount EXIT
+on_exit debroot_umount  # testlib owns the EXIT trap
 # What the plugin tests need: the build and plugin tiers of
 # scripts/apt-packages.txt without eBPF (not needed to read files), gtest
 # (the test tree's CMake requires it), python3 (srt and crosscheck helpers),
