@@ -26,6 +26,7 @@
 #include "daemon/refusal_log.h"
 #include "daemon/rpc_metrics.h"
 #include "daemon/trigger.h"
+#include "trigger_feed.h"
 #include "error.h"
 #include "message_fixtures.h"
 
@@ -79,13 +80,7 @@ TEST(ClockSteppedBack, TriggerFilesGoOn) {
   std::vector<CaptureInterface> interfaces{CaptureInterface{"tcp", "10.0.3.2@tcp", "", "", "", 1224}};
   const test::OwnedMessage m = test::enqueue_request();
   for (int s = 0; s < 240; ++s) {  // 2 minutes, the step, 2 more minutes
-    CapturedRecord r;
-    r.ts_ns = stepped(s, 120);
-    r.bytes = ByteSpan(m.bytes);
-    r.orig_len = static_cast<std::uint32_t>(m.bytes.size());
-    Message msg = m.msg;
-    msg.ts_ns = r.ts_ns;
-    trigger.observe(recorder.add(r), msg, recorder, interfaces);
+    test_feed::feed(m, stepped(s, 120), recorder, trigger, interfaces);
   }
   trigger.finish(interfaces);
   // 4 in each of the 4 minutes (the step's record falls in the third one,

@@ -14,6 +14,7 @@
 
 #include "daemon/flight_recorder.h"
 #include "daemon/trigger.h"
+#include "trigger_feed.h"
 #include "error.h"
 #include "message_fixtures.h"
 
@@ -160,13 +161,7 @@ TEST(Trigger, StormWritesAtMostTheLimitAMinuteAndCountsTheRest) {
   const std::uint64_t t0 = 1'700'000'000'000'000'000ULL;
   const test::OwnedMessage m = test::enqueue_request();
   for (int s = 0; s < 180; ++s) {
-    CapturedRecord r;
-    r.ts_ns = t0 + static_cast<std::uint64_t>(s) * 1'000'000'000ULL;
-    r.bytes = ByteSpan(m.bytes);
-    r.orig_len = static_cast<std::uint32_t>(m.bytes.size());
-    Message msg = m.msg;
-    msg.ts_ns = r.ts_ns;
-    trigger.observe(recorder.add(r), msg, recorder, interfaces);
+    test_feed::feed(m, t0 + static_cast<std::uint64_t>(s) * 1'000'000'000ULL, recorder, trigger, interfaces);
   }
   trigger.finish(interfaces);
   EXPECT_EQ(trigger.counts().fired, 180u);
