@@ -26,8 +26,10 @@
 #include "pcapng_sink.h"
 #include "record.h"
 #include "report/command_runner.h"
+#include "report/command_scope.h"
 #include "report/progress_meter.h"
 #include "report/report_sinks.h"
+#include "report/session_jobid.h"
 #include "report/status_line.h"
 #include "report/text_escape.h"
 #include "signals.h"
@@ -233,6 +235,13 @@ int run(const Options& opts) {
   // and the capture stops 200 ms after it ends.
   std::unique_ptr<report::CommandRunner> command;
   if (!opts.command.empty()) command = std::make_unique<report::CommandRunner>(opts.command);
+  // --only-command: the command's session gets a jobid of its own, and
+  // only the messages of its RPCs go on (to the text, the file, the reports).
+  std::optional<report::CommandScope> scope;
+  if (opts.only_command) {
+    scope.emplace(report::command_jobid(getpid()));
+    command->set_session_jobid(report::session_jobid_file(), scope->jobid());
+  }
   if (command && !live) {
     command->start(nullptr);
     command->wait();
@@ -294,6 +303,7 @@ int run(const Options& opts) {
       ++seen;
       if (file_source) progress.update(file_source->position());
       if (!filter.matches(msg)) continue;
+      if (scope && !scope->includes(msg)) continue;
       if (anonymizing) {
         Message pseudonymous;
         const CapturedRecord& out = anonymizing->apply(rec, pseudonymous);
@@ -315,6 +325,12 @@ int run(const Options& opts) {
   progress.finish();
   finish_all();
   print_counts(source->stats(), matched, live, opts.verbose);
+  if (scope)
+    text::write_all(stderr,
+                    "lnetcap: --only-command kept " + std::to_string(scope->included()) +
+                        " records of the command's RPCs (jobid " + scope->jobid() + "), left out " +
+                        std::to_string(scope->excluded()) + "\n",
+                    "the --only-command count");
   if (anonymizing)
     text::write_all(stderr, "lnetcap: " + anonymizing->anonymizer().changes().summary() + "\n",
                     "the anonymization summary");

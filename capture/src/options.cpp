@@ -32,6 +32,7 @@ enum LongOnly {
   kOptChart,
   kOptChartOutput,
   kOptAssert,
+  kOptOnlyCommand,
   kOptAnonymize,
   kOptAnonKey,
   kOptExtcapInterfaces,
@@ -88,6 +89,7 @@ const option kLongOptions[] = {
     {"chart", required_argument, nullptr, kOptChart},
     {"chart-output", required_argument, nullptr, kOptChartOutput},
     {"assert", required_argument, nullptr, kOptAssert},
+    {"only-command", no_argument, nullptr, kOptOnlyCommand},
     {"anonymize", no_argument, nullptr, kOptAnonymize},
     {"anon-key", required_argument, nullptr, kOptAnonKey},
     {"extcap-interfaces", no_argument, nullptr, kOptExtcapInterfaces},
@@ -235,6 +237,7 @@ Options parse_options(int argc, char** argv) {
         break;
       case kOptChartOutput: o.chart_output = arg; break;
       case kOptAssert: o.assertions.push_back(arg); break;
+      case kOptOnlyCommand: o.only_command = true; break;
       case kOptAnonymize: o.anonymize = true; break;
       case kOptAnonKey: o.anon_key = arg; o.anonymize = true; break;
       case kOptExtcapInterfaces: o.extcap_interfaces = true; break;
@@ -272,6 +275,9 @@ Options parse_options(int argc, char** argv) {
   } else {
     for (const auto& r : rest) o.filter += (o.filter.empty() ? "" : " ") + r;
   }
+  if (o.only_command && (o.command.empty() || !o.read_file.empty() || !o.from.empty()))
+    throw Error("--only-command counts what a command run live causes",
+                "lnetcap --assert EXPR --only-command -- COMMAND [ARGS] (no -r, no --from)");
   if (!o.filter_file.empty()) {
     if (!o.filter.empty()) throw Error("give a filter with -F or on the command line, not both");
     o.filter = read_filter_file(o.filter_file);
@@ -353,6 +359,9 @@ Output:
       --chart-output FILE  where to write the chart (default stdout)
       --assert EXPR        check what a command caused, e.g.
                            'count(opcode LDLM_ENQUEUE) <= 2'
+      --only-command       count only the messages of the command's own
+                           RPCs (its session's Lustre jobid; needs
+                           jobid_var=session)
       --anonymize          make the output safe to share: NIDs, jobids,
                            uids/gids/projids and names replaced, bulk
                            data dropped (docs/ANONYMIZE.md)

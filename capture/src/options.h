@@ -65,6 +65,7 @@ struct Options {
   std::string chart_output;  // --chart-output FILE
   std::vector<std::string> assertions;  // --assert EXPR (repeatable)
   std::vector<std::string> command;     // after "--" with --assert
+  bool only_command = false;  // --only-command: count only the command's session
 
   // Sharing
   bool anonymize = false;  // --anonymize

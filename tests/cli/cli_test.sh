@@ -427,6 +427,21 @@ clearer-errors)
   expect_exit 1 "$lnetcap" -r "$tmp/classic.pcap"
   contains "$tmp/err" "$tmp/classic.pcap: lnetcap records need pcapng"
   contains "$tmp/err" "editcap -F pcapng" ;;
+only-command)
+  # --only-command needs a live command, and Lustre's per-session jobids:
+  # each missing piece is one message naming what to set.
+  expect_exit 1 "$lnetcap" --only-command -r "$sample"
+  contains "$tmp/err" "--only-command counts what a command run live causes"
+  expect_exit 1 "$lnetcap" --assert 'count() > 0' --only-command -r "$sample" -- true
+  contains "$tmp/err" "(no -r, no --from)"
+  mkdir -p "$tmp/sysfs"
+  export LNETCAP_LUSTRE_SYSFS=$tmp/sysfs
+  expect_exit 1 "$lnetcap" --assert 'count() > 0' --only-command -- true
+  contains "$tmp/err" "no Lustre client here ($tmp/sysfs/jobid_var is missing)"
+  echo procname_uid >"$tmp/sysfs/jobid_var"
+  expect_exit 1 "$lnetcap" --assert 'count() > 0' --only-command -- true
+  contains "$tmp/err" "jobid_var is 'procname_uid'"
+  contains "$tmp/err" "lctl set_param jobid_var=session" ;;
 *)
   fail "unknown case" ;;
 esac

@@ -54,23 +54,41 @@ void CommandRunner::start(void (*on_done)()) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     close(fds[0]);
+    // What failed goes back as {stage, errno}: 0 exec, 1 setsid, 2 the jobid.
+    auto fail = [&](int stage) {
+      const int report[2] = {stage, errno};
+      (void)!write(fds[1], report, sizeof report);
+      _exit(127);
+    };
+    if (!session_jobid_.empty()) {
+      if (setsid() < 0) fail(1);
+      const int fd = open(session_file_.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) fail(2);
+      if (write(fd, session_jobid_.data(), session_jobid_.size()) !=
+          static_cast<ssize_t>(session_jobid_.size()))
+        fail(2);
+      close(fd);
+    }
     execvp(args[0], args.data());
-    const int err = errno;
-    (void)!write(fds[1], &err, sizeof err);
-    _exit(127);
+    fail(0);
   }
   close(fds[1]);
-  int err = 0;
+  int report[2] = {0, 0};
   ssize_t n;
-  do n = read(fds[0], &err, sizeof err);
+  do n = read(fds[0], report, sizeof report);
   while (n < 0 && errno == EINTR);
   close(fds[0]);
-  if (n == static_cast<ssize_t>(sizeof err)) {
+  if (n == static_cast<ssize_t>(sizeof report)) {
     int status;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
-    throw Error("cannot run command '" + argv_[0] + "': " + std::strerror(err),
+    const std::string why = std::strerror(report[1]);
+    if (report[0] == 1) throw Error("--only-command: cannot give '" + argv_[0] + "' a session of its own: " + why);
+    if (report[0] == 2)
+      throw Error("--only-command: cannot set the command's jobid in " + session_file_ + ": " + why,
+                  "Lustre 2.13 or later must be loaded, and lnetcap must run as root");
+    throw Error("cannot run command '" + argv_[0] + "': " + why,
                 "the command goes after '--': lnetcap --assert EXPR -- COMMAND [ARGS]");
   }
   outcome_.started = true;

@@ -34,6 +34,14 @@ class CommandRunner {
   CommandRunner(const CommandRunner&) = delete;
   CommandRunner& operator=(const CommandRunner&) = delete;
 
+  /// --only-command: the command runs in a session of its own whose Lustre
+  /// jobid is `jobid`, written to `session_file` (jobid_this_session) by
+  /// the child after setsid() and before exec.
+  void set_session_jobid(std::string session_file, std::string jobid) {
+    session_file_ = std::move(session_file);
+    session_jobid_ = std::move(jobid);
+  }
+
   /// Starts the command.  Throws Error naming it when it cannot be executed
   /// (the exec error is passed back through a close-on-exec pipe).
   /// on_done runs on the watcher thread after the command ended + drain.
@@ -45,6 +53,7 @@ class CommandRunner {
  private:
   std::vector<std::string> argv_;
   std::chrono::milliseconds drain_;
+  std::string session_file_, session_jobid_;
   pid_t pid_ = -1;
   std::thread watcher_;
   std::atomic<bool> reaped_{false};  // the pid is gone: never signal it again
