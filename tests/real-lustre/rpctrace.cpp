@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "rpctrace.h"
+
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "error.h"
+#include "lnetcap/ptlrpc.h"
+#include "lnetcap/record.h"
+
+namespace lnetcap::real_lustre {
+
+namespace {
+
+constexpr std::size_t kMaxExamples = 8;
+constexpr std::int32_t kNoReplyMessage = -999;
+
+// "12345-10.77.0.1@tcp" -> "10.77.0.1@tcp" (libcfs_idstr: pid-nid).
+std::string nid_of_idstr(const std::string& id) {
+  const auto dash = id.find('-');
+  return dash == std::string::npos ? id : id.substr(dash + 1);
+}
+
+bool over_lo(const std::string& nid) { return nid.ends_with("@lo"); }
+
+// Splits s at sep into at most n fields; the last keeps any further seps.
+std::vector<std::string> split(const std::string& s, char sep, std::size_t n) {
+  std::vector<std::string> f;
+  std::size_t start = 0;
+  while (f.size() + 1 < n) {
+    const auto at = s.find(sep, start);
+    if (at == std::string::npos) break;
+    f.push_back(s.substr(start, at - start));
+    start = at + 1;
+  }
+  f.push_back(s.substr(start));
+  return f;
+}
+
+// Where a request and its reply are looked for: (XID, requester NID as
+// its records name it, handler NID as its records name it).
+struct RpcKey {
+  std::uint64_t xid;
+  std::string requester, handler;
+  auto operator<=>(const RpcKey&) const = default;
+};
+
+enum class Part { kRequest, kReply };
+
+// The records of one capture that belong to RPCs, by key and part.
+struct RpcIndex {
+  std::map<std::tuple<RpcKey, Part, std::uint8_t>, std::vector<const Captured*>> at;
+
+  explicit RpcIndex(const std::vector<Captured>& capture) {
+    for (const auto& c : capture) {
+      if (!c.rpc.present || !c.xid || c.outcome || c.rpc.early_reply) continue;
+      if (c.direction != LNETCAP_DIR_SEND && c.direction != LNETCAP_DIR_RECV) continue;
+      const bool request = c.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST;
+      // A request goes requester -> handler, a reply handler -> requester.
+      const RpcKey k = request ? RpcKey{*c.xid, c.src, c.dst} : RpcKey{*c.xid, c.dst, c.src};
+      at[{k, request ? Part::kRequest : Part::kReply, c.direction}].push_back(&c);
+    }
+  }
+  const std::vector<const Captured*>* find(const RpcKey& k, Part p, std::uint8_t dir) const {
+    auto it = at.find({k, p, dir});
+    return it == at.end() ? nullptr : &it->second;
+  }
+};
+
+// Field names in which a request record differs from the line.
+std::vector<std::string> request_differs(const Captured& c, const HandledRpc& h) {
+  std::vector<std::string> d;
+  if (c.rpc.opc != h.opc) d.push_back("opc");
+  if (c.rpc.jobid != h.jobid) d.push_back("jobid");
+  if (c.rpc.status != h.req_status) d.push_back("request_status");
+  return d;
+}
+
+std::vector<std::string> reply_differs(const Captured& c, const HandledRpc& h) {
+  std::vector<std::string> d;
+  if (c.rpc.opc != h.opc) d.push_back("opc");
+  if (c.rpc.transno != h.transno) d.push_back("transno");
+  if (c.rpc.status != h.reply_status) d.push_back("reply_status");
+  return d;
+}
+
+std::string describe(const HandledRpc& h, const std::string& handler) {
+  std::ostringstream o;
+  const char* name = opcode_name(h.opc);
+  o << "x" << h.xid << " " << (name ? name : std::to_string(h.opc)) << " " << h.peer << " -> "
+    << handler << " (" << h.thread << ")";
+  return o.str();
+}
+
+}  // namespace
+
+std::optional<HandledRpc> parse_handled(const std::string& line) {
+  static const std::string kTag = "Handled RPC req@";
+  static const std::string kFields = "pname:cluuid+ref:pid:xid:nid:opc:job ";
+  const auto tag = line.find(kTag);
+  if (tag == std::string::npos) return std::nullopt;
+  const auto fields = line.find(kFields, tag);
+  const auto processed = line.find(" Request processed in ", tag);
+  if (fields == std::string::npos || processed == std::string::npos) return std::nullopt;
+  const auto start = fields + kFields.size();
+  // comm:uuid+ref:pid:xXID:pid-nid:opc:jobid (the jobid may hold ':')
+  const auto f = split(line.substr(start, processed - start), ':', 7);
+  if (f.size() != 7 || f[3].empty() || f[3][0] != 'x') return std::nullopt;
+  HandledRpc h;
+  try {
+    h.thread = f[0];
+    h.req_status = std::stoi(f[2]);
+    h.xid = std::stoull(f[3].substr(1));
+    h.peer = nid_of_idstr(f[4]);
+    h.opc = static_cast<std::uint32_t>(std::stoul(f[5]));
+    h.jobid = f[6];
+    // "... (Nus total) trans T rc A/B"
+    const auto trans = line.find(" trans ", processed);
+    const auto rc = line.find(" rc ", processed);
+    if (trans == std::string::npos || rc == std::string::npos) return std::nullopt;
+    h.transno = std::stoull(line.substr(trans + 7));
+    const auto slash = line.find('/', rc);
+    if (slash == std::string::npos) return std::nullopt;
+    h.rq_status = std::stoi(line.substr(rc + 4));
+    h.reply_status = std::stoi(line.substr(slash + 1));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return h;
+}
+
+std::vector<HandledRpc> read_handled(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot read the debug log");
+  std::vector<HandledRpc> out;
+  std::string line;
+  while (std::getline(in, line))
+    if (auto h = parse_handled(line)) out.push_back(*h);
+  return out;
+}
+
+bool TraceVerdict::passed() const {
+  std::size_t handled = 0;
+  for (const auto& n : nodes) {
+    handled += n.handled;
+    if (n.missing_recv_request || n.missing_send_reply || n.missing_send_request ||
+        n.missing_recv_reply || n.wrong)
+      return false;
+  }
+  return handled > 0;
+}
+
+TraceVerdict compare_rpctrace(const std::vector<TraceNode>& nodes) {
+  TraceVerdict v;
+  std::vector<RpcIndex> index;
+  index.reserve(nodes.size());
+  for (const auto& n : nodes) index.emplace_back(n.capture);
+  auto node_of = [&](const std::string& nid) -> const RpcIndex* {
+    for (std::size_t i = 0; i < nodes.size(); i++)
+      if (nodes[i].nid == nid) return &index[i];
+    return nullptr;
+  };
+
+  for (std::size_t i = 0; i < nodes.size(); i++) {
+    const auto& node = nodes[i];
+    TraceVerdict::PerNode pn;
+    pn.nid = node.nid;
+    for (const auto& h : node.handled) {
+      pn.handled++;
+      const char* name = opcode_name(h.opc);
+      pn.by_opcode[name ? name : std::to_string(h.opc)]++;
+      const bool lo = over_lo(h.peer) || h.peer == node.nid;
+      if (lo) pn.over_lo++;
+      // Over 0@lo both ends are this node and its records name 0@lo.
+      const RpcKey key{h.xid, h.peer, lo && over_lo(h.peer) ? h.peer : node.nid};
+      const RpcIndex* requester = lo ? &index[i] : node_of(h.peer);
+      const bool want_reply = h.reply_status != kNoReplyMessage;
+      if (!want_reply) pn.no_reply_message++;
+
+      bool ok = true;
+      std::vector<std::string> wrong;
+      auto check = [&](const RpcIndex* idx, Part part, std::uint8_t dir, std::size_t& missing,
+                       const char* what) {
+        const auto* recs = idx ? idx->find(key, part, dir) : nullptr;
+        if (!recs) {
+          missing++;
+          ok = false;
+          if (v.examples.size() < kMaxExamples)
+            v.examples.push_back("missing " + std::string(what) + ": " + describe(h, node.nid));
+          return;
+        }
+        // Any copy (a resent request, a reply sent again) that agrees.
+        std::vector<std::string> best;
+        for (const Captured* c : *recs) {
+          auto d = part == Part::kRequest ? request_differs(*c, h) : reply_differs(*c, h);
+          if (d.empty()) return;
+          if (best.empty()) best = d;
+        }
+        for (const auto& f : best) wrong.push_back(std::string(what) + "." + f);
+        if (v.examples.size() < kMaxExamples) {
+          std::string s = "wrong " + std::string(what) + ":";
+          for (const auto& f : best) s += " " + f;
+          v.examples.push_back(s + ": " + describe(h, node.nid));
+        }
+      };
+      check(&index[i], Part::kRequest, LNETCAP_DIR_RECV, pn.missing_recv_request,
+            "handler's received request");
+      if (want_reply)
+        check(&index[i], Part::kReply, LNETCAP_DIR_SEND, pn.missing_send_reply,
+              "handler's sent reply");
+      check(requester, Part::kRequest, LNETCAP_DIR_SEND, pn.missing_send_request,
+            "requester's sent request");
+      if (want_reply)
+        check(requester, Part::kReply, LNETCAP_DIR_RECV, pn.missing_recv_reply,
+              "requester's received reply");
+      if (!wrong.empty()) {
+        pn.wrong++;
+        for (const auto& f : wrong) pn.wrong_fields[f]++;
+      } else if (ok) {
+        pn.found++;
+      }
+    }
+    v.nodes.push_back(std::move(pn));
+  }
+  return v;
+}
+
+std::string format_trace_verdict(const TraceVerdict& v) {
+  std::ostringstream o;
+  for (const auto& n : v.nodes) {
+    o << "rpctrace " << n.nid << ": handled=" << n.handled << " (over 0@lo " << n.over_lo
+      << ", no reply message " << n.no_reply_message << ") found=" << n.found
+      << " missing: recv_request=" << n.missing_recv_request
+      << " send_reply=" << n.missing_send_reply << " send_request=" << n.missing_send_request
+      << " recv_reply=" << n.missing_recv_reply << " wrong=" << n.wrong << "\n";
+    if (!n.wrong_fields.empty()) {
+      o << "rpctrace " << n.nid << ": wrong fields:";
+      for (const auto& [f, k] : n.wrong_fields) o << " " << f << "=" << k;
+      o << "\n";
+    }
+    o << "rpctrace " << n.nid << ": by opcode:";
+    for (const auto& [name, k] : n.by_opcode) o << " " << name << "=" << k;
+    o << "\n";
+  }
+  for (const auto& e : v.examples) o << "example: " << e << "\n";
+  o << "verdict=" << (v.passed() ? "PASS" : "FAIL") << "\n";
+  return o.str();
+}
+
+}  // namespace lnetcap::real_lustre
