@@ -11,6 +11,8 @@
 #                    does when a vmlinux is at hand (pahole -J --btf_base
 #                    vmlinux, resolve_btfids), then stripped (fentry)
 # plus WORK/kernel-ko.list, the guest kernel's modules (guest/lib.sh).
+# A server build (WORK/zfs-built, build-zfs.sh) adds the ZFS modules to
+# both, stripped: lnetcap needs no BTF of them.
 set -euo pipefail
 WORK=$(cd "${1:?usage: prepare.sh WORK LNETCAP_SRC}" && pwd)
 SRC=$(cd "${2:?usage: prepare.sh WORK LNETCAP_SRC}" && pwd)
@@ -22,7 +24,7 @@ SRC=$(cd "${2:?usage: prepare.sh WORK LNETCAP_SRC}" && pwd)
 find "$RIG_DIR/kernel/$RIG_KVER/lib/modules/$RIG_KVER/kernel" -name '*.ko' >"$WORK/kernel-ko.list"
 
 K=$WORK/kmod
-stamp=$(cat "$WORK/built")-$(stat -c %Y "$WORK/built")
+stamp=$(cat "$WORK/built")-$(stat -c %Y "$WORK/built")-$(cat "$WORK/zfs-built" 2>/dev/null)
 [ "$(cat "$K/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 rm -rf "$K"
 mkdir -p "$K/nobtf" "$K/btf"
@@ -34,5 +36,11 @@ find "$WORK/src" -name '*.ko' -not -path '*/.tmp*' | while read -r ko; do
 	"$RIG_RESOLVE_BTFIDS" -b "$RIG_VMLINUX" "$K/btf/$n"
 	strip --strip-debug "$K/btf/$n"
 done
+if [ -f "$WORK/zfs-built" ]; then
+	find "$WORK/zfs/module" -name '*.ko' | while read -r ko; do
+		strip --strip-debug -o "$K/nobtf/$(basename "$ko")" "$ko"
+		cp "$K/nobtf/$(basename "$ko")" "$K/btf/"
+	done
+fi
 echo "$stamp" >"$K/.stamp"
 echo "prepare: $(ls "$K/nobtf" | wc -l) modules in $K/nobtf and $K/btf"

@@ -30,8 +30,15 @@
 #   -s SECS    lnet_selftest duration (default 15)
 #   -p         also measure lnet_selftest throughput with and without a
 #              capture (docs/PERFORMANCE.md), one more boot per mode
-#   -S KIND    server build for a file-system workload: only "none" exists
-#              (a ZFS server build is the hook left for it: docs/REAL-LUSTRE.md)
+#   -S KIND    none (default: LNet traffic only, client build) or zfs: a
+#              file system (server build on OpenZFS built from source,
+#              MGS+MDT+OST on node b, node a mounts it twice and runs
+#              guest/fs-workload.sh; socklnd), checked also against
+#              Lustre's rpctrace log (tests/real-lustre/rpctrace_compare)
+#              and with the --assert examples (guest/fs-asserts.sh);
+#              WORK defaults to /var/tmp/lnetcap-real-lustre-server
+#   -Z ZFS_GIT a git dir of openzfs/zfs, for the first -S zfs build
+#              (ZFS_TAG, default zfs-2.1.16; a finished build is reused)
 #   -P PORT    TCP port on 127.0.0.1 for the guests' link (default 4771)
 #   -r RUNDIR  no build and no boot: report again on the files of an
 #              earlier run (WORK/runs/<time>), e.g. after changing lnetcap -r
@@ -45,9 +52,10 @@ HERE=$SRC/scripts/real-lustre
 WORK=/var/tmp/lnetcap-real-lustre BUILD=$SRC/build MODES="kprobe fentry"
 TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT= LND=tcp
 usage() { sed -n '4,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-while getopts 'w:B:L:m:t:s:pS:P:r:h' o; do
+WORK_SET=0 ZFS_GIT= ZFS_TAG=${ZFS_TAG:-zfs-2.1.16}
+while getopts 'w:B:L:m:t:s:pS:Z:P:r:h' o; do
 	case $o in
-	w) WORK=$OPTARG ;;
+	w) WORK=$OPTARG WORK_SET=1 ;;
 	B) BUILD=$OPTARG ;;
 	L) LND=$OPTARG ;;
 	m) MODES=$OPTARG ;;
@@ -55,6 +63,7 @@ while getopts 'w:B:L:m:t:s:pS:P:r:h' o; do
 	s) LST_SECS=$OPTARG ;;
 	p) PERF=1 ;;
 	S) SERVER=$OPTARG ;;
+	Z) ZFS_GIT=$OPTARG ;;
 	P) PORT=$OPTARG ;;
 	r) REREPORT=$OPTARG ;;
 	*) usage ;;
@@ -69,11 +78,19 @@ if [ -n "$REREPORT" ]; then
 	for m in kprobe fentry; do [ -d "$REREPORT/$m" ] && MODES+="$m "; done
 	LND=$(sed -n 's/^real-lustre: .*, LND \([a-z0-9]*\),.*/\1/p' "$REREPORT/report.txt" 2>/dev/null)
 	LND=${LND:-tcp}
+	grep -q '^real-lustre: .*, server zfs' "$REREPORT/report.txt" 2>/dev/null && SERVER=zfs
 fi
 [ $# = 2 ] || usage
 LUSTRE_GIT=$1 TAG=$2
-[ "$SERVER" = none ] ||
-	die "-S $SERVER: no server build yet; a file-system workload needs a ZFS server build (docs/REAL-LUSTRE.md)"
+case $SERVER in
+none) ;;
+zfs)
+	[ "$WORK_SET" = 1 ] || WORK=/var/tmp/lnetcap-real-lustre-server
+	[ "$LND" = tcp ] || die "-S zfs runs over socklnd only (its wire is checked with lnetcap -r)"
+	TESTS=fs
+	;;
+*) die "-S $SERVER: unknown server kind (none, zfs)" ;;
+esac
 for m in $MODES; do
 	case $m in kprobe | fentry) ;; *) die "-m: unknown attach mode '$m' (kprobe, fentry)" ;; esac
 done
@@ -84,8 +101,9 @@ o2ib | o2iblnd | ko2iblnd) LND=o2ib ;;
 esac
 LNETCAP=$BUILD/capture/lnetcap
 COMPARE=$BUILD/tests/real-lustre/lustre_compare
-[ -x "$LNETCAP" ] && [ -x "$COMPARE" ] ||
-	die "$BUILD has no lnetcap or lustre_compare: scripts/build.sh (or -B BUILD)"
+RPCTRACE=$BUILD/tests/real-lustre/rpctrace_compare
+[ -x "$LNETCAP" ] && [ -x "$COMPARE" ] && [ -x "$RPCTRACE" ] ||
+	die "$BUILD has no lnetcap, lustre_compare or rpctrace_compare: scripts/build.sh (or -B BUILD)"
 case $WORK in "$SRC" | "$SRC"/*) die "-w $WORK is inside the repository; Lustre builds never go there" ;; esac
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -94,8 +112,18 @@ WORK=$(cd "$WORK" && pwd)
 LUSTRE_VERSION=$(echo "$TAG" | sed -n 's/^v\([0-9]*\)_\([0-9]*\)_\([0-9]*\).*/\1.\2.\3/p')
 
 if [ -z "$REREPORT" ]; then
+	zfs_work=()
+	if [ "$SERVER" = zfs ]; then
+		if [ "$(cat "$WORK/zfs-built" 2>/dev/null)" != "$ZFS_TAG" ]; then
+			[ -n "$ZFS_GIT" ] || die "-S zfs: no ZFS build of $ZFS_TAG in $WORK yet: give -Z ZFS_GIT (fetch openzfs/zfs)"
+			echo "real-lustre: building ZFS $ZFS_TAG (log: $WORK/zfs-build.log)"
+			"$HERE/build-zfs.sh" "$ZFS_GIT" "$ZFS_TAG" "$WORK" >"$WORK/zfs-build.log" 2>&1 ||
+				{ tail -20 "$WORK/zfs-build.log" >&2; die "the ZFS build failed (log: $WORK/zfs-build.log)"; }
+		fi
+		zfs_work=(ZFS_WORK="$WORK")
+	fi
 	echo "real-lustre: building $TAG (log: $WORK/build.log)"
-	"$HERE/build-lustre.sh" "$LUSTRE_GIT" "$TAG" "$WORK" >"$WORK/build.log" 2>&1 ||
+	env "${zfs_work[@]}" "$HERE/build-lustre.sh" "$LUSTRE_GIT" "$TAG" "$WORK" >"$WORK/build.log" 2>&1 ||
 		{ tail -20 "$WORK/build.log" >&2; die "the Lustre build failed (log: $WORK/build.log)"; }
 	"$HERE/prepare.sh" "$WORK" "$SRC" >"$WORK/prepare.log" 2>&1 ||
 		{ tail -20 "$WORK/prepare.log" >&2; die "preparing the rig failed (log: $WORK/prepare.log)"; }
@@ -106,7 +134,7 @@ fi
 mkdir -p "$RUNS"
 REPORT=$RUNS/report.txt
 commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
-echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS" >"$REPORT"
+echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS$([ "$SERVER" = zfs ] && echo ", server zfs")" >"$REPORT"
 
 # boot_pair DIR KMODS GUEST_SCRIPT [VAR=VALUE...]: node b listens, node a
 # connects; a's link is recorded in DIR/wire.pcap unless NO_WIRE=1.
@@ -117,7 +145,7 @@ boot_pair() {
 		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" LND="$LND" "$@")
 	local dump=(-w "$dir/wire.pcap")
 	[ "${NO_WIRE:-0}" = 1 ] && dump=()
-	nice -n 10 "$SRC/scripts/rig/run-guest.sh" -t 1800 -m 2048 \
+	nice -n 10 "$SRC/scripts/rig/run-guest.sh" -t 1800 -m "${MEM_B:-2048}" \
 		-n "socket,listen=127.0.0.1:$PORT" -a 52:54:00:4c:00:02 \
 		"$WORK/rig" "$dir/b" "$script" ROLE=b PEER_OUT="$dir/a" "${common[@]}" \
 		>"$dir/b.run.log" 2>&1 &
@@ -219,6 +247,31 @@ node_report() {
 	return "$bad"
 }
 
+# fs_report MODE DIR: the file-system run's own checks: the targets were
+# formatted and mounted, every workload step passed, every RPC in either
+# node's rpctrace log is in both captures with equal fields, and the
+# --assert examples held.  Returns 1 on a failure.
+fs_report() {
+	local mode=$1 dir=$2 bad=0 v rc=0
+	local p="$mode fs:"
+	echo "$p targets: $(tail -1 "$dir/b/format.txt" 2>/dev/null | tr -d '\n')" \
+		"$(grep -c ' UP ' "$dir/b/format.txt" 2>/dev/null) devices up"
+	grep -q '^rc=0' "$dir/b/format.txt" 2>/dev/null || bad=1
+	echo "$p workload: $(grep -c '^step rc=0' "$dir/a/workload.txt" 2>/dev/null)/$(grep -c '^step rc=' "$dir/a/workload.txt" 2>/dev/null) steps passed"
+	grep '^step rc=[1-9]' "$dir/a/workload.txt" 2>/dev/null | head -3 | sed "s/^/$p   /"
+	grep -q '^rc=0' "$dir/a/workload.txt" 2>/dev/null || bad=1
+	v=$("$RPCTRACE" --node 10.77.0.1@tcp "$dir/a/a.pcapng" "$dir/a/dk.txt" \
+		--node 10.77.0.2@tcp "$dir/b/b.pcapng" "$dir/b/dk.txt" 2>&1) || rc=$?
+	echo "$v" | sed "s/^/$p /"
+	[ "$rc" = 0 ] || bad=1
+	if [ -f "$dir/a/asserts.txt" ]; then
+		echo "$p asserts: $(grep -c '^example ok' "$dir/a/asserts.txt")/$(grep -c '^example ' "$dir/a/asserts.txt") examples held"
+		grep '^example [^o]' "$dir/a/asserts.txt" | head -5 | sed "s/^/$p   /"
+		grep -q '^rc=0' "$dir/a/asserts.txt" || bad=1
+	fi
+	return "$bad"
+}
+
 status=0
 port=$PORT
 for mode in $MODES; do
@@ -229,7 +282,12 @@ for mode in $MODES; do
 	t0=$(date +%s)
 	if [ -z "$REREPORT" ]; then
 		echo "real-lustre: $mode: booting two guests ($dir)"
-		PORT=$port boot_pair "$dir" "$WORK/kmod/$variant" "$HERE/guest/node.sh" ||
+		if [ "$SERVER" = zfs ]; then
+			MEM_B=3072 PORT=$port boot_pair "$dir" "$WORK/kmod/$variant" "$HERE/guest/fs.sh" \
+				ZFS_INST="$WORK/zfs-inst" ASSERTS=1
+		else
+			PORT=$port boot_pair "$dir" "$WORK/kmod/$variant" "$HERE/guest/node.sh"
+		fi ||
 			echo "$mode: node a's script failed (rc $?, log $dir/a/guest.log)" >>"$REPORT"
 		port=$((port + 1))
 	fi
@@ -251,6 +309,7 @@ for mode in $MODES; do
 	} >>"$REPORT"
 	node_report "$mode" "$dir" a "10.77.0.1@$LND" >>"$REPORT" || status=1
 	node_report "$mode" "$dir" b "10.77.0.2@$LND" >>"$REPORT" || status=1
+	[ "$SERVER" = zfs ] && { fs_report "$mode" "$dir" >>"$REPORT" || status=1; }
 	pdir=$RUNS/$mode-perf
 	if [ -n "$REREPORT" ] && [ -d "$pdir/a/perf" ]; then
 		python3 "$HERE/perf-summary.py" "$mode" "$pdir/a/perf" >>"$REPORT" 2>&1 || true

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The --assert worked examples of docs/REPORTS.md on a real file system
+# (guest/fs.sh, node a, mount M1): each everyday command runs twice under
+#   lnetcap --only-command --assert ... --summary -- COMMAND
+# from the same starting state (its files made anew, the client's unused
+# locks cancelled), and both runs must cause exactly the RPCs of EXPECT:
+# the requests by opcode, nothing else.  --only-command gives the
+# command's session a jobid of its own (Lustre's jobid_var=session, set
+# here for the examples and restored after), so pings, statfs and other
+# processes cannot make the assertion flaky.
+# Prints "example ok|FAIL LABEL run N: observed" lines; exits 1 on a FAIL.
+set -u
+M1=${M1:?} LNETCAP=${LNETCAP:?}
+D=$M1/asserts
+RUNS=${ASSERT_RUNS:-2}
+
+# Requests each command causes on Lustre 2.16.1 (one MDT, one OST, a
+# fresh lock state): opcode=count.  docs/REPORTS.md shows these runs.
+declare -A EXPECT=(
+	[touch]="LDLM_ENQUEUE=1 MDS_CLOSE=1"
+	[stat]="LDLM_ENQUEUE=1"
+	[ls-l]="LDLM_ENQUEUE=2 MDS_READPAGE=1"
+	[cat]="LDLM_ENQUEUE=1 MDS_CLOSE=1 OST_READ=1"
+	[rm]="LDLM_ENQUEUE=1 MDS_REINT=1"
+)
+declare -A COMMAND=(
+	[touch]="touch $D/t"
+	[stat]="stat $D/s"
+	[ls-l]="ls -l $D/l"
+	[cat]="cat $D/c"
+	[rm]="rm $D/r"
+)
+
+# setup LABEL: the state each run of LABEL starts from.
+setup() {
+	case $1 in
+	touch) rm -f "$D/t" ;;
+	stat) touch "$D/s" ;;
+	ls-l) mkdir -p "$D/l" && touch "$D/l/1" "$D/l/2" "$D/l/3" ;;
+	cat) echo hello >"$D/c" ;;
+	rm) touch "$D/r" ;;
+	esac
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	lctl set_param -n 'ldlm.namespaces.*.lru_size=clear' >/dev/null
+	sleep 1
+}
+
+# assertions LABEL: one --assert per expected opcode, and one on the total
+# (so that an opcode not listed fails too).
+assertions() {
+	local kv total=0
+	for kv in ${EXPECT[$1]}; do
+		printf -- "--assert\ncount(rpc request and opcode %s) == %s\n" "${kv%=*}" "${kv#*=}"
+		total=$((total + ${kv#*=}))
+	done
+	printf -- "--assert\ncount(rpc request) == %s\n" "$total"
+}
+
+# observed FILE: the requests by opcode from --summary's table.
+observed() {
+	sed -n '/^By opcode/,/^$/p' "$1" | awk 'NR > 1 && $4 > 0 {printf "%s=%s ", $1, $4}'
+}
+
+old_var=$(lctl get_param -n jobid_var)
+lctl set_param jobid_var=session >/dev/null
+mkdir -p "$D"
+bad=0
+for label in touch stat ls-l cat rm; do
+	mapfile -t args < <(assertions "$label")
+	for run in $(seq 1 "$RUNS"); do
+		setup "$label"
+		out=/tmp/assert-$label-$run.txt
+		# shellcheck disable=SC2086 # COMMAND is words on purpose
+		"$LNETCAP" --only-command -q --summary "${args[@]}" -- ${COMMAND[$label]} >"$out" 2>&1
+		rc=$?
+		verdict=ok
+		[ "$rc" = 0 ] || { verdict=FAIL; bad=1; }
+		echo "example $verdict $label run $run (rc $rc): $(observed "$out")"
+		grep -E '^lnetcap: (assert|--only-command|command)' "$out" | sed 's/^/  /'
+	done
+done
+lctl set_param jobid_var="$old_var" >/dev/null
+rm -rf "$D"
+exit $bad
