@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "error.h"
+#include "filter/kernel_clauses.h"
 #include "message_fixtures.h"
 
 using lnetcap::Error;
 using lnetcap::filter::Filter;
+namespace filter = lnetcap::filter;
 namespace test = lnetcap::test;
 
 namespace {

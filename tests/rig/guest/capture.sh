@@ -163,6 +163,7 @@ echo "== in-kernel clauses: ni and disjunctions"
 # clauses (bpf/lnetcap_clause.h): the messages the saved captures say it
 # selects, and not one more crossed the ring ("received by filter"), so a
 # clause the kernel evaluated wrongly (too wide or too narrow) fails here.
+# -U: each line is written as it comes, for the wait below.
 # -vv: the verifier's statistics of each program, kept in insns-NAME.txt
 # (docs/PERFORMANCE.md).
 exact_filter() { # name filter
@@ -172,7 +173,7 @@ exact_filter() { # name filter
 	[ "$want" -ge 1 ] || fail "'$filter' selects nothing in the saved captures"
 	echo clear >$dbg/double_ctl
 	links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
-	"$LNETCAP" --attach "$RIG_ATTACH" "${extra[@]}" -vv "$filter" \
+	"$LNETCAP" --attach "$RIG_ATTACH" "${extra[@]}" -vv -U "$filter" \
 		>"$RIG_OUT/$name.txt" 2>"$RIG_OUT/$name.err" &
 	cap_pid=$!
 	wait_attached "$links" "$RIG_OUT/$name.err"
