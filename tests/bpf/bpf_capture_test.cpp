@@ -744,7 +744,7 @@ TEST(BpfLoad, KprobeFlavourLoadsWithTheClauseTableAndDropsItWhenOff) {
 TEST_F(BpfCapture, OutOnlyCountsEachReceivedMessageOnce) {
   Options o;
   o.direction = Direction::kOut;
-  start(live::make_cfg(o, std::nullopt, kLo, 1024));
+  start(live::make_cfg(o, filter::Filter(), kLo, 1024));
   std::uint8_t from[20];
   kPeer.to_lnet_nid(from);
   // A received PUT: lnet_parse, then lnet_finalize once its payload landed.
