@@ -122,61 +122,20 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_kmem, 48);
 #define LNETCAP_SMALL_PAYLOAD 256U
 
 /*
- * Read-only configuration (.rodata), set by the agent between open and load
- * so the verifier sees constants: disabled filters are dead code and the
- * ring reservation sizes are known.  targ_* are targets, filter_* switches
- * (libbpf-tools naming).
- */
-struct lnetcap_cfg {
-	struct lnetcap_layout lo;
-	struct lnetcap_kmem km;
-	__u32 snaplen;       /* payload bytes per record (0 = headers only) */
-	__u32 wakeup_batch;  /* power of two: force a consumer wakeup every N */
-	__u32 dir_mask;      /* 1 << LNETCAP_DIR_* of directions to keep,
-	                      * DROP records by LNETCAP_DIRMASK_DROP_* */
-	__u8 filter_type;
-	__u8 filter_portal;
-	__u8 filter_src;
-	__u8 filter_dst;
-	__u8 filter_any;     /* src, dst, local or peer NID */
-	__u8 filter_net;     /* src, dst, local or peer NID in the net */
-	__u8 filter_ni;      /* -i: local NI NID */
-	__u8 filter_ni_net;  /* -i: local NI net */
-	__u32 targ_type;
-	__u32 targ_portal;
-	struct lnetcap_nid targ_src;
-	struct lnetcap_nid targ_dst;
-	struct lnetcap_nid targ_any;
-	struct lnetcap_nid targ_ni;
-	__u8 targ_net_type;
-	__u8 targ_ni_net_type;
-	__u16 targ_net_num;    /* big-endian, as nid_num */
-	__u16 targ_ni_net_num; /* big-endian, as nid_num */
-	__u8 filter_sub;     /* lnetcapd: also test map "subfilter" (below) */
-	__u8 pad1;
-} LNETCAP_PACKED;
-
-/*
- * The second, optional filter stage, used by lnetcapd only (cfg.filter_sub;
- * without it the stage is dead code the verifier removes).  The .rodata
- * filter above is fixed at load; lnetcapd's subscribers come and go, so it
- * folds what they need into map "subfilter" (one mmapable array value the
- * daemon rewrites in place): a message passes when pass_all is set or any
- * of the first `count` clauses matches.  A clause is a conjunction of the
- * terms the programs can test (lnetcap_clause.h evaluates it, for the
- * programs and for the unit tests alike); user space makes the clauses a
- * sound over-approximation of its subscribers' filters
- * (capture/src/filter/kernel_clauses.h), which still run on every record
- * in the daemon.
+ * The in-kernel filter is a disjunction of clauses (struct lnetcap_clause),
+ * each a conjunction of the terms the programs can test; lnetcap_clause.h
+ * evaluates one, for the programs and for the unit tests alike.  User space
+ * makes the clauses a sound over-approximation of the filter
+ * (capture/src/filter/kernel_clauses.h), which still runs on every record;
+ * -i is a term of every clause and exact (it is not checked again).
  *
- * Not packed (every field is naturally aligned, the sizes are asserted):
- * the programs read whole words.
- *
- * Updates are a sequence lock: the writer makes gen odd, rewrites the
- * clauses, makes gen even again; a program that sees gen odd, or changed
- * while it evaluated, passes the message (never a wrong rejection).
+ * Two tables use them: the fixed one in .rodata (cfg.clause, set at load:
+ * the verifier sees its constants, so unused terms and clauses are dead
+ * code) and lnetcapd's map "subfilter" below.
  */
 #define LNETCAP_SUB_CLAUSES 16U
+/* Clauses in cfg: the direct capture's filter and -i (more: pass all). */
+#define LNETCAP_CFG_CLAUSES 8U
 
 /* lnetcap_clause.terms: which of the optional terms apply. */
 #define LNETCAP_CL_PORTAL 0x1U /* PUT or GET on portal */
@@ -184,6 +143,8 @@ struct lnetcap_cfg {
 #define LNETCAP_CL_DST 0x4U    /* dest NID == dst */
 #define LNETCAP_CL_ANY 0x8U    /* src or dest NID == any */
 #define LNETCAP_CL_NET 0x10U   /* src or dest NID in net_type/net_num */
+#define LNETCAP_CL_NI 0x20U    /* local NI's NID == ni */
+#define LNETCAP_CL_NI_NET 0x40U /* local NI's NID in ni_net_type/ni_net_num */
 
 struct lnetcap_clause {
 	__u32 type_mask; /* bit t: LNet type t; bit 31: every type >= 31 */
@@ -201,10 +162,55 @@ struct lnetcap_clause {
 	__u8 any_words;
 	__u8 net_type;
 	__u16 net_num;   /* big-endian, as nid_num */
+	__u8 ni_words;
+	__u8 ni_net_type;
+	struct lnetcap_nid ni; /* the record's local NI (rec_hdr.local_nid) */
+	__u16 ni_net_num; /* big-endian, as nid_num */
 	__u16 pad;
 };
-LNETCAP_ASSERT_SIZE(struct lnetcap_clause, 84);
+LNETCAP_ASSERT_SIZE(struct lnetcap_clause, 108);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_clause, ni, 84);
 
+/*
+ * Read-only configuration (.rodata), set by the agent between open and load
+ * so the verifier sees constants: a disabled filter is dead code and the
+ * ring reservation sizes are known.
+ */
+struct lnetcap_cfg {
+	struct lnetcap_layout lo;
+	struct lnetcap_kmem km;
+	__u32 snaplen;       /* payload bytes per record (0 = headers only) */
+	__u32 wakeup_batch;  /* power of two: force a consumer wakeup every N */
+	__u32 dir_mask;      /* 1 << LNETCAP_DIR_* of directions to keep,
+	                      * DROP records by LNETCAP_DIRMASK_DROP_*: the
+	                      * hooks' first test (-Q, and the directions the
+	                      * clauses below can accept) */
+	__u8 filter_clauses; /* keep what one of clause[0, clause_count)
+	                      * accepts (none: nothing) */
+	__u8 clause_count;   /* <= LNETCAP_CFG_CLAUSES */
+	__u8 filter_sub;     /* lnetcapd: also test map "subfilter" (below) */
+	__u8 pad1;
+	struct lnetcap_clause clause[LNETCAP_CFG_CLAUSES];
+} LNETCAP_PACKED;
+/* The programs read the clauses as words. */
+LNETCAP_ASSERT_OFFSET(struct lnetcap_cfg, clause, 120);
+
+/*
+ * The second, optional filter stage, used by lnetcapd only (cfg.filter_sub;
+ * without it the stage is dead code the verifier removes).  The .rodata
+ * clauses above are fixed at load; lnetcapd's subscribers come and go, so it
+ * folds what they need into map "subfilter" (one mmapable array value the
+ * daemon rewrites in place): a message passes when pass_all is set or any
+ * of the first `count` clauses matches.  The daemon still evaluates every
+ * subscriber's filter on every record it receives.
+ *
+ * Not packed (every field is naturally aligned, the sizes are asserted):
+ * the programs read whole words.
+ *
+ * Updates are a sequence lock: the writer makes gen odd, rewrites the
+ * clauses, makes gen even again; a program that sees gen odd, or changed
+ * while it evaluated, passes the message (never a wrong rejection).
+ */
 struct lnetcap_subfilter {
 	__u32 gen;       /* even: stable; odd: being rewritten */
 	__u32 pass_all;  /* 1: every message passes */
@@ -212,7 +218,7 @@ struct lnetcap_subfilter {
 	__u32 pad;
 	struct lnetcap_clause clause[LNETCAP_SUB_CLAUSES];
 };
-LNETCAP_ASSERT_SIZE(struct lnetcap_subfilter, 16 + 16 * 84);
+LNETCAP_ASSERT_SIZE(struct lnetcap_subfilter, 16 + 16 * 108);
 
 /* dir_mask bits that keep DROP records: a drop of a received message
  * belongs with -Q in, of a message being sent with -Q out. */

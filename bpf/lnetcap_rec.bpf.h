@@ -27,7 +27,8 @@
 #define LNETCAP_READ bpf_probe_read_kernel
 #endif
 
-const volatile struct lnetcap_cfg cfg = {};
+/* Word aligned: the programs read cfg.clause as words (lnetcap_clause.h). */
+const volatile struct lnetcap_cfg cfg __attribute__((aligned(8))) = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -148,38 +149,13 @@ static __always_inline void lnetcap_count(struct lnetcap_pcpu *pc, int stat)
 }
 
 /*
- * NIDs on the stack sit at 4-byte aligned offsets of struct lnetcap_fixed
- * (checked below), and so do the targets in cfg, so they compare as five
- * words rather than twenty packed bytes.
+ * The clauses read the LNet header and the local NID on the stack as words
+ * (lnetcap_clause.h).
  */
 LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, rh.local_nid) % 4 == 0,
 		      "local_nid must be word aligned on the stack");
-LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, rh.peer_nid) % 4 == 0,
-		      "peer_nid must be word aligned on the stack");
-LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, lh.src_nid) % 4 == 0,
-		      "src_nid must be word aligned on the stack");
-LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_cfg, targ_src) % 4 == 0,
-		      "targ_src must be word aligned");
-LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_cfg, targ_ni) % 4 == 0,
-		      "targ_ni must be word aligned");
-
-static __always_inline bool lnetcap_nid_eq(const void *a, const volatile void *b)
-{
-	const __u32 *x = a;
-	const volatile __u32 *y = b;
-
-	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] &&
-	       x[3] == y[3] && x[4] == y[4];
-}
-
-/* Same net: nid_type and nid_num, bytes 1..3 of the first word. */
-static __always_inline bool lnetcap_net_eq(const void *nid, __u8 type,
-					   __u16 num_be)
-{
-	const __u8 *n = nid;
-
-	return n[1] == type && *(const __u16 *)(n + 2) == num_be;
-}
+LNETCAP_STATIC_ASSERT(LNETCAP_OFFSETOF(struct lnetcap_fixed, lh) % 4 == 0,
+		      "the LNet header must be word aligned on the stack");
 
 /*
  * The second stage: does some subscriber of lnetcapd (or its recorder,
@@ -211,55 +187,41 @@ __noinline int lnetcap_sub_keep(const struct lnetcap_fixed *f)
 	if (gen & 1)
 		return 1;
 	asm volatile("" ::: "memory");
-	keep = lnetcap_subfilter_match(sf, (const __u32 *)&f->lh, f->rh.direction);
+	keep = lnetcap_subfilter_match(sf, (const __u32 *)&f->lh, f->rh.direction,
+				       (const __u32 *)&f->rh.local_nid);
 	asm volatile("" ::: "memory");
 	return keep || *(volatile __u32 *)&sf->gen != gen;
 }
 
 /*
- * The in-kernel half of the filter: the cheap terms the agent pushed down
- * (filter::KernelTerms, -i, -Q).  Keeps exactly the user-space semantics of
- * those terms (capture/src/filter/filter.cpp): nid and net look at the LNet
- * header's src and dst NIDs, -i at the local NI.
+ * The first stage: the clauses the agent made of its filter and -i
+ * (cfg.clause, filter::kernel_clauses).  They are .rodata, so the verifier
+ * sees every word of them as a constant: the loop ends at clause_count and
+ * the terms a clause does not use are dead code.  A global function for
+ * the same reason as lnetcap_sub_keep below (checked once, its registers
+ * in its own frame); f is never NULL (the verifier does not know).
+ */
+__noinline int lnetcap_cfg_keep(const struct lnetcap_fixed *f)
+{
+	if (!f)
+		return 1;
+	return lnetcap_clauses_match(cfg.clause, cfg.clause_count, LNETCAP_CFG_CLAUSES,
+				     (const __u32 *)&f->lh, f->rh.direction,
+				     (const __u32 *)&f->rh.local_nid);
+}
+
+/*
+ * The in-kernel filter (lnetcap_abi.h): -Q, then the fixed clauses, then
+ * lnetcapd's table.  The user-space filter still runs on every record, so
+ * the clauses only ever save work; -i is exact here and not checked again.
  */
 static __always_inline bool lnetcap_keep(const struct lnetcap_fixed *f)
 {
-	__u32 type = f->lh.type;
-
 	/* DROP records were checked by their side (LNETCAP_DIRMASK_DROP_*). */
 	if (f->rh.direction != LNETCAP_DIR_DROP &&
 	    !(cfg.dir_mask & (1U << f->rh.direction)))
 		return false;
-	if (cfg.filter_type && type != cfg.targ_type)
-		return false;
-	if (cfg.filter_portal) {
-		__u32 ptl;
-
-		if (type == LNETCAP_MSG_PUT)
-			ptl = f->lh.msg.put.ptl_index;
-		else if (type == LNETCAP_MSG_GET)
-			ptl = f->lh.msg.get.ptl_index;
-		else
-			return false;
-		if (ptl != cfg.targ_portal)
-			return false;
-	}
-	if (cfg.filter_src && !lnetcap_nid_eq(&f->lh.src_nid, &cfg.targ_src))
-		return false;
-	if (cfg.filter_dst && !lnetcap_nid_eq(&f->lh.dest_nid, &cfg.targ_dst))
-		return false;
-	if (cfg.filter_any && !lnetcap_nid_eq(&f->lh.src_nid, &cfg.targ_any) &&
-	    !lnetcap_nid_eq(&f->lh.dest_nid, &cfg.targ_any))
-		return false;
-	if (cfg.filter_net &&
-	    !lnetcap_net_eq(&f->lh.src_nid, cfg.targ_net_type, cfg.targ_net_num) &&
-	    !lnetcap_net_eq(&f->lh.dest_nid, cfg.targ_net_type, cfg.targ_net_num))
-		return false;
-	if (cfg.filter_ni && !lnetcap_nid_eq(&f->rh.local_nid, &cfg.targ_ni))
-		return false;
-	if (cfg.filter_ni_net &&
-	    !lnetcap_net_eq(&f->rh.local_nid, cfg.targ_ni_net_type,
-			    cfg.targ_ni_net_num))
+	if (cfg.filter_clauses && !lnetcap_cfg_keep(f))
 		return false;
 	/* Last: it passes only what the fixed filter already kept. */
 	if (cfg.filter_sub && !lnetcap_sub_keep(f))

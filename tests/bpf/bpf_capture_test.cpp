@@ -21,6 +21,7 @@
 #include "live/subfilter_writer.h"
 #include "lnetcap_kprobe.skel.h"
 #include "live/ring_source.h"
+#include "message.h"
 #include "record.h"
 
 namespace lnetcap::test {
@@ -566,10 +567,7 @@ TEST_F(BpfCapture, FinalizeUsesMsgWanted) {
 TEST_F(BpfCapture, KernelFilterRejectsAndCounts) {
   Options o;
   o.interface = "tcp";
-  filter::KernelTerms t;
-  t.msg_type = LNETCAP_MSG_GET;
-  t.portal = 8;
-  auto cfg = live::make_cfg(o, t, kLo, 1024);
+  auto cfg = live::make_cfg(o, filter::Filter::parse("type get and portal 8"), kLo, 1024);
   start(cfg);
   std::uint8_t from[20];
   kPeer.to_lnet_nid(from);
@@ -591,6 +589,53 @@ TEST_F(BpfCapture, KernelFilterRejectsAndCounts) {
   EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 3u);
   EXPECT_EQ(k[LNETCAP_STAT_EMITTED], 1u);
   EXPECT_EQ(src_->stats().filtered, 3u);
+}
+
+// The direct capture's filter as clauses in .rodata (cfg.clause): "ni" and
+// disjunctions are tested in the kernel by the same evaluator as
+// lnetcapd's table, and keep exactly the messages the filter keeps.
+TEST_F(BpfCapture, FixedClausesTestNiAndDisjunctions) {
+  struct Case {
+    const char* filter;
+    std::size_t kept;     // of the four messages below, by the kernel
+    std::size_t matched;  // by the filter (fewer: a term left to user space)
+  } const cases[] = {
+      {"ni 192.168.5.9@o2ib3", 1, 1},              // the GET on the o2ib3 NI
+      {"not ni 192.168.5.9@o2ib3", 4, 3},          // user space only: all go up
+      {"ni o2ib3 or type ack", 2, 2},              // that GET and the ACK
+      {"(type get and portal 9) or (dir send and type put)", 2, 2},
+      {"ni tcp and (type ack or portal 8)", 2, 2},  // the ACK and the first GET
+      {"ni tcp and (type ack or len > 5)", 3, 2},  // len: every tcp PUT goes up
+  };
+  std::uint8_t peer[20], remote[20];
+  kPeer.to_lnet_nid(peer);
+  kRemote.to_lnet_nid(remote);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.filter);
+    const filter::Filter f = filter::Filter::parse(c.filter);
+    src_.reset();
+    cap_.reset();
+    start(live::make_cfg(Options{}, f, kLo, 64));
+    auto get8 = make_hdr(LNETCAP_MSG_GET, kPeer, kLocal, 0, 8);
+    lnet_parse(fake_.ni(), get8.data(), peer, nullptr, 0);
+    auto get9 = make_hdr(LNETCAP_MSG_GET, kPeer, kRemote, 0, 9);
+    lnet_parse(fake_.ni2(), get9.data(), remote, nullptr, 0);
+    auto ack = make_hdr(LNETCAP_MSG_ACK, kPeer, kLocal, 0, 0);
+    lnet_parse(fake_.ni(), ack.data(), peer, nullptr, 0);
+    fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 10, 12));
+    fake_.set_msg(LNETCAP_MSG_PUT, 10, 10, false, false);
+    lnet_ni_send(fake_.ni(), fake_.msg());
+    auto got = drain(*src_);
+    std::size_t matched = 0;
+    for (const auto& r : got) matched += f.matches(decode_message(r.view, 0, 0));
+    // Nothing the filter keeps is lost, and the kernel passed nothing else
+    // unless the filter has a term it cannot test.
+    EXPECT_EQ(got.size(), c.kept);
+    EXPECT_EQ(matched, c.matched);
+    auto k = src_->bpf().stats();
+    EXPECT_EQ(k[LNETCAP_STAT_SEEN], 4u);
+    EXPECT_EQ(k[LNETCAP_STAT_FILTERED], 4u - c.kept);
+  }
 }
 
 // lnetcapd's clause table (cfg.filter_sub): what no clause admits is
@@ -699,7 +744,7 @@ TEST(BpfLoad, KprobeFlavourLoadsWithTheClauseTableAndDropsItWhenOff) {
 TEST_F(BpfCapture, OutOnlyCountsEachReceivedMessageOnce) {
   Options o;
   o.direction = Direction::kOut;
-  start(live::make_cfg(o, std::nullopt, kLo, 1024));
+  start(live::make_cfg(o, filter::Filter(), kLo, 1024));
   std::uint8_t from[20];
   kPeer.to_lnet_nid(from);
   // A received PUT: lnet_parse, then lnet_finalize once its payload landed.
@@ -731,9 +776,7 @@ TEST_F(BpfCapture, OutOnlyCountsEachReceivedMessageOnce) {
 TEST_F(BpfCapture, DirectionAndNidTerms) {
   Options o;
   o.direction = Direction::kIn;
-  filter::KernelTerms t;
-  t.src_nid = kPeer;
-  start(live::make_cfg(o, t, kLo, 64));
+  start(live::make_cfg(o, filter::Filter::parse("src nid 10.0.0.2@tcp"), kLo, 64));
   std::uint8_t from[20];
   kPeer.to_lnet_nid(from);
   auto ack = make_hdr(LNETCAP_MSG_ACK, kPeer, kLocal, 0, 0);

@@ -230,7 +230,7 @@ int KernelBenchCapture::send(std::uint32_t n) {
 lnetcap_cfg default_cfg(std::uint32_t snaplen) {
   Options o;
   o.snaplen = snaplen;
-  return live::make_cfg(o, std::nullopt, live::builtin_layout("2.16.0")->lo, snaplen);
+  return live::make_cfg(o, filter::Filter(), live::builtin_layout("2.16.0")->lo, snaplen);
 }
 
 UprobeCapture::UprobeCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes) {

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "error.h"
+#include "filter/kernel_clauses.h"
 #include "message_fixtures.h"
 
 using lnetcap::Error;
 using lnetcap::filter::Filter;
+namespace filter = lnetcap::filter;
 namespace test = lnetcap::test;
 
 namespace {
@@ -123,20 +125,26 @@ TEST(Filter, QuotedStringsKeepTheirQuotesInTheCanonicalText) {
   EXPECT_NO_THROW(Filter::parse(Filter::parse("jobid \"dd 500\"").to_string()));
 }
 
-TEST(Filter, KernelTermsOnlyFromATopLevelConjunction) {
-  auto k = Filter::parse("type put and portal OST_IO and src nid 10.0.0.1@tcp and opcode 3").kernel_terms();
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->msg_type, 1u);
-  EXPECT_EQ(k->portal, 6u);
-  EXPECT_EQ(k->src_nid->to_string(), "10.0.0.1@tcp");
-  EXPECT_FALSE(k->net);
-  EXPECT_FALSE(Filter::parse("type put or type get").kernel_terms());
-  EXPECT_FALSE(Filter::parse("not type put").kernel_terms());
-  EXPECT_FALSE(Filter::parse("opcode 3").kernel_terms());
-  auto n = Filter::parse("net o2ib1 and dir recv").kernel_terms();
-  ASSERT_TRUE(n);
-  EXPECT_EQ(n->net->to_string(), "o2ib1");
-  EXPECT_EQ(n->direction, 2u);
+TEST(Filter, KernelClausesAlsoFromDisjunctionsAndNegations) {
+  // The one translator (kernel_clauses.h) for the direct capture and lnetcapd.
+  auto k = filter::kernel_clauses(
+      Filter::parse("type put and portal OST_IO and src nid 10.0.0.1@tcp and opcode 3"));
+  ASSERT_EQ(k.clauses.size(), 1u);
+  EXPECT_EQ(k.clauses[0].type_mask, 1u << LNETCAP_MSG_PUT);
+  EXPECT_EQ(k.clauses[0].portal, 6u);
+  EXPECT_EQ(k.clauses[0].src->to_string(), "10.0.0.1@tcp");
+  EXPECT_FALSE(k.clauses[0].net);
+  EXPECT_EQ(filter::kernel_clauses(Filter::parse("type put or type get")).clauses.size(), 1u);
+  EXPECT_EQ(filter::kernel_clauses(Filter::parse("not type put")).clauses[0].type_mask,
+            ~(1u << LNETCAP_MSG_PUT));
+  EXPECT_EQ(filter::kernel_clauses(Filter::parse("nid 10.0.0.1@tcp or ni o2ib1")).clauses.size(), 2u);
+  // opcode is PtlRPC, which travels in PUTs: the kernel keeps the PUTs.
+  EXPECT_EQ(filter::kernel_clauses(Filter::parse("opcode 3")).clauses[0].type_mask,
+            1u << LNETCAP_MSG_PUT);
+  auto n = filter::kernel_clauses(Filter::parse("net o2ib1 and dir recv"));
+  ASSERT_EQ(n.clauses.size(), 1u);
+  EXPECT_EQ(n.clauses[0].net->to_string(), "o2ib1");
+  EXPECT_EQ(n.clauses[0].dir_mask, 1u << LNETCAP_DIR_RECV);
 }
 
 // Numbers are checked against the width of their field: nothing wraps.
@@ -220,11 +228,12 @@ TEST(Filter, LnetHealthTermErrorsAndPushdown) {
   EXPECT_NE(err("queue > 99999999999999999999s").find("out of range"), std::string::npos);
   EXPECT_NE(err("drop bogus").find("unknown drop reason"), std::string::npos) << err("drop bogus");
   EXPECT_NE(err("rc > 4294967296").find("out of range"), std::string::npos);
-  // "drop" alone is "dir drop" in the kernel; a reason is user space only.
-  auto k = Filter::parse("drop and type put").kernel_terms();
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->direction, LNETCAP_DIR_DROP);
-  EXPECT_EQ(k->msg_type, LNETCAP_MSG_PUT);
-  k = Filter::parse("drop no-match").kernel_terms();
-  EXPECT_FALSE(k && k->direction);
+  // "drop" is "dir drop" in the kernel; a reason is user space only.
+  auto k = filter::kernel_clauses(Filter::parse("drop and type put"));
+  ASSERT_EQ(k.clauses.size(), 1u);
+  EXPECT_EQ(k.clauses[0].dir_mask, 1u << LNETCAP_DIR_DROP);
+  EXPECT_EQ(k.clauses[0].type_mask, 1u << LNETCAP_MSG_PUT);
+  k = filter::kernel_clauses(Filter::parse("drop no-match"));
+  ASSERT_EQ(k.clauses.size(), 1u);
+  EXPECT_EQ(k.clauses[0].dir_mask, 1u << LNETCAP_DIR_DROP);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The in-kernel clauses lnetcapd makes from its subscribers' filters
-// (filter/kernel_clauses.h), tested with the very code the BPF programs
-// run (bpf/lnetcap_clause.h) on every record of the samples/ captures:
+// The in-kernel clauses made from filters (filter/kernel_clauses.h: the
+// direct capture's fixed table and lnetcapd's subscriber table), tested
+// with the very code the BPF programs run (bpf/lnetcap_clause.h) on every
+// record of the samples/ captures:
 // the clauses accept every record the filter accepts (soundness), and
 // reject what a filter made only of kernel-testable terms rejects.
 #include <gtest/gtest.h>
@@ -34,6 +35,7 @@ using filter::KernelClauseSet;
 struct KernelRecord {
   std::vector<std::uint8_t> bytes;  // the whole record (nid16 header)
   alignas(4) std::uint8_t hdr[LNETCAP_HDR_NID16_LEN];
+  alignas(4) std::uint8_t local[sizeof(lnetcap_nid)];  // rec_hdr.local_nid
   std::uint8_t direction;
   Message msg;
 };
@@ -55,6 +57,7 @@ std::vector<std::unique_ptr<KernelRecord>> load_samples() {
       if (!kv) continue;
       std::memcpy(k->hdr, h.data(), h.size());
       k->direction = kv->hdr.direction;
+      kv->hdr.local_nid.to_lnet_nid(k->local);
       k->msg = decode_message(*kv, rec.ts_ns, rec.interface_id);
       // The conversion keeps what filters look at.
       const Message orig = decode_message(*v, rec.ts_ns, rec.interface_id);
@@ -75,7 +78,8 @@ const std::vector<std::unique_ptr<KernelRecord>>& samples() {
 }
 
 bool kernel_passes(const lnetcap_subfilter& table, const KernelRecord& r) {
-  return lnetcap_subfilter_match(&table, reinterpret_cast<const __u32*>(r.hdr), r.direction) != 0;
+  return lnetcap_subfilter_match(&table, reinterpret_cast<const __u32*>(r.hdr), r.direction,
+                                 reinterpret_cast<const __u32*>(r.local)) != 0;
 }
 
 lnetcap_subfilter table_for(const KernelClauseSet& set) {
@@ -100,7 +104,9 @@ const char* const kFilters[] = {
     "len < 300 and type put", "nid 10.0.3.1@tcp", "nid 10.0.3.2@tcp", "src nid 10.0.3.2@tcp",
     "dst nid 10.0.3.1@tcp and type put", "not nid 10.0.3.1@tcp", "nid 192.168.1.9@tcp",
     "net tcp", "net kfi", "net o2ib", "src net tcp", "dst net tcp1", "not net tcp",
-    "ni 10.0.3.1@tcp", "dir send", "dir recv", "dir forward", "dir wire", "not dir wire",
+    "ni 10.0.3.1@tcp", "ni 10.0.3.2@tcp", "ni tcp", "ni kfi", "not ni 10.0.3.1@tcp",
+    "not ni tcp", "ni 10.0.3.1@tcp or type get", "(ni kfi and type put) or dir recv",
+    "ni 10.0.3.1@tcp and ni 10.0.3.2@tcp", "ni tcp and ni kfi", "dir send", "dir recv", "dir forward", "dir wire", "not dir wire",
     "drop", "drop no-match", "not drop", "not drop refused", "health OK", "health != OK",
     "retries > 0", "queue > 1ms", "rc < 0", "pid 0",
     "(type put or type get) and nid 10.0.3.2@tcp",
@@ -146,7 +152,8 @@ std::string random_filter(std::mt19937& rng, int depth) {
       "opcode OBD_PING", "rpc request", "rpc reply", "status == -2", "xid > 5", "len > 100",
       "nid 10.0.3.1@tcp", "nid 10.0.3.2@tcp", "src nid 10.0.3.2@tcp", "dst nid 10.0.3.1@tcp",
       "net tcp", "net kfi", "src net tcp", "dst net tcp1", "dir send", "dir recv", "dir wire",
-      "dir forward", "drop", "drop no-match", "health OK", "ni 10.0.3.1@tcp"};
+      "dir forward", "drop", "drop no-match", "health OK", "ni 10.0.3.1@tcp", "ni 10.0.3.2@tcp",
+      "ni tcp", "ni kfi"};
   const unsigned r = rng() % 100;
   if (depth > 3 || r < 35) return terms[rng() % std::size(terms)];
   if (r < 50) return "not " + random_filter(rng, depth + 1);
@@ -180,7 +187,9 @@ TEST(KernelClauses, ExactWhereEveryTermIsKernelTestable) {
       "not dir wire", "drop", "not drop", "(type put or type get) and nid 10.0.3.2@tcp",
       "not (type put or dir wire)", "(portal 4 or portal 12) and (src nid 10.0.3.2@tcp or type get)",
       "type put and type get", "src nid 10.0.3.1@tcp and src nid 10.0.3.2@tcp",
-      "!(type get || type reply) && dir wire"};
+      "!(type get || type reply) && dir wire", "ni 10.0.3.1@tcp", "ni 10.0.3.2@tcp", "ni tcp",
+      "ni kfi", "ni 10.0.3.1@tcp or type get", "(ni kfi and type put) or dir recv",
+      "ni 10.0.3.2@tcp and (type ack or dir send)", "ni 10.0.3.1@tcp and ni 10.0.3.2@tcp"};
   for (const char* text : exact) {
     const Filter f = Filter::parse(text);
     const KernelClauseSet set = filter::kernel_clauses(f);
@@ -194,7 +203,8 @@ TEST(KernelClauses, ExactWhereEveryTermIsKernelTestable) {
       matched += f.matches(r->msg);
     }
     if (std::string(text).find("and type get") == std::string::npos &&
-        std::string(text).find("src nid 10.0.3.1@tcp and") == std::string::npos) {
+        std::string(text).find("src nid 10.0.3.1@tcp and") == std::string::npos &&
+        std::string(text).find("ni 10.0.3.1@tcp and") == std::string::npos) {
       EXPECT_GT(matched, 0u) << "'" << text << "' matches no sample record: a weak test";
     }
   }
@@ -214,7 +224,8 @@ TEST(KernelClauses, RpcTermsKeepOnlyPutsAndXidsAckPutGet) {
 }
 
 TEST(KernelClauses, WhatCannotBeTestedPassesEverything) {
-  for (const char* text : {"", "len > 100", "health OK", "ni 10.0.3.1@tcp", "not nid 10.0.3.1@tcp",
+  for (const char* text : {"", "len > 100", "health OK", "not ni 10.0.3.1@tcp", "not ni tcp",
+                           "ni <?>", "type put or not ni kfi", "not nid 10.0.3.1@tcp",
                            "not portal 0", "queue > 1ms", "type put or pid 7",
                            "drop refused or not drop refused"})
     EXPECT_TRUE(filter::kernel_clauses(Filter::parse(text)).pass_all) << text;
@@ -244,6 +255,52 @@ TEST(KernelClauses, ShapesOfTheClauses) {
   EXPECT_EQ(clauses("(portal 4 or portal 10) and (nid 10.0.3.1@tcp or nid 10.0.3.2@tcp)").size(), 4u);
   // A clause implied by another is left out.
   EXPECT_EQ(clauses("type put or (type put and nid 10.0.3.1@tcp)").size(), 1u);
+  // ni: the local NI's NID or net, in every clause of an "and".
+  c = clauses("ni 10.0.3.1@tcp and (type get or dir send)");
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto& x : c) EXPECT_EQ(x.ni, Nid::parse("10.0.3.1@tcp"));
+  c = clauses("ni kfi or ni tcp");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].ni_net, Net::parse("kfi"));
+  // A NID on a net implies the net; two local NIs never hold together.
+  EXPECT_EQ(clauses("ni tcp or ni 10.0.3.1@tcp").size(), 1u);
+  EXPECT_TRUE(clauses("ni tcp and ni kfi").empty());
+}
+
+// -i narrows every clause of the filter (capture_config's fixed table):
+// exactly, whatever the filter's clauses are.
+TEST(KernelClauses, RestrictToAnInterface) {
+  filter::KernelClause ni;
+  ni.ni = Nid::parse("10.0.3.2@tcp");
+  auto set = [](const char* text) { return filter::kernel_clauses(Filter::parse(text)); };
+  for (const char* text : {"", "type get or dir send", "opcode OBD_PING", "len > 100",
+                           "ni 10.0.3.1@tcp", "(ni kfi and type put) or dir recv"}) {
+    const Filter with_ni = Filter::parse(std::string("ni 10.0.3.2@tcp and (") +
+                                         (*text ? text : "type >= 0") + ")");
+    const KernelClauseSet r = filter::restrict_to(set(text), ni);
+    EXPECT_FALSE(r.pass_all) << text;
+    const lnetcap_subfilter t = table_for(r);
+    for (const auto& rec : samples()) {
+      // Sound for the filter, exact for -i.
+      if (with_ni.matches(rec->msg)) ASSERT_TRUE(kernel_passes(t, *rec)) << text;
+      if (!(rec->msg.rec.hdr.local_nid == *ni.ni)) ASSERT_FALSE(kernel_passes(t, *rec)) << text;
+    }
+  }
+  // Without -i nothing changes.
+  EXPECT_EQ(filter::restrict_to(set("type get"), filter::KernelClause{}), set("type get"));
+  EXPECT_TRUE(filter::restrict_to(KernelClauseSet::everything(), filter::KernelClause{}).pass_all);
+  // -i alone is one clause; "ni" of another NI leaves none.
+  EXPECT_EQ(filter::restrict_to(KernelClauseSet::everything(), ni).clauses.size(), 1u);
+  EXPECT_TRUE(filter::restrict_to(set("ni 10.0.3.1@tcp"), ni).clauses.empty());
+  // Exact on the samples: -i 10.0.3.2@tcp with "type get or dir send".
+  const lnetcap_subfilter t = table_for(filter::restrict_to(set("type get or dir send"), ni));
+  const Filter both = Filter::parse("ni 10.0.3.2@tcp and (type get or dir send)");
+  std::size_t kept = 0;
+  for (const auto& rec : samples()) {
+    ASSERT_EQ(kernel_passes(t, *rec), both.matches(rec->msg));
+    kept += both.matches(rec->msg);
+  }
+  EXPECT_GT(kept, 0u);
 }
 
 TEST(KernelClauses, PseudonymousFiltersTestNoNid) {
@@ -252,7 +309,7 @@ TEST(KernelClauses, PseudonymousFiltersTestNoNid) {
   for (const char* text : kFilters) {
     const Filter f = Filter::parse(text);
     const KernelClauseSet set = filter::kernel_clauses(f, pseudo);
-    for (const auto& c : set.clauses) EXPECT_FALSE(c.src || c.dst || c.any) << text;
+    for (const auto& c : set.clauses) EXPECT_FALSE(c.src || c.dst || c.any || c.ni) << text;
     // Nets, types, portals and directions survive anonymization.
     if (std::string(text).find("nid") == std::string::npos && std::string(text).find("ni ") == std::string::npos) {
       EXPECT_EQ(set, filter::kernel_clauses(f)) << text;

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,71 +45,115 @@ TEST(LiveConfig, RingIsPowerOfTwoAndFitsRecords) {
   EXPECT_EQ(ring_bytes(o, 0, 4096), 4096u);
 }
 
+const filter::Filter kNoFilter;
+
+lnetcap_cfg cfg_of(const Options& o, const char* filter_text) {
+  return make_cfg(o, filter::Filter::parse(filter_text), kLo, 64);
+}
+
 TEST(LiveConfig, DirectionMasks) {
   Options o;
-  auto all = make_cfg(o, std::nullopt, kLo, 64);
+  auto all = make_cfg(o, kNoFilter, kLo, 64);
   EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_SEND));
   EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_RECV));
   EXPECT_TRUE(all.dir_mask & (1u << LNETCAP_DIR_FORWARD));
   EXPECT_TRUE(all.dir_mask & LNETCAP_DIRMASK_DROP_RX);
   EXPECT_TRUE(all.dir_mask & LNETCAP_DIRMASK_DROP_TX);
+  EXPECT_FALSE(all.filter_clauses);
   // -Q keeps a message's DROP on its side: received ones with in, sent
   // ones with out.
   o.direction = Direction::kIn;
-  EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask,
+  EXPECT_EQ(make_cfg(o, kNoFilter, kLo, 64).dir_mask,
             (1u << LNETCAP_DIR_RECV) | LNETCAP_DIRMASK_DROP_RX);
   o.direction = Direction::kOut;
-  EXPECT_EQ(make_cfg(o, std::nullopt, kLo, 64).dir_mask,
+  EXPECT_EQ(make_cfg(o, kNoFilter, kLo, 64).dir_mask,
             (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD) | LNETCAP_DIRMASK_DROP_TX);
-  filter::KernelTerms t;
-  t.direction = LNETCAP_DIR_FORWARD;
-  EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, 1u << LNETCAP_DIR_FORWARD);
-  t.direction = LNETCAP_DIR_RECV;  // -Q out and dir recv: nothing
-  EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, 0u);
-  t.direction = LNETCAP_DIR_DROP;  // -Q out and dir drop: drops of sends
-  EXPECT_EQ(make_cfg(o, t, kLo, 64).dir_mask, LNETCAP_DIRMASK_DROP_TX);
+  // The directions the filter's clauses accept narrow the hooks' gate.
+  EXPECT_EQ(cfg_of(o, "dir forward").dir_mask, 1u << LNETCAP_DIR_FORWARD);
+  EXPECT_EQ(cfg_of(o, "dir recv").dir_mask, 0u);  // -Q out and dir recv: nothing
+  EXPECT_EQ(cfg_of(o, "dir drop").dir_mask, LNETCAP_DIRMASK_DROP_TX);  // drops of sends
+  // A disjunction: either direction.
+  EXPECT_EQ(cfg_of(o, "dir forward or (dir send and type get)").dir_mask,
+            (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD));
+}
+
+// Clause i of cfg (packed: copied out).
+lnetcap_clause clause_at(const lnetcap_cfg& c, unsigned i) {
+  lnetcap_clause k;
+  std::memcpy(&k, reinterpret_cast<const std::uint8_t*>(&c) + offsetof(lnetcap_cfg, clause) + i * sizeof(k),
+              sizeof(k));
+  return k;
+}
+
+// The one clause written into cfg, as the programs read it.
+lnetcap_clause only_clause(const lnetcap_cfg& c) {
+  EXPECT_TRUE(c.filter_clauses);
+  EXPECT_EQ(c.clause_count, 1u);
+  return clause_at(c, 0);
 }
 
 TEST(LiveConfig, InterfaceAsNidNetOrAny) {
   Options o;
   o.interface = "10.0.0.1@tcp";
-  auto c = make_cfg(o, std::nullopt, kLo, 64);
-  EXPECT_TRUE(c.filter_ni);
+  auto c = make_cfg(o, kNoFilter, kLo, 64);
+  const lnetcap_clause ni = only_clause(c);
+  EXPECT_EQ(ni.terms, LNETCAP_CL_NI);
+  EXPECT_EQ(ni.ni_words, 1u);
   std::uint8_t raw[20];
   Nid::parse("10.0.0.1@tcp")->to_lnet_nid(raw);
-  EXPECT_EQ(0, std::memcmp(&c.targ_ni, raw, 20));
+  EXPECT_EQ(0, std::memcmp(&ni.ni, raw, 20));
   o.interface = "o2ib3";
-  c = make_cfg(o, std::nullopt, kLo, 64);
-  EXPECT_TRUE(c.filter_ni_net);
-  EXPECT_EQ(c.targ_ni_net_type, LNETCAP_LND_O2IBLND);
-  EXPECT_EQ(c.targ_ni_net_num, htons(3));
+  c = make_cfg(o, kNoFilter, kLo, 64);
+  const lnetcap_clause net = only_clause(c);
+  EXPECT_EQ(net.terms, LNETCAP_CL_NI_NET);
+  EXPECT_EQ(net.ni_net_type, LNETCAP_LND_O2IBLND);
+  EXPECT_EQ(net.ni_net_num, htons(3));
   o.interface = "any";
-  c = make_cfg(o, std::nullopt, kLo, 64);
-  EXPECT_FALSE(c.filter_ni || c.filter_ni_net);
+  c = make_cfg(o, kNoFilter, kLo, 64);
+  EXPECT_FALSE(c.filter_clauses);
   o.interface = "eth0!";
-  EXPECT_THROW(make_cfg(o, std::nullopt, kLo, 64), Error);
+  EXPECT_THROW(make_cfg(o, kNoFilter, kLo, 64), Error);
 }
 
-TEST(LiveConfig, FilterTermsArePushed) {
+TEST(LiveConfig, FilterClausesArePushed) {
   Options o;
   o.packet_buffered = true;
-  filter::KernelTerms t;
-  t.msg_type = LNETCAP_MSG_PUT;
-  t.portal = 12;
-  t.src_nid = Nid::parse("10.0.0.2@tcp");
-  t.dst_nid = Nid::parse("10.0.0.3@tcp");
-  t.any_nid = Nid::parse("10.0.0.4@tcp");
-  t.net = Net::parse("tcp7");
-  auto c = make_cfg(o, t, kLo, 64);
+  auto c = cfg_of(o, "type put and portal 12 and src nid 10.0.0.2@tcp and dst nid 10.0.0.3@tcp "
+                     "and nid 10.0.0.4@tcp and net tcp7 and ni 10.0.0.3@tcp and opcode 3");
   EXPECT_EQ(c.wakeup_batch, 1u);
-  EXPECT_TRUE(c.filter_type && c.targ_type == LNETCAP_MSG_PUT);
-  EXPECT_TRUE(c.filter_portal && c.targ_portal == 12);
-  EXPECT_TRUE(c.filter_src && c.filter_dst && c.filter_any && c.filter_net);
-  EXPECT_EQ(c.targ_net_type, LNETCAP_LND_SOCKLND);
-  EXPECT_EQ(c.targ_net_num, htons(7));
+  const lnetcap_clause k = only_clause(c);
+  EXPECT_EQ(k.type_mask, 1u << LNETCAP_MSG_PUT);
+  EXPECT_EQ(k.terms, LNETCAP_CL_PORTAL | LNETCAP_CL_SRC | LNETCAP_CL_DST | LNETCAP_CL_ANY |
+                         LNETCAP_CL_NET | LNETCAP_CL_NI);
+  EXPECT_EQ(k.portal, 12u);
+  EXPECT_EQ(k.net_type, LNETCAP_LND_SOCKLND);
+  EXPECT_EQ(k.net_num, htons(7));
   EXPECT_EQ(0, std::memcmp(&c.lo, &kLo, sizeof(kLo)));
   Options plain;
-  EXPECT_EQ(make_cfg(plain, std::nullopt, kLo, 64).wakeup_batch, kWakeupBatch);
+  EXPECT_EQ(make_cfg(plain, kNoFilter, kLo, 64).wakeup_batch, kWakeupBatch);
+  // Disjunctions are pushed as several clauses; -i narrows each of them.
+  o.interface = "kfi";
+  c = cfg_of(o, "type get or (type put and portal 12) or nid 10.0.0.4@tcp");
+  ASSERT_TRUE(c.filter_clauses);
+  ASSERT_EQ(c.clause_count, 3u);
+  for (unsigned i = 0; i < c.clause_count; ++i)
+    EXPECT_TRUE(clause_at(c, i).terms & LNETCAP_CL_NI_NET) << i;
+  // What the kernel cannot test is left to user space: no table at all...
+  o.interface = "any";
+  EXPECT_FALSE(cfg_of(o, "len > 100").filter_clauses);
+  EXPECT_FALSE(cfg_of(o, "not nid 10.0.0.4@tcp").filter_clauses);
+  // ...or, with -i, only -i.
+  o.interface = "10.0.0.3@tcp";
+  EXPECT_EQ(only_clause(cfg_of(o, "len > 100")).terms, LNETCAP_CL_NI);
+  // More alternatives than cfg holds: -i alone.
+  c = cfg_of(o, "portal 1 or portal 2 or portal 3 or portal 4 or portal 5 or portal 6 or "
+                "portal 7 or portal 8 or portal 9");
+  EXPECT_EQ(only_clause(c).terms, LNETCAP_CL_NI);
+  // A filter that can never match: a table of no clause rejects everything.
+  o.interface = "any";
+  c = cfg_of(o, "ni 10.0.0.3@tcp and ni 10.0.0.4@tcp");
+  EXPECT_TRUE(c.filter_clauses);
+  EXPECT_EQ(c.clause_count, 0u);
 }
 
 TEST(LiveSeqTracker, GapsBecomeDrops) {

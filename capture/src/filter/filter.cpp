@@ -605,28 +605,6 @@ class Parser {
   std::size_t depth_ = 0;  // "not"s and "("s open
 };
 
-void collect_kernel_terms(const Node& n, KernelTerms& k, bool& any) {
-  if (n.kind == Node::kAnd) {
-    for (const auto& c : n.children) collect_kernel_terms(*c, k, any);
-    return;
-  }
-  if (n.kind != Node::kTerm || n.term.cmp != Cmp::kEq) return;
-  const Term& t = n.term;
-  switch (t.field) {
-    case Field::kType: if (!k.msg_type) { k.msg_type = static_cast<std::uint32_t>(t.number); any = true; } break;
-    case Field::kPortal: if (!k.portal) { k.portal = static_cast<std::uint32_t>(t.number); any = true; } break;
-    case Field::kSrcNid: if (!k.src_nid) { k.src_nid = t.nid; any = true; } break;
-    case Field::kDstNid: if (!k.dst_nid) { k.dst_nid = t.nid; any = true; } break;
-    case Field::kNid: if (!k.any_nid) { k.any_nid = t.nid; any = true; } break;
-    case Field::kNet: if (!k.net) { k.net = t.net; any = true; } break;
-    case Field::kDir: if (!k.direction) { k.direction = static_cast<std::uint32_t>(t.number); any = true; } break;
-    case Field::kDrop:  // "drop" alone is "dir drop"
-      if (t.number < 0 && !k.direction) { k.direction = LNETCAP_DIR_DROP; any = true; }
-      break;
-    default: break;  // evaluated in user space only
-  }
-}
-
 }  // namespace
 
 Filter::Filter() = default;
@@ -643,15 +621,6 @@ Filter Filter::parse(std::string_view text, std::string_view origin) {
 }
 
 bool Filter::matches(const Message& m) const { return !root_ || eval(*root_, m); }
-
-std::optional<KernelTerms> Filter::kernel_terms() const {
-  if (!root_) return std::nullopt;
-  KernelTerms k;
-  bool any = false;
-  collect_kernel_terms(*root_, k, any);
-  if (!any) return std::nullopt;
-  return k;
-}
 
 std::string Filter::to_string() const { return root_ ? print(*root_) : ""; }
 

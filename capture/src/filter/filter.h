@@ -32,18 +32,6 @@ namespace lnetcap::filter {
 
 struct Node;
 
-/// Terms the eBPF programs can test in the kernel before a record is
-/// reserved.  Only a filter that is a plain conjunction of such terms is
-/// pushed down (empty optionals mean "any"); everything is still re-checked
-/// in user space, so pushdown only ever saves work, never changes results.
-struct KernelTerms {
-  std::optional<std::uint32_t> msg_type;
-  std::optional<std::uint32_t> portal;
-  std::optional<Nid> src_nid, dst_nid, any_nid;
-  std::optional<Net> net;
-  std::optional<std::uint32_t> direction;  // enum lnetcap_direction
-};
-
 /// What a filter may be, checked by Filter::parse before and while it
 /// parses: lnetcapd evaluates every subscriber's filter on its one loop
 /// thread for every record, so the size of a filter is what a subscriber
@@ -75,10 +63,8 @@ class Filter {
 
   bool matches(const Message& m) const;
   bool empty() const { return root_ == nullptr; }
-  /// The conjunction of pushable terms, when the whole filter is one.
-  std::optional<KernelTerms> kernel_terms() const;
   /// The parsed form (filter_ast.h), nullptr when empty; for
-  /// kernel_clauses.h.
+  /// kernel_clauses.h, which makes the in-kernel part of a filter.
   const Node* syntax_tree() const { return root_.get(); }
   /// Canonical text, fully parenthesised (for tests and pcapng comments).
   std::string to_string() const;

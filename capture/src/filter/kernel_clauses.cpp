@@ -75,6 +75,15 @@ std::optional<KernelClause> intersect(const KernelClause& a, const KernelClause&
   }
   if (!c.any) c.any = b.any;
   if (!c.net) c.net = b.net;
+  // A message has one local NI: two different ones (or nets) never hold.
+  if (b.ni) {
+    if (c.ni && *c.ni != *b.ni) return std::nullopt;
+    c.ni = b.ni;
+  }
+  if (b.ni_net) {
+    if (c.ni_net && *c.ni_net != *b.ni_net) return std::nullopt;
+    c.ni_net = b.ni_net;
+  }
   if (c.type_mask == 0 || c.dir_mask == 0) return std::nullopt;
   return c;
 }
@@ -208,6 +217,13 @@ class Approximator {
       case Field::kDstNid:
         if (testable(t.nid)) c.dst = t.nid;
         return one(c);
+      case Field::kNi:
+        if (t.ni_is_net) {
+          if (t.net.type != LNETCAP_NID_TYPE_ANY) c.ni_net = t.net;
+        } else if (testable(t.nid)) {
+          c.ni = t.nid;
+        }
+        return one(c);
       case Field::kNet:
       case Field::kSrcNet:  // a src net implies "src or dest" in it
       case Field::kDstNet:
@@ -242,10 +258,20 @@ void put_nid(lnetcap_nid& out, std::uint8_t& words, const Nid& n) {
   words = n.size == 0 ? 1 : 4;
 }
 
+// nid_num as it sits in memory: big-endian.
+std::uint16_t net_num_be(std::uint16_t num) {
+  std::uint8_t b[2];
+  store_be16(b, num);
+  std::uint16_t v;
+  std::memcpy(&v, b, 2);
+  return v;
+}
+
 }  // namespace
 
 bool KernelClause::is_true() const {
-  return type_mask == kAll && dir_mask == kAll && !portal && !src && !dst && !any && !net;
+  return type_mask == kAll && dir_mask == kAll && !portal && !src && !dst && !any && !net &&
+         !ni && !ni_net;
 }
 
 bool KernelClause::implies(const KernelClause& w) const {
@@ -261,6 +287,9 @@ bool KernelClause::implies(const KernelClause& w) const {
           (any && any->net() == n)))
       return false;
   }
+  if (w.ni && ni != w.ni) return false;
+  if (w.ni_net && !((ni_net && *ni_net == *w.ni_net) || (ni && ni->net() == *w.ni_net)))
+    return false;
   return true;
 }
 
@@ -284,6 +313,52 @@ KernelClauseSet unite(const std::vector<KernelClauseSet>& sets, std::size_t max_
   return out;
 }
 
+KernelClauseSet restrict_to(const KernelClauseSet& set, const KernelClause& also) {
+  if (also.is_true()) return set;
+  if (set.pass_all) return KernelClauseSet{false, {also}};
+  KernelClauseSet out;
+  for (const auto& c : set.clauses)
+    if (auto both = intersect(c, also)) out.clauses.push_back(*both);
+  simplify(out.clauses);
+  return out;
+}
+
+void fill_clause(const KernelClause& c, lnetcap_clause& k) {
+  std::memset(&k, 0, sizeof(k));
+  k.type_mask = c.type_mask;
+  k.dir_mask = c.dir_mask;
+  if (c.portal) {
+    k.terms |= LNETCAP_CL_PORTAL;
+    k.portal = *c.portal;
+  }
+  if (c.src) {
+    k.terms |= LNETCAP_CL_SRC;
+    put_nid(k.src, k.src_words, *c.src);
+  }
+  if (c.dst) {
+    k.terms |= LNETCAP_CL_DST;
+    put_nid(k.dst, k.dst_words, *c.dst);
+  }
+  if (c.any) {
+    k.terms |= LNETCAP_CL_ANY;
+    put_nid(k.any, k.any_words, *c.any);
+  }
+  if (c.net) {
+    k.terms |= LNETCAP_CL_NET;
+    k.net_type = c.net->type;
+    k.net_num = net_num_be(c.net->num);
+  }
+  if (c.ni) {
+    k.terms |= LNETCAP_CL_NI;
+    put_nid(k.ni, k.ni_words, *c.ni);
+  }
+  if (c.ni_net) {
+    k.terms |= LNETCAP_CL_NI_NET;
+    k.ni_net_type = c.ni_net->type;
+    k.ni_net_num = net_num_be(c.ni_net->num);
+  }
+}
+
 void fill_table(const KernelClauseSet& set, lnetcap_subfilter& t) {
   t.pass_all = set.pass_all ? 1 : 0;
   t.count = 0;
@@ -294,32 +369,7 @@ void fill_table(const KernelClauseSet& set, lnetcap_subfilter& t) {
       t.pass_all = 1;
       return;
     }
-    lnetcap_clause& k = t.clause[t.count++];
-    k.type_mask = c.type_mask;
-    k.dir_mask = c.dir_mask;
-    if (c.portal) {
-      k.terms |= LNETCAP_CL_PORTAL;
-      k.portal = *c.portal;
-    }
-    if (c.src) {
-      k.terms |= LNETCAP_CL_SRC;
-      put_nid(k.src, k.src_words, *c.src);
-    }
-    if (c.dst) {
-      k.terms |= LNETCAP_CL_DST;
-      put_nid(k.dst, k.dst_words, *c.dst);
-    }
-    if (c.any) {
-      k.terms |= LNETCAP_CL_ANY;
-      put_nid(k.any, k.any_words, *c.any);
-    }
-    if (c.net) {
-      k.terms |= LNETCAP_CL_NET;
-      k.net_type = c.net->type;
-      std::uint8_t b[2];
-      store_be16(b, c.net->num);
-      std::memcpy(&k.net_num, b, 2);
-    }
+    fill_clause(c, t.clause[t.count++]);
   }
 }
 

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// kernel_clauses.h - what of a filter the eBPF programs can test for
-// lnetcapd: a disjunction of clauses (struct lnetcap_clause, evaluated by
+// kernel_clauses.h - what of a filter the eBPF programs can test: a
+// disjunction of clauses (struct lnetcap_clause, evaluated by
 // bpf/lnetcap_clause.h) that accepts every message the filter accepts.
+// The one translator from the filter language to the kernel, for the
+// direct capture's fixed table (cfg.clause, with -i) and for lnetcapd's
+// subscriber table.
 //
 // The clauses are a sound over-approximation, never exact: a term the
 // kernel cannot test (opcode, jobid, status...) becomes "true" or, where
 // it implies one, the LNet type that carries it (PtlRPC travels in PUTs);
 // a "not" over a term that is not a type or direction becomes "true"; a
-// filter that needs more than the table holds passes everything.  The
-// daemon still evaluates every filter on every record it receives, so the
-// clauses only decide what is worth sending up from the kernel.
+// filter that needs more than the table holds passes everything.  lnetcap
+// and the daemon still evaluate every filter on every record they receive,
+// so the clauses only decide what is worth sending up from the kernel.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +35,8 @@ struct KernelClause {
   std::optional<std::uint32_t> portal;  // a PUT or GET on this portal
   std::optional<Nid> src, dst, any;     // src NID, dest NID, either
   std::optional<Net> net;               // src or dest NID in the net
+  std::optional<Nid> ni;                // the local NI's NID
+  std::optional<Net> ni_net;            // the local NI's NID in the net
 
   bool operator==(const KernelClause&) const = default;
   /// Every message this clause accepts, `wider` accepts too.
@@ -64,8 +69,13 @@ KernelClauseSet kernel_clauses(const Filter& f, const ClauseOptions& opts = {});
 /// clauses implied by another are left out.
 KernelClauseSet unite(const std::vector<KernelClauseSet>& sets,
                       std::size_t max_clauses = LNETCAP_SUB_CLAUSES);
+/// What both accept: every clause of `set` and `also` (-i), at most
+/// max_clauses of them.  Exact: no clause is widened.
+KernelClauseSet restrict_to(const KernelClauseSet& set, const KernelClause& also);
 /// The table the programs read (gen is left alone: the writer owns it).
 /// Requires set.clauses.size() <= LNETCAP_SUB_CLAUSES.
 void fill_table(const KernelClauseSet& set, lnetcap_subfilter& table);
+/// One clause as the programs read it.
+void fill_clause(const KernelClause& c, lnetcap_clause& out);
 
 }  // namespace lnetcap::filter

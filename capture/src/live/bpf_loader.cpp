@@ -28,6 +28,8 @@ void set_libbpf_verbosity(int verbose) {
   libbpf_set_print(print_fn);
 }
 
+int libbpf_verbosity() { return g_verbose; }
+
 [[noreturn]] void throw_load_error(const char* step, int err, const std::string& what) {
   if (err > 0) err = -err;
   std::string msg = std::string("cannot ") + step + " the " + what + " eBPF programs: " +

@@ -67,6 +67,7 @@ class LoadedBpf {
 /// Routes libbpf's messages to stderr by -v level (0: none, 1: warnings,
 /// 2+: debug).
 void set_libbpf_verbosity(int verbose);
+int libbpf_verbosity();
 
 /// Bytes of each CPU's slot in map "pages" (bpf/lnetcap_pages.bpf.h):
 /// two u32 totals, then snaplen's bit mask + 1 plus two pieces of data.
@@ -94,6 +95,12 @@ std::unique_ptr<LoadedBpf> load_skeleton(const lnetcap_cfg& cfg, std::uint32_t r
   if (!err) err = bpf_map__set_max_entries(s->maps.pages, static_cast<std::uint32_t>(ncpus));
   if (!err) err = bpf_map__set_value_size(s->maps.pages, pages_slot_bytes(cfg.snaplen));
   if (err) throw_load_error("size maps of", err, what);
+  // -vv: the verifier's statistics of every program ("processed N insns"),
+  // how docs/PERFORMANCE.md counts what the in-kernel filter costs.
+  if (libbpf_verbosity() >= 2) {
+    bpf_program* p;
+    bpf_object__for_each_program(p, s->obj) bpf_program__set_log_level(p, 4);
+  }
   err = Skel::load(s);
   if (err) throw_load_error("load", err, what);
   if (attach) {

@@ -2,6 +2,7 @@
 #include "capture_config.h"
 
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "../error.h"
@@ -10,19 +11,29 @@
 namespace lnetcap::live {
 namespace {
 
-void put_nid(lnetcap_nid& out, const Nid& nid) {
-  std::uint8_t raw[sizeof(lnetcap_nid)];
-  nid.to_lnet_nid(raw);
-  std::memcpy(&out, raw, sizeof(raw));
+// -i as a clause term: a local NID ("10.0.0.1@tcp") or net ("o2ib1").
+filter::KernelClause interface_clause(const Options& opts) {
+  filter::KernelClause c;
+  if (opts.interface.empty() || opts.interface == "any" || opts.interface == "all") return c;
+  if (auto nid = Nid::parse(opts.interface); nid && opts.interface.find('@') != std::string::npos)
+    c.ni = *nid;
+  else if (auto net = Net::parse(opts.interface))
+    c.ni_net = *net;
+  else
+    throw Error("-i " + opts.interface + ": not an LNet NID or net",
+                "use a local NID such as 10.0.0.1@tcp, a net such as o2ib1, or any; "
+                "lnetcap -D lists the local NIs");
+  return c;
 }
 
-// nid_num as it sits in memory: big-endian.
-std::uint16_t net_num_be(std::uint16_t num) {
-  std::uint8_t b[2];
-  store_be16(b, num);
-  std::uint16_t v;
-  std::memcpy(&v, b, 2);
-  return v;
+// The hooks' direction gate (cfg.dir_mask) for the directions some clause
+// accepts: a DROP record is kept by its side's bit.
+std::uint32_t hook_dirs(const filter::KernelClauseSet& set) {
+  std::uint32_t any = 0;
+  for (const auto& c : set.clauses) any |= c.dir_mask;
+  std::uint32_t m = any & 0xffu;
+  if (any & (1u << LNETCAP_DIR_DROP)) m |= LNETCAP_DIRMASK_DROP_RX | LNETCAP_DIRMASK_DROP_TX;
+  return m;
 }
 
 }  // namespace
@@ -41,8 +52,20 @@ std::uint32_t ring_bytes(const Options& opts, std::uint32_t snaplen, std::uint32
   return static_cast<std::uint32_t>(std::bit_ceil(want));
 }
 
-lnetcap_cfg make_cfg(const Options& opts, const std::optional<filter::KernelTerms>& terms,
-                     const lnetcap_layout& layout, std::uint32_t snaplen) {
+filter::KernelClauseSet fixed_clauses(const Options& opts, const filter::Filter& f) {
+  filter::ClauseOptions co;
+  co.max_clauses = LNETCAP_CFG_CLAUSES;
+  const filter::KernelClause ni = interface_clause(opts);
+  filter::KernelClauseSet set = filter::restrict_to(filter::kernel_clauses(f, co), ni);
+  // Narrowed by -i, the filter's clauses cannot grow in number; -i alone
+  // is one clause.  So this only guards the table's size.
+  if (!set.pass_all && set.clauses.size() > LNETCAP_CFG_CLAUSES)
+    set = ni.is_true() ? filter::KernelClauseSet::everything() : filter::KernelClauseSet{false, {ni}};
+  return set;
+}
+
+lnetcap_cfg make_cfg(const Options& opts, const filter::Filter& f, const lnetcap_layout& layout,
+                     std::uint32_t snaplen) {
   lnetcap_cfg c{};
   c.lo = layout;
   c.snaplen = snaplen;
@@ -53,44 +76,27 @@ lnetcap_cfg make_cfg(const Options& opts, const std::optional<filter::KernelTerm
   const std::uint32_t in = (1u << LNETCAP_DIR_RECV) | LNETCAP_DIRMASK_DROP_RX;
   const std::uint32_t out = (1u << LNETCAP_DIR_SEND) | (1u << LNETCAP_DIR_FORWARD) |
                             LNETCAP_DIRMASK_DROP_TX;
-  const std::uint32_t drops = (1u << LNETCAP_DIR_DROP) | LNETCAP_DIRMASK_DROP_RX |
-                              LNETCAP_DIRMASK_DROP_TX;
   switch (opts.direction) {
     case Direction::kIn: c.dir_mask = in; break;
     case Direction::kOut: c.dir_mask = out; break;
     case Direction::kBoth: c.dir_mask = in | out | (1u << LNETCAP_DIR_DROP); break;
   }
 
-  if (!opts.interface.empty() && opts.interface != "any" && opts.interface != "all") {
-    if (auto nid = Nid::parse(opts.interface); nid && opts.interface.find('@') != std::string::npos) {
-      c.filter_ni = 1;
-      put_nid(c.targ_ni, *nid);
-    } else if (auto net = Net::parse(opts.interface)) {
-      c.filter_ni_net = 1;
-      c.targ_ni_net_type = net->type;
-      c.targ_ni_net_num = net_num_be(net->num);
-    } else {
-      throw Error("-i " + opts.interface + ": not an LNet NID or net",
-                  "use a local NID such as 10.0.0.1@tcp, a net such as o2ib1, or any; "
-                  "lnetcap -D lists the local NIs");
+  // The filter and -i as clauses (filter/kernel_clauses.h): the same
+  // translator and evaluator as lnetcapd's subscriber table.
+  const filter::KernelClauseSet set = fixed_clauses(opts, f);
+  if (!set.pass_all) {
+    c.filter_clauses = 1;
+    c.clause_count = static_cast<std::uint8_t>(set.clauses.size());
+    // cfg is packed: each clause is built apart and copied in.
+    auto* table = reinterpret_cast<std::uint8_t*>(&c) + offsetof(lnetcap_cfg, clause);
+    for (std::size_t i = 0; i < set.clauses.size(); ++i) {
+      lnetcap_clause k;
+      filter::fill_clause(set.clauses[i], k);
+      std::memcpy(table + i * sizeof(k), &k, sizeof(k));
     }
-  }
-
-  if (terms) {
-    if (terms->msg_type) { c.filter_type = 1; c.targ_type = *terms->msg_type; }
-    if (terms->portal) { c.filter_portal = 1; c.targ_portal = *terms->portal; }
-    if (terms->src_nid) { c.filter_src = 1; put_nid(c.targ_src, *terms->src_nid); }
-    if (terms->dst_nid) { c.filter_dst = 1; put_nid(c.targ_dst, *terms->dst_nid); }
-    if (terms->any_nid) { c.filter_any = 1; put_nid(c.targ_any, *terms->any_nid); }
-    if (terms->net) {
-      c.filter_net = 1;
-      c.targ_net_type = terms->net->type;
-      c.targ_net_num = net_num_be(terms->net->num);
-    }
-    if (terms->direction) {
-      std::uint32_t d = *terms->direction;
-      c.dir_mask &= d == LNETCAP_DIR_DROP ? drops : d < 8 ? (1u << d) : 0;
-    }
+    // Directions no clause accepts are not worth a hook's reads.
+    c.dir_mask &= hook_dirs(set);
   }
   return c;
 }

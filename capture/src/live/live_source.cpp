@@ -78,8 +78,7 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   std::uint32_t snaplen = live::effective_snaplen(opts);
   auto page = static_cast<std::uint32_t>(sysconf(_SC_PAGESIZE));
   std::uint32_t ring = live::ring_bytes(opts, snaplen, page);
-  auto terms = filter.kernel_terms();
-  lnetcap_cfg cfg = live::make_cfg(opts, terms, plan.layout.lo, snaplen);
+  lnetcap_cfg cfg = live::make_cfg(opts, filter, plan.layout.lo, snaplen);
   cfg.filter_sub = opts.subscriber_clauses ? 1 : 0;
   live::KernelMemmap memmap = live::detect_kernel_memmap();
   cfg.km = memmap.km;
@@ -120,7 +119,10 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
     std::fprintf(stderr, "lnetcap: Lustre %s%s%s\n", live::describe_lustre(env).c_str(),
                  env.version_source.empty() ? "" : " from ", env.version_source.c_str());
     std::fprintf(stderr, "lnetcap: ring %u KiB, snaplen %u, in-kernel filter: %s\n", ring / 1024,
-                 snaplen, terms ? "type/portal/nid/net/dir terms" : "none");
+                 snaplen,
+                 !cfg.filter_clauses ? "none"
+                 : cfg.clause_count ? (std::to_string(cfg.clause_count) + " clause(s)").c_str()
+                                    : "rejects every message");
     if (cfg.filter_sub)
       std::fprintf(stderr, "lnetcap: in-kernel clause table for lnetcapd's subscribers: on\n");
     if (plan.kfunc && !memmap.km.pages && snaplen > LNETCAP_KFUNC_SCRATCH)

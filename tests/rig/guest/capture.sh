@@ -13,7 +13,8 @@
 #   from the pages alone; fentry loads it for the SIGINT run only)
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
 # rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI),
-# drops.pcapng + drops.log, perf.txt.  The host checks the files; this
+# drops.pcapng + drops.log, perf.txt, insns-{ni,disjunction}.txt (the
+# verifier's statistics per program).  The host checks the files; this
 # script only fails on things it can see itself.
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
@@ -155,6 +156,52 @@ cat "$RIG_OUT/filter.txt"
 ! grep -v ' GET ' "$RIG_OUT/filter.txt" || fail "the filter let a non-GET through"
 grep -q 'rejected by the in-kernel filter' "$RIG_OUT/filter.err" ||
 	fail "no in-kernel filter rejects reported"
+
+echo "== in-kernel clauses: ni and disjunctions"
+# One round of every scenario and of the RDMA GETs (the only messages on
+# the o2ib NI), captured live with a filter the kernel tests exactly as
+# clauses (bpf/lnetcap_clause.h): the messages the saved captures say it
+# selects, and not one more crossed the ring ("received by filter"), so a
+# clause the kernel evaluated wrongly (too wide or too narrow) fails here.
+# -U: each line is written as it comes, for the wait below.
+# -vv: the verifier's statistics of each program, kept in insns-NAME.txt
+# (docs/PERFORMANCE.md).
+exact_filter() { # name filter
+	local name=$1 filter=$2 want got links
+	want=$(( ($("$LNETCAP" -r "$RIG_OUT/capture.pcapng" -q "$filter" | wc -l) +
+		$("$LNETCAP" -r "$RIG_OUT/rdma.pcapng" -q "$filter" | wc -l)) / rounds ))
+	[ "$want" -ge 1 ] || fail "'$filter' selects nothing in the saved captures"
+	echo clear >$dbg/double_ctl
+	links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
+	"$LNETCAP" --attach "$RIG_ATTACH" "${extra[@]}" -vv -U "$filter" \
+		>"$RIG_OUT/$name.txt" 2>"$RIG_OUT/$name.err" &
+	cap_pid=$!
+	wait_attached "$links" "$RIG_OUT/$name.err"
+	echo "all 1" >$dbg/double_ctl
+	echo "rdma_get 1" >$dbg/double_ctl
+	echo "rdma_serve_get 1" >$dbg/double_ctl
+	for _ in $(seq 1 300); do
+		[ "$(wc -l <"$RIG_OUT/$name.txt")" -ge "$want" ] && break
+		sleep 0.2
+	done
+	stop_capture "$RIG_OUT/$name.err" >/dev/null
+	grep -E "BEGIN PROG LOAD LOG|^processed [0-9]+ insns" "$RIG_OUT/$name.err" \
+		>"$RIG_OUT/insns-$name.txt" || true
+	cat "$RIG_OUT/$name.txt"
+	got=$(wc -l <"$RIG_OUT/$name.txt")
+	[ "$got" = "$want" ] || fail "'$filter' printed $got messages, expected $want"
+	grep -q "^$want messages received by filter" "$RIG_OUT/$name.err" || {
+		grep 'messages' "$RIG_OUT/$name.err"
+		fail "'$filter': the kernel passed up other messages than the $want the filter keeps"
+	}
+	grep -q 'rejected by the in-kernel filter' "$RIG_OUT/$name.err" ||
+		fail "'$filter': no in-kernel filter rejects reported"
+	grep -q 'in-kernel filter: [0-9] clause' "$RIG_OUT/$name.err" ||
+		fail "'$filter' was not pushed to the kernel as clauses"
+	echo "'$filter': the kernel kept exactly its $want messages"
+}
+exact_filter ni 'ni 10.0.0.10@o2ib'
+exact_filter disjunction 'type ack or dir forward or (ni o2ib and type reply)'
 
 if [ "$RIG_ATTACH" = fentry ]; then
 	echo "== extcap capture without root (file capabilities)"
