@@ -296,7 +296,7 @@ int run(const Options& opts) {
       if (!filter.matches(msg)) continue;
       if (anonymizing) {
         Message pseudonymous;
-        const CapturedRecord& out = anonymizing->apply(rec, pseudonymous);
+        const CapturedRecord& out = anonymizing->apply(rec, msg, pseudonymous);
         for (auto& s : sinks) s->consume(out, pseudonymous, sink_interfaces());
       } else {
         for (auto& s : sinks) s->consume(rec, msg, source->interfaces());

@@ -332,9 +332,13 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
 
 std::vector<std::uint8_t> Anonymizer::rewrite_record(ByteSpan bytes) {
   std::string why;
-  auto rec = parse_record(bytes, &why);
-  if (!rec) throw Error("cannot anonymize a bad record: " + why);
-  const Message msg = decode_message(*rec, 0, 0);
+  auto view = parse_record(bytes, &why);
+  if (!view) throw Error("cannot anonymize a bad record: " + why);
+  return rewrite_record(decode_message(*view, 0, 0));
+}
+
+std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
+  const RecordView* rec = &msg.rec;
   RecordHeader h = rec->hdr;
   h.local_nid = map_nid(h.local_nid);
   h.peer_nid = map_nid(h.peer_nid);
