@@ -285,7 +285,7 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
     const Message* decoded = &msg;
     const std::vector<CaptureInterface>* ifaces = &interfaces;
     if (s.anonymized) {
-      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, msg, pseudonymous_msg);
+      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg);  // msg is Message{} when nothing needed decoding
       out = pseudonymous;
       decoded = &pseudonymous_msg;  // no filter on real NIDs: that would be an oracle
       ifaces = &anonymizing_->interfaces(interfaces);
