@@ -25,6 +25,7 @@
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/bodies.h"
+#include "lnetcap/rpc_predicates.h"
 
 #define PB(f) LNETCAP_OFF(struct lnetcap_ptlrpc_body, f), LNETCAP_LEN(struct lnetcap_ptlrpc_body, f)
 #define LM(f) LNETCAP_OFF(struct lnetcap_lustre_msg_v2, f), LNETCAP_LEN(struct lnetcap_lustre_msg_v2, f)
@@ -323,8 +324,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (rpc->pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
 		proto_tree_add_item(bt, hf_pb_sender_pid, tvb, B(pb_status), enc);
 		rpc->status = 0;
-	} else if ((rpc->opc == LNETCAP_OPC_OST_READ || rpc->opc == LNETCAP_OPC_OST_WRITE) &&
-		   rpc->pb_type == LNETCAP_PTL_RPC_MSG_REPLY && rpc->status > 0) {
+	} else if (lnetcap_rpc_status_is_byte_count(rpc->opc, rpc->pb_type, rpc->status)) {
 		/* A bulk I/O reply returns the bytes it moved on success
 		 * (ost_brw_read/write set rq_status to the transfer size):
 		 * not an error, and no status of its own. */
@@ -333,7 +333,7 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 		proto_tree_add_item(bt, hf_pb_io_bytes, tvb, B(pb_status), enc);
 	} else {
 		it = proto_tree_add_item(bt, hf_pb_status, tvb, B(pb_status), enc);
-		if (rpc->status < 0 || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR)
+		if (lnetcap_rpc_is_error(rpc->pb_type, rpc->status))
 			expert_add_info_format(pinfo, it, rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR ?
 					       &ei_err_msg : &ei_status,
 				"%s failed: %s (%d)", lnetcap_opcode_name(pinfo->pool, rpc->opc),
@@ -472,8 +472,7 @@ static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 
 	/* Early reply: a 1-buffer reply at offset 0 of the reply buffer with
 	 * lm_cksum set, while the final reply lands at offset 224. */
-	if (rpc->pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && pkt->put_offset == 0 &&
-	    rpc->bufcount == 1 && rpc->lm_cksum != 0)
+	if (lnetcap_rpc_is_early_reply(rpc->pb_type, rpc->bufcount, rpc->lm_cksum, pkt->put_offset))
 		rpc->early_reply = TRUE;
 
 	fr = match(pinfo, pkt);
@@ -526,7 +525,7 @@ static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		     rpc->early_reply ? "early " : "",
 		     val_to_str(rpc->pb_type, lnetcap_pb_type_vals, "type %u"), xid,
 		     pkt->src_str, pkt->dst_str);
-	if (rpc->pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && rpc->status != 0)
+	if (lnetcap_rpc_has_status(rpc->pb_type) && rpc->status != 0)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " status %s",
 				val_to_str((guint32)rpc->status, lnetcap_status_vals, "%d"));
 	if (rpc->io_bytes)

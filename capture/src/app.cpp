@@ -306,7 +306,7 @@ int run(const Options& opts) {
       if (scope && !scope->includes(msg)) continue;
       if (anonymizing) {
         Message pseudonymous;
-        const CapturedRecord& out = anonymizing->apply(rec, pseudonymous);
+        const CapturedRecord& out = anonymizing->apply(rec, msg, pseudonymous);
         for (auto& s : sinks) s->consume(out, pseudonymous, sink_interfaces());
       } else {
         for (auto& s : sinks) s->consume(rec, msg, source->interfaces());

@@ -5,10 +5,13 @@
 #include <cstring>
 #include <strings.h>
 
+#include "codec/lustre_msg.h"
+#include "codec/wire_reader.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
+#include "lnetcap/rpc_predicates.h"
 
 namespace lnetcap {
 namespace {
@@ -89,48 +92,54 @@ std::optional<std::uint32_t> reverse_lookup(const Named (&table)[N], std::string
   return std::nullopt;
 }
 
-constexpr std::uint32_t kOffMsgNid4 = 32, kOffMsgNid16 = 56;
+// The fields both header forms share, whatever the width of their NIDs.
+template <class Hdr>
+WireReader decode_lnet_common(const WireReader& r, LnetFields& f) {
+#define HDR(field) LNETCAP_FIELD(Hdr, field)
+  f.dest_pid = r.u32(HDR(dest_pid));
+  f.src_pid = r.u32(HDR(src_pid));
+  f.type = r.u32(HDR(type));
+  f.payload_length = r.u32(HDR(payload_length));
+  return r.at(HDR(msg));
+#undef HDR
+}
 
 void decode_lnet(ByteSpan h, LnetFields& f) {
   if (h.size() != LNETCAP_HDR_NID4_LEN && h.size() != LNETCAP_HDR_NID16_LEN) return;
-  const std::uint8_t* p = h.data();
-  std::uint32_t m;  // offset of the msg union
+  const WireReader r(h);
+  WireReader u;  // the msg union
   if (h.size() == LNETCAP_HDR_NID4_LEN) {
-    f.dest_nid = Nid::from_nid4(load_le64(p + 0));
-    f.src_nid = Nid::from_nid4(load_le64(p + 8));
-    f.dest_pid = load_le32(p + 16);
-    f.src_pid = load_le32(p + 20);
-    f.type = load_le32(p + 24);
-    f.payload_length = load_le32(p + 28);
-    m = kOffMsgNid4;
+    f.dest_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_hdr_nid4, dest_nid)));
+    f.src_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_hdr_nid4, src_nid)));
+    u = decode_lnet_common<struct lnetcap_hdr_nid4>(r, f);
   } else {
-    f.dest_nid = Nid::from_lnet_nid(p + 0);
-    f.src_nid = Nid::from_lnet_nid(p + 20);
-    f.dest_pid = load_le32(p + 40);
-    f.src_pid = load_le32(p + 44);
-    f.type = load_le32(p + 48);
-    f.payload_length = load_le32(p + 52);
-    m = kOffMsgNid16;
+    f.dest_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, dest_nid)).data());
+    f.src_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, src_nid)).data());
+    u = decode_lnet_common<struct lnetcap_hdr_nid16>(r, f);
   }
-  const std::uint8_t* u = p + m;
   switch (f.type) {
     case LNETCAP_MSG_ACK:
-      f.match_bits = load_le64(u + 16);
-      f.mlength = load_le32(u + 24);
+      f.match_bits = u.u64(LNETCAP_FIELD(struct lnetcap_ack, match_bits));
+      f.mlength = u.u32(LNETCAP_FIELD(struct lnetcap_ack, mlength));
       break;
     case LNETCAP_MSG_PUT:
-      f.ack_requested = load_le64(u + 0) != LNETCAP_LNET_WIRE_COOKIE_NONE ||
-                        load_le64(u + 8) != LNETCAP_LNET_WIRE_COOKIE_NONE;
-      f.match_bits = load_le64(u + 16);
-      f.hdr_data = load_le64(u + 24);
-      f.portal = load_le32(u + 32);
-      f.offset = load_le32(u + 36);
+#define PUT(field) LNETCAP_FIELD(struct lnetcap_put, field)
+      f.ack_requested =
+          u.u64(PUT(ack_wmd.wh_interface_cookie)) != LNETCAP_LNET_WIRE_COOKIE_NONE ||
+          u.u64(PUT(ack_wmd.wh_object_cookie)) != LNETCAP_LNET_WIRE_COOKIE_NONE;
+      f.match_bits = u.u64(PUT(match_bits));
+      f.hdr_data = u.u64(PUT(hdr_data));
+      f.portal = u.u32(PUT(ptl_index));
+      f.offset = u.u32(PUT(offset));
+#undef PUT
       break;
     case LNETCAP_MSG_GET:
-      f.match_bits = load_le64(u + 16);
-      f.portal = load_le32(u + 24);
-      f.offset = load_le32(u + 28);
-      f.sink_length = load_le32(u + 32);
+#define GET(field) LNETCAP_FIELD(struct lnetcap_get, field)
+      f.match_bits = u.u64(GET(match_bits));
+      f.portal = u.u32(GET(ptl_index));
+      f.offset = u.u32(GET(src_offset));
+      f.sink_length = u.u32(GET(sink_length));
+#undef GET
       break;
     default:
       break;
@@ -145,78 +154,76 @@ bool is_ldlm_opcode(std::uint32_t opc) {
 // Decodes lustre_msg_v2 + ptlrpc_body (and the LDLM buffer) from a payload
 // prefix.  Every read is bounds-checked against the captured bytes.
 void decode_ptlrpc(ByteSpan pl, const LnetFields& lnet, PtlrpcFields& r, LdlmFields& d) {
-  if (pl.size() < 32 + 4) return;
-  const std::uint8_t* p = pl.data();
-  const std::uint32_t magic = load_le32(p + 8);
+#define MSG(field) LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, field)
+#define BODY(field) LNETCAP_FIELD(struct lnetcap_ptlrpc_body, field)
+  // The fixed header and the first buffer length at least.
+  if (pl.size() < sizeof(struct lnetcap_lustre_msg_v2) + sizeof(std::uint32_t)) return;
   Endian e;
-  if (magic == LNETCAP_LUSTRE_MSG_MAGIC_V2)
-    e.little = true;
-  else if (magic == LNETCAP_LUSTRE_MSG_MAGIC_V2_SWABBED)
-    e.little = false;
-  else
-    return;
+  if (!lustre_msg_order(WireReader(pl), &e)) return;
+  const WireReader msg(pl, e);
   r.big_endian = !e.little;
-  r.bufcount = e.u32(p + 0);
+  r.bufcount = msg.u32(MSG(lm_bufcount));
   if (r.bufcount == 0 || r.bufcount > LNETCAP_PTLRPC_MAX_BUFCOUNT) return;
   r.present = true;
-  r.secflvr = e.u32(p + 4);
-  r.msg_flags = e.u32(p + 20);
+  r.secflvr = msg.u32(MSG(lm_secflvr));
+  r.msg_flags = msg.u32(MSG(lm_flags));
   const std::size_t hdr = LNETCAP_LUSTRE_MSG_HDR_SIZE(r.bufcount);
-  auto buflen = [&](std::uint32_t i) -> std::uint32_t {
-    return 32 + 4 * (i + 1) <= pl.size() ? e.u32(p + 32 + 4 * i) : 0;
-  };
-  const std::uint32_t body_len = buflen(0);
-  const std::uint8_t* b = p + hdr;
-  auto have = [&](std::size_t off, std::size_t len) {
-    return off + len <= body_len && hdr + off + len <= pl.size();
-  };
-  if (!have(0, 24)) return;
+  const std::uint32_t body_len = msg.u32(lustre_msg_buflen(0));
+  // The body as far as both its length and the capture reach.
+  const WireReader b = msg.from(hdr).first(body_len);
+  if (!b.has(BODY(pb_status))) return;
   r.body_len = body_len;
-  r.handle = e.u64(b + 0);
-  r.type = e.u32(b + 8);
-  r.version = e.u32(b + 12);
-  r.opc = e.u32(b + 16);
-  r.status = static_cast<std::int32_t>(e.u32(b + 20));
-  if (have(24, 8)) r.last_xid = e.u64(b + 24);
-  if (have(36, 4)) r.projid = e.u32(b + 36);
-  if (have(40, 16)) {
-    r.last_committed = e.u64(b + 40);
-    r.transno = e.u64(b + 48);
+  r.handle = b.u64(BODY(pb_handle));
+  r.type = b.u32(BODY(pb_type));
+  r.version = b.u32(BODY(pb_version));
+  r.opc = b.u32(BODY(pb_opc));
+  r.status = b.s32(BODY(pb_status));
+  r.last_xid = b.u64(BODY(pb_last_xid));
+  r.projid = b.u32(BODY(pb_projid));
+  if (b.has(BODY(pb_transno))) {
+    r.last_committed = b.u64(BODY(pb_last_committed));
+    r.transno = b.u64(BODY(pb_transno));
   }
-  if (have(56, 24)) {
-    r.flags = e.u32(b + 56);
-    r.op_flags = e.u32(b + 60);
-    r.conn_cnt = e.u32(b + 64);
-    r.timeout = e.u32(b + 68);
-    r.service_time = e.u32(b + 72);
-    r.limit = e.u32(b + 76);
+  if (b.has(BODY(pb_limit))) {
+    r.flags = b.u32(BODY(pb_flags));
+    r.op_flags = b.u32(BODY(pb_op_flags));
+    r.conn_cnt = b.u32(BODY(pb_conn_cnt));
+    r.timeout = b.u32(BODY(pb_timeout));
+    r.service_time = b.u32(BODY(pb_service_time));
+    r.limit = b.u32(BODY(pb_limit));
   }
-  if (have(80, 8)) r.slv = e.u64(b + 80);
-  if (have(120, 8)) r.mbits = e.u64(b + 120);
-  if (have(144, 8)) {
-    r.uid = e.u32(b + 144);
-    r.gid = e.u32(b + 148);
+  r.slv = b.u64(BODY(pb_slv));
+  r.mbits = b.u64(BODY(pb_mbits));
+  if (b.has(BODY(pb_gid))) {
+    r.uid = b.u32(BODY(pb_uid));
+    r.gid = b.u32(BODY(pb_gid));
   }
-  if (have(152, LNETCAP_LUSTRE_JOBID_SIZE)) {
-    const char* j = reinterpret_cast<const char*>(b + 152);
-    r.jobid.assign(j, strnlen(j, LNETCAP_LUSTRE_JOBID_SIZE));
+  if (b.has(BODY(pb_jobid))) {
+    const ByteSpan j = b.span(BODY(pb_jobid));
+    const char* jc = reinterpret_cast<const char*>(j.data());
+    r.jobid.assign(jc, strnlen(jc, j.size()));
   }
-  r.early_reply = r.type == LNETCAP_PTL_RPC_MSG_REPLY && r.bufcount == 1 &&
-                  lnet.type == LNETCAP_MSG_PUT && lnet.offset == 0 && e.u32(p + 16) != 0;
+  r.early_reply = lnet.type == LNETCAP_MSG_PUT &&
+                  lnetcap_rpc_is_early_reply(r.type, r.bufcount, msg.u32(MSG(lm_cksum)), lnet.offset);
+#undef BODY
+#undef MSG
 
-  // LDLM: buffer 1 is an ldlm_request (requests) or ldlm_reply (replies).
+  // LDLM: buffer 1 is an ldlm_request (requests) or ldlm_reply (replies);
+  // both start with lock_flags and a lock_desc, read up to its policy data.
+#define REQ(field) LNETCAP_FIELD(struct lnetcap_ldlm_request, field)
   if (!is_ldlm_opcode(r.opc) || r.bufcount < 2) return;
-  const std::size_t off1 = hdr + LNETCAP_LUSTRE_MSG_ROUND8(body_len);
-  const std::uint32_t len1 = buflen(1);
-  if (len1 < 56 || off1 + 56 > pl.size()) return;
-  const std::uint8_t* q = p + off1;
+  const std::size_t known = offsetof(struct lnetcap_ldlm_request, lock_desc.l_policy_data);
+  const WireReader q = msg.from(hdr + LNETCAP_LUSTRE_MSG_ROUND8(body_len));
+  if (msg.u32(lustre_msg_buflen(1)) < known || !q.has(0, known)) return;
   d.present = true;
-  d.lock_flags = e.u32(q + 0);
-  d.lock_count = r.type == LNETCAP_PTL_RPC_MSG_REQUEST ? e.u32(q + 4) : 0;
-  d.res_type = e.u32(q + 8);
-  for (int i = 0; i < 4; ++i) d.res_name[i] = e.u64(q + 16 + 8 * i);
-  d.req_mode = e.u32(q + 48);
-  d.granted_mode = e.u32(q + 52);
+  d.lock_flags = q.u32(REQ(lock_flags));
+  d.lock_count = r.type == LNETCAP_PTL_RPC_MSG_REQUEST ? q.u32(REQ(lock_count)) : 0;
+  d.res_type = q.u32(REQ(lock_desc.l_resource.lr_type));
+  for (int i = 0; i < 4; ++i)
+    d.res_name[i] = q.u64(LNETCAP_ELEMENT(struct lnetcap_ldlm_request, lock_desc.l_resource.lr_name.name, i));
+  d.req_mode = q.u32(REQ(lock_desc.l_req_mode));
+  d.granted_mode = q.u32(REQ(lock_desc.l_granted_mode));
+#undef REQ
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include <charconv>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -104,12 +105,14 @@ Nid Nid::from_nid4(std::uint64_t nid4) {
 }
 
 Nid Nid::from_lnet_nid(const std::uint8_t* raw) {
-  if (raw[1] == LNETCAP_NID_TYPE_ANY) return any();
+  const auto* addr = raw + offsetof(struct lnetcap_nid, nid_addr);
+  if (raw[offsetof(struct lnetcap_nid, nid_type)] == LNETCAP_NID_TYPE_ANY) return any();
   Nid n;
-  n.size = raw[0] <= LNETCAP_NID_SIZE_MAX ? raw[0] : LNETCAP_NID_SIZE_MAX;
-  n.type = raw[1];
-  n.num = load_be16(raw + 2);
-  for (int i = 0; i < n.size + 4; ++i) n.addr[i] = raw[4 + i];
+  const std::uint8_t size = raw[offsetof(struct lnetcap_nid, nid_size)];
+  n.size = size <= LNETCAP_NID_SIZE_MAX ? size : LNETCAP_NID_SIZE_MAX;
+  n.type = raw[offsetof(struct lnetcap_nid, nid_type)];
+  n.num = load_be16(raw + offsetof(struct lnetcap_nid, nid_num));  // big-endian on the wire
+  for (int i = 0; i < n.size + 4; ++i) n.addr[i] = addr[i];
   return n;
 }
 
@@ -124,13 +127,14 @@ Nid Nid::any() {
 
 void Nid::to_lnet_nid(std::uint8_t* raw) const {
   if (is_any()) {  // LNET_ANY_NID: every byte 0xff
-    std::memset(raw, 0xff, 20);
+    std::memset(raw, 0xff, sizeof(struct lnetcap_nid));
     return;
   }
-  raw[0] = size;
-  raw[1] = type;
-  store_be16(raw + 2, num);
-  for (int i = 0; i < 16; ++i) raw[4 + i] = i < size + 4 ? addr[i] : 0;
+  raw[offsetof(struct lnetcap_nid, nid_size)] = size;
+  raw[offsetof(struct lnetcap_nid, nid_type)] = type;
+  store_be16(raw + offsetof(struct lnetcap_nid, nid_num), num);
+  auto* out = raw + offsetof(struct lnetcap_nid, nid_addr);
+  for (std::size_t i = 0; i < sizeof(lnetcap_nid::nid_addr); ++i) out[i] = int(i) < size + 4 ? addr[i] : 0;
 }
 
 std::uint64_t Nid::to_nid4() const {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "codec/wire_reader.h"
 #include "error.h"
 #include "lnetcap/record.h"
 
@@ -69,12 +70,13 @@ std::optional<RecordView> parse_record(ByteSpan b, std::string* why) {
   };
   // The fixed prefix every version shares: magic, version, header length.
   if (b.size() < 8) return fail("record of " + std::to_string(b.size()) + " bytes is too short");
-  const std::uint8_t* p = b.data();
-  if (load_le32(p) != LNETCAP_REC_MAGIC) return fail("record magic is not \"LNCR\"");
+#define REC(field) LNETCAP_FIELD(struct lnetcap_rec_hdr, field)
+  const WireReader all(b);
+  if (all.u32(REC(magic)) != LNETCAP_REC_MAGIC) return fail("record magic is not \"LNCR\"");
   RecordView v;
   RecordHeader& h = v.hdr;
-  h.version = load_le16(p + 4);
-  h.rec_hdr_len = load_le16(p + 6);
+  h.version = all.u16(REC(version));
+  h.rec_hdr_len = all.u16(REC(rec_hdr_len));
   if (h.version != LNETCAP_REC_VERSION)
     return fail("record version " + std::to_string(h.version) +
                 " is not one this lnetcap understands (" + std::to_string(LNETCAP_REC_VERSION) +
@@ -85,27 +87,32 @@ std::optional<RecordView> parse_record(ByteSpan b, std::string* why) {
   if (b.size() < h.rec_hdr_len)
     return fail("record header (" + std::to_string(h.rec_hdr_len) + " bytes) is truncated at " +
                 std::to_string(b.size()));
-  h.direction = p[8];
-  h.hook = p[9];
-  h.lnd_type = p[10];
-  h.lnet_hdr_len = p[11];
-  h.flags = load_le16(p + 12);
-  h.health_status = p[14];
-  h.retry_count = p[15];
-  h.cpu = load_le32(p + 16);
-  h.pid = load_le32(p + 20);
-  h.comm.assign(reinterpret_cast<const char*>(p + 24), strnlen(reinterpret_cast<const char*>(p + 24), 16));
-  h.seq = load_le64(p + 40);
-  h.payload_len = load_le32(p + 48);
-  h.payload_caplen = load_le32(p + 52);
-  h.local_nid = Nid::from_lnet_nid(p + 56);
-  h.peer_nid = Nid::from_lnet_nid(p + 76);
-  h.status = static_cast<std::int32_t>(load_le32(p + 96));
-  h.ni_id = load_le32(p + 100);
+  // Only the header's own bytes: appended fields beyond rec_hdr_len read as 0.
+  const WireReader r = all.first(h.rec_hdr_len);
+  h.direction = r.u8(REC(direction));
+  h.hook = r.u8(REC(hook));
+  h.lnd_type = r.u8(REC(lnd_type));
+  h.lnet_hdr_len = r.u8(REC(lnet_hdr_len));
+  h.flags = r.u16(REC(rec_flags));
+  h.health_status = r.u8(REC(health_status));
+  h.retry_count = r.u8(REC(retry_count));
+  h.cpu = r.u32(REC(cpu));
+  h.pid = r.u32(REC(pid));
+  const ByteSpan comm = r.span(REC(comm));
+  h.comm.assign(reinterpret_cast<const char*>(comm.data()),
+                strnlen(reinterpret_cast<const char*>(comm.data()), comm.size()));
+  h.seq = r.u64(REC(seq));
+  h.payload_len = r.u32(REC(payload_len));
+  h.payload_caplen = r.u32(REC(payload_caplen));
+  h.local_nid = Nid::from_lnet_nid(r.span(REC(local_nid)).data());
+  h.peer_nid = Nid::from_lnet_nid(r.span(REC(peer_nid)).data());
+  h.status = r.s32(REC(status));
+  h.ni_id = r.u32(REC(ni_id));
   // Appended fields: present only in headers long enough to hold them.
-  if (h.rec_hdr_len >= offsetof(lnetcap_rec_hdr, msg_id)) h.queue_ns = load_le64(p + 104);
-  if (h.rec_hdr_len >= offsetof(lnetcap_rec_hdr, drop_reason)) h.msg_id = load_le64(p + 112);
-  if (h.rec_hdr_len > offsetof(lnetcap_rec_hdr, drop_reason)) h.drop_reason = p[120];
+  h.queue_ns = r.u64(REC(queue_ns));
+  h.msg_id = r.u64(REC(msg_id));
+  h.drop_reason = r.u8(REC(drop_reason));
+#undef REC
   if (h.lnet_hdr_len != 0 && h.lnet_hdr_len != LNETCAP_HDR_NID4_LEN &&
       h.lnet_hdr_len != LNETCAP_HDR_NID16_LEN)
     return fail("LNet header length " + std::to_string(h.lnet_hdr_len) + " is not 0, 72 or 96");

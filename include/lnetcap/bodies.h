@@ -465,6 +465,39 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_fid2, 56);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_bias, 112);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_reint, rr_umask, 128);
 
+/* The REINT_SETATTR variant (struct mdt_rec_setattr): the ids it sets. */
+struct lnetcap_mdt_rec_setattr {
+	__u32 sa_opcode;
+	__u32 sa_cap;
+	__u32 sa_fsuid;
+	__u32 sa_fsuid_h;
+	__u32 sa_fsgid;
+	__u32 sa_fsgid_h;
+	__u32 sa_suppgid;
+	__u32 sa_suppgid_h;
+	__u32 sa_padding_1;
+	__u32 sa_padding_1_h;
+	struct lnetcap_lu_fid sa_fid;
+	__u64 sa_valid;
+	__u32 sa_uid;
+	__u32 sa_gid;
+	__u64 sa_size;
+	__u64 sa_blocks;
+	__s64 sa_mtime;
+	__s64 sa_atime;
+	__s64 sa_ctime;
+	__u32 sa_attr_flags;
+	__u32 sa_mode;
+	__u32 sa_bias;
+	__u32 sa_projid;
+	__u32 sa_padding_4;
+	__u32 sa_padding_5;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_mdt_rec_setattr, 136);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_setattr, sa_uid, 64);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_setattr, sa_gid, 68);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_setattr, sa_projid, 124);
+
 /* Setattr variant offsets that differ from the generic record. */
 #define LNETCAP_SETATTR_OFF_VALID 56
 #define LNETCAP_SETATTR_OFF_UID 64

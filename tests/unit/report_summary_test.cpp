@@ -154,10 +154,14 @@ TEST(ReportSummary, PositiveStatusesAreResultsNotErrors) {
   s.add(test::rpc_reply(1, c, srv, 0x80, LNETCAP_OPC_OST_READ, LNETCAP_PORTAL_OSC_REPLY, 1048576));
   s.add(test::rpc_request(2, c, srv, 0x100, LNETCAP_OPC_LDLM_ENQUEUE, LNETCAP_PORTAL_LDLM_CANCEL_REQUEST));
   s.add(test::rpc_reply(3, c, srv, 0x100, LNETCAP_OPC_LDLM_ENQUEUE, LNETCAP_PORTAL_LDLM_CANCEL_REPLY, 301));
+  s.add(test::rpc_request(4, c, srv, 0x180, LNETCAP_OPC_LDLM_ENQUEUE, LNETCAP_PORTAL_LDLM_CANCEL_REQUEST));
+  s.add(test::rpc_reply(5, c, srv, 0x180, LNETCAP_OPC_LDLM_ENQUEUE, LNETCAP_PORTAL_LDLM_CANCEL_REPLY, -2));
   const SummaryReport r = s.report();
   EXPECT_EQ(r.by(Dimension::kOpcode).at("OST_READ").errors, 0u);  // 1 MiB read: a byte count
-  EXPECT_EQ(r.by(Dimension::kOpcode).at("LDLM_ENQUEUE").errors, 1u);  // ELDLM_LOCK_ABORTED
-  EXPECT_EQ(r.total.errors_by_status, (std::map<std::int32_t, std::uint64_t>{{301, 1}}));
+  // ELDLM_LOCK_ABORTED (the answer to an intent enqueue) is an LDLM
+  // "non-error return state" (lustre_dlm.h); -ENOENT is an error.
+  EXPECT_EQ(r.by(Dimension::kOpcode).at("LDLM_ENQUEUE").errors, 1u);
+  EXPECT_EQ(r.total.errors_by_status, (std::map<std::int32_t, std::uint64_t>{{-2, 1}}));
 }
 
 TEST(ReportSummary, WireRecordsGroupByConversation) {

@@ -15,6 +15,8 @@
 #include "../error.h"
 #include "../message.h"
 #include "../record.h"
+#include "codec/lustre_msg.h"
+#include "codec/wire_reader.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
@@ -23,32 +25,6 @@ namespace lnetcap::anon {
 namespace {
 
 constexpr std::size_t kMinKeyBytes = 16;
-
-// Byte-order-aware field access inside a buffer we own.
-struct Field32 {
-  std::vector<std::uint8_t>& b;
-  bool little;
-  bool fits(std::size_t off) const { return off + 4 <= b.size(); }
-  std::uint32_t get(std::size_t off) const {
-    return little ? load_le32(b.data() + off) : load_be32(b.data() + off);
-  }
-  void set(std::size_t off, std::uint32_t v) {
-    if (little) store_le32(b.data() + off, v);
-    else store_be32(b.data() + off, v);
-  }
-  std::uint64_t get64(std::size_t off) const {
-    return little ? load_le64(b.data() + off)
-                  : (std::uint64_t{load_be32(b.data() + off)} << 32) | load_be32(b.data() + off + 4);
-  }
-  void set64(std::size_t off, std::uint64_t v) {
-    if (little) {
-      store_le64(b.data() + off, v);
-    } else {
-      store_be32(b.data() + off, static_cast<std::uint32_t>(v >> 32));
-      store_be32(b.data() + off + 4, static_cast<std::uint32_t>(v));
-    }
-  }
-};
 
 bool is_ost_opcode(std::uint32_t opc) { return opc <= LNETCAP_OPC_OST_SEEK; }
 bool is_ldlm_opcode(std::uint32_t opc) {
@@ -226,26 +202,38 @@ CaptureInterface Anonymizer::rewrite_interface(const CaptureInterface& in) {
 }
 
 void Anonymizer::rewrite_ping_info(std::vector<std::uint8_t>& p) {
+#define PING(field) LNETCAP_FIELD(struct lnetcap_ping_info, field)
   const bool little = load_le32(p.data()) == LNETCAP_LNET_PROTO_PING_MAGIC;
-  Field32 f{p, little};
-  if (!f.fits(12)) return;
-  const std::uint32_t features = f.get(4);
-  const std::uint32_t nnis = f.get(12);
-  std::size_t pos = 16;
-  for (std::uint32_t i = 0; i < nnis && pos + 16 <= p.size(); ++i, pos += 16) {
-    f.set64(pos, map_nid(Nid::from_nid4(f.get64(pos))).to_nid4());
+  const WireWriter w(std::span<std::uint8_t>(p), Endian{little});
+  if (!w.has(PING(pi_nnis))) return;
+  const std::uint32_t features = w.reader().u32(PING(pi_features));
+  const std::uint32_t nnis = w.reader().u32(PING(pi_nnis));
+#undef PING
+  // pi_ni[]: struct lnetcap_ni_status entries after the fixed part.
+  std::size_t pos = sizeof(struct lnetcap_ping_info);
+  constexpr auto kNid = LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid);
+  for (std::uint32_t i = 0; i < nnis && pos + sizeof(struct lnetcap_ni_status) <= p.size();
+       ++i, pos += sizeof(struct lnetcap_ni_status)) {
+    WireWriter ni = w.from(pos);
+    ni.u64(kNid, map_nid(Nid::from_nid4(ni.reader().u64(kNid))).to_nid4());
     ++changes_.nids;
   }
   if (features & 0x20) {  // LNET_PING_FEAT_LARGE_ADDR: {status u32, struct lnet_nid} entries
-    while (pos + 4 + 8 <= p.size()) {
-      const std::size_t nid_bytes = std::size_t{p[pos + 4]} + 8;
-      if (p[pos + 4] > LNETCAP_NID_SIZE_MAX || pos + 4 + nid_bytes > p.size()) break;
-      std::uint8_t raw[20] = {};
-      std::memcpy(raw, &p[pos + 4], nid_bytes);
+    // Each entry: a __u32 status, then a struct lnet_nid cut to its size
+    // (nid_addr holds nid_size + 4 bytes), padded to 4 bytes.
+    constexpr std::size_t kStatus = sizeof(std::uint32_t);
+    constexpr std::size_t kNidHead = offsetof(struct lnetcap_nid, nid_addr);
+    while (pos + kStatus + kNidHead + sizeof(std::uint32_t) <= p.size()) {
+      std::uint8_t* nid = &p[pos + kStatus];
+      const std::uint8_t nid_size = nid[offsetof(struct lnetcap_nid, nid_size)];
+      const std::size_t nid_bytes = kNidHead + nid_size + sizeof(std::uint32_t);
+      if (nid_size > LNETCAP_NID_SIZE_MAX || pos + kStatus + nid_bytes > p.size()) break;
+      std::uint8_t raw[sizeof(struct lnetcap_nid)] = {};
+      std::memcpy(raw, nid, nid_bytes);
       map_nid(Nid::from_lnet_nid(raw)).to_lnet_nid(raw);
-      std::memcpy(&p[pos + 4], raw, nid_bytes);
+      std::memcpy(nid, raw, nid_bytes);
       ++changes_.nids;
-      pos += (4 + nid_bytes + 3) & ~std::size_t{3};
+      pos += (kStatus + nid_bytes + 3) & ~std::size_t{3};
     }
   }
   // Anything further (NID metadata) is not needed to read the ping.
@@ -256,30 +244,41 @@ void Anonymizer::rewrite_ping_info(std::vector<std::uint8_t>& p) {
 }
 
 void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_hint) {
-  const bool little = load_le32(p.data() + 8) == LNETCAP_LUSTRE_MSG_MAGIC_V2;
-  Field32 f{p, little};
-  const std::uint32_t count = f.get(0);
+  const WireReader probe{ByteSpan(p.data(), p.size())};
+  const bool little =
+      probe.u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_magic)) == LNETCAP_LUSTRE_MSG_MAGIC_V2;
+  const WireWriter msg(std::span<std::uint8_t>(p), Endian{little});
+  const std::uint32_t count = msg.reader().u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_bufcount));
   if (count == 0 || count > LNETCAP_PTLRPC_MAX_BUFCOUNT) return;
   std::size_t off = LNETCAP_LUSTRE_MSG_HDR_SIZE(count);
   std::uint32_t opc = opc_hint;
-  auto id_at = [&](std::size_t o) {
-    if (!f.fits(o)) return;
-    const std::uint32_t v = f.get(o);
-    f.set(o, map_id(v));
+  // Replaces the uid/gid/projid in field f of the buffer at off.
+  auto id_at = [&](WireField<4> f) {
+    WireWriter buf = msg.from(off);
+    if (!buf.has(f)) return;
+    const std::uint32_t v = buf.reader().u32(f);
+    buf.u32(f, map_id(v));
     if (v) ++changes_.ids;
   };
+#define BODY(field) LNETCAP_FIELD(struct lnetcap_ptlrpc_body, field)
+#define MDT(field) LNETCAP_FIELD(struct lnetcap_mdt_body, field)
+#define REINT(field) LNETCAP_FIELD(struct lnetcap_mdt_rec_reint, field)
+#define SETATTR(field) LNETCAP_FIELD(struct lnetcap_mdt_rec_setattr, field)
+#define OBDO(field) LNETCAP_FIELD(struct lnetcap_obdo, field)
   for (std::uint32_t i = 0; i < count && off < p.size(); ++i) {
-    const std::uint32_t len = f.fits(32 + 4 * i) ? f.get(32 + 4 * i) : 0;
+    const std::uint32_t len = msg.reader().u32(lustre_msg_buflen(i));
     const std::size_t end = std::min<std::size_t>(off + len, p.size());
     if (i == 0) {  // ptlrpc_body
-      if (f.fits(off + 16)) opc = f.get(off + 16);
-      id_at(off + 36);   // pb_projid
-      if (len >= 152) {
-        id_at(off + 144);  // pb_uid
-        id_at(off + 148);  // pb_gid
+      const WireReader body = msg.from(off).reader();
+      if (body.has(BODY(pb_opc))) opc = body.u32(BODY(pb_opc));
+      id_at(BODY(pb_projid));
+      if (len >= LNETCAP_PTLRPC_BODY_V2_LEN) {
+        id_at(BODY(pb_uid));
+        id_at(BODY(pb_gid));
       }
-      if (len >= 184 && off + 184 <= p.size()) {
-        char* j = reinterpret_cast<char*>(&p[off + 152]);
+      const std::span<std::uint8_t> jobid = msg.from(off).span(BODY(pb_jobid));
+      if (len >= LNETCAP_PTLRPC_BODY_V3_LEN && !jobid.empty()) {
+        char* j = reinterpret_cast<char*>(jobid.data());
         const std::size_t n = strnlen(j, LNETCAP_LUSTRE_JOBID_SIZE);
         if (n) {
           const std::string m = map_string(std::string_view(j, n), "jobid");
@@ -297,13 +296,18 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
                (is_connect_opcode(opc) && len == 192)) {                   // obd_connect_data
       // structured and free of identities: kept as is
     } else if (len == sizeof(struct lnetcap_mdt_body)) {
-      for (std::size_t o : {104, 108, 120, 124, 144, 164, 168, 172}) id_at(off + o);
+      for (auto f : {MDT(mbo_fsuid), MDT(mbo_fsgid), MDT(mbo_uid), MDT(mbo_gid), MDT(mbo_suppgid),
+                     MDT(mbo_uid_h), MDT(mbo_gid_h), MDT(mbo_projid)})
+        id_at(f);
     } else if (len == sizeof(struct lnetcap_mdt_rec_reint)) {
-      for (std::size_t o : {8, 12, 16, 20, 24, 28, 32, 36}) id_at(off + o);
-      if (f.fits(off) && f.get(off) == LNETCAP_REINT_SETATTR)
-        for (std::size_t o : {64, 68, 124}) id_at(off + o);  // sa_uid, sa_gid, sa_projid
+      for (auto f : {REINT(rr_fsuid), REINT(rr_fsuid_h), REINT(rr_fsgid), REINT(rr_fsgid_h),
+                     REINT(rr_suppgid1), REINT(rr_suppgid1_h), REINT(rr_suppgid2), REINT(rr_suppgid2_h)})
+        id_at(f);
+      const WireReader rec = msg.from(off).reader();
+      if (rec.has(REINT(rr_opcode)) && rec.u32(REINT(rr_opcode)) == LNETCAP_REINT_SETATTR)
+        for (auto f : {SETATTR(sa_uid), SETATTR(sa_gid), SETATTR(sa_projid)}) id_at(f);
     } else if (len == sizeof(struct lnetcap_obdo) && is_ost_opcode(opc)) {
-      for (std::size_t o : {88, 92, 168, 172, 184}) id_at(off + o);
+      for (auto f : {OBDO(o_uid), OBDO(o_gid), OBDO(o_uid_h), OBDO(o_gid_h), OBDO(o_projid)}) id_at(f);
     } else {
       // Names, symlink targets, UUIDs, xattrs, layouts, ACLs, LVBs, ...
       std::uint8_t* b = &p[off];
@@ -319,13 +323,22 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
     }
     off += LNETCAP_LUSTRE_MSG_ROUND8(len);
   }
+#undef OBDO
+#undef SETATTR
+#undef REINT
+#undef MDT
+#undef BODY
 }
 
 std::vector<std::uint8_t> Anonymizer::rewrite_record(ByteSpan bytes) {
   std::string why;
-  auto rec = parse_record(bytes, &why);
-  if (!rec) throw Error("cannot anonymize a bad record: " + why);
-  const Message msg = decode_message(*rec, 0, 0);
+  auto view = parse_record(bytes, &why);
+  if (!view) throw Error("cannot anonymize a bad record: " + why);
+  return rewrite_record(decode_message(*view, 0, 0));
+}
+
+std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
+  const RecordView* rec = &msg.rec;
   RecordHeader h = rec->hdr;
   h.local_nid = map_nid(h.local_nid);
   h.peer_nid = map_nid(h.peer_nid);
@@ -333,10 +346,16 @@ std::vector<std::uint8_t> Anonymizer::rewrite_record(ByteSpan bytes) {
 
   std::vector<std::uint8_t> hdr(rec->lnet_header.begin(), rec->lnet_header.end());
   if (hdr.size() == LNETCAP_HDR_NID4_LEN) {
-    for (std::size_t o : {0, 8}) store_le64(&hdr[o], map_nid(Nid::from_nid4(load_le64(&hdr[o]))).to_nid4());
+    WireWriter w(std::span<std::uint8_t>(hdr), Endian{});
+    for (auto f : {LNETCAP_FIELD(struct lnetcap_hdr_nid4, dest_nid), LNETCAP_FIELD(struct lnetcap_hdr_nid4, src_nid)})
+      w.u64(f, map_nid(Nid::from_nid4(w.reader().u64(f))).to_nid4());
     changes_.nids += 2;
   } else if (hdr.size() == LNETCAP_HDR_NID16_LEN) {
-    for (std::size_t o : {0, 20}) map_nid(Nid::from_lnet_nid(&hdr[o])).to_lnet_nid(&hdr[o]);
+    const WireWriter w(std::span<std::uint8_t>(hdr), Endian{});
+    for (auto f : {LNETCAP_FIELD(struct lnetcap_hdr_nid16, dest_nid), LNETCAP_FIELD(struct lnetcap_hdr_nid16, src_nid)}) {
+      std::uint8_t* nid = w.span(f).data();
+      map_nid(Nid::from_lnet_nid(nid)).to_lnet_nid(nid);
+    }
     changes_.nids += 2;
   }
 

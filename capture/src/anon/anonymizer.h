@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../message.h"
 #include "../nid.h"
 #include "../source.h"
 
@@ -50,6 +51,9 @@ class Anonymizer {
 
   /// Rewrites one valid lnetcap record (see the policy above).
   std::vector<std::uint8_t> rewrite_record(ByteSpan record);
+  /// The same for a record the caller has already decoded (msg.rec points
+  /// into it): the pipeline decodes each record once.
+  std::vector<std::uint8_t> rewrite_record(const Message& msg);
   /// Interface names are net names (kept); descriptions are replaced by the
   /// pseudonyms of the NIDs they mention.
   CaptureInterface rewrite_interface(const CaptureInterface& in);

@@ -7,6 +7,17 @@ namespace lnetcap::anon {
 
 const CapturedRecord& AnonymizingStage::apply(const CapturedRecord& rec, Message& decoded) {
   buffer_ = anon_.rewrite_record(rec.bytes);
+  return finish(rec, decoded);
+}
+
+const CapturedRecord& AnonymizingStage::apply(const CapturedRecord& rec, const Message& msg,
+                                              Message& decoded) {
+  buffer_ = anon_.rewrite_record(msg);
+  return finish(rec, decoded);
+}
+
+// The anonymized copy is new bytes: its own (single) decoding.
+const CapturedRecord& AnonymizingStage::finish(const CapturedRecord& rec, Message& decoded) {
   out_ = rec;
   out_.bytes = buffer_;
   out_.comments.clear();  // free text may name hosts or files

@@ -17,11 +17,15 @@ class AnonymizingStage {
   explicit AnonymizingStage(Anonymizer anonymizer) : anon_(std::move(anonymizer)) {}
   /// The anonymized copy of rec (valid until the next call) and its decoding.
   const CapturedRecord& apply(const CapturedRecord& rec, Message& decoded);
+  /// The same for a record already decoded as msg: not parsed again.
+  const CapturedRecord& apply(const CapturedRecord& rec, const Message& msg, Message& decoded);
   /// Anonymized interfaces, extended as the source's list grows.
   const std::vector<CaptureInterface>& interfaces(const std::vector<CaptureInterface>& in);
   Anonymizer& anonymizer() { return anon_; }
 
  private:
+  const CapturedRecord& finish(const CapturedRecord& rec, Message& decoded);
+
   Anonymizer anon_;
   std::vector<std::uint8_t> buffer_;
   CapturedRecord out_;

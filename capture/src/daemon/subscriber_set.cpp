@@ -285,7 +285,7 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
     const Message* decoded = &msg;
     const std::vector<CaptureInterface>* ifaces = &interfaces;
     if (s.anonymized) {
-      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg);
+      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg);  // msg is Message{} when nothing needed decoding
       out = pseudonymous;
       decoded = &pseudonymous_msg;  // no filter on real NIDs: that would be an oracle
       ifaces = &anonymizing_->interfaces(interfaces);
@@ -395,7 +395,7 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
       const std::vector<CaptureInterface>* ifaces = &interfaces;
       if (s.anonymized) {  // as its live stream would be: pseudonyms only, filter included
         Message pseudonymous;
-        rec = anonymizing_->apply(rec, pseudonymous);
+        rec = anonymizing_->apply(rec, msg, pseudonymous);
         msg = pseudonymous;
         ifaces = &anonymizing_->interfaces(interfaces);
       }

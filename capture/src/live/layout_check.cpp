@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "layout_check.h"
+#include "codec/wire_reader.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/record.h"
 
 #include "lnetcap/lnet.h"
 
@@ -40,11 +43,12 @@ std::optional<std::string> LayoutCheck::problem(const RecordView& rec) {
       return "its local NI " + h.local_nid.to_string() + " is not one of this node's NIs";
   }
   if (rec.lnet_header.size() == LNETCAP_HDR_NID16_LEN) {
-    std::uint32_t type = load_le32(rec.lnet_header.data() + 48);
+    const WireReader lh(rec.lnet_header);
+    std::uint32_t type = lh.u32(LNETCAP_FIELD(struct lnetcap_hdr_nid16, type));
     if (type > LNETCAP_MSG_HELLO)
       return "its LNet message type " + std::to_string(type) + " does not exist";
-    if (!sane_nid(Nid::from_lnet_nid(rec.lnet_header.data())) ||
-        !sane_nid(Nid::from_lnet_nid(rec.lnet_header.data() + 20)))
+    if (!sane_nid(Nid::from_lnet_nid(lh.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, dest_nid)).data())) ||
+        !sane_nid(Nid::from_lnet_nid(lh.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, src_nid)).data())))
       return "its LNet header has a NID with an impossible address size";
   }
   return std::nullopt;

@@ -2,6 +2,9 @@
 #ifdef LNETCAP_HAVE_BPF
 
 #include "ring_source.h"
+#include "codec/wire_reader.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/record.h"
 
 #include <time.h>
 
@@ -117,7 +120,11 @@ bool RingSource::next(CapturedRecord& out) {
     }
     const std::uint8_t* rec = s->data() + kEnv;
     std::size_t avail = s->size() - kEnv;
-    std::size_t len = std::size_t{load_le16(rec + 6)} + rec[11] + load_le32(rec + 52);
+    // The record's length from its own header, before parse_record checks it.
+    const WireReader hr(ByteSpan(rec, avail));
+    std::size_t len = std::size_t{hr.u16(LNETCAP_FIELD(struct lnetcap_rec_hdr, rec_hdr_len))} +
+                      hr.u8(LNETCAP_FIELD(struct lnetcap_rec_hdr, lnet_hdr_len)) +
+                      hr.u32(LNETCAP_FIELD(struct lnetcap_rec_hdr, payload_caplen));
     std::string why;
     std::optional<RecordView> view;
     if (len <= avail) view = parse_record(ByteSpan(rec, len), &why);

@@ -17,7 +17,7 @@
 // count(F):   messages matching the filter F (Filter::parse; empty or * = all)
 // bytes(F):   sum of the LNet payload lengths of those messages
 // errors(F):  final replies matching F that report a failure (negative
-//             errno, error reply or ELDLM_* code; see is_rpc_error)
+//             errno or error reply; see is_rpc_error)
 // latency_pNN(F), latency_max(F): request->reply latency in milliseconds of
 //   the RPCs whose request matches F (nearest-rank percentiles).  With no
 //   such RPC the value is "none" and every comparison with it is false.

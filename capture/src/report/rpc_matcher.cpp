@@ -9,6 +9,7 @@
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
+#include "lnetcap/rpc_predicates.h"
 
 namespace lnetcap::report {
 
@@ -27,9 +28,7 @@ bool is_rpc_reply(const Message& m) {
 
 bool is_rpc_error(const Message& m) {
   if (!is_rpc_reply(m)) return false;
-  const std::int32_t s = m.rpc.status;
-  return m.rpc.type == LNETCAP_PTL_RPC_MSG_ERR || s < 0 || (s >= 300 && s <= 304) ||
-         s == 400 || s == 401;
+  return lnetcap_rpc_is_error(m.rpc.type, m.rpc.status);
 }
 
 std::string peer_key(const Message& m) {

@@ -43,9 +43,10 @@ bool is_rpc_request(const Message& m);
 /// True for a final reply (or error reply) PUT; early replies are not final.
 bool is_rpc_reply(const Message& m);
 /// True for a final reply that reports a failure: an error reply
-/// (PTL_RPC_MSG_ERR), a negative errno, or an ELDLM_* code of 300 and up.
-/// Other positive values are results, not errors (OST_READ/OST_WRITE
-/// replies carry the byte count; ELDLM_LOCK_MATCHED is 1).
+/// (PTL_RPC_MSG_ERR) or a negative errno (lnetcap_rpc_is_error).  Positive
+/// values are results, not errors: OST_READ/OST_WRITE replies carry the
+/// byte count, and the ELDLM_* codes are LDLM's non-error return states
+/// (ELDLM_LOCK_ABORTED answers every intent enqueue).
 bool is_rpc_error(const Message& m);
 /// Who a message was exchanged with, as the summaries group it.  For a
 /// message sent or received by the capturing node, the NID at the far end

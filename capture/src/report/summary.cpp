@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "summary.h"
+#include "codec/wire_reader.h"
 
 #include "nid_names.h"
 
@@ -67,11 +68,13 @@ static std::vector<Nid> ping_reply_nids(const Message& m) {
       p.size() < sizeof(struct lnetcap_ping_info) ||
       load_le32(p.data()) != LNETCAP_LNET_PROTO_PING_MAGIC)
     return nids;
-  const std::uint32_t n = load_le32(p.data() + 12);
+  const WireReader r(p);
+  const std::uint32_t n = r.u32(LNETCAP_FIELD(struct lnetcap_ping_info, pi_nnis));
   for (std::uint32_t i = 0; i < n && i < 64; ++i) {
-    const std::size_t off = sizeof(struct lnetcap_ping_info) + 16 * std::size_t(i);
-    if (off + 8 > p.size()) break;
-    const Nid nid = Nid::from_nid4(load_le64(p.data() + off));
+    // pi_ni[i] follows the fixed part.
+    const WireReader ni = r.from(sizeof(struct lnetcap_ping_info) + sizeof(struct lnetcap_ni_status) * i);
+    if (!ni.has(LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid))) break;
+    const Nid nid = Nid::from_nid4(ni.u64(LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid)));
     if (nid.type != LNETCAP_LND_LOLND) nids.push_back(nid);
   }
   return nids;

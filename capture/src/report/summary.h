@@ -23,8 +23,8 @@
 //  - a resend is not a message of its own: it counts only in the health
 //    figures, like an outcome record;
 //  - an error is a final reply that reports a failure (is_rpc_error: error
-//    reply, negative errno or ELDLM_* >= 300); other positive statuses are
-//    results such as the byte count of OST_READ.  Requests are never
+//    reply or negative errno); positive statuses are results such as the
+//    byte count of OST_READ or ELDLM_LOCK_ABORTED.  Requests are never
 //    looked at: their pb_status holds the sender's pid.
 #pragma once
 

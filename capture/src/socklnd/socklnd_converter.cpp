@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "socklnd_converter.h"
+#include "codec/wire_reader.h"
 
 #include <algorithm>
 #include <cstring>
@@ -88,7 +89,7 @@ SocklndConverter::Connection& SocklndConverter::lookup(std::uint64_t ts_ns, cons
   FlowKey key;
   auto put = [&](std::size_t at, const IpAddr& a, std::uint16_t p) {
     std::memcpy(key.raw.data() + at, a.bytes.data(), 16);
-    store_be16(key.raw.data() + at + 16, p);
+    store_be16(key.raw.data() + at + a.bytes.size(), p);
   };
   bool src_first = std::tie(seg.src, seg.sport) < std::tie(seg.dst, seg.dport);
   put(src_first ? 0 : 18, seg.src, seg.sport);
@@ -213,8 +214,10 @@ bool SocklndConverter::pop(OutRecord& out) {
 namespace {
 
 Nid header_src(ByteSpan h) {
-  return h.size() == LNETCAP_HDR_NID16_LEN ? Nid::from_lnet_nid(h.data() + 20)
-                                           : Nid::from_nid4(load_le64(h.data() + 8));
+  const WireReader r(h);
+  return h.size() == LNETCAP_HDR_NID16_LEN
+             ? Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, src_nid)).data())
+             : Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_hdr_nid4, src_nid)));
 }
 Nid header_dest(ByteSpan h) {
   return h.size() == LNETCAP_HDR_NID16_LEN ? Nid::from_lnet_nid(h.data())

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "codec/wire_reader.h"
+#include "lnetcap/lnet.h"
 #include "lnetcap/socklnd.h"
 
 namespace lnetcap::socklnd {
@@ -33,42 +35,71 @@ bool plausible_nid4(std::uint64_t nid) {
 
 // struct lnet_nid: size 0/4/8/12, a known LND, insignificant bytes zero.
 bool plausible_nid16(const std::uint8_t* p) {
-  std::size_t size = p[0];
-  if (size > LNETCAP_NID_SIZE_MAX || size % 4 != 0 || !known_lnd(p[1])) return false;
-  for (std::size_t i = 4 + size + 4; i < 20; ++i)
+  std::size_t size = p[offsetof(struct lnetcap_nid, nid_size)];
+  if (size > LNETCAP_NID_SIZE_MAX || size % 4 != 0 || !known_lnd(p[offsetof(struct lnetcap_nid, nid_type)]))
+    return false;
+  // nid_addr holds size + 4 significant bytes; the rest must be zero.
+  for (std::size_t i = offsetof(struct lnetcap_nid, nid_addr) + size + 4; i < sizeof(struct lnetcap_nid); ++i)
     if (p[i] != 0) return false;
   return true;
+}
+
+// The HELLO fields after the NIDs, at the offsets of either form's struct.
+template <class Hello>
+void decode_hello_tail(const WireReader& r, HelloInfo& h) {
+#define HELLO(field) LNETCAP_FIELD(Hello, field)
+  h.src_pid = r.u32(HELLO(kshm_src_pid));
+  h.dst_pid = r.u32(HELLO(kshm_dst_pid));
+  h.src_incarnation = r.u64(HELLO(kshm_src_incarnation));
+  h.dst_incarnation = r.u64(HELLO(kshm_dst_incarnation));
+  h.ctype = static_cast<std::int32_t>(r.u32(HELLO(kshm_ctype)));
+  h.nips = r.u32(HELLO(kshm_nips));
+#undef HELLO
+}
+
+bool plausible_nids(const WireReader& r, const struct lnetcap_hdr_nid4*) {
+  return plausible_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_hdr_nid4, dest_nid))) &&
+         plausible_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_hdr_nid4, src_nid)));
+}
+bool plausible_nids(const WireReader& r, const struct lnetcap_hdr_nid16*) {
+  return plausible_nid16(r.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, dest_nid)).data()) &&
+         plausible_nid16(r.span(LNETCAP_FIELD(struct lnetcap_hdr_nid16, src_nid)).data());
+}
+
+// Either header form: the same fields, at the offsets of its own struct.
+template <class Hdr>
+bool plausible_header(const WireReader& r, bool strict) {
+#define HDR(field) LNETCAP_FIELD(Hdr, field)
+  std::uint32_t type = r.u32(HDR(type));
+  std::uint32_t plen = r.u32(HDR(payload_length));
+  if (type > LNETCAP_MSG_REPLY || plen > LNETCAP_LNET_MTU) return false;
+  // lnet_parse() refuses a payload on ACK and GET.
+  if ((type == LNETCAP_MSG_ACK || type == LNETCAP_MSG_GET) && plen != 0) return false;
+  if (!strict) return true;
+  if (!plausible_nids(r, static_cast<const Hdr*>(nullptr))) return false;
+  if ((r.u32(HDR(dest_pid)) & kPidReservedBits) || (r.u32(HDR(src_pid)) & kPidReservedBits))
+    return false;
+  const WireReader msg = r.at(HDR(msg));
+#undef HDR
+  switch (type) {
+    case LNETCAP_MSG_PUT:
+      return msg.u32(LNETCAP_FIELD(struct lnetcap_put, ptl_index)) < kMaxPortals;
+    case LNETCAP_MSG_GET:
+      return msg.u32(LNETCAP_FIELD(struct lnetcap_get, ptl_index)) < kMaxPortals &&
+             msg.u32(LNETCAP_FIELD(struct lnetcap_get, sink_length)) <= LNETCAP_LNET_MTU;
+    case LNETCAP_MSG_ACK:
+      return msg.u32(LNETCAP_FIELD(struct lnetcap_ack, mlength)) <= LNETCAP_LNET_MTU;
+    default:
+      return true;
+  }
 }
 
 }  // namespace
 
 bool plausible_lnet_header(const std::uint8_t* h, std::size_t len, bool strict) {
-  // Field offsets of the nid16 form are those of the nid4 form + 24.
-  std::size_t shift = len == LNETCAP_HDR_NID16_LEN ? 24 : 0;
-  std::uint32_t type = load_le32(h + 24 + shift);
-  std::uint32_t plen = load_le32(h + 28 + shift);
-  if (type > LNETCAP_MSG_REPLY || plen > LNETCAP_LNET_MTU) return false;
-  // lnet_parse() refuses a payload on ACK and GET.
-  if ((type == LNETCAP_MSG_ACK || type == LNETCAP_MSG_GET) && plen != 0) return false;
-  if (!strict) return true;
-  if (shift == 0) {
-    if (!plausible_nid4(load_le64(h)) || !plausible_nid4(load_le64(h + 8))) return false;
-  } else {
-    if (!plausible_nid16(h) || !plausible_nid16(h + 20)) return false;
-  }
-  if ((load_le32(h + 16 + shift) & kPidReservedBits) || (load_le32(h + 20 + shift) & kPidReservedBits))
-    return false;
-  const std::uint8_t* msg = h + 32 + shift;
-  switch (type) {
-    case LNETCAP_MSG_PUT:
-      return load_le32(msg + 32) < kMaxPortals;
-    case LNETCAP_MSG_GET:
-      return load_le32(msg + 24) < kMaxPortals && load_le32(msg + 32) <= LNETCAP_LNET_MTU;
-    case LNETCAP_MSG_ACK:
-      return load_le32(msg + 24) <= LNETCAP_LNET_MTU;
-    default:
-      return true;
-  }
+  const WireReader r(ByteSpan(h, len));
+  return len == LNETCAP_HDR_NID16_LEN ? plausible_header<struct lnetcap_hdr_nid16>(r, strict)
+                                      : plausible_header<struct lnetcap_hdr_nid4>(r, strict);
 }
 
 void SocklndParser::start(bool from_connection_start) {
@@ -163,25 +194,19 @@ void SocklndParser::on_data(std::uint64_t ts_ns, ByteSpan data) {
           break;
         }
         if (!fill(data, need)) return;
-        const std::uint8_t* p = buf_.data();
-        Endian e{!swapped_};
+        const WireReader r(ByteSpan(buf_.data(), buf_.size()), Endian{!swapped_});
         HelloInfo h;
         h.version = static_cast<int>(version);
         h.swapped = swapped_;
         if (version == LNETCAP_KSOCK_PROTO_V4) {
-          h.src_nid = Nid::from_lnet_nid(p + 8);
-          h.dst_nid = Nid::from_lnet_nid(p + 28);
-          p += 24;  // the remaining fields sit 24 bytes further than in nid4 form
+          h.src_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_ksock_hello, kshm_src_nid)).data());
+          h.dst_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_ksock_hello, kshm_dst_nid)).data());
+          decode_hello_tail<struct lnetcap_ksock_hello>(r, h);
         } else {
-          h.src_nid = Nid::from_nid4(e.u64(p + 8));
-          h.dst_nid = Nid::from_nid4(e.u64(p + 16));
+          h.src_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_ksock_hello_nid4, kshm_src_nid)));
+          h.dst_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_ksock_hello_nid4, kshm_dst_nid)));
+          decode_hello_tail<struct lnetcap_ksock_hello_nid4>(r, h);
         }
-        h.src_pid = e.u32(p + 24);
-        h.dst_pid = e.u32(p + 28);
-        h.src_incarnation = e.u64(p + 32);
-        h.dst_incarnation = e.u64(p + 40);
-        h.ctype = static_cast<std::int32_t>(e.u32(p + 48));
-        h.nips = e.u32(p + 52);
         if (h.nips > LNETCAP_KSOCK_HELLO_MAX_IPS) {
           ++counters_.bad_headers;
           lose_sync(true);
@@ -200,21 +225,24 @@ void SocklndParser::on_data(std::uint64_t ts_ns, ByteSpan data) {
         // A 72-byte LNet header of type HELLO whose dest_nid is the
         // lnet_magicversion; its payload is nips x u32.
         if (!fill(data, LNETCAP_HDR_NID4_LEN)) return;
-        const std::uint8_t* p = buf_.data();
-        std::uint32_t plen = load_le32(p + 28);
-        if (load_le32(p + 24) != LNETCAP_MSG_HELLO || plen > 4 * LNETCAP_KSOCK_HELLO_MAX_IPS) {
+#define V1(field) LNETCAP_FIELD(struct lnetcap_hdr_nid4, field)
+        const WireReader r(ByteSpan(buf_.data(), buf_.size()));
+        const WireReader hello = r.at(V1(msg));
+        std::uint32_t plen = r.u32(V1(payload_length));
+        if (r.u32(V1(type)) != LNETCAP_MSG_HELLO || plen > 4 * LNETCAP_KSOCK_HELLO_MAX_IPS) {
           ++counters_.bad_headers;
           lose_sync(true);
           break;
         }
         HelloInfo h;
         h.version = LNETCAP_KSOCK_PROTO_V1;
-        h.src_nid = Nid::from_nid4(load_le64(p + 8));
+        h.src_nid = Nid::from_nid4(r.u64(V1(src_nid)));
         h.dst_nid = Nid::any();
-        h.dst_pid = load_le32(p + 16);
-        h.src_pid = load_le32(p + 20);
-        h.src_incarnation = load_le64(p + 32);
-        h.ctype = static_cast<std::int32_t>(load_le32(p + 40));
+        h.dst_pid = r.u32(V1(dest_pid));
+        h.src_pid = r.u32(V1(src_pid));
+        h.src_incarnation = hello.u64(LNETCAP_FIELD(struct lnetcap_hello, incarnation));
+        h.ctype = static_cast<std::int32_t>(hello.u32(LNETCAP_FIELD(struct lnetcap_hello, type)));
+#undef V1
         h.nips = plen / 4;
         version_ = LNETCAP_KSOCK_PROTO_V1;
         ++counters_.hellos[version_];

@@ -8,6 +8,7 @@
 
 #include "../report/text_escape.h"
 #include "format.h"
+#include "lnetcap/rpc_predicates.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
@@ -64,14 +65,11 @@ void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
   const char* type = rpc_type_name(r.type);
   out += ' ';
   out += r.early_reply ? "early reply" : (type ? type : "?");
-  // A successful OST_READ/OST_WRITE reply returns the bytes it moved in
-  // pb_status (tgt_brw_read/write set rq_status to the transfer size): a
-  // result, not a status, as the plugin shows it too.
-  const bool bulk_bytes = (r.opc == LNETCAP_OPC_OST_READ || r.opc == LNETCAP_OPC_OST_WRITE) &&
-                          r.type == LNETCAP_PTL_RPC_MSG_REPLY && r.status > 0;
-  if (bulk_bytes)
+  // A successful OST_READ/OST_WRITE reply's pb_status is the bytes it
+  // moved: a result, not a status (include/lnetcap/rpc_predicates.h).
+  if (lnetcap_rpc_status_is_byte_count(r.opc, r.type, r.status))
     appendf(out, " %" PRId32 " bytes", r.status);
-  else if (r.type != LNETCAP_PTL_RPC_MSG_REQUEST && r.status != 0)
+  else if (lnetcap_rpc_has_status(r.type) && r.status != 0)
     out += " status " + status_string(r.status);
   if (!r.jobid.empty()) out += " jobid " + report::wire_text(r.jobid);
   if (r.flags & 0x2) out += " RESENT";
