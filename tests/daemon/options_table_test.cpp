@@ -4,6 +4,10 @@
 // list exactly the table's options, groups and keys, and the table's rows
 // parse as they say (range, reload).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <fstream>
 #include <functional>
@@ -230,9 +234,17 @@ TEST(OptionsTable, UsageDefaultsAreTheCodeDefaults) {
 }
 
 // A config file with `text`, read into options.
+// Each its own file: ctest runs these tests side by side.
 DaemonOptions from_file(const std::string& text) {
-  const std::string path = ::testing::TempDir() + "options_table_test.conf";
+  std::string path = ::testing::TempDir() + "options_table_test.XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) throw std::runtime_error("mkstemp " + path);
+  ::close(fd);
   std::ofstream(path) << text;
+  struct Remove {
+    const std::string& path;
+    ~Remove() { std::remove(path.c_str()); }
+  } remove{path};
   ConfigFile file(path);
   DaemonOptions o;
   apply_config_file(file, o);
