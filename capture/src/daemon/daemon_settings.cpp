@@ -216,7 +216,7 @@ std::string article(const std::string& noun) {
     }
     case K::kChoice:
       if (file) file->fail(s.key, "'" + text + "' is not " + article(s.noun), std::string("write ") + s.choices);
-      throw Error("invalid " + std::string(s.noun) + " '" + text + "'", std::string("use ") + s.choices);
+      throw Error("invalid " + std::string(s.noun) + " '" + text + "'" + for_option, std::string("use ") + s.choices);
     default:
       throw std::logic_error(std::string("no message for a bad value of ") + s.option_name());
   }
