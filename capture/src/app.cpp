@@ -62,7 +62,8 @@ bool is_stream_path(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<RecordSource> open_capture_source(const Options& opts, const filter::Filter& filter) {
+std::unique_ptr<RecordSource> open_capture_source(const Options& opts, const filter::Filter& filter,
+                                                  KernelClauses clauses) {
   if (!opts.read_file.empty()) {
     if (opts.read_file == "-" || is_stream_path(opts.read_file)) {
       // A pipe cannot be opened twice: one byte tells pcapng (0x0A, the SHB)
@@ -85,7 +86,7 @@ std::unique_ptr<RecordSource> open_capture_source(const Options& opts, const fil
     return open_socklnd_file(opts);
   }
   if (names_network_interface(opts.interface)) return open_socklnd_live(opts);
-  return open_live_capture(opts, filter);
+  return open_live_capture(opts, filter, clauses);
 }
 
 namespace {

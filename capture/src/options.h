@@ -43,10 +43,6 @@ struct Options {
   std::string btf_file;                  // --btf FILE
   std::string attach_mode = "auto";      // --attach auto|fentry|kprobe
   std::string lustre_version;            // --lustre-version (override detection)
-  // lnetcapd only: load the programs with its clause table switched on
-  // (RecordSource::kernel_clause_table), so what no subscriber wants stays
-  // in the kernel.  Off for lnetcap: the stage is then dead code.
-  bool subscriber_clauses = false;
 
   // socklnd TCP import
   std::uint16_t lnet_port = 988;  // --port
@@ -94,11 +90,5 @@ struct Options {
 Options parse_options(int argc, char** argv);
 /// The -h text (with EXAMPLES).
 std::string usage_text();
-
-/// Parses "10", "10k", "10M", "2G" (k/m/g are binary, K/M/G... as tcpdump: -C
-/// counts millions of bytes for a plain number).
-/// Sizes larger than kMaxSize (an off_t's range) are refused (nullopt).
-std::optional<std::uint64_t> parse_size(const std::string& text, std::uint64_t plain_unit);
-inline constexpr std::uint64_t kMaxSize = INT64_MAX;
 
 }  // namespace lnetcap

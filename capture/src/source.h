@@ -49,6 +49,11 @@ struct SourceStats {
   std::vector<std::pair<std::string, std::uint64_t>> details;
 };
 
+/// lnetcapd opens its live eBPF source with the subscribers' clause table
+/// switched on (RecordSource::kernel_clause_table), so what no subscriber
+/// wants stays in the kernel.  Off for lnetcap: the stage is then dead code.
+enum class KernelClauses { kOff, kOn };
+
 class RecordSource {
  public:
   virtual ~RecordSource() = default;
@@ -65,7 +70,7 @@ class RecordSource {
   /// Asks a live source to stop; next() then drains and returns false.
   virtual void request_stop() {}
   /// The in-kernel clause table lnetcapd rewrites as subscribers come and
-  /// go (live eBPF source opened with Options::subscriber_clauses); nullptr
+  /// go (live eBPF source opened with KernelClauses::kOn); nullptr
   /// for every other source.  Shared memory the programs read: write it
   /// only through live::SubfilterWriter.
   virtual lnetcap_subfilter* kernel_clause_table() { return nullptr; }

@@ -3,7 +3,6 @@
 
 #include <glib.h>
 
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -154,18 +153,6 @@ std::optional<bool> ConfigGroup::boolean(const char* key) {
   if (v == "true" || v == "yes" || v == "1") return true;
   if (v == "false" || v == "no" || v == "0") return false;
   fail(key, "'" + v + "' is not a boolean", "write true or false");
-}
-
-std::optional<std::uint64_t> ConfigGroup::number(const char* key, std::uint64_t min, std::uint64_t max) {
-  const auto raw = string(key);
-  if (!raw) return std::nullopt;
-  const std::string v = trimmed(*raw);
-  std::uint64_t n = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || p != v.data() + v.size() || v.empty() || n < min || n > max)
-    fail(key, "'" + v + "' is not a number from " + std::to_string(min) + " to " + std::to_string(max),
-         "write a whole number in that range");
-  return n;
 }
 
 }  // namespace lnetcap::daemon

@@ -5,9 +5,8 @@
 // error names the file, the line and the key, unknown groups and keys are
 // errors (a typo must not be silently ignored), and values are checked.
 //
-// Each module reads its own group with a small function taking a
-// ConfigGroup (see daemon_config.cpp): the recorder's [recorder], the
-// metrics' [metrics] are added there without touching this file.
+// The groups and keys, and how each value is checked, are rows of the
+// settings table (daemon_settings.h); this file knows none of them.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +28,6 @@ class ConfigGroup {
   std::optional<std::string> string(const char* key);
   std::optional<std::vector<std::string>> list(const char* key);
   std::optional<bool> boolean(const char* key);
-  std::optional<std::uint64_t> number(const char* key, std::uint64_t min, std::uint64_t max);
   /// Throws Error naming this key's line, with `what` and `hint`.
   [[noreturn]] void fail(const char* key, const std::string& what, const std::string& hint) const;
   const std::string& name() const { return name_; }

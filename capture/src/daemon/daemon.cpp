@@ -27,6 +27,7 @@
 #include "recorder_and_metrics.h"
 #include "connection_guard.h"
 #include "daemon_config.h"
+#include "daemon_settings.h"
 #include "ipc_socket.h"
 #include "key_file_modes.h"
 #include "key_revocation.h"
@@ -69,13 +70,14 @@ std::string listen_on(zmq::socket_t& router, const std::string& uri, const Daemo
   }
   const std::string path = endpoint.substr(6);
   gid_t gid = static_cast<gid_t>(-1);
-  if (const group* g = ::getgrnam(opts.group.c_str())) {
+  const std::string group_name = opts.group.value_or(kDefaultGroup);
+  if (const group* g = ::getgrnam(group_name.c_str())) {
     gid = g->gr_gid;
-  } else if (opts.group_given) {
-    throw Error("group '" + opts.group + "' does not exist", "create it or name another with --group");
+  } else if (opts.group) {
+    throw Error("group '" + group_name + "' does not exist", "create it or name another with --group");
   } else {
     std::fprintf(stderr, "lnetcapd: no group '%s': only %s's own user may subscribe on %s\n",
-                 opts.group.c_str(), "lnetcapd", path.c_str());
+                 group_name.c_str(), "lnetcapd", path.c_str());
   }
   bind_ipc_socket(router, path, gid);  // safely: ipc_socket.h
   return endpoint;
@@ -229,9 +231,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   const filter::Filter source_filter = filter::Filter::parse(opts.source_filter);
   // A live eBPF source also gets the clause table the subscribers' filters
   // are folded into (docs/DAEMON.md, "Filter push-down into the kernel").
-  Options source_options = opts.source;
-  source_options.subscriber_clauses = true;
-  std::unique_ptr<RecordSource> source = open_capture_source(source_options, source_filter);
+  std::unique_ptr<RecordSource> source = open_capture_source(opts.source, source_filter, KernelClauses::kOn);
   lnetcap_subfilter* const clause_table = source->kernel_clause_table();
   SourcePump pump(std::move(source), pacing);
   const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;

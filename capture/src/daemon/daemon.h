@@ -3,6 +3,7 @@
 // subscribers over ZeroMQ (docs/DAEMON.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,9 @@ struct DaemonOptions {
   // a live eBPF source tests its pushable terms in the kernel.
   std::string source_filter;
   std::vector<std::string> listen;   // endpoints; default the local socket
-  bool listen_from_config = false;   // a --listen on the command line replaces them
   std::string config_path;           // the config file read ("" for none)
-  std::string group = "lnetcap";     // --group: who may use an ipc socket
-  bool group_given = false;
+  // --group: who may use an ipc socket.  Unset: kDefaultGroup when it exists.
+  std::optional<std::string> group;
   bool allow_insecure_tcp = false;   // --allow-insecure-tcp
   std::string authorized_keys;       // --authorized-keys FILE: TCP with CurveZMQ
   std::string curve_key = "/var/lib/lnetcap/curve.key";  // --curve-key FILE (made on first start)
@@ -44,15 +44,15 @@ struct DaemonOptions {
   bool show_help = false, show_version = false;
 };
 
+/// The ipc socket's group when --group names none.
+constexpr char kDefaultGroup[] = "lnetcap";
+
 /// Reads the config file (--config FILE, else /etc/lnetcap/lnetcapd.conf
 /// when it exists; none with --no-config), then applies lnetcapd's command
 /// line on top of it.  Throws Error naming the file, line and key or the option.
 DaemonOptions parse_daemon_options(int argc, char** argv);
+/// `lnetcapd -h`, made from the settings table (daemon_settings.h).
 std::string daemon_usage_text();
-/// Values of the recorder's settings (also read from the config file):
-/// a size with k/M/G (at least 4k), seconds (fractions allowed) as ns.
-std::uint64_t parse_recorder_size(const char* what, const std::string& text);
-std::uint64_t parse_seconds_ns(const char* what, const std::string& text);
 
 /// Runs the daemon until its source ends (a replayed file) or a signal;
 /// returns the exit status.  Throws Error when it cannot start.

@@ -63,9 +63,10 @@ std::unique_ptr<live::LoadedBpf> load(const live::AttachPlan& plan, const lnetca
 
 }  // namespace
 
-std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filter::Filter& filter) {
+std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filter::Filter& filter,
+                                                KernelClauses clauses) {
 #ifndef LNETCAP_HAVE_BPF
-  (void)opts, (void)filter;
+  (void)opts, (void)filter, (void)clauses;
   throw Error("live capture is not available: this lnetcap was built without eBPF support",
               "install clang, bpftool and libbpf-dev and rebuild with LNETCAP_BUILD_BPF=ON; "
               "-r reads saved captures");
@@ -79,7 +80,7 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   auto page = static_cast<std::uint32_t>(sysconf(_SC_PAGESIZE));
   std::uint32_t ring = live::ring_bytes(opts, snaplen, page);
   lnetcap_cfg cfg = live::make_cfg(opts, filter, plan.layout.lo, snaplen);
-  cfg.filter_sub = opts.subscriber_clauses ? 1 : 0;
+  cfg.filter_sub = clauses == KernelClauses::kOn ? 1 : 0;
   live::KernelMemmap memmap = live::detect_kernel_memmap();
   cfg.km = memmap.km;
 

@@ -13,7 +13,8 @@ namespace lnetcap {
 /// Loads and attaches the eBPF programs (pushing filter terms into the
 /// kernel when the filter allows it).  Throws Error with a hint when there
 /// is no Lustre, no privilege or no usable attach mode.
-std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filter::Filter& filter);
+std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filter::Filter& filter,
+                                                KernelClauses clauses = KernelClauses::kOff);
 /// -D: prints the local NIs and the attach mode that would be used.
 int list_live_interfaces(const Options& opts);
 
