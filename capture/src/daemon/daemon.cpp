@@ -313,7 +313,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     connections.handle_events();
     subscribe::Peer peer;
     while (subscribe::receive_frames(router, frames, &routing_id, &peer))
-      if (!refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
+      if (connections.admit_key(peer.fd, peer.user_id) &&
+          !refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
         subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
