@@ -50,15 +50,17 @@ bool LnetcapFileSource::next(CapturedRecord& out) {
   offset_ = packet_.offset;
   sync_interfaces();
   const pcapng::Interface& iface = reader_.interfaces()[packet_.interface_id];
-  const std::string where = reader_.path() + ": offset " + std::to_string(packet_.offset);
+  // Named only when something is wrong: built per record, the name cost
+  // an allocation per record.
+  auto where = [&] { return reader_.path() + ": offset " + std::to_string(packet_.offset); };
   if (iface.linktype != LNETCAP_LINKTYPE)
-    throw Error(where + ": packet on interface '" + iface.name + "' has link type " +
+    throw Error(where() + ": packet on interface '" + iface.name + "' has link type " +
                     std::to_string(iface.linktype) + ", not lnetcap's " +
                     std::to_string(LNETCAP_LINKTYPE),
                 "to read socklnd TCP traffic, give a file that holds only TCP/IP packets");
   std::string why;
   auto rec = parse_record(packet_.data, &why);
-  if (!rec) throw Error(where + ": bad lnetcap record: " + why);
+  if (!rec) throw Error(where() + ": bad lnetcap record: " + why);
   out = CapturedRecord{};
   out.ts_ns = packet_.ts_ns;
   out.interface_id = packet_.interface_id;

@@ -238,5 +238,81 @@ huge-subscribe)
 	check "--status reports the resident memory ($rss)" test "${rss:-0}" -gt 1000000
 	check "resident memory stays small ($rss)" test "${rss:-0}" -lt 200000000
 	kill "$d_pid" ;;
+curve-key-limits)
+	# A CurveZMQ key is one user (issue 25: "subscriber limits per uid/key"):
+	# its subscriptions are bounded by --max-subscribers-per-user and its
+	# connections by the same share as a local uid's (2 x N + 8, at least
+	# 16), while another key is served as before.
+	need_cmd python3
+	"$lnetcapd" --gen-key "$tmp/a.key" >"$tmp/a.pub" || fail "--gen-key"
+	"$lnetcapd" --gen-key "$tmp/b.key" >"$tmp/b.pub" || fail "--gen-key"
+	cat "$tmp/a.pub" "$tmp/b.pub" >"$tmp/authorized"
+	"$lnetcapd" --listen 'tcp://127.0.0.1:*' --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key" \
+		-r "$sample" --rate 2 --max-subscribers-per-user 2 2>"$tmp/d.log" &
+	d_pid=$!
+	wait_for_log "$tmp/d.log" "with CurveZMQ"
+	tcp=$(sed -n 's/.* on \(tcp:[^ ]*\) with CurveZMQ.*/\1/p' "$tmp/d.log")
+	as_key() { local k=$1; shift; "$lnetcap" --from "$tcp" --curve-key "$tmp/$k.key" --server-key "$tmp/server.key" "$@"; }
+	for i in 1 2; do
+		as_key a -w "$tmp/a$i.pcapng" 2>"$tmp/a$i.err" &
+		wait_for_log "$tmp/d.log" "subscriber $i ("
+	done
+	run_sub third --from "$tcp" --curve-key "$tmp/a.key" --server-key "$tmp/server.key" -w "$tmp/a3.pcapng"
+	expect_eq "exit of a third subscriber of key a" "$(rc_of third)" 1
+	contains "$tmp/third.err" "at most 2 subscribers of one user (key $(cat "$tmp/a.pub"))"
+	contains "$tmp/third.err" "--max-subscribers-per-user"
+	run_sub other --from "$tcp" --curve-key "$tmp/b.key" --server-key "$tmp/server.key" -c 3
+	expect_eq "exit of key b's subscriber while key a is at its limit" "$(rc_of other)" 0
+	expect_eq "records of key b's subscriber" "$(wc -l <"$tmp/other.out")" 3
+	# Connections: 40 raw CurveZMQ connections of key a, each sending one
+	# message (the key is known from then on) and holding on.  (One that
+	# never sends anything is not known as the key's: like a connection
+	# that never completes its handshake, it counts against
+	# --max-connections only.)
+	python3 - "$tcp" "$tmp/a.key" "$tmp/server.key" "$tmp/hold.ready" "$tmp/hold.stop" <<-'EOF' &
+		import ctypes, os, sys, time
+		uri, own, server, ready, stop = sys.argv[1:6]
+		def key(path, name):
+		    for line in open(path):
+		        if line.startswith(name + " "):
+		            return line.split()[1].encode()
+		z = ctypes.CDLL("libzmq.so.5")
+		z.zmq_ctx_new.restype = ctypes.c_void_p
+		z.zmq_socket.restype = ctypes.c_void_p
+		z.zmq_socket.argtypes = [ctypes.c_void_p, ctypes.c_int]
+		z.zmq_setsockopt.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+		z.zmq_connect.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+		z.zmq_send.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+		ctx = z.zmq_ctx_new()
+		held = []
+		for i in range(40):
+		    s = z.zmq_socket(ctx, 5)  # DEALER
+		    for opt, value in ((50, key(server, "public-key")), (48, key(own, "public-key")), (49, key(own, "secret-key"))):
+		        z.zmq_setsockopt(s, opt, value, len(value))  # CURVE_SERVERKEY, _PUBLICKEY, _SECRETKEY
+		    never = ctypes.c_int(-1)  # ZMQ_RECONNECT_IVL: a connection shut down stays down
+		    z.zmq_setsockopt(s, 18, ctypes.cast(ctypes.byref(never), ctypes.c_char_p), 4)
+		    z.zmq_connect(s, uri.encode())
+		    z.zmq_send(s, b"hello", 5, 0)  # not the protocol: the daemon only logs it
+		    held.append(s)
+		open(ready, "w").close()
+		while not os.path.exists(stop):
+		    time.sleep(0.1)
+		os._exit(0)
+	EOF
+	holder=$!
+	wait_for_file "$tmp/hold.ready" 30
+	wait_for_log "$tmp/d.log" "refused a connection of key $(cat "$tmp/a.pub")" 30
+	run_sub status --from "$tcp" --curve-key "$tmp/b.key" --server-key "$tmp/server.key" --status
+	connections=$(sed -n 's/^  connections: *//p' "$tmp/status.out")
+	refused=$(sed -n 's/^  connections refused: *//p' "$tmp/status.out")
+	# key a's 16 (its 2 subscribers' among them) and this --status's.
+	check "key a holds at most its 16 connections (all: ${connections:-?})" test "${connections:-99}" -le 17
+	check "key a's connections beyond 16 were refused (${refused:-?})" test "${refused:-0}" -ge 24
+	run_sub other2 --from "$tcp" --curve-key "$tmp/b.key" --server-key "$tmp/server.key" -c 3
+	expect_eq "exit of key b's subscriber while key a floods" "$(rc_of other2)" 0
+	touch "$tmp/hold.stop"
+	wait "$holder"
+	check "lnetcapd still runs" alive "$d_pid"
+	kill "$d_pid" ;;
 *) fail "unknown case $case" ;;
 esac

@@ -14,6 +14,7 @@
 
 #include "daemon/flight_recorder.h"
 #include "daemon/trigger.h"
+#include "pcapng/reader.h"
 #include "trigger_feed.h"
 #include "error.h"
 #include "message_fixtures.h"
@@ -177,6 +178,68 @@ TEST(Trigger, StormWritesAtMostTheLimitAMinuteAndCountsTheRest) {
   ASSERT_EQ(trigger.files().size(), 12u);
   EXPECT_NE(trigger.files()[0].find("/node1-20231114T221320.000000000Z-1.pcapng"), std::string::npos)
       << trigger.files()[0];
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 25 item 5: trigger windows sat outside the recorder's bound - each
+// kept every record of its later part, so a 16 MB recorder reached 352 MB.
+// A storm of matches with a long `after` window over a small recorder: no
+// record may outlive the recorder's window (the open windows stream to
+// their files), and each file still holds its whole window.
+TEST(Trigger, OpenWindowsHoldNoRecordsBeyondTheRecorder) {
+  char dir_template[] = "/tmp/lnetcap-trigger-test.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  TriggerConfig config;
+  config.filter = "opcode LDLM_ENQUEUE";  // every record: a storm
+  config.directory = dir;
+  config.before_ns = 1'000'000'000;
+  config.after_ns = 1000'000'000'000ULL;  // open for the whole run
+  config.max_per_minute = 6;
+  TriggerWriter trigger(config, "node1");
+  const RecorderConfig bound{64 * 1024, 0};
+  FlightRecorder recorder(bound);
+  std::vector<CaptureInterface> interfaces{CaptureInterface{"tcp", "10.0.3.2@tcp", "", "", "", 1224}};
+  const std::uint64_t t0 = 1'700'000'000'000'000'000ULL;
+  const test::OwnedMessage m = test::enqueue_request();
+  constexpr std::size_t kRecords = 20000;  // 1 ms apart: 20 s, one minute's 6 windows stay open
+  std::vector<std::weak_ptr<const StoredRecord>> fed;
+  std::vector<std::size_t> held_at_match;  // the recorder's records when each window opened
+  std::uint64_t peak_alive_bytes = 0;
+  for (std::size_t i = 0; i < kRecords; ++i) {
+    const std::uint64_t written = trigger.counts().fired - trigger.counts().skipped;
+    test_feed::feed(m, t0 + i * 1'000'000ULL, recorder, trigger, interfaces);
+    fed.push_back(recorder.held().back());
+    if (trigger.counts().fired - trigger.counts().skipped > written) held_at_match.push_back(recorder.records_held());
+    if (i % 1000 == 999) {
+      std::uint64_t alive = 0;
+      for (const auto& w : fed)
+        if (const auto r = w.lock()) alive += r->accounted_bytes();
+      peak_alive_bytes = std::max(peak_alive_bytes, alive);
+    }
+  }
+  EXPECT_EQ(trigger.open_windows(), 6u);
+  EXPECT_LE(peak_alive_bytes, bound.max_bytes)
+      << "records kept alive beyond the recorder's bound (by the open trigger windows)";
+  trigger.finish(interfaces);
+  EXPECT_EQ(trigger.counts().written, 6u);
+  EXPECT_EQ(trigger.counts().failed, 0u);
+  ASSERT_EQ(trigger.files().size(), 6u);
+  ASSERT_EQ(held_at_match.size(), 6u);
+  // Window k opened at record k (the first six matches): its earlier part
+  // is what the recorder held then, its later part every record after.
+  for (std::size_t k = 0; k < 6; ++k) {
+    pcapng::Reader reader(trigger.files()[k]);
+    pcapng::Packet p;
+    std::size_t n = 0;
+    std::uint64_t last_ts = 0;
+    while (reader.next(p)) {
+      ++n;
+      last_ts = p.ts_ns;
+    }
+    EXPECT_EQ(n, held_at_match[k] + (kRecords - 1 - k)) << trigger.files()[k];
+    EXPECT_EQ(last_ts, t0 + (kRecords - 1) * 1'000'000ULL);
+  }
   std::filesystem::remove_all(dir);
 }
 

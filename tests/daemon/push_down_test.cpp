@@ -208,7 +208,13 @@ TEST_F(PushDown, BatchesAreSentWhenFullOrFlushedAndOldSubscribersGetRecords) {
   auto batched = subscribe("", kSnaplenAsCaptured, 1000, true);
   auto old = subscribe("");  // a subscriber from before batching
   const OwnedMessage ping = test::ping_get();
-  const std::uint32_t full = daemon::SubscriberSet::kBatchRecords;
+  // A batch is full at kBatchRecords records or kBatchBytes bytes,
+  // whichever comes first.
+  subscribe::Frame one;
+  subscribe::append_batch_entry(one, RecordMeta{}, ByteSpan(ping.bytes), {});
+  const std::uint32_t full = std::min<std::uint32_t>(
+      daemon::SubscriberSet::kBatchRecords,
+      static_cast<std::uint32_t>((daemon::SubscriberSet::kBatchBytes + one.size() - 1) / one.size()));
   for (std::uint32_t i = 0; i < full + 2; ++i) deliver(ping);
   // A full batch goes at once; the 2 records after it wait for flush().
   auto b = drain(batched);

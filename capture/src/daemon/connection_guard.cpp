@@ -68,6 +68,33 @@ void ConnectionGuard::close() {
   monitor_.close();
 }
 
+void ConnectionGuard::forget_key(int fd) {
+  const auto it = key_of_.find(fd);
+  if (it == key_of_.end()) return;
+  if (--per_key_[it->second] == 0) per_key_.erase(it->second);
+  key_of_.erase(it);
+}
+
+bool ConnectionGuard::admit_key(int fd, const std::string& key) {
+  if (fd < 0 || key.empty()) return true;
+  const auto known = key_of_.find(fd);
+  if (known != key_of_.end() && known->second == key) return true;
+  forget_key(fd);  // a descriptor reused before its DISCONNECTED was read
+  if (per_key_[key] >= max_per_uid_) {
+    ::shutdown(fd, SHUT_RDWR);  // libzmq drops it (as in handle_events)
+    ++refused_;
+    if ((refused_ & (refused_ - 1)) == 0)
+      std::fprintf(stderr,
+                   "lnetcapd: refused a connection of key %s: that user's connections reached (%u); "
+                   "%llu refused so far\n",
+                   key.c_str(), max_per_uid_, static_cast<unsigned long long>(refused_));
+    return false;
+  }
+  key_of_[fd] = key;
+  ++per_key_[key];
+  return true;
+}
+
 unsigned ConnectionGuard::handle_events() {
   unsigned refused_now = 0;
   zmq::message_t event, address;
@@ -89,6 +116,7 @@ unsigned ConnectionGuard::handle_events() {
       if (it == open_.end()) continue;
       if (it->second >= 0 && --per_uid_[it->second] == 0) per_uid_.erase(it->second);
       open_.erase(it);
+      forget_key(fd);
       continue;
     }
     if (type != ZMQ_EVENT_ACCEPTED) continue;

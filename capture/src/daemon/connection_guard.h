@@ -7,12 +7,16 @@
 // shuts down (shutdown(2), never close: the descriptor stays libzmq's) any
 // connection beyond the limit - overall, or of one local uid - so libzmq
 // drops it and its descriptor comes back before the process runs out.
+// A CurveZMQ key is one user too: its connections are known by their
+// first message (the key is learnt from the handshake, after ACCEPTED),
+// and one beyond the key's share is shut down the same way.
 #pragma once
 
 #include <zmq.hpp>
 
 #include <cstdint>
 #include <map>
+#include <string>
 
 #include "serving_limits.h"
 
@@ -32,18 +36,29 @@ class ConnectionGuard {
   zmq::socket_t& events() { return monitor_; }
   /// Handles the events queued; returns how many connections it refused.
   unsigned handle_events();
+  /// A message arrived on connection `fd` from CurveZMQ key `key` (its
+  /// Z85 text): false when that key already holds its share of
+  /// connections - this one is then shut down, counted and logged, and the
+  /// message must be ignored.
+  bool admit_key(int fd, const std::string& key);
+  /// Connections one user (a local uid, a CurveZMQ key) may hold.
+  unsigned max_per_user() const { return max_per_uid_; }
 
   unsigned open_connections() const { return static_cast<unsigned>(open_.size()); }
   unsigned max_connections() const { return max_connections_; }
   std::uint64_t refused() const { return refused_; }
 
  private:
+  void forget_key(int fd);
+
   zmq::socket_t& router_;
   zmq::socket_t monitor_;
   unsigned max_connections_;
   unsigned max_per_uid_;
   std::map<int, long> open_;             // descriptor -> local uid (-1: TCP)
   std::map<long, unsigned> per_uid_;     // open connections of each local uid
+  std::map<int, std::string> key_of_;    // descriptor -> CurveZMQ key (once it spoke)
+  std::map<std::string, unsigned> per_key_;  // open connections of each key
   std::uint64_t refused_ = 0;
 };
 

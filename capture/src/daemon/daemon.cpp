@@ -298,6 +298,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   subscribe::Frames frames;
   std::string routing_id;
   std::deque<PumpedRecord> pending;  // taken from the pump, not yet delivered
+  std::vector<std::vector<std::uint8_t>> used;  // their byte buffers, for the pump to fill again
   bool dumping = false;              // a flight recorder dump is being sent: poll often
 
   for (;;) {
@@ -313,7 +314,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
     connections.handle_events();
     subscribe::Peer peer;
     while (subscribe::receive_frames(router, frames, &routing_id, &peer))
-      if (!refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
+      if (connections.admit_key(peer.fd, peer.user_id) &&
+          !refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
         subscribers.handle(routing_id, frames, peer);
 
     if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
@@ -321,10 +323,17 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       started = true;
     }
     // A bounded batch, so control messages are never kept waiting long.
-    if (started && !ended && pending.empty()) pump.take_all(pending);
+    if (started && !ended && pending.empty()) pump.take_all(pending, used);
     for (int batch = 0; started && !ended && batch < 512 && !pending.empty(); ++batch) {
       PumpedRecord item = std::move(pending.front());
       pending.pop_front();
+      struct GiveBack {  // whichever way this record's turn ends
+        std::vector<std::vector<std::uint8_t>>& used;
+        PumpedRecord& item;
+        ~GiveBack() {
+          if (item.bytes.capacity()) used.push_back(std::move(item.bytes));
+        }
+      } give_back{used, item};
       for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
       stats = item.stats;
       if (item.end) {
@@ -341,17 +350,21 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
         break;
       }
       const CapturedRecord rec = item.record();
-      std::string why;
-      auto view = parse_record(rec.bytes, &why);
-      if (!view) {
-        std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
-        continue;
-      }
       // Decoding costs more than delivering: only when a filter, the
-      // trigger or the metrics need it.
-      const Message msg = subscribers.needs_decoding() || !source_filter.empty() || extras.needs_decoding()
-                              ? decode_message(*view, rec.ts_ns, rec.interface_id)
-                              : Message{};
+      // trigger or the metrics need it.  (Every source hands out records
+      // it has parsed already - a file's bad record ends the replay, a
+      // kernel ring's is skipped and counted - so one that needs no
+      // decoding is not parsed again here.)
+      Message msg;
+      if (subscribers.needs_decoding() || !source_filter.empty() || extras.needs_decoding()) {
+        std::string why;
+        const auto view = parse_record(rec.bytes, &why);
+        if (!view) {
+          std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
+          continue;
+        }
+        msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+      }
       // [source] filter bounds everything the daemon keeps and serves, the
       // recorder and metrics included.
       if (!source_filter.matches(msg)) continue;

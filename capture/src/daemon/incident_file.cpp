@@ -38,42 +38,57 @@ void prepare_incident_directory(const std::string& dir) {
     throw directory_error(dir, "other users may write it (they could plant or remove incident files)");
 }
 
-std::string write_incident_file(const std::string& dir, const std::string& name,
-                                const std::function<void(const std::string& path)>& fill) {
-  std::string temporary = dir + "/." + name + ".XXXXXX";
+IncidentFile::IncidentFile(std::string dir, std::string name)
+    : dir_(std::move(dir)), name_(std::move(name)), temporary_(dir_ + "/." + name_ + ".XXXXXX") {
   // mkostemp: O_CREAT|O_EXCL, mode 0600, never through a planted symlink.
-  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
-  if (fd < 0) throw Error("cannot create a file in " + dir + ": " + std::strerror(errno));
+  fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
+  if (fd_ < 0) throw Error("cannot create a file in " + dir_ + ": " + std::strerror(errno));
+  fd_path_ = "/proc/self/fd/" + std::to_string(fd_);
+}
+
+IncidentFile::~IncidentFile() {
+  if (fd_ < 0) return;  // committed
+  ::unlink(temporary_.c_str());
+  ::close(fd_);
+}
+
+std::string IncidentFile::commit() {
   auto fail = [&](const std::string& why) -> Error {
-    ::unlink(temporary.c_str());
-    ::close(fd);
-    return Error(why + " (nothing left in " + dir + ")");
+    ::unlink(temporary_.c_str());
+    ::close(fd_);
+    fd_ = -1;
+    return Error(why + " (nothing left in " + dir_ + ")");
   };
-  try {
-    // The writer reopens the very file we made, not whatever the name
-    // might point to by then.
-    fill("/proc/self/fd/" + std::to_string(fd));
-  } catch (const Error& e) {
-    throw fail(e.what());
-  }
-  if (::fsync(fd) != 0) throw fail(std::string("fsync: ") + std::strerror(errno));
+  if (::fsync(fd_) != 0) throw fail(std::string("fsync: ") + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size == 0) throw fail("the file came out empty");
+  if (::fstat(fd_, &st) != 0 || st.st_size == 0) throw fail("the file came out empty");
   std::string final_path;
   for (int n = 1;; ++n) {
-    final_path = dir + "/" + name + (n == 1 ? "" : "-" + std::to_string(n)) + ".pcapng";
-    if (::link(temporary.c_str(), final_path.c_str()) == 0) break;  // never replaces
+    final_path = dir_ + "/" + name_ + (n == 1 ? "" : "-" + std::to_string(n)) + ".pcapng";
+    if (::link(temporary_.c_str(), final_path.c_str()) == 0) break;  // never replaces
     if (errno != EEXIST || n == 1000)
       throw fail("cannot name it " + final_path + ": " + std::strerror(errno));
   }
-  ::unlink(temporary.c_str());
-  ::close(fd);
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ::unlink(temporary_.c_str());
+  ::close(fd_);
+  fd_ = -1;
+  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     (void)::fsync(dfd);  // the name survives a crash too
     ::close(dfd);
   }
   return final_path;
+}
+
+std::string write_incident_file(const std::string& dir, const std::string& name,
+                                const std::function<void(const std::string& path)>& fill) {
+  IncidentFile file(dir, name);
+  try {
+    fill(file.path());
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (nothing left in " + dir + ")");  // ~IncidentFile removes it
+  }
+  return file.commit();
 }
 
 }  // namespace lnetcap::daemon

@@ -33,7 +33,15 @@ void SourcePump::stop() {
 }
 
 bool SourcePump::take_all(std::deque<PumpedRecord>& out) {
+  std::vector<std::vector<std::uint8_t>> none;
+  return take_all(out, none);
+}
+
+bool SourcePump::take_all(std::deque<PumpedRecord>& out, std::vector<std::vector<std::uint8_t>>& used) {
   std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& b : used)
+    if (spare_.size() < capacity_) spare_.push_back(std::move(b));
+  used.clear();
   // Cleared under the lock: a push after this sees an empty queue and
   // re-arms it.
   std::uint64_t ignored;
@@ -44,7 +52,7 @@ bool SourcePump::take_all(std::deque<PumpedRecord>& out) {
   return true;
 }
 
-void SourcePump::push(PumpedRecord item) {
+std::vector<std::uint8_t> SourcePump::push(PumpedRecord item) {
   std::unique_lock<std::mutex> lock(mutex_);
   // The end item always goes in, so the daemon learns the source is done.
   space_.wait(lock, [&] { return queue_.size() < capacity_ || stop_ || item.end; });
@@ -55,6 +63,12 @@ void SourcePump::push(PumpedRecord item) {
     const std::uint64_t one = 1;
     (void)!::write(event_fd_, &one, sizeof one);
   }
+  std::vector<std::uint8_t> next;
+  if (!spare_.empty()) {
+    next = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  return next;
 }
 
 // Sleeps in short steps so that a stop request is never kept waiting.
@@ -88,6 +102,7 @@ void SourcePump::run() {
   try {
     CapturedRecord rec;
     SourceStats counters;
+    std::vector<std::uint8_t> buffer;  // for the next record's bytes (reused when given back)
     bool stopping = false;
     for (;;) {
       if (!stopping && (stop_ || stop_requested())) {
@@ -102,6 +117,7 @@ void SourcePump::run() {
       PumpedRecord item;
       item.meta = rec;
       item.meta.bytes = {};
+      item.bytes = std::move(buffer);
       item.bytes.assign(rec.bytes.begin(), rec.bytes.end());
       item.new_interfaces = new_interfaces();
       // The counters subscribers see, refreshed every 64 records (a source's
@@ -112,7 +128,7 @@ void SourcePump::run() {
         counters.details.clear();
       }
       item.stats = counters;
-      push(std::move(item));
+      buffer = push(std::move(item));
     }
   } catch (const Error& e) {
     end.error = e.what();

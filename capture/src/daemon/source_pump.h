@@ -57,10 +57,16 @@ class SourcePump {
   /// Moves every queued item (oldest first) into `out`, which must be
   /// empty; false when none is queued.
   bool take_all(std::deque<PumpedRecord>& out);
+  /// The same, giving back the byte buffers of items already handled: the
+  /// reader thread fills them again instead of allocating a buffer per
+  /// record (and this thread freeing it).  `used` is left empty.
+  bool take_all(std::deque<PumpedRecord>& out, std::vector<std::vector<std::uint8_t>>& used);
 
  private:
   void run();
-  void push(PumpedRecord item);
+  /// Queues the item; returns a buffer for the next record's bytes (one
+  /// given back, or an empty one).
+  std::vector<std::uint8_t> push(PumpedRecord item);
   void pace(std::uint64_t ts_ns, std::uint64_t index);
 
   std::unique_ptr<RecordSource> source_;
@@ -72,6 +78,7 @@ class SourcePump {
   std::mutex mutex_;
   std::condition_variable space_;
   std::deque<PumpedRecord> queue_;
+  std::vector<std::vector<std::uint8_t>> spare_;  // buffers given back (at most capacity_)
   std::chrono::steady_clock::time_point pace_start_;  // when the first record went out
   std::uint64_t pace_first_ts_ = 0;                   // and its timestamp
 };

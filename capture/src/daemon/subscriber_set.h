@@ -172,7 +172,10 @@ class SubscriberSet {
   void republish(const Subscriber* joining = nullptr);
 
  public:
-  static constexpr std::uint32_t kBatchRecords = 64;
+  // Records in one BATCH: enough that the byte bound below is what ends a
+  // batch of typical records (a message - a wake-up of libzmq's I/O
+  // thread and of the subscriber - per 64 KiB, not per 64 records).
+  static constexpr std::uint32_t kBatchRecords = 256;
   // 64 KiB: a queue's bound in bytes is its messages times this (plus one
   // record), and --memory-budget bounds queues in bytes.
   static constexpr std::size_t kBatchBytes = 64 * 1024;

@@ -9,6 +9,16 @@
 // capture time (the records' clock, so a replay behaves like the live
 // capture it replays); the other matches are counted as skipped, logged,
 // and shown by `lnetcap --status` and the metrics.
+//
+// A window holds no records: its file is made at the match (under a
+// temporary name, incident_file.h), the earlier part is written at once,
+// and every later record is appended as it arrives; the file gets its name
+// when the window closes.  So however long the window and however fast the
+// traffic, an open window costs one pcapng writer's buffer (about 320 KiB)
+// and a descriptor, never the records it covers: the daemon's memory stays
+// the recorder's bound (issue 25: a 16 MB recorder reached 352 MB when the
+// windows kept every record of their later part).  At most
+// kMaxOpenWindows are open at once; a match beyond is skipped and counted.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +53,7 @@ class TriggerWriter {
  public:
   /// Compiles the filter (throws Error naming the bad token, as lnetcap).
   TriggerWriter(TriggerConfig config, std::string node);
+  ~TriggerWriter();
 
   /// Feed every record after the recorder kept it.  recorder: the records
   /// before it (the match's earlier window comes from there).
@@ -55,21 +66,29 @@ class TriggerWriter {
   const TriggerConfig& config() const { return config_; }
   /// Names of the files written, oldest first (logs, tests).
   const std::vector<std::string>& files() const { return files_; }
+  /// Windows collecting their later part now.
+  std::size_t open_windows() const { return open_.size(); }
+
+  /// Windows open at once (each holds a descriptor and a writer's buffer).
+  static constexpr std::size_t kMaxOpenWindows = 16;
 
  private:
-  struct Window {
-    std::uint64_t match_ts_ns = 0;     // the record's timestamp (file name)
-    std::uint64_t match_bound_ns = 0;  // and on the recorder's timeline
-    std::uint64_t number = 0;  // 1, 2, ... for the file name
-    std::vector<StoredRecordPtr> records;
-  };
+  struct Window;
   bool allowed_now(std::uint64_t ts_ns);
-  void write(const Window& w, const std::vector<CaptureInterface>& interfaces);
+  /// Makes the window's file and writes the earlier part; false (counted
+  /// and logged as failed) when it cannot.
+  bool open(Window& w, const FlightRecorder& recorder, const std::vector<CaptureInterface>& interfaces);
+  /// Appends one record; false (counted, logged, file removed) on failure.
+  bool append(Window& w, const StoredRecord& rec, const std::vector<CaptureInterface>& interfaces);
+  /// Finishes the window's file and names it.
+  void close(Window& w, const std::vector<CaptureInterface>& interfaces);
+  void failed(const Window& w, const std::string& why);
+  std::string name_of(const Window& w) const;
 
   TriggerConfig config_;
   std::string node_;
   filter::Filter filter_;
-  std::deque<Window> open_;                 // waiting for their `after` records
+  std::deque<std::unique_ptr<Window>> open_;  // waiting for their `after` records
   std::deque<std::uint64_t> recent_files_;  // match times of files in the last minute
   TriggerCounts counts_;
   std::vector<std::string> files_;

@@ -52,6 +52,7 @@ Peer peer_of(zmq::message_t& part) {
   peer.address = property("Peer-Address");
   peer.user_id = property("User-Id");
   const int fd = zmq_msg_get(part.handle(), ZMQ_SRCFD);
+  peer.fd = fd;
   sockaddr_storage local{};
   socklen_t len = sizeof local;
   ucred cred{};

@@ -34,6 +34,7 @@ struct Peer {
   std::string address;
   std::string user_id;
   long uid = -1;  // -1: not a local peer
+  int fd = -1;    // the connection's descriptor in libzmq (ZMQ_SRCFD)
 };
 bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id = nullptr,
                     Peer* peer = nullptr);
