@@ -107,6 +107,17 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   out += direction_word(h.direction);
   out += ' ';
   if (!l.present) {
+    // A response timeout: LNet gave up waiting for a peer NI's ACK/REPLY;
+    // no message is at hand, only the peer NI whose health it lowered.
+    if (h.direction == LNETCAP_DIR_DROP && h.drop_reason == LNETCAP_DROP_RESPONSE_TIMEOUT) {
+      out += "response timeout from " + display_nid(h.peer_nid) + " drop response-timeout";
+      if (h.flags & LNETCAP_REC_F_HEALTH_VALID) {
+        const char* hs = health_name(h.health_status);
+        out += " health ";
+        out += hs ? hs : std::to_string(h.health_status);
+      }
+      return;
+    }
     out += "(no LNet header)";
     return;
   }
