@@ -66,6 +66,18 @@ int lnetcap_fentry_lnet_send(void *ctx)
 	return lnetcap_on_send(lnetcap_arg(ctx, 1));
 }
 
+SEC("fentry/lnet_msg_commit")
+int lnetcap_fentry_lnet_msg_commit(void *ctx)
+{
+	return lnetcap_on_commit(lnetcap_arg(ctx, 0));
+}
+
+SEC("fentry/lnet_handle_remote_failure_locked")
+int lnetcap_fentry_lnet_handle_remote_failure_locked(void *ctx)
+{
+	return lnetcap_on_remote_failure(lnetcap_arg(ctx, 0));
+}
+
 SEC("fentry/lnet_drop_message")
 int lnetcap_fentry_lnet_drop_message(void *ctx)
 {
@@ -148,6 +160,18 @@ LNETCAP_SEC(lnet_send)
 int LNETCAP_PROG(lnet_send)(struct pt_regs *ctx)
 {
 	return lnetcap_on_send(PT_REGS_PARM2(ctx));
+}
+
+LNETCAP_SEC(lnet_msg_commit)
+int LNETCAP_PROG(lnet_msg_commit)(struct pt_regs *ctx)
+{
+	return lnetcap_on_commit(PT_REGS_PARM1(ctx));
+}
+
+LNETCAP_SEC(lnet_handle_remote_failure_locked)
+int LNETCAP_PROG(lnet_handle_remote_failure_locked)(struct pt_regs *ctx)
+{
+	return lnetcap_on_remote_failure(PT_REGS_PARM1(ctx));
 }
 
 LNETCAP_SEC(lnet_drop_message)

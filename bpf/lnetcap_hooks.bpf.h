@@ -132,6 +132,12 @@ static __always_inline int lnetcap_on_send(__u64 msg)
 	LNETCAP_READ(&retries, sizeof(retries),
 		     (const void *)(msg + cfg.lo.msg_retry_count));
 	h = bpf_map_lookup_elem(&held, &msg);
+	if (h && h->arrived) {
+		/* Forwarded: held since it arrived (lnetcap_on_commit). */
+		h->arrived = 0;
+		h->sent = 0;
+		return 0;
+	}
 	if (h && retries > 0) {
 		h->accept_ns = fresh.accept_ns;
 		h->sent = 0;
@@ -189,6 +195,7 @@ static __always_inline int lnetcap_on_ni_send(__u64 ni, __u64 msg)
 	s.hdr = msg + cfg.lo.msg_hdr;
 	s.ni = ni;
 	s.msg = msg;
+	s.attempt_start = 1;
 	txpeer = lnetcap_read_ptr(msg + cfg.lo.msg_txpeer);
 	if (txpeer)
 		s.peer_nid = txpeer + cfg.lo.lpni_nid;
@@ -258,6 +265,29 @@ static __always_inline bool lnetcap_nid_mem_eq(__u64 a, __u64 b)
 }
 
 /*
+ * lnet_finalize() of a send whose health is a remote failure: its health
+ * check lowers the peer NI's health next, on this thread
+ * (lnet_handle_remote_failure_locked); that is this send's failure, which
+ * its DROP says, not a response timeout.
+ */
+static __always_inline void lnetcap_note_remote_fail(__u64 msg)
+{
+	struct lnetcap_remote_fail rf = {};
+	__u64 tid = bpf_get_current_pid_tgid();
+	int hs = 0;
+
+	LNETCAP_READ(&hs, sizeof(hs),
+		     (const void *)(msg + cfg.lo.msg_health_status));
+	if (hs < LNETCAP_HEALTH_REMOTE_ERROR || hs > LNETCAP_HEALTH_NETWORK_TIMEOUT)
+		return;
+	rf.lpni = lnetcap_read_ptr(msg + cfg.lo.msg_txpeer);
+	if (!rf.lpni)
+		return;
+	rf.when_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&remote_fail, &tid, &rf, BPF_ANY);
+}
+
+/*
  * A send that LNet finalized with an error, or dropped before it was
  * committed: after lnet_ni_send, the OUTCOME of the SEND record (LND or
  * network failure; LNet may resend it, so the entry stays); before, a DROP
@@ -269,6 +299,7 @@ static __always_inline int lnetcap_on_send_failed(__u64 msg, int rc,
 	struct lnetcap_src s = {};
 	__u64 txpeer, id;
 
+	lnetcap_note_remote_fail(msg);
 	s.drop_reason = LNETCAP_DROP_SEND_BEFORE_LND;
 	if (h) {
 		if (h->sent)
@@ -493,7 +524,11 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 		return 0;
 	}
 	rc = status;
-	if (h)
+	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
+				   cfg.lo.msg_routing_bit);
+	/* A forwarded message received whole is sent next: it stays held
+	 * (its arrival time) until lnet_send. */
+	if (h && !(h->arrived && routing && rx && !tx && rc == 0))
 		bpf_map_delete_elem(&held, &msg);
 	/* Only a message we received and are not also sending (a received
 	 * GET becomes our REPLY; a PUT's ACK reuses the msg but is
@@ -503,8 +538,6 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	if (rc != 0)
 		return lnetcap_on_recv_dropped(msg, rc);
 	/* A forwarded message is finalized once received, then sent. */
-	routing = lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
-				   cfg.lo.msg_routing_bit);
 	if (routing)
 		return 0;
 	type = lnetcap_read_u32(msg + cfg.lo.msg_type);
@@ -614,6 +647,92 @@ static __always_inline int lnetcap_on_parse_ret(int ret)
 							       : LNETCAP_DROP_PARSE_DROPPED,
 					ret, LNETCAP_REC_F_STATUS_VALID);
 	lnetcap_parse_pop();
+	return 0;
+}
+
+/*
+ * lnet_msg_commit(msg, cpt): LNet commits a message for receiving (inside
+ * lnet_parse) or sending.  Only the receive commit of a message to
+ * forward matters: it is when the message arrived on this router; it then
+ * may wait for a router buffer and router credits before LNet receives it
+ * and sends it on (lnet_send), and its FORWARD's queue_ns counts from here.
+ */
+static __always_inline int lnetcap_on_commit(__u64 msg)
+{
+	struct lnetcap_held n = {};
+
+	if (!msg || !lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte,
+				      cfg.lo.msg_routing_bit))
+		return 0;
+	/* The send commit of a forwarded message: received, so rx-committed. */
+	if (lnetcap_msg_flag(msg, cfg.lo.msg_rx_committed_byte,
+			     cfg.lo.msg_rx_committed_bit) ||
+	    lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
+			     cfg.lo.msg_tx_committed_bit))
+		return 0;
+	n.accept_ns = bpf_ktime_get_ns();
+	n.arrived = 1;
+	if (bpf_map_update_elem(&held, &msg, &n, BPF_ANY))
+		lnetcap_untracked();
+	return 0;
+}
+
+/* "monitor_thread": the LNet thread that times out responses. */
+static __always_inline bool lnetcap_on_monitor_thread(void)
+{
+	char comm[16] = {};
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	return comm[0] == 'm' && comm[1] == 'o' && comm[2] == 'n' &&
+	       comm[3] == 'i' && comm[4] == 't' && comm[5] == 'o' &&
+	       comm[6] == 'r' && comm[7] == '_' && comm[8] == 't' &&
+	       comm[9] == 'h' && comm[10] == 'r' && comm[11] == 'e' &&
+	       comm[12] == 'a' && comm[13] == 'd' && comm[14] == 0;
+}
+
+/* A health check follows its lnet_finalize at once; older marks are of
+ * sends whose check lowered nothing (a peer with one NI). */
+#define LNETCAP_REMOTE_FAIL_WINDOW_NS 100000000ULL
+
+/*
+ * lnet_handle_remote_failure_locked(lpni): LNet lowers a peer NI's health.
+ * From the monitor thread and not the health check of a send just
+ * finalized there, it is a response timeout
+ * (lnet_finalize_expired_responses, static, inlined into the monitor
+ * thread: no hook of its own): no ACK or REPLY came from that peer NI in
+ * time.  One DROP, OUTCOME of the message that waited for it, which no
+ * record names (msg_id 0: the response tracker is the MD's, not the
+ * message's); no LNet header; health REMOTE_TIMEOUT.  Discovery's calls
+ * (a peer NI reported down) are not recorded.
+ */
+static __always_inline int lnetcap_on_remote_failure(__u64 lpni)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct lnetcap_remote_fail *rf;
+	struct lnetcap_src s = {};
+
+	if (!lpni)
+		return 0;
+	rf = bpf_map_lookup_elem(&remote_fail, &tid);
+	if (rf && rf->lpni) {
+		bool same = rf->lpni == lpni &&
+			    bpf_ktime_get_ns() - rf->when_ns < LNETCAP_REMOTE_FAIL_WINDOW_NS;
+
+		rf->lpni = 0;
+		if (same)
+			return 0;
+	}
+	if (!lnetcap_on_monitor_thread() || !lnetcap_drop_wanted(false))
+		return 0;
+	s.dir = LNETCAP_DIR_DROP;
+	s.hook = LNETCAP_HOOK_LNET_REMOTE_FAILURE;
+	s.peer_nid = lpni + cfg.lo.lpni_nid;
+	s.drop_reason = LNETCAP_DROP_RESPONSE_TIMEOUT;
+	s.status = -LNETCAP_ETIMEDOUT;
+	s.health = LNETCAP_HEALTH_REMOTE_TIMEOUT;
+	s.flags = LNETCAP_REC_F_OUTCOME | LNETCAP_REC_F_HEALTH_VALID |
+		  LNETCAP_REC_F_STATUS_VALID;
+	lnetcap_emit(&s);
 	return 0;
 }
 

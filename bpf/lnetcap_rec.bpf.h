@@ -125,6 +125,12 @@ struct lnetcap_src {
 	/* the header's src_nid is the local NI's (the responder's REPLY of an
 	 * RDMA GET has none yet: only lnet_send would set it) */
 	__u8 src_is_ni;
+	/* an attempt handed to the LND: its health is not known yet, and
+	 * msg_health_status still holds the previous attempt's failure
+	 * (LNet sets it only when the LND completes the send), so OK */
+	__u8 attempt_start;
+	/* health status when there is no lnet_msg (HEALTH_VALID with it) */
+	__u8 health;
 };
 
 /* The fixed part of a sample, built on the stack before anything is
@@ -344,14 +350,15 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 	f->rh.rec_hdr_len = sizeof(struct lnetcap_rec_hdr);
 	f->rh.direction = s->dir;
 	f->rh.hook = s->hook;
-	f->rh.lnet_hdr_len = LNETCAP_HDR_NID16_LEN;
+	/* hdr 0: an event no LNet header belongs to (a response timeout) */
+	f->rh.lnet_hdr_len = s->hdr ? LNETCAP_HDR_NID16_LEN : 0;
 	f->rh.rec_flags = s->flags;
 	f->rh.cpu = bpf_get_smp_processor_id();
 	f->rh.status = s->status;
 	f->rh.ni_id = 0;
 	if (s->hdr_built)
 		bpf_probe_read_kernel(&f->lh, sizeof(f->lh), (const void *)s->hdr);
-	else
+	else if (s->hdr)
 		LNETCAP_READ(&f->lh, sizeof(f->lh), (const void *)s->hdr);
 	if (s->ni)
 		LNETCAP_READ(&f->rh.local_nid, sizeof(f->rh.local_nid),
@@ -367,13 +374,16 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 	if (s->msg) {
 		int hs = 0, retries = 0;
 
-		LNETCAP_READ(&hs, sizeof(hs),
-			     (const void *)(s->msg + cfg.lo.msg_health_status));
+		if (!s->attempt_start)
+			LNETCAP_READ(&hs, sizeof(hs),
+				     (const void *)(s->msg + cfg.lo.msg_health_status));
 		LNETCAP_READ(&retries, sizeof(retries),
 			     (const void *)(s->msg + cfg.lo.msg_retry_count));
 		f->rh.health_status = hs < 0 ? 0 : hs > 255 ? 255 : hs;
 		f->rh.retry_count = retries < 0 ? 0 : retries > 255 ? 255 : retries;
 		f->rh.rec_flags |= LNETCAP_REC_F_HEALTH_VALID;
+	} else if (s->flags & LNETCAP_REC_F_HEALTH_VALID) {
+		f->rh.health_status = s->health;
 	}
 	if (s->flags & LNETCAP_REC_F_TASK_VALID) {
 		f->rh.pid = (__u32)bpf_get_current_pid_tgid();
@@ -408,7 +418,8 @@ static __always_inline __u64 lnetcap_emit(const struct lnetcap_src *s)
 	}
 	seq = pc ? __sync_fetch_and_add(&pc->seq, 1) : 0;
 	f.rh.seq = seq;
-	if (!f.rh.msg_id)
+	/* An outcome without msg_id is of a message no record names. */
+	if (!f.rh.msg_id && !(f.rh.rec_flags & LNETCAP_REC_F_OUTCOME))
 		f.rh.msg_id = LNETCAP_MSG_ID(f.rh.cpu, seq);
 	f.env.ktime_ns = bpf_ktime_get_ns();
 

@@ -12,6 +12,15 @@
  *    after a failed send, which LNet may resend as the same lnet_msg.  A
  *    failed message that is never resent stays until its address is used
  *    again (lnet_send() of a fresh message, retry count 0, overwrites it).
+ *    A message this node forwards is timed from its arrival instead
+ *    (lnet_msg_commit() of the received message, inside lnet_parse()), so
+ *    its queue_ns includes the wait for a router buffer and router
+ *    credits before LNet received it and called lnet_send().
+ *  - map "remote_fail" (LRU), keyed by thread: the peer NI of the last send
+ *    finalized on it with a remote health failure, so that the health check
+ *    that follows (lnet_handle_remote_failure_locked() from lnet_finalize())
+ *    is told from a response timeout (the same call from the monitor
+ *    thread's lnet_finalize_expired_responses(), which no message carries).
  *  - map "parsing" (LRU), keyed by thread: the lnet_parse() calls under way on it
  *    (a small stack: the loopback LND parses inside a send inside a parse),
  *    with the header, the NI, the sender, the RECV record's id (GET, ACK)
@@ -44,10 +53,13 @@
 #define LNETCAP_PARSE_DEPTH 4
 
 struct lnetcap_held {
-	__u64 accept_ns; /* lnet_send() entry of this attempt, 0 = unknown */
+	__u64 accept_ns; /* lnet_send() entry of this attempt, 0 = unknown;
+			  * for a message being forwarded, its arrival */
 	__u64 msg_id;    /* id of the message's first record, 0 = none yet */
 	__u8 sent;       /* this attempt reached lnet_ni_send() */
-	__u8 pad[7];
+	__u8 arrived;    /* a forwarded message, timed from lnet_parse's
+			  * commit: lnet_send() keeps accept_ns */
+	__u8 pad[6];
 };
 
 struct {
@@ -83,6 +95,19 @@ struct {
 	__type(key, __u64);
 	__type(value, struct lnetcap_parsing);
 } parsing SEC(".maps");
+
+/* A send finalized with a remote health failure on this thread (above). */
+struct lnetcap_remote_fail {
+	__u64 lpni;    /* struct lnet_peer_ni * the send went to */
+	__u64 when_ns; /* bpf_ktime_get_ns() at lnet_finalize() */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, LNETCAP_PARSING_MAX);
+	__type(key, __u64);
+	__type(value, struct lnetcap_remote_fail);
+} remote_fail SEC(".maps");
 
 /* The REPLY of an RDMA-optimised GET we sent, as LNet never builds it. */
 struct lnetcap_rdma_reply {

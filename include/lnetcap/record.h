@@ -60,7 +60,8 @@ enum lnetcap_direction {
 	X(LNET_FINALIZE, 3, "lnet_finalize")                                   \
 	X(LNET_DROP, 4, "lnet_drop_message")                                   \
 	X(SOCKLND_STREAM, 5, "socklnd_stream")                                 \
-	X(SYNTHETIC, 6, "synthetic")
+	X(SYNTHETIC, 6, "synthetic")                                           \
+	X(LNET_REMOTE_FAILURE, 7, "lnet_handle_remote_failure_locked")
 
 enum lnetcap_hook {
 #define LNETCAP_X_(name, value, str) LNETCAP_HOOK_##name = value,
@@ -112,7 +113,10 @@ enum lnetcap_rec_flag {
 	X(DROP_RULE, 7, "drop-rule",                                           \
 	  "an LNet drop rule (lctl net_drop_add) dropped it in lnet_parse")    \
 	X(MALFORMED, 8, "malformed",                                           \
-	  "lnet_parse rejected the header as a protocol error")
+	  "lnet_parse rejected the header as a protocol error")                \
+	X(RESPONSE_TIMEOUT, 9, "response-timeout",                             \
+	  "no ACK or REPLY came within lnet_response_timeout: LNet gave up "   \
+	  "on the response and lowered the peer NI's health")
 
 enum lnetcap_drop_reason {
 #define LNETCAP_X_(name, value, str, desc) LNETCAP_DROP_##name = value,

@@ -22,6 +22,15 @@
  *        refused inside lnet_parse: lnet_drop_rule_match, lnet_finalize
  *        with an error, lnet_drop_message, or a -EPROTO return
  *
+ * Health, as LNet handles it (lnet_health_check): a send that failed with
+ * a resendable status (LOCAL_*, REMOTE_DROPPED) is resent as the same
+ * lnet_msg on another NI of the net (multi-rail), its msg_health_status
+ * left as the LND set it until the next attempt completes; a remote
+ * failure lowers the peer NI's health (lnet_handle_remote_failure_locked),
+ * which the monitor thread also does when a response times out.  A
+ * message to forward is committed in lnet_parse (lnet_msg_commit) and may
+ * wait there for a router buffer before it is received and sent on.
+ *
  * Every call is logged in /sys/kernel/debug/lnet/double_log with the exact
  * 96-byte struct lnet_hdr and payload bytes involved, so the rig can compare
  * lnetcap's capture with what was really produced, byte for byte.
@@ -43,6 +52,8 @@
 #include <linux/string.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
 
 #include <lnet/lib-types.h>
 #include <lnetcap/lnet.h>
@@ -90,11 +101,12 @@ static const struct lnet_lnd dbl_o2iblnd = {
 };
 
 /*
- * Three NIs: the loopback NI every LNet node has, a TCP NI (this node's
- * address) and an o2ib NI, so that "forward" can route between two nets
- * as an LNet router does.
+ * Four NIs: the loopback NI every LNet node has, a TCP NI (this node's
+ * address), an o2ib NI, so that "forward" can route between two nets
+ * as an LNet router does, and a second TCP NI, so that a resend can
+ * leave by another interface of the same net (multi-rail).
  */
-enum { DBL_NI_LO, DBL_NI_TCP, DBL_NI_O2IB, DBL_NR_NI };
+enum { DBL_NI_LO, DBL_NI_TCP, DBL_NI_O2IB, DBL_NI_TCP2, DBL_NR_NI };
 
 static struct lnet_net dbl_nets[DBL_NR_NI];
 static struct lnet_ni dbl_nis[DBL_NR_NI];
@@ -147,10 +159,11 @@ static int dbl_nidstr(const struct lnet_nid *nid, char *buf, size_t len)
 static void dbl_setup_nis(void)
 {
 	static const struct lnet_lnd *lnds[DBL_NR_NI] = {
-		&dbl_lolnd, &dbl_socklnd, &dbl_o2iblnd
+		&dbl_lolnd, &dbl_socklnd, &dbl_o2iblnd, &dbl_socklnd
 	};
 	static const u32 addrs[DBL_NR_NI] = {
-		0, 0xc0a8010a /* 192.168.1.10 */, 0x0a00000a /* 10.0.0.10 */
+		0, 0xc0a8010a /* 192.168.1.10 */, 0x0a00000a /* 10.0.0.10 */,
+		0xc0a8010b /* 192.168.1.11 */
 	};
 	int i;
 
@@ -181,6 +194,7 @@ static void dbl_setup_nis(void)
 		INIT_LIST_HEAD(&dbl_peers[i].lpni_peer_nis);
 		INIT_LIST_HEAD(&dbl_peers[i].lpni_hashlist);
 		dbl_peers[i].lpni_txcredits = 8;
+		atomic_set(&dbl_peers[i].lpni_healthv, 1000);
 		dbl_peers[i].lpni_rtrcredits = 8;
 	}
 }
@@ -215,6 +229,19 @@ static struct lnet_ni *dbl_route(const struct lnet_nid *nid)
 		    dbl_nis[i].ni_nid.nid_num == nid->nid_num)
 			return &dbl_nis[i];
 	return &dbl_nis[DBL_NI_TCP];
+}
+
+/* Another NI of @ni's net, for a resend (multi-rail), or @ni itself. */
+static struct lnet_ni *dbl_other_ni(struct lnet_ni *ni)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_NI; i++)
+		if (&dbl_nis[i] != ni &&
+		    dbl_nis[i].ni_nid.nid_type == ni->ni_nid.nid_type &&
+		    dbl_nis[i].ni_nid.nid_num == ni->ni_nid.nid_num)
+			return &dbl_nis[i];
+	return ni;
 }
 
 /* ---- the event log ---------------------------------------------------------- */
@@ -615,6 +642,51 @@ static int dbl_event_status(const struct lnet_msg *msg, int rc)
 	return rc;
 }
 
+/*
+ * LNet lowers a peer NI's health (lnet_handle_remote_failure_locked, the
+ * function lnetcap hooks): after a send's remote failure ("health") or,
+ * from the monitor thread, when no response came ("response_timeout").
+ */
+noinline void lnet_handle_remote_failure_locked(struct lnet_peer_ni *lpni)
+{
+	atomic_dec_if_positive(&lpni->lpni_healthv);
+}
+EXPORT_SYMBOL(lnet_handle_remote_failure_locked);
+
+static void dbl_remote_failure(struct lnet_peer_ni *lpni, const char *cause)
+{
+	char peerstr[48];
+
+	if (dbl_log_on) {
+		dbl_nidstr(&lpni->lpni_nid, peerstr, sizeof(peerstr));
+		dbl_logf("lnet_handle_remote_failure_locked ev=%llu peer=%s cause=%s task=%s\n",
+			 ++dbl_event_seq, peerstr, cause, current->comm);
+	}
+	lnet_handle_remote_failure_locked(lpni);
+}
+
+/* The statuses lnet_health_check() resends on. */
+static bool dbl_resendable(int hs)
+{
+	return (hs >= LNET_MSG_STATUS_LOCAL_INTERRUPT &&
+		hs <= LNET_MSG_STATUS_LOCAL_TIMEOUT &&
+		hs != LNET_MSG_STATUS_LOCAL_ERROR) ||
+	       hs == LNET_MSG_STATUS_REMOTE_DROPPED;
+}
+
+/*
+ * lnet_msg_commit(): committed for receiving (lnet_parse) or sending.
+ * The double's senders set the send commit themselves.
+ */
+noinline void lnet_msg_commit(struct lnet_msg *msg, int cpt)
+{
+	if (msg->msg_sending)
+		msg->msg_tx_committed = 1;
+	else
+		msg->msg_rx_committed = 1;
+}
+EXPORT_SYMBOL(lnet_msg_commit);
+
 noinline void lnet_finalize(struct lnet_msg *msg, int rc)
 {
 	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
@@ -633,13 +705,25 @@ noinline void lnet_finalize(struct lnet_msg *msg, int rc)
 		      rx ? msg->msg_wanted : msg->msg_len);
 
 	if (msg->msg_sending) {
-		if (rc && msg->msg_health_status != LNET_MSG_STATUS_OK &&
-		    !msg->msg_no_resend &&
+		int hs = msg->msg_health_status;
+
+		/* lnet_health_check(): a remote failure lowers the peer NI's
+		 * health first. */
+		if (rc && hs >= LNET_MSG_STATUS_REMOTE_ERROR && msg->msg_txpeer)
+			dbl_remote_failure(msg->msg_txpeer, "health");
+		if (rc && dbl_resendable(hs) && !msg->msg_no_resend &&
 		    msg->msg_retry_count < DBL_RETRY_LIMIT) {
-			/* lnet_health_check() queues it for resend */
+			/*
+			 * lnet_resend_msg_locked(): the same message, sent
+			 * again on another NI of the net.  Its health status
+			 * stays until the LND completes the new attempt.
+			 */
+			struct lnet_ni *ni = dbl_other_ni(msg->msg_txni);
+
 			msg->msg_retry_count++;
-			msg->msg_health_status = LNET_MSG_STATUS_OK;
-			lnet_send(&msg->msg_txni->ni_nid, msg, NULL);
+			msg->msg_txni = ni;
+			msg->msg_hdr.src_nid = ni->ni_nid;
+			lnet_send(&ni->ni_nid, msg, NULL);
 			return;
 		}
 		goto out;
@@ -704,6 +788,9 @@ static void dbl_log_refused(const char *why, int rc, u32 type,
  * the matched MD (or a router buffer).  Payload is not there yet when this
  * is called, as in LNet.
  */
+/* How long the next forwarded message waits for a router buffer. */
+static unsigned int dbl_next_rtr_wait_ms;
+
 noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 			struct lnet_nid *from_nid, void *private, int rdma_req)
 {
@@ -741,15 +828,32 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 	msg->msg_rxni = ni;
 	msg->msg_rxpeer = dbl_peer(from_nid);
 	msg->msg_private = private;
-	msg->msg_rx_committed = 1;
 	msg->msg_receiving = 1;
 	msg->msg_len = plen;
 	msg->msg_wanted = plen;
 	dm->wire = private;
+	/* Not for us: forwarded, as LNet decides before the commit. */
+	msg->msg_routing = !dbl_local_ni(&hdr->dest_nid);
+	lnet_msg_commit(msg, 0);
 
-	if (!dbl_local_ni(&hdr->dest_nid)) {
-		/* Not for us: a router receives it into a router buffer. */
-		msg->msg_routing = 1;
+	if (msg->msg_routing) {
+		/*
+		 * A router receives it into a router buffer, once it has
+		 * one and router credits (lnet_post_routed_recv_locked:
+		 * msg_rx_delayed until then).
+		 */
+		if (dbl_next_rtr_wait_ms) {
+			unsigned int wait = dbl_next_rtr_wait_ms;
+			ktime_t end = ktime_add_ms(ktime_get(), wait);
+
+			dbl_next_rtr_wait_ms = 0;
+			if (dbl_log_on)
+				dbl_logf("rtr_buffer_wait ev=%llu msg=%u wait_ms=%u\n",
+					 ++dbl_event_seq, dm->id, wait);
+			msg->msg_rx_delayed = 1;
+			while (ktime_before(ktime_get(), end))
+				usleep_range(500, 1000);
+		}
 		msg->msg_rtrcredit = 1;
 		for (i = 0; i < DBL_BULK_PAGES; i++) {
 			dm->rtr_pages[i] = alloc_page(GFP_KERNEL);
@@ -901,6 +1005,8 @@ static int dbl_lnd_send(struct lnet_ni *ni, void *private,
 		lnet_finalize(msg, rc);
 		return 0;
 	}
+	/* As socklnd/o2iblnd: the attempt's health, set on completion. */
+	msg->msg_health_status = LNET_MSG_STATUS_OK;
 	lnet_finalize(msg, 0);
 	return 0;
 }
@@ -1557,8 +1663,10 @@ static int dbl_parse_unmatched_request(struct lnet_ni *ni,
  * to a server on tcp; it is received into a router buffer and forwarded
  * with msg_routing set, header unchanged.
  */
+#define DBL_RTR_WAIT_MS 10
 static int dbl_sc_forward(void)
 {
+	dbl_next_rtr_wait_ms = DBL_RTR_WAIT_MS;
 	return dbl_parse_unmatched_request(&dbl_nis[DBL_NI_O2IB],
 		&dbl_peers[DBL_PEER_FWDSERVER].lpni_nid,
 		&dbl_peers[DBL_PEER_IBCLIENT].lpni_nid,
@@ -1566,15 +1674,49 @@ static int dbl_sc_forward(void)
 }
 
 /*
- * A request whose first transmission times out (health failure at
- * lnet_finalize) and which LNet resends (msg_retry_count 1).
+ * A request whose first transmission the peer dropped (health failure
+ * REMOTE_DROPPED at lnet_finalize) and which LNet resends on the other
+ * TCP NI (msg_retry_count 1), where it goes through.
  */
 static int dbl_sc_resend(void)
 {
 	return dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
 				LNETCAP_OPC_OBD_PING, 0x00010000, dbl_xid++,
-				NULL, 0, -ETIMEDOUT,
-				LNET_MSG_STATUS_REMOTE_TIMEOUT, false);
+				NULL, 0, -ECONNRESET,
+				LNET_MSG_STATUS_REMOTE_DROPPED, false);
+}
+
+/*
+ * The monitor thread (LNet's "monitor_thread"): a send of it fails for
+ * good with a remote error (its health check lowers the peer NI's health:
+ * the send's failure), then a response times out
+ * (lnet_finalize_expired_responses): the peer NI's health is lowered with
+ * no message at hand.
+ */
+static DECLARE_COMPLETION(dbl_monitor_done);
+static int dbl_monitor_rc;
+
+static int dbl_monitor_fn(void *unused)
+{
+	dbl_monitor_rc = dbl_send_request(LNETCAP_PORTAL_OST_REQUEST,
+					  LNETCAP_OPC_OBD_PING, 0x00010000,
+					  dbl_xid++, NULL, 0, -EHOSTUNREACH,
+					  LNET_MSG_STATUS_REMOTE_ERROR, true);
+	dbl_remote_failure(&dbl_peers[DBL_PEER_OSS], "response_timeout");
+	complete(&dbl_monitor_done);
+	return 0;
+}
+
+static int dbl_sc_rsp_timeout(void)
+{
+	struct task_struct *t;
+
+	reinit_completion(&dbl_monitor_done);
+	t = kthread_run(dbl_monitor_fn, NULL, "monitor_thread");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(&dbl_monitor_done);
+	return dbl_monitor_rc;
 }
 
 /* A request that fails for good: no resend allowed, health status set. */
@@ -1687,6 +1829,9 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	 * REPLY in, GET in + REPLY out, no REPLY message on either side */
 	{ "rdma_get", dbl_sc_rdma_get, 2, true },
 	{ "rdma_serve_get", dbl_sc_rdma_serve_get, 2, true },
+	/* the monitor thread's failed send and a response timeout (the
+	 * rig's "rsp_timeout" capture) */
+	{ "rsp_timeout", dbl_sc_rsp_timeout, 2, true },
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <ctime>
+#include <thread>
 
 #include "fake_lnet.h"
 #include "filter/kernel_clauses.h"
@@ -355,9 +356,12 @@ TEST_F(BpfCapture, FailedSendIsOneMessageWithALinkedOutcome) {
   lnet_ni_send(fake_.ni(), fake_.msg());
   fake_.set_health(LNETCAP_HEALTH_REMOTE_TIMEOUT, 0);
   lnet_finalize(fake_.msg(), -110);
-  fake_.set_health(0, 1);                   // LNet raised the retry count,
-  lnet_send(nullptr, fake_.msg(), nullptr);  // then resends the same msg
+  // LNet raised the retry count and resends the same msg; its health stays
+  // the failed attempt's until the LND completes this one.
+  fake_.set_health(LNETCAP_HEALTH_REMOTE_TIMEOUT, 1);
+  lnet_send(nullptr, fake_.msg(), nullptr);
   lnet_ni_send(fake_.ni(), fake_.msg());
+  fake_.set_health(LNETCAP_HEALTH_OK, 1);
   lnet_finalize(fake_.msg(), 0);  // success: nothing more
   auto got = drain(*src_);
   ASSERT_EQ(got.size(), 3u);
@@ -382,6 +386,8 @@ TEST_F(BpfCapture, FailedSendIsOneMessageWithALinkedOutcome) {
   const auto& s1 = got[2].view.hdr;
   EXPECT_EQ(s1.direction, LNETCAP_DIR_SEND);
   EXPECT_EQ(s1.retry_count, 1);
+  EXPECT_TRUE(s1.flags & LNETCAP_REC_F_HEALTH_VALID);
+  EXPECT_EQ(s1.health_status, LNETCAP_HEALTH_OK);  // this attempt's, not the last one's
   EXPECT_EQ(s1.msg_id, s0.msg_id);  // the resend is the same message
   EXPECT_FALSE(s1.is_outcome());
 }
@@ -446,6 +452,66 @@ TEST_F(BpfCapture, QueueTimeRunsFromLnetSendToTheLnd) {
   EXPECT_LE(h.queue_ns, outer);
   EXPECT_FALSE(got[1].view.hdr.flags & LNETCAP_REC_F_QUEUE_VALID);
   EXPECT_EQ(got[1].view.hdr.queue_ns, 0u);
+}
+
+// A message this node forwards is timed from its arrival (the receive
+// commit in lnet_parse), so the wait for a router buffer before LNet
+// received it and called lnet_send is in its FORWARD's queue time.
+TEST_F(BpfCapture, ForwardQueueTimeIncludesTheRouterBufferWait) {
+  start(default_cfg(0));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kRemote, kPeer, 500, 6));
+  fake_.set_msg(LNETCAP_MSG_PUT, 500, 500, false, true);
+  fake_.set_flags(false, false, true);  // routing, not committed yet
+  fake_.set_health(0, 0);
+  lnet_msg_commit(fake_.msg(), 0);
+  usleep(20000);                         // waits for a router buffer
+  fake_.set_flags(false, true, true);    // received into it
+  lnet_finalize(fake_.msg(), 0);
+  lnet_send(nullptr, fake_.msg(), nullptr);
+  lnet_msg_commit(fake_.msg(), 0);      // the send commit: not an arrival
+  fake_.set_flags(true, true, true);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  const auto& h = got[0].view.hdr;
+  EXPECT_EQ(h.direction, LNETCAP_DIR_FORWARD);
+  ASSERT_TRUE(h.flags & LNETCAP_REC_F_QUEUE_VALID);
+  EXPECT_GE(h.queue_ns, 20000000u);
+}
+
+// LNet lowers a peer NI's health with no message at hand when a response
+// times out (the monitor thread); the same call from a send's health check
+// right after its failure is that send's DROP, not another record.
+TEST_F(BpfCapture, ResponseTimeoutIsOneRecordOnlyFromTheMonitorThread) {
+  start(default_cfg(0));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));
+  fake_.set_msg(LNETCAP_MSG_PUT, 224, 224, false, false);
+  fake_.set_flags(true, false, false);
+  std::thread monitor([&] {
+    prctl(PR_SET_NAME, "monitor_thread");
+    fake_.set_health(0, 0);
+    lnet_send(nullptr, fake_.msg(), nullptr);
+    lnet_ni_send(fake_.ni(), fake_.msg());
+    fake_.set_health(LNETCAP_HEALTH_REMOTE_ERROR, 0);
+    lnet_finalize(fake_.msg(), -113);
+    lnet_handle_remote_failure_locked(fake_.peer());  // its health check
+    lnet_handle_remote_failure_locked(fake_.peer());  // a response timeout
+  });
+  monitor.join();
+  lnet_handle_remote_failure_locked(fake_.peer());  // not the monitor thread
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[1].view.hdr.drop_reason, LNETCAP_DROP_SEND_FAILED);
+  const auto& r = got[2].view;
+  EXPECT_EQ(r.hdr.direction, LNETCAP_DIR_DROP);
+  EXPECT_EQ(r.hdr.hook, LNETCAP_HOOK_LNET_REMOTE_FAILURE);
+  EXPECT_EQ(r.hdr.drop_reason, LNETCAP_DROP_RESPONSE_TIMEOUT);
+  EXPECT_TRUE(r.hdr.is_outcome());
+  EXPECT_EQ(r.hdr.msg_id, 0u);  // of a message no record names
+  EXPECT_EQ(r.hdr.health_status, LNETCAP_HEALTH_REMOTE_TIMEOUT);
+  EXPECT_EQ(r.hdr.status, -110);
+  EXPECT_EQ(r.hdr.peer_nid, kPeer);
+  EXPECT_EQ(r.lnet_header.size(), 0u);
 }
 
 TEST_F(BpfCapture, SendDroppedBeforeTheLndIsOneDrop) {

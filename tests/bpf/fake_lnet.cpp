@@ -36,6 +36,12 @@ __attribute__((noinline, used)) void lnet_drop_message(void* ni, int cpt, void* 
                                                        std::uint32_t type) {
   asm volatile("" ::"r"(ni), "r"(cpt), "r"(priv), "r"(nob), "r"(type) : "memory");
 }
+__attribute__((noinline, used)) void lnet_msg_commit(void* msg, int cpt) {
+  asm volatile("" ::"r"(msg), "r"(cpt) : "memory");
+}
+__attribute__((noinline, used)) void lnet_handle_remote_failure_locked(void* lpni) {
+  asm volatile("" ::"r"(lpni) : "memory");
+}
 __attribute__((noinline, used)) bool lnet_drop_rule_match(void* hdr, void* local_nid, void* hstatus) {
   asm volatile("" ::"r"(hdr), "r"(local_nid), "r"(hstatus) : "memory");
   return lnetcap::test::drop_rule_verdict;
@@ -247,6 +253,9 @@ UprobeCapture::UprobeCapture(const lnetcap_cfg& cfg, std::uint32_t ring_bytes) {
       {"lnetcap_uprobe_lnet_finalize", "lnet_finalize", false},
       {"lnetcap_uprobe_lnet_send", "lnet_send", false},
       {"lnetcap_uprobe_lnet_drop_message", "lnet_drop_message", false},
+      {"lnetcap_uprobe_lnet_msg_commit", "lnet_msg_commit", false},
+      {"lnetcap_uprobe_lnet_handle_remote_failure_locked", "lnet_handle_remote_failure_locked",
+       false},
       {"lnetcap_uretprobe_lnet_parse", "lnet_parse", true},
       {"lnetcap_uretprobe_lnet_drop_rule_match", "lnet_drop_rule_match", true},
   };

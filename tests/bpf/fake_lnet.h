@@ -22,6 +22,8 @@ void lnet_finalize(void* msg, int rc);
 int lnet_send(void* src_nid, void* msg, void* rtr_nid);
 void lnet_drop_message(void* ni, int cpt, void* priv, unsigned nob, std::uint32_t type);
 bool lnet_drop_rule_match(void* hdr, void* local_nid, void* hstatus);
+void lnet_msg_commit(void* msg, int cpt);
+void lnet_handle_remote_failure_locked(void* lpni);
 }
 
 namespace lnetcap::test {
@@ -49,6 +51,7 @@ class FakeLnet {
   void* ni2() { return ni2_.data(); }
   void* msg() { return msg_.data(); }
   void* peer_nid() { return peer_.data() + lo_.lpni_nid; }
+  void* peer() { return peer_.data(); }  // struct lnet_peer_ni
   std::uint8_t* hdr() { return msg_.data() + lo_.msg_hdr; }
   std::vector<std::uint8_t>& payload() { return payload_; }
 

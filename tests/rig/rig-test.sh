@@ -55,11 +55,19 @@ health_text_ok() {
 	[ "$n" = 0 ] || fail "'queue >= 30ms' selected $n records without such a queue time"
 	n=$("$LNETCAP" -r "$cap" 'drop drop-rule' | grep -c 'drop drop-rule \[outcome of seq' || true)
 	[ "$n" = "$rounds" ] || fail "drop-rule outcomes: $n, expected $rounds"
+	# A SEND starts an attempt: the previous one's failure is its DROP's,
+	# never the resend's (LNet keeps msg_health_status until the LND is done).
+	n=$("$LNETCAP" -r "$cap" 'health != OK and not drop' | wc -l)
+	[ "$n" = 0 ] || fail "'health != OK and not drop' selected $n records (a resend carrying the failure before it?)"
 	"$LNETCAP" -r "$cap" --summary >"$out/summary.txt"
 	grep -q "^lnetcap summary: $((19 * rounds)) messages" "$out/summary.txt" ||
 		fail "--summary does not count $((19 * rounds)) messages: $(head -1 "$out/summary.txt")"
 	grep -q '^LNet drops by reason' "$out/summary.txt" || fail "--summary has no drops by reason"
 	grep -q '^LNet queue time by NI' "$out/summary.txt" || fail "--summary has no queue times"
+	# The resends left by the double's second TCP NI: one attempt a round,
+	# each a resend, none failed.
+	grep -Eq "^192\.168\.1\.11@tcp +$rounds +$rounds +0\b" "$out/summary.txt" ||
+		fail "--summary's health by local NI does not show the resends on 192.168.1.11@tcp"
 	# GETs per round: bulk_get's, lnet_ping's and the one a drop rule drops,
 	# whose DROP outcome is the same message.
 	"$LNETCAP" -r "$cap" --assert "count(type get) == $((3 * rounds))" \
@@ -81,6 +89,22 @@ rdma_ok() {
 		--assert "count(type reply) == $((2 * rounds))" >"$out/assert-rdma.txt" ||
 		{ cat "$out/assert-rdma.txt"; fail "--assert does not count each RDMA GET and REPLY once"; }
 	echo "RDMA GET replies recorded on both sides: ok"
+}
+
+# Response timeouts (the double's monitor thread): each one DROP
+# response-timeout naming the peer NI, in the text output and in
+# --summary's health by peer NI, besides rig_check's record-by-record check.
+rsp_timeout_ok() {
+	"$RIG_CHECK" --no-held "$out/rsp.pcapng" "$out/rsp.log" ||
+		fail "the response timeouts' capture differs from what the double produced"
+	local n
+	n=$("$LNETCAP" -r "$out/rsp.pcapng" 'drop response-timeout' |
+		grep -c 'response timeout from 192.168.1.20@tcp drop response-timeout health REMOTE_TIMEOUT$' || true)
+	[ "$n" = "$rounds" ] || fail "response timeouts printed: $n, expected $rounds"
+	"$LNETCAP" -r "$out/rsp.pcapng" --summary >"$out/rsp-summary.txt"
+	grep -Eq "^192\.168\.1\.20@tcp .* REMOTE_TIMEOUT $rounds\b" "$out/rsp-summary.txt" ||
+		{ cat "$out/rsp-summary.txt"; fail "--summary's health by peer NI has no response timeouts"; }
+	echo "response timeouts recorded: ok"
 }
 
 # The agent must stop cleanly on SIGINT, like tcpdump.
@@ -232,6 +256,7 @@ fentry)
 		fail "the capture does not read payload pages through the direct map"
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
 	rdma_ok
+	rsp_timeout_ok
 	health_text_ok
 	sigint_ok
 	;;
@@ -253,6 +278,7 @@ kprobe)
 		fail "the capture does not read payload pages through the direct map"
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
 	rdma_ok
+	rsp_timeout_ok
 	health_text_ok
 	sigint_ok
 	;;

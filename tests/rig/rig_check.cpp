@@ -28,7 +28,17 @@
 //     own); a received PUT/REPLY refused in lnet_parse is a DROP instead of
 //     a RECV, a GET/ACK's drop the OUTCOME of its RECV;
 //   - every SEND, FORWARD and before-LND DROP carries queue_ns, at least
-//     the time the double held it in lnet_send (hold_ms).
+//     the time the double held it in lnet_send (hold_ms); a FORWARD also
+//     the time it waited for a router buffer before that (rtr_buffer_wait);
+//   - health: a SEND or FORWARD is the start of an attempt, health OK
+//     (LNet still has the previous attempt's failure in msg_health_status:
+//     a resend must not carry it); a failed send's DROP carries the health
+//     status the LND gave that attempt;
+//   - a response timeout (lnet_handle_remote_failure_locked from the
+//     monitor thread, cause=response_timeout): one DROP response-timeout,
+//     no LNet header, the peer NI, an OUTCOME of no recorded message
+//     (msg_id 0); the same call from a send's health check (cause=health)
+//     is that send's failure, already its DROP: no record.
 // The capture is read with the project's own pcapng reader and record
 // decoder.  Every expected message must match exactly one record and
 // every record exactly one message; mismatches are listed.
@@ -67,6 +77,9 @@ struct Expected {
   bool need_queue = false;    // QUEUE_VALID with queue_ns >= hold_ns
   std::uint64_t hold_ns = 0;
   std::optional<std::size_t> outcome_of;  // OUTCOME of this expected entry
+  bool outcome_untracked = false;  // OUTCOME with msg_id 0 (response timeout)
+  std::optional<unsigned> health;  // health_status, HEALTH_VALID required
+  std::string peer;                // peer NID text, checked when set
   int matched = 0;
   std::uint64_t rec_msg_id = 0;  // msg_id of the record it matched
 };
@@ -92,6 +105,7 @@ std::map<std::string, std::string> fields(const std::string& line) {
 
 // 96-byte in-memory header -> 72-byte nid4 wire header (little-endian).
 Bytes to_nid4(const Bytes& h) {
+  if (h.empty()) return h;  // no LNet header
   Bytes w(72, 0);
   auto nid4 = [&](std::size_t off, std::size_t dst) {
     std::uint64_t type = h[off + 1];
@@ -156,6 +170,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::size_t> rx_of_msg;  // msg id -> pending RX entry
   struct TxState {
     unsigned hold_ms = 0;
+    unsigned rtr_ms = 0;               // forwarded: router buffer wait
     bool sent = false;                 // this attempt reached lnet_ni_send
     std::optional<std::size_t> first;  // the message's first record
   };
@@ -175,7 +190,19 @@ int main(int argc, char** argv) {
   while (std::getline(logf, line)) {
     auto f = fields(line);
     const std::string& hook = f["hook"];
-    if (hook == "lnet_send") {
+    if (hook == "rtr_buffer_wait") {
+      tx[f["msg"]].rtr_ms = std::stoul(f["wait_ms"]);
+    } else if (hook == "lnet_handle_remote_failure_locked") {
+      if (f["cause"] != "response_timeout") continue;  // a send's health check
+      Expected e = drop_of(line.substr(0, 110), Bytes{}, LNETCAP_DROP_RESPONSE_TIMEOUT,
+                           LNETCAP_HOOK_LNET_REMOTE_FAILURE);
+      e.status = -110;
+      e.status_valid = true;
+      e.health = LNETCAP_HEALTH_REMOTE_TIMEOUT;
+      e.outcome_untracked = true;
+      e.peer = f["peer"];
+      exp.push_back(e);
+    } else if (hook == "lnet_send") {
       TxState& t = tx[f["msg"]];
       t.hold_ms = std::stoul(f["hold_ms"]);
       t.sent = false;
@@ -190,7 +217,9 @@ int main(int argc, char** argv) {
       e.payload = unhex(f["payload"]);
       TxState& t = tx[f["msg"]];
       e.need_queue = true;  // every send of the double goes through lnet_send
-      e.hold_ns = t.hold_ms * 1000000ull;
+      e.hold_ns = (t.hold_ms + t.rtr_ms) * 1000000ull;
+      e.health = 0;  // this attempt has not completed
+      t.rtr_ms = 0;
       t.sent = true;
       if (!t.first) t.first = exp.size();
       else e.outcome_of = *t.first;  // a resend: same message, same msg_id
@@ -250,6 +279,7 @@ int main(int argc, char** argv) {
       e.retry = std::stoul(f["retry"]);
       e.status = std::stoi(f["rc"]);
       e.status_valid = true;
+      e.health = std::stoul(f["hs"]);  // this attempt's, as the LND set it
       if (t.first) e.outcome_of = *t.first;
       if (!t.sent) {
         e.need_queue = true;
@@ -354,9 +384,22 @@ int main(int argc, char** argv) {
           ok = false;
         }
       }
-      // A DROP is an OUTCOME exactly when the message has an earlier record.
-      const bool want_outcome = h.direction == LNETCAP_DIR_DROP && hit->outcome_of;
-      if (h.is_outcome() != want_outcome || h.msg_id == 0) {
+      if (hit->health && (!(h.flags & LNETCAP_REC_F_HEALTH_VALID) ||
+                          h.health_status != *hit->health)) {
+        std::printf("MISMATCH health %u (flags 0x%x), expected %u: %s\n", h.health_status,
+                    h.flags, *hit->health, hit->what.c_str());
+        ok = false;
+      }
+      if (!hit->peer.empty() && h.peer_nid.to_string() != hit->peer) {
+        std::printf("MISMATCH peer %s, expected %s: %s\n", h.peer_nid.to_string().c_str(),
+                    hit->peer.c_str(), hit->what.c_str());
+        ok = false;
+      }
+      // A DROP is an OUTCOME exactly when the message has an earlier record
+      // (or, a response timeout, one no record names: msg_id 0).
+      const bool want_outcome =
+          h.direction == LNETCAP_DIR_DROP && (hit->outcome_of || hit->outcome_untracked);
+      if (h.is_outcome() != want_outcome || (h.msg_id == 0) != hit->outcome_untracked) {
         std::printf("MISMATCH outcome flag %d msg_id %#llx: %s\n", h.is_outcome(),
                     static_cast<unsigned long long>(h.msg_id), hit->what.c_str());
         ok = false;

@@ -30,3 +30,14 @@ n=$(count "$pcap" "lnetcap.rec.queue_ns >= 30000000")
 [ "$n" -ge "$rounds" ] || fail "records held >= 30 ms: $n, expected at least $rounds"
 pass "queue times"
 ts -r "$pcap" -c 4 | sed 's/^/    /'
+# Response timeouts (the capture's sibling rsp.pcapng, the double's monitor
+# thread): a record with no LNet header, labelled by its hook and reason,
+# one per round, dissected without a malformed frame.
+rsp="$(dirname "$RIG_PCAP")/rsp.pcapng"
+[ -s "$rsp" ] || fail "no response-timeout capture next to $RIG_PCAP"
+rsp=$(stage "$rsp")
+expect_count "$rsp" "_ws.malformed" 0
+expect_count "$rsp" "lnetcap.rec.drop_reason == 9 && lnetcap.rec.hook == 7 && lnetcap.rec.health == 9" "$rounds"
+n=$(ts -r "$rsp" -Y "lnetcap.rec.drop_reason == 9" -V | grep -c 'Hook: lnet_handle_remote_failure_locked (7)' || true)
+[ "$n" = "$rounds" ] || fail "response-timeout records labelled with their hook: $n, expected $rounds"
+pass "response timeouts"

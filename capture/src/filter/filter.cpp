@@ -538,7 +538,7 @@ class Parser {
 #undef X
                               },
                               "drop reason (not-sent, send-failed, no-match, refused, recv-failed, "
-                              "parse-dropped, drop-rule or malformed)");
+                              "parse-dropped, drop-rule, malformed or response-timeout)");
     } else if (k == "queue") {
       t.field = Field::kQueue;
       t.cmp = comparison(true);

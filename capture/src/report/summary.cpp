@@ -96,12 +96,16 @@ void Summary::add_health(const Message& m) {
                        !h.is_outcome();
   const bool failure = h.direction == LNETCAP_DIR_DROP && h.health_status != LNETCAP_HEALTH_OK &&
                        (h.drop_reason == LNETCAP_DROP_SEND_FAILED ||
-                        h.drop_reason == LNETCAP_DROP_SEND_BEFORE_LND);
+                        h.drop_reason == LNETCAP_DROP_SEND_BEFORE_LND ||
+                        h.drop_reason == LNETCAP_DROP_RESPONSE_TIMEOUT);
+  // A response timeout names the peer NI only (no local NI is at hand).
+  const bool peer_only = h.drop_reason == LNETCAP_DROP_RESPONSE_TIMEOUT;
   if (!attempt && !failure) return;
   const char* hs = health_name(h.health_status);
   const std::string why = hs ? hs : "health_" + std::to_string(h.health_status);
-  for (NiHealth* n : {&acc_.lnet.by_local_ni[h.local_nid.to_string()],
-                      &acc_.lnet.by_peer_ni[h.peer_nid.to_string()]}) {
+  std::vector<NiHealth*> nis{&acc_.lnet.by_peer_ni[h.peer_nid.to_string()]};
+  if (!peer_only) nis.push_back(&acc_.lnet.by_local_ni[h.local_nid.to_string()]);
+  for (NiHealth* n : nis) {
     if (attempt) {
       ++n->attempts;
       if (h.is_resend() || h.retry_count) ++n->resends;

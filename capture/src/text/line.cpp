@@ -105,6 +105,17 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   out += direction_word(h.direction);
   out += ' ';
   if (!l.present) {
+    // A response timeout: LNet gave up waiting for a peer NI's ACK/REPLY;
+    // no message is at hand, only the peer NI whose health it lowered.
+    if (h.direction == LNETCAP_DIR_DROP && h.drop_reason == LNETCAP_DROP_RESPONSE_TIMEOUT) {
+      out += "response timeout from " + display_nid(h.peer_nid) + " drop response-timeout";
+      if (h.flags & LNETCAP_REC_F_HEALTH_VALID) {
+        const char* hs = health_name(h.health_status);
+        out += " health ";
+        out += hs ? hs : std::to_string(h.health_status);
+      }
+      return;
+    }
     out += "(no LNet header)";
     return;
   }
@@ -145,9 +156,10 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
     appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
   if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
   if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
-  // A resend's health field is still the failure of the attempt before it
-  // (LNet resets msg_health_status only when the LND completes the send):
-  // it is printed with the resend, not as this attempt's health.
+  // A resend's own health is OK (the attempt is under way); older captures
+  // read msg_health_status before the LND reset it, so their resend holds
+  // the failure of the attempt before it: printed with the resend, not as
+  // this attempt's health.
   if ((h.flags & LNETCAP_REC_F_HEALTH_VALID) && h.health_status && !h.is_resend()) {
     const char* hs = health_name(h.health_status);
     out += " health ";

@@ -12,7 +12,8 @@
 #   (no lnetcap_kfunc module in the checked captures: payloads must come
 #   from the pages alone; fentry loads it for the SIGINT run only)
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
-# rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI),
+# rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI), rsp.pcapng + rsp.log
+# (the monitor thread's response timeouts),
 # drops.pcapng + drops.log, perf.txt, insns-{ni,disjunction}.txt (the
 # verifier's statistics per program).  The host checks the files; this
 # script only fails on things it can see itself.
@@ -120,6 +121,17 @@ echo "rdma_get $rounds" >$dbg/double_ctl
 echo "rdma_serve_get $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/rdma.log"
 wait_capture "$RIG_OUT/rdma.err"
+
+echo "== response timeouts ($RIG_ATTACH), $rounds rounds"
+# From the double's "monitor_thread" (LNet's): per round a send that fails
+# with a remote error (SEND and its DROP outcome; the peer NI's health
+# lowered by its health check is no record of its own) and a response
+# timeout, which no message carries (one DROP response-timeout).
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/rsp.pcapng" "$RIG_OUT/rsp.err" -v -c $((3 * rounds))
+echo "rsp_timeout $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/rsp.log"
+wait_capture "$RIG_OUT/rsp.err"
 
 echo "== stop on SIGINT"
 # In fentry mode this run has the lnetcap_kfunc module loaded: the object

@@ -307,6 +307,7 @@ struct lnet_peer_ni {
 	struct lnet_nid		lpni_nid;
 	int			lpni_txcredits;
 	int			lpni_rtrcredits;
+	atomic_t		lpni_healthv;
 };
 
 /* ---- exported entry points (lib-move.c, lib-msg.c) ------------------------ */
@@ -317,5 +318,7 @@ void lnet_ni_send(struct lnet_ni *ni, struct lnet_msg *msg);
 void lnet_finalize(struct lnet_msg *msg, int rc);
 void lnet_drop_message(struct lnet_ni *ni, int cpt, void *private,
 		       unsigned int nob, __u32 msg_type);
+void lnet_msg_commit(struct lnet_msg *msg, int cpt);
+void lnet_handle_remote_failure_locked(struct lnet_peer_ni *lpni);
 
 #endif /* LNETCAP_DOUBLE_LIB_TYPES_H */
