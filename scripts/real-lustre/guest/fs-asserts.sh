@@ -5,7 +5,10 @@
 # (guest/fs.sh, node a, mount M1): each everyday command runs twice under
 #   lnetcap --only-command --assert ... --summary -- COMMAND
 # from the same starting state (its files made anew, the client's unused
-# locks cancelled), and both runs must cause exactly the RPCs of EXPECT:
+# locks cancelled, the OST connection kept up: idle_timeout=0, else an
+# idle import is torn down after 20 s and the next command starts with
+# OST_CONNECT; no statahead, whose thread races the command for the
+# lookups of ls -l), and both runs must cause exactly the RPCs of EXPECT:
 # the requests by opcode, nothing else.  --only-command gives the
 # command's session a jobid of its own (Lustre's jobid_var=session, set
 # here for the examples and restored after), so pings, statfs and other
@@ -19,11 +22,11 @@ RUNS=${ASSERT_RUNS:-2}
 # Requests each command causes on Lustre 2.16.1 (one MDT, one OST, a
 # fresh lock state): opcode=count.  docs/REPORTS.md shows these runs.
 declare -A EXPECT=(
-	[touch]="LDLM_ENQUEUE=1 MDS_CLOSE=1"
-	[stat]="LDLM_ENQUEUE=1"
-	[ls-l]="LDLM_ENQUEUE=2 MDS_READPAGE=1"
-	[cat]="LDLM_ENQUEUE=1 MDS_CLOSE=1 OST_READ=1"
-	[rm]="LDLM_ENQUEUE=1 MDS_REINT=1"
+	[touch]="LDLM_ENQUEUE=4 MDS_CLOSE=1 MDS_REINT=1 OST_SETATTR=1"
+	[stat]="LDLM_ENQUEUE=4"
+	[ls-l]="LDLM_ENQUEUE=9 MDS_CLOSE=1 MDS_READPAGE=1"
+	[cat]="LDLM_ENQUEUE=4 MDS_CLOSE=1 OST_READ=1"
+	[rm]="LDLM_ENQUEUE=4 MDS_REINT=1"
 )
 declare -A COMMAND=(
 	[touch]="touch $D/t"
@@ -66,7 +69,10 @@ observed() {
 
 old_var=$(lctl get_param -n jobid_var)
 lctl set_param jobid_var=session >/dev/null
+lctl set_param 'osc.*.idle_timeout=0' 'mdc.*.idle_timeout=0' 'llite.*.statahead_max=0' >/dev/null
 mkdir -p "$D"
+# a write reconnects an OST import that went idle before idle_timeout=0
+dd if=/dev/zero of="$D/warm" bs=4k count=1 conv=fsync status=none && rm -f "$D/warm"
 bad=0
 for label in touch stat ls-l cat rm; do
 	mapfile -t args < <(assertions "$label")
