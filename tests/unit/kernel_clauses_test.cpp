@@ -282,8 +282,12 @@ TEST(KernelClauses, RestrictToAnInterface) {
     const lnetcap_subfilter t = table_for(r);
     for (const auto& rec : samples()) {
       // Sound for the filter, exact for -i.
-      if (with_ni.matches(rec->msg)) ASSERT_TRUE(kernel_passes(t, *rec)) << text;
-      if (!(rec->msg.rec.hdr.local_nid == *ni.ni)) ASSERT_FALSE(kernel_passes(t, *rec)) << text;
+      if (with_ni.matches(rec->msg)) {
+        ASSERT_TRUE(kernel_passes(t, *rec)) << text;
+      }
+      if (!(rec->msg.rec.hdr.local_nid == *ni.ni)) {
+        ASSERT_FALSE(kernel_passes(t, *rec)) << text;
+      }
     }
   }
   // Without -i nothing changes.
