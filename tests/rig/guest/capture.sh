@@ -13,6 +13,7 @@
 #   from the pages alone; fentry loads it for the SIGINT run only)
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
 # rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI),
+# reqbuf.pcapng + reqbuf.log (requests in multi-use request buffers),
 # drops.pcapng + drops.log, perf.txt.  The host checks the files; this
 # script only fails on things it can see itself.
 set -euo pipefail
@@ -119,6 +120,17 @@ echo "rdma_get $rounds" >$dbg/double_ctl
 echo "rdma_serve_get $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/rdma.log"
 wait_capture "$RIG_OUT/rdma.err"
+
+echo "== request buffers ($RIG_ATTACH), $rounds rounds"
+# A server's request buffer (and a client's for LDLM callbacks) is one MD
+# that receives many requests, each at its own offset.  Per round 8
+# LDLM_CANCEL requests of different lengths land in one buffer, which LNet
+# then unlinks: 8 records.
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/reqbuf.pcapng" "$RIG_OUT/reqbuf.err" -v -c $((8 * rounds))
+echo "reqbuf $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/reqbuf.log"
+wait_capture "$RIG_OUT/reqbuf.err"
 
 echo "== stop on SIGINT"
 # In fentry mode this run has the lnetcap_kfunc module loaded: the object
