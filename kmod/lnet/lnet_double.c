@@ -465,17 +465,23 @@ static struct lnet_libmd *dbl_md_kiov(struct page **pages, unsigned int npages,
 	return md;
 }
 
-/* The MDs "attached" to portals, i.e. what lnet_parse() can match. */
+/*
+ * The MEs "attached" to portals, i.e. what lnet_parse() can match: match
+ * bits compared outside ignore_bits, as lnet_try_match_md() does (a ptlrpc
+ * request buffer's ME ignores them all: any request on its portal).
+ */
 struct dbl_me {
 	u32			portal;
 	u64			match_bits;
+	u64			ignore_bits;
 	struct lnet_libmd	*md;
 };
 
 #define DBL_NR_ME 4
 static struct dbl_me dbl_mes[DBL_NR_ME];
 
-static void dbl_me_attach(u32 portal, u64 mbits, struct lnet_libmd *md)
+static void dbl_me_insert(u32 portal, u64 mbits, u64 ignore,
+			  struct lnet_libmd *md)
 {
 	int i;
 
@@ -483,11 +489,32 @@ static void dbl_me_attach(u32 portal, u64 mbits, struct lnet_libmd *md)
 		if (!dbl_mes[i].md) {
 			dbl_mes[i].portal = portal;
 			dbl_mes[i].match_bits = mbits;
+			dbl_mes[i].ignore_bits = ignore;
 			dbl_mes[i].md = md;
 			return;
 		}
 	}
 	WARN_ON_ONCE(1);
+}
+
+static void dbl_me_attach(u32 portal, u64 mbits, struct lnet_libmd *md)
+{
+	dbl_me_insert(portal, mbits, 0, md);
+}
+
+/* ptlrpc_register_rqbd(): LNetMEAttach(portal, any NID/PID, 0, ~0). */
+static void dbl_me_attach_any(u32 portal, struct lnet_libmd *md)
+{
+	dbl_me_insert(portal, 0, ~0ULL, md);
+}
+
+/* LNet's lnet_md_exhausted(): no operation left, or (LNET_MD_MAX_SIZE)
+ * less room left than the largest message the MD accepts. */
+static bool dbl_md_exhausted(const struct lnet_libmd *md)
+{
+	return md->md_threshold == 0 ||
+	       ((md->md_options & LNET_MD_MAX_SIZE) &&
+		md->md_offset + md->md_max_size > md->md_length);
 }
 
 static struct lnet_libmd *dbl_me_match(u32 portal, u64 mbits)
@@ -496,7 +523,9 @@ static struct lnet_libmd *dbl_me_match(u32 portal, u64 mbits)
 
 	for (i = 0; i < DBL_NR_ME; i++)
 		if (dbl_mes[i].md && dbl_mes[i].portal == portal &&
-		    dbl_mes[i].match_bits == mbits)
+		    !((dbl_mes[i].match_bits ^ mbits) &
+		      ~dbl_mes[i].ignore_bits) &&
+		    !dbl_md_exhausted(dbl_mes[i].md))
 			return dbl_mes[i].md;
 	return NULL;
 }
@@ -509,6 +538,58 @@ static void dbl_me_unlink(struct lnet_libmd *md)
 	for (i = 0; i < DBL_NR_ME; i++)
 		if (dbl_mes[i].md == md)
 			dbl_mes[i].md = NULL;
+}
+
+static bool dbl_me_posted(const struct lnet_libmd *md)
+{
+	int i;
+
+	for (i = 0; i < DBL_NR_ME; i++)
+		if (dbl_mes[i].md == md)
+			return true;
+	return false;
+}
+
+/*
+ * A PUT matched @md: where it lands and how much of it is kept, as
+ * lnet_try_match_md() decides.  False when it is longer than the MD allows
+ * and the MD does not truncate (LNet drops it).  It lands at the MD's
+ * running offset (md_offset) unless the MD lets the sender choose
+ * (LNET_MD_MANAGE_REMOTE), so a multi-use request buffer receives each
+ * request after the previous one; md_offset moves past it, the threshold
+ * counts it, and an MD left exhausted is unlinked there and then (all the
+ * double's MDs are attached with LNET_UNLINK), logged as
+ * "lnet_md_unlink ... offset=<md_offset>".
+ */
+static bool dbl_md_take_put(struct lnet_libmd *md, u32 roffset, u32 rlength,
+			    unsigned int *offset, unsigned int *mlength)
+{
+	unsigned int off = (md->md_options & LNET_MD_MANAGE_REMOTE) ?
+			   roffset : md->md_offset;
+	unsigned int len;
+
+	if (off > md->md_length)
+		return false;
+	len = (md->md_options & LNET_MD_MAX_SIZE) ? md->md_max_size :
+	      md->md_length - off;
+	if (rlength <= len)
+		len = rlength;
+	else if (!(md->md_options & LNET_MD_TRUNCATE))
+		return false;
+	*offset = off;
+	*mlength = len;
+	md->md_offset = off + len;
+	if (md->md_threshold != LNET_MD_THRESH_INF)
+		md->md_threshold--;
+	if (dbl_md_exhausted(md)) {
+		dbl_me_unlink(md);
+		if (dbl_log_on)
+			dbl_logf("lnet_md_unlink ev=%llu md=%#llx offset=%u length=%u max_size=%u threshold=%d\n",
+				 ++dbl_event_seq, md->md_lh.lh_cookie,
+				 md->md_offset, md->md_length,
+				 md->md_max_size, md->md_threshold);
+	}
+	return true;
 }
 
 /* ---- the hooked functions ------------------------------------------------- */
@@ -799,7 +880,7 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 	struct lnet_libmd *md = NULL;
 	u32 type = hdr->type;
 	u32 plen = hdr->payload_length;
-	unsigned int offset = 0;
+	unsigned int offset = 0, mlength = 0;
 	int i;
 
 	/* As LNet: a GET or ACK carries no payload, or it is a protocol
@@ -881,10 +962,11 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 	case LNET_MSG_PUT:
 		md = dbl_me_match(hdr->msg.put.ptl_index,
 				  hdr->msg.put.match_bits);
+		if (md && !dbl_md_take_put(md, hdr->msg.put.offset, plen,
+					   &offset, &mlength))
+			md = NULL;	/* too long for it: dropped */
 		if (!md)
 			break;
-		offset = (md->md_options & LNET_MD_MANAGE_REMOTE) ?
-			 hdr->msg.put.offset : md->md_offset;
 		msg->msg_ack = hdr->msg.put.ack_wmd.wh_object_cookie !=
 			       DBL_WIRE_COOKIE_NONE &&
 			       !(md->md_options & LNET_MD_ACK_DISABLE);
@@ -971,10 +1053,14 @@ noinline int lnet_parse(struct lnet_ni *ni, struct lnet_hdr *hdr,
 			dbl_send_response(msg, ni);
 			return 0;
 		}
-		msg->msg_wanted = min(plen, room);
+		if (type == LNET_MSG_PUT) {
+			msg->msg_wanted = mlength;	/* unlinked if exhausted */
+		} else {
+			msg->msg_wanted = min(plen, room);
+			dbl_me_unlink(md);
+		}
 		msg->msg_ev.mlength = msg->msg_wanted;
 		msg->msg_ev.rlength = plen;
-		dbl_me_unlink(md);
 	}
 	ni->ni_net->net_lnd->lnd_recv(ni, private, msg, 0, msg->msg_niov,
 				      msg->msg_kiov, msg->msg_offset,
@@ -1572,6 +1658,89 @@ static int dbl_sc_rdma_serve_get(void)
 	return dbl_serve_bulk_get(&dbl_nis[DBL_NI_O2IB], &dbl_peers[DBL_PEER_IBCLIENT], 0xc0, 1);
 }
 
+/*
+ * A multi-use request buffer, as ptlrpc_register_rqbd() posts them on a
+ * server (and on a client for LDLM callbacks): one contiguous MD of the
+ * service's buffer size on its request portal, LNET_MD_OP_PUT |
+ * LNET_MD_MAX_SIZE with max_size the largest request it takes, threshold
+ * LNET_MD_THRESH_INF, its ME matching any match bits.  Here the ldlm_canceld
+ * service (LDLM_BUFSIZE 8 KiB, LDLM_MAXREQSIZE 5 KiB) receives LDLM_CANCEL
+ * requests from 192.168.1.20 that cancel 1 to 30 locks, so each is a
+ * different length (lock handles after ldlm_request).  They land one after
+ * the other (match at md_offset, dbl_md_take_put) until less than max_size
+ * is left: the 8th request ends at offset 3152 > 8192 - 5120 and LNet
+ * unlinks the MD.  The buffer is vmalloc()ed and starts 1000 bytes before
+ * a page end, so the requests also straddle pages that are not neighbours.
+ */
+#define DBL_RQBD_SIZE		8192
+#define DBL_RQBD_MAX_REQ	5120
+#define DBL_RQBD_HEAD		1000	/* MD bytes in the first page */
+#define DBL_RQBD_REQS		8	/* requests until it unlinks */
+
+static const u8 dbl_rqbd_cancels[DBL_RQBD_REQS] = { 1, 6, 17, 2, 9, 30, 4, 12 };
+
+static int dbl_sc_reqbuf(void)
+{
+	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
+	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct {
+		struct lnetcap_ldlm_request req;
+		u64 handles[32];
+	} __packed *rq;
+	struct lnet_libmd *md;
+	void *buf, *wire;
+	int n = 0, rc = 0;
+
+	buf = vzalloc(3 * PAGE_SIZE);
+	wire = kmalloc(1024, GFP_KERNEL);
+	rq = kzalloc(sizeof(*rq), GFP_KERNEL);
+	md = buf ? dbl_md_contig((char *)buf + PAGE_SIZE - DBL_RQBD_HEAD,
+				 DBL_RQBD_SIZE,
+				 LNET_MD_OP_PUT | LNET_MD_MAX_SIZE) : NULL;
+	if (!md || !wire || !rq) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	md->md_max_size = DBL_RQBD_MAX_REQ;
+	md->md_threshold = LNET_MD_THRESH_INF;
+	dbl_me_attach_any(LNETCAP_PORTAL_LDLM_CANCEL_REQUEST, md);
+	/* The peer sends until LNet unlinks the buffer (bounded: a double
+	 * that never unlinks it fails the scenario). */
+	while (dbl_me_posted(md) && n < 2 * DBL_RQBD_REQS) {
+		unsigned int k = dbl_rqbd_cancels[n % DBL_RQBD_REQS], len, j;
+		u32 blen = sizeof(rq->req) +
+			   8 * max_t(u32, k, LNETCAP_LDLM_LOCKREQ_HANDLES);
+		u64 xid = dbl_xid++;
+		struct lnet_hdr hdr;
+
+		memset(rq, 0, sizeof(*rq));
+		rq->req.lock_count = k;
+		for (j = 0; j < k; j++)	/* distinct per request and lock */
+			rq->handles[j] = 0x6c0ffee000000000ULL ^ (xid << 8) ^ j;
+		len = dbl_lustre_msg(wire, LNETCAP_PTL_RPC_MSG_REQUEST,
+				     LNETCAP_OPC_LDLM_CANCEL,
+				     0x00040000 /* LUSTRE_DLM_VERSION */, xid,
+				     rq, blen);
+		/* ptl_send_rpc(): match bits = xid, offset 0 */
+		dbl_rpc_put_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, len,
+				LNETCAP_PORTAL_LDLM_CANCEL_REQUEST, xid, 0);
+		lnet_parse(ni, &hdr, &peer->lpni_nid, wire, 0);
+		n++;
+	}
+	if (dbl_me_posted(md) || n != DBL_RQBD_REQS) {
+		pr_err("reqbuf: %d requests, MD %s\n", n,
+		       dbl_me_posted(md) ? "still posted" : "unlinked");
+		rc = -EIO;
+	}
+	dbl_me_unlink(md);
+out:
+	kfree(md);
+	kfree(rq);
+	kfree(wire);
+	vfree(buf);
+	return rc;
+}
+
 /* The lnet_ping_info a peer with two NIs returns. */
 struct dbl_ping_reply {
 	struct lnetcap_ping_info pi;
@@ -1832,6 +2001,9 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	/* the monitor thread's failed send and a response timeout (the
 	 * rig's "rsp_timeout" capture) */
 	{ "rsp_timeout", dbl_sc_rsp_timeout, 2, true },
+	/* 8 LDLM_CANCEL requests in one request buffer, at growing offsets,
+	 * then the MD unlinks (the rig's "reqbuf" captures) */
+	{ "reqbuf", dbl_sc_reqbuf, DBL_RQBD_REQS, true },
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */

@@ -107,6 +107,24 @@ rsp_timeout_ok() {
 	echo "response timeouts recorded: ok"
 }
 
+# Multi-use request buffers (the double's "reqbuf"): each request is one
+# RECV whose payload is the bytes the peer sent, read at the request's own
+# offset in the buffer (rig_check compares with the bytes logged at
+# lnet_parse), and each round's MD unlinked once less than max_size was
+# left, at offset 3152 after 8 requests, as LNet unlinks it.
+reqbuf_ok() {
+	"$RIG_CHECK" --no-held "$out/reqbuf.pcapng" "$out/reqbuf.log" ||
+		fail "the requests captured in request buffers differ from what the peer sent"
+	local n
+	n=$(grep -c '^lnet_md_unlink .* offset=3152 length=8192 max_size=5120 threshold=-1$' \
+		"$out/reqbuf.log" || true)
+	[ "$n" = "$rounds" ] || fail "request buffers unlinked when full: $n, expected $rounds"
+	n=$("$LNETCAP" -r "$out/reqbuf.pcapng" -q 'opcode LDLM_CANCEL' | wc -l)
+	[ "$n" = $((8 * rounds)) ] ||
+		fail "'opcode LDLM_CANCEL' selected $n requests, expected $((8 * rounds))"
+	echo "requests at their offsets in multi-use request buffers: ok"
+}
+
 # The agent must stop cleanly on SIGINT, like tcpdump.
 sigint_ok() {
 	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
@@ -257,6 +275,7 @@ fentry)
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
 	rdma_ok
 	rsp_timeout_ok
+	reqbuf_ok
 	health_text_ok
 	sigint_ok
 	;;
@@ -279,6 +298,7 @@ kprobe)
 	"$RIG_CHECK" "$out/capture.pcapng" "$out/double.log"
 	rdma_ok
 	rsp_timeout_ok
+	reqbuf_ok
 	health_text_ok
 	sigint_ok
 	;;

@@ -18,7 +18,9 @@
 //   - every lnet_ni_send call: one SEND record (FORWARD when routing=1),
 //     header and retry count as sent, payload as sent;
 //   - every received, non-forwarded message: one RECV record, header as
-//     received, payload as received (PUT/REPLY) or none (GET/ACK);
+//     received, payload as the peer sent it (PUT/REPLY: the bytes logged
+//     at lnet_parse, which must also be what landed in the MD at the
+//     message's offset) or none (GET/ACK);
 //   - every REPLY an RDMA GET carried (lnd_rdma_reply: the double's RDMA
 //     LND logs it with the header a message would have had): one SEND
 //     record on the responder, one RECV on the initiator, with its payload;
@@ -42,6 +44,7 @@
 // The capture is read with the project's own pcapng reader and record
 // decoder.  Every expected message must match exactly one record and
 // every record exactly one message; mismatches are listed.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -69,6 +72,7 @@ struct Expected {
   std::uint32_t plen = 0;   // payload_length of the message
   std::uint32_t have = 0;   // bytes actually present (received/sent)
   Bytes payload;            // first <= 1024 bytes
+  Bytes wire;               // RECV: the bytes sent (logged at lnet_parse)
   bool check_plen = true;
   std::optional<int> status;  // checked when set (DROP records)
   bool status_valid = false;  // DROP: STATUS_VALID must be set (or clear)
@@ -167,6 +171,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<Expected> exp;
+  std::size_t double_bad = 0;  // the double's own receive went wrong
   std::map<std::string, std::size_t> rx_of_msg;  // msg id -> pending RX entry
   struct TxState {
     unsigned hold_ms = 0;
@@ -232,6 +237,7 @@ int main(int argc, char** argv) {
       e.hdr96 = unhex(f["hdr"]);
       e.plen = std::stoul(f["plen"]);
       e.have = 0;  // GET/ACK carry nothing; PUT/REPLY filled at finalize
+      e.wire = unhex(f["payload"]);  // the bytes the peer sent
       rx_of_msg[f["msg"]] = exp.size();
       exp.push_back(e);
     } else if (hook == "lnd_rdma_reply") {
@@ -293,8 +299,19 @@ int main(int argc, char** argv) {
       if (it == rx_of_msg.end()) continue;
       Expected& e = exp[it->second];
       if (f["rc"] == "0") {
+        // What landed in the MD (read back at the message's offset) must
+        // be what the peer sent; the record is compared with the sent
+        // bytes, so a capture that reads a multi-use request buffer
+        // anywhere but at the request's own offset fails.
         e.have = std::stoul(f["plen"]);
-        e.payload = unhex(f["payload"]);
+        Bytes landed = unhex(f["payload"]);
+        std::size_t n = std::min(landed.size(), e.wire.size());
+        if (landed.size() > e.wire.size() ||
+            std::memcmp(landed.data(), e.wire.data(), n) != 0) {
+          std::printf("DOUBLE received bytes differ from the bytes sent: %s\n", e.what.c_str());
+          double_bad++;
+        }
+        e.payload.assign(e.wire.begin(), e.wire.begin() + n);
       } else {
         // Refused in lnet_parse (no MD: -ENOENT).
         unsigned type = std::stoul(f["type"]);
@@ -315,6 +332,11 @@ int main(int argc, char** argv) {
   }
   if (exp.empty()) {
     std::fprintf(stderr, "rig_check: no messages in %s\n", pos[1].c_str());
+    return 1;
+  }
+  if (double_bad) {
+    std::fprintf(stderr, "rig_check: the double received %zu messages wrong (%s)\n",
+                 double_bad, pos[1].c_str());
     return 1;
   }
 

@@ -14,6 +14,7 @@
 # Leaves in RIG_OUT: list.txt (-D), capture.pcapng + double.log (+ .err),
 # rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI), rsp.pcapng + rsp.log
 # (the monitor thread's response timeouts),
+# reqbuf.pcapng + reqbuf.log (requests in multi-use request buffers),
 # drops.pcapng + drops.log, perf.txt, insns-{ni,disjunction}.txt (the
 # verifier's statistics per program).  The host checks the files; this
 # script only fails on things it can see itself.
@@ -132,6 +133,17 @@ start_capture "$RIG_OUT/rsp.pcapng" "$RIG_OUT/rsp.err" -v -c $((3 * rounds))
 echo "rsp_timeout $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/rsp.log"
 wait_capture "$RIG_OUT/rsp.err"
+
+echo "== request buffers ($RIG_ATTACH), $rounds rounds"
+# A server's request buffer (and a client's for LDLM callbacks) is one MD
+# that receives many requests, each at its own offset.  Per round 8
+# LDLM_CANCEL requests of different lengths land in one buffer, which LNet
+# then unlinks: 8 records.
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/reqbuf.pcapng" "$RIG_OUT/reqbuf.err" -v -c $((8 * rounds))
+echo "reqbuf $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/reqbuf.log"
+wait_capture "$RIG_OUT/reqbuf.err"
 
 echo "== stop on SIGINT"
 # In fentry mode this run has the lnetcap_kfunc module loaded: the object

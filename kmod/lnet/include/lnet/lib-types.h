@@ -149,6 +149,7 @@ struct lnet_event {
 #define LNET_MD_ACK_DISABLE	0x0020
 #define LNET_MD_MAX_SIZE	0x0080
 #define LNET_MD_KIOV		0x0100
+#define LNET_MD_THRESH_INF	(-1)	/* md_threshold: no limit */
 
 #define LNET_MAX_IOV		256
 
