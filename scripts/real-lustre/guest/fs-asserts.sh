@@ -24,7 +24,7 @@ RUNS=${ASSERT_RUNS:-2}
 declare -A EXPECT=(
 	[touch]="LDLM_ENQUEUE=4 MDS_CLOSE=1 MDS_REINT=1 OST_SETATTR=1"
 	[stat]="LDLM_ENQUEUE=4"
-	[ls-l]="LDLM_ENQUEUE=9 MDS_CLOSE=1 MDS_READPAGE=1"
+	[ls-l]="LDLM_ENQUEUE=11 MDS_CLOSE=1 MDS_READPAGE=1"
 	[cat]="LDLM_ENQUEUE=4 MDS_CLOSE=1 OST_READ=1"
 	[rm]="LDLM_ENQUEUE=4 MDS_REINT=1"
 )
@@ -69,7 +69,7 @@ observed() {
 
 old_var=$(lctl get_param -n jobid_var)
 lctl set_param jobid_var=session >/dev/null
-lctl set_param 'osc.*.idle_timeout=0' 'mdc.*.idle_timeout=0' 'llite.*.statahead_max=0' >/dev/null
+lctl set_param 'osc.*.idle_timeout=0' 'llite.*.statahead_max=0' >/dev/null
 mkdir -p "$D"
 # a write reconnects an OST import that went idle before idle_timeout=0
 dd if=/dev/zero of="$D/warm" bs=4k count=1 conv=fsync status=none && rm -f "$D/warm"
