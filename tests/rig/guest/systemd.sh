@@ -78,9 +78,27 @@ pid1)
 	mkdir /etc/tmpfiles.d
 	for f in /run/rig-etc-ro/tmpfiles.d/*; do [ -e "$f" ] && ln -s "$f" /etc/tmpfiles.d/; done
 	ln -sf /dev/null /etc/tmpfiles.d/tmp.conf
+	# A source or build tree under /var (a clone in /var/tmp) must stay
+	# visible under the fresh /var: its top directory (/var/X/Y) is set
+	# aside and bound back on top, as the rig's init does for /tmp.
+	keep=
+	case "$RIG_OUT" in
+	/var/?*/?*)
+		rel=${RIG_OUT#/var/}
+		keep=/var/${rel%%/*}
+		rel=${rel#*/}
+		keep=$keep/${rel%%/*}
+		mkdir -p /run/rig-keep
+		mount --rbind "$keep" /run/rig-keep
+		;;
+	esac
 	mount -t tmpfs -o mode=0755 tmpfs /var
 	mkdir -p /var/lib /var/log /var/cache /var/tmp
 	chmod 1777 /var/tmp
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep"
+		mount --rbind /run/rig-keep "$keep"
+	fi
 	# What the package's maintainer scripts do (packaging/): create the
 	# user and group lnetcap, /var/lib/lnetcap.  rigsub: a member of group
 	# lnetcap, to subscribe without root.
