@@ -221,11 +221,12 @@ static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			    lnetcap_pkt_t *pkt)
 {
 	guint enc = pkt->rpc.encoding;
-	guint32 off, len, end, cap = tvb_captured_length(tvb), n = 0;
+	guint32 off, len, cap = tvb_captured_length(tvb), n = 0;
+	guint64 end;  /* 64 bits: off + a hostile length must not wrap */
 
 	if (!lnetcap_rpc_buf(pkt, 2, &off, &len) || len == 0)
 		return;
-	end = off + len;
+	end = (guint64)off + len;
 	while (off + sizeof(struct lnetcap_llog_rec_hdr) <= end) {
 		guint32 rlen, type, index;
 		proto_item *it;
@@ -253,13 +254,13 @@ static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		t = proto_item_add_subtree(it, ett_rec);
 		add_rec_hdr(t, tvb, off, enc);
 		if (rlen < sizeof(struct lnetcap_llog_rec_hdr) + sizeof(struct lnetcap_llog_rec_tail) ||
-		    rlen % 8 || off + rlen > end) {
+		    rlen % 8 || (guint64)off + rlen > end) {
 			expert_add_info_format(pinfo, it, &ei_rec_len,
 				"Record length %u: not a multiple of 8 holding a header and a tail "
 				"within the block", rlen);
 			return;
 		}
-		if (off + rlen > cap) {
+		if ((guint64)off + rlen > cap) {
 			proto_item_append_text(it, " [cut by the snap length]");
 			return;
 		}
