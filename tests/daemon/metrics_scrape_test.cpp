@@ -7,7 +7,8 @@
 //    render: with the formatting under the lock, next to none complete);
 //  - while an honest scraper scrapes in a tight loop and hostile ones ask
 //    for the page and never read (a 1-byte receive window), every add()
-//    returns within a bounded time and every honest scrape is whole.
+//    returns within a bounded time and every honest scrape is whole;
+//  - requests within a second share one rendered page.
 // Wall-clock rates are printed, not asserted: on a loaded machine they
 // measure the load more than the code.
 #include <gtest/gtest.h>
@@ -32,16 +33,6 @@
 #include "report_messages.h"
 
 namespace lnetcap::daemon {
-#if defined(__SANITIZE_ADDRESS__)
-#define LNETCAP_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LNETCAP_TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef LNETCAP_TEST_UNDER_ASAN
-#define LNETCAP_TEST_UNDER_ASAN 0
-#endif
 
 namespace {
 
@@ -192,21 +183,39 @@ TEST(MetricsScrape, StalledScrapersDoNotHoldUpAddingRecords) {
               kRecords, ms(quiet.total), ms(busy.total) / 3, static_cast<unsigned long long>(scrapes.load()),
               page, stalled.size(), ms(busy.longest));
   EXPECT_GE(scrapes.load(), 2u) << "the scrapes should overlap the adding";
-  // Each stalled scraper's request costs one full render of the page in
-  // the server's loop; under ASan (several times slower, -j 4) 16 of them
-  // can keep the loop past an honest scraper's 10 s answer deadline.  A
-  // known limit (renders are not shared between requests), checked here
-  // only at full speed.
-#if !LNETCAP_TEST_UNDER_ASAN
+  // Each stalled scraper's request used to cost a full render in the
+  // server's loop: under ASan 16 of them kept it past an honest scraper's
+  // 10 s deadline.  Requests within 1 s now share one page.
   EXPECT_EQ(short_scrapes.load(), 0u) << "an honest scrape was cut short or refused beside stalled scrapers";
-#else
-  std::printf("under ASan: %llu honest scrapes cut short (not checked)\n",
-              static_cast<unsigned long long>(short_scrapes.load()));
-#endif
   // A bounded wait: no scraper, however slow, holds add() up for long (the
   // server's own deadline for a slow reader is 10 s); the bound leaves
   // room for a busy machine's scheduling.
   EXPECT_LT(ms(busy.longest), 1000.0);
+}
+
+TEST(MetricsScrape, RequestsWithinASecondShareOnePage) {
+  std::atomic<int> renders{0};
+  MetricsHttpServer server("127.0.0.1:0", [&renders](std::uint64_t n) {
+    ++renders;
+    return std::string(1 << 20, 'x') + std::to_string(n);
+  });
+  const std::string address = server.address();
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  const auto start = Clock::now();
+  std::vector<int> stalled;
+  for (int i = 0; i < 16; ++i) stalled.push_back(connect_to(port, 1));
+  std::size_t whole = 0;
+  for (int i = 0; i < 4; ++i) whole += scrape(port) > (1u << 20);
+  // The stalled ones' requests are read as the server's loop gets to them.
+  for (int i = 0; i < 5000 && server.scrapes() < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (int fd : stalled) ::close(fd);
+  std::printf("20 requests in %.2f s: %d renders\n", seconds, renders.load());
+  EXPECT_EQ(whole, 4u);
+  EXPECT_EQ(server.scrapes(), 20u);
+  EXPECT_EQ(server.renders(), static_cast<std::uint64_t>(renders.load()));
+  // One a second at most (and the first).
+  EXPECT_LE(renders.load(), 1 + static_cast<int>(seconds));
 }
 
 }  // namespace

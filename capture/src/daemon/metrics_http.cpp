@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +23,12 @@ namespace {
 constexpr int kRequestTimeoutMs = 2000;   // to send the request head
 constexpr int kResponseTimeoutMs = 10000;  // to take the answer (Prometheus' default scrape timeout)
 constexpr std::size_t kMaxRequest = 8192;
+// Scrapes this close together share one rendered page: a big site's page
+// is megabytes and takes a render of tens of milliseconds (seconds under a
+// sanitizer), and each request used to cost one, so a few clients asking
+// without reading kept this loop busy past an honest scraper's deadline.
+// Prometheus scrapes every 15 s or more; a page up to 1 s old is current.
+constexpr auto kPageReuse = std::chrono::milliseconds(1000);
 
 // "9788" -> ("", "9788"); "127.0.0.1:9788"; "[::1]:9788".
 std::pair<std::string, std::string> split_listen(const std::string& listen) {
@@ -40,10 +47,13 @@ Error listen_error(const std::string& listen, const std::string& why) {
                "give --metrics-listen PORT, ADDR:PORT or [IPv6]:PORT with a free port");
 }
 
-std::string response(const char* status, const std::string& type, const std::string& body, bool head) {
+std::string response_head(const char* status, const std::string& type, std::size_t body_size) {
   return std::string("HTTP/1.1 ") + status + "\r\nContent-Type: " + type +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
-         (head ? "" : body);
+         "\r\nContent-Length: " + std::to_string(body_size) + "\r\nConnection: close\r\n\r\n";
+}
+
+std::string response(const char* status, const std::string& type, const std::string& body, bool head) {
+  return response_head(status, type, body.size()) + (head ? "" : body);
 }
 
 }  // namespace
@@ -115,9 +125,28 @@ struct MetricsHttpServer::Connection {
   int fd = -1;
   std::chrono::steady_clock::time_point deadline;
   std::string request;  // while reading
-  std::string out;      // the answer, once the request is whole
-  std::size_t sent = 0;
+  Answer out;           // once the request is whole
+  std::size_t sent = 0;  // of out.head, then of *out.page
   bool writing = false;
+
+  std::size_t size() const { return out.head.size() + (out.page ? out.page->size() : 0); }
+  /// Sends what the socket takes now; false when it failed.
+  bool send_some() {
+    iovec parts[2];
+    int n_parts = 0;
+    const std::size_t head = out.head.size();
+    if (sent < head) parts[n_parts++] = {const_cast<char*>(out.head.data()) + sent, head - sent};
+    if (out.page) {
+      const std::size_t from = sent > head ? sent - head : 0;
+      parts[n_parts++] = {const_cast<char*>(out.page->data()) + from, out.page->size() - from};
+    }
+    msghdr msg{};
+    msg.msg_iov = parts;
+    msg.msg_iovlen = static_cast<std::size_t>(n_parts);
+    const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) sent += static_cast<std::size_t>(n);
+    return n >= 0 || errno == EAGAIN || errno == EINTR;
+  }
 };
 
 void MetricsHttpServer::run() {
@@ -146,9 +175,7 @@ void MetricsHttpServer::run() {
       Connection& c = conns[i];
       const short ev = fds[2 + i].revents;
       if (c.writing && (ev & (POLLOUT | POLLERR | POLLHUP))) {
-        const ssize_t n = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) c.sent += static_cast<std::size_t>(n);
-        if ((n < 0 && errno != EAGAIN && errno != EINTR) || c.sent == c.out.size()) {
+        if (!c.send_some() || c.sent == c.size()) {
           drop(i);
           continue;
         }
@@ -161,7 +188,7 @@ void MetricsHttpServer::run() {
         }
         if (n > 0) c.request.append(buf, static_cast<std::size_t>(n));
         if (c.request.find("\r\n\r\n") != std::string::npos || c.request.size() >= kMaxRequest) {
-          c.out = answer(c.request);
+          c.out = answer(c.request, now);
           c.writing = true;
           c.deadline = now + std::chrono::milliseconds(kResponseTimeoutMs);
           continue;  // sent when the socket takes it
@@ -200,21 +227,28 @@ void MetricsHttpServer::run() {
   for (auto& c : conns) ::close(c.fd);
 }
 
-std::string MetricsHttpServer::answer(const std::string& request) {
+MetricsHttpServer::Answer MetricsHttpServer::answer(const std::string& request,
+                                                   std::chrono::steady_clock::time_point now) {
   const std::string line = request.substr(0, request.find("\r\n"));
   const auto sp1 = line.find(' '), sp2 = line.find(' ', sp1 + 1);
   if (sp1 == std::string::npos || sp2 == std::string::npos)
-    return response("400 Bad Request", "text/plain", "bad request\n", false);
+    return {response("400 Bad Request", "text/plain", "bad request\n", false), nullptr};
   const std::string method = line.substr(0, sp1);
   std::string path = line.substr(sp1 + 1, sp2 - sp1 - 1);
   path = path.substr(0, path.find('?'));
   const bool head = method == "HEAD";
   if (method != "GET" && !head)
-    return response("405 Method Not Allowed", "text/plain", "only GET and HEAD\n", false);
+    return {response("405 Method Not Allowed", "text/plain", "only GET and HEAD\n", false), nullptr};
   if (path != "/metrics")
-    return response("404 Not Found", "text/plain", "lnetcapd serves its metrics at /metrics\n", head);
+    return {response("404 Not Found", "text/plain", "lnetcapd serves its metrics at /metrics\n", head), nullptr};
   const std::uint64_t n = ++scrapes_;
-  return response("200 OK", "text/plain; version=0.0.4; charset=utf-8", body_(n), head);
+  if (!page_ || now - page_rendered_at_ >= kPageReuse) {
+    page_ = std::make_shared<const std::string>(body_(n));
+    page_rendered_at_ = now;
+    ++renders_;
+  }
+  return {response_head("200 OK", "text/plain; version=0.0.4; charset=utf-8", page_->size()),
+          head ? nullptr : page_};
 }
 
 }  // namespace lnetcap::daemon

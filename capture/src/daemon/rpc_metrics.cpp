@@ -268,7 +268,7 @@ std::string RpcMetrics::render(std::uint64_t scrapes) const {
     counter(out, "lnetcap_trigger_files_failed_total", "trigger files that could not be written",
             g.trigger_files_failed);
   }
-  counter(out, "lnetcap_scrapes_total", "metrics scrapes served, this one included", scrapes);
+  counter(out, "lnetcap_scrapes_total", "metrics scrapes served when this page was rendered, that one included (scrapes within 1 s share a page)", scrapes);
   return out;
 }
 
