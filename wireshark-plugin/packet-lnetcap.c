@@ -303,82 +303,20 @@ unreadable_reason(guint flags)
 	return "the capture could not read it";
 }
 
-static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+/* What the record pseudo-header says that the rest of the dissection needs. */
+struct rec_fields {
+	guint32 hdr_len, lnet_hdr_len, flags, direction, health, retries, cpu;
+	guint32 payload_len, payload_caplen;
+};
+
+/* The record's sequence number, and the records missing before it. */
+static void dissect_rec_seq(tvbuff_t *tvb, packet_info *pinfo, proto_tree *rt, guint32 cpu)
 {
-	proto_item *ti, *rec_item, *it;
-	proto_tree *lt, *rt;
-	guint32 version, hdr_len, lnet_hdr_len, flags, health, retries, direction;
-	gint32 status;
-	guint32 payload_len, payload_caplen, cpu;
+	proto_item *it;
 	guint64 seq, gap;
 	gboolean untracked;
-	guint avail;
-	lnetcap_pkt_t *pkt;
-	lnetcap_tap_info_t *tap;
 
-	/* Not ours unless it starts with the record magic. */
-	if (tvb_captured_length(tvb) < 8 ||
-	    tvb_get_letohl(tvb, 0) != LNETCAP_REC_MAGIC)
-		return 0;
-
-	col_set_str(pinfo->cinfo, COL_PROTOCOL, "LNetCap");
-	col_clear(pinfo->cinfo, COL_INFO);
-
-	ti = proto_tree_add_item(tree, proto_lnetcap, tvb, 0, -1, ENC_NA);
-	lt = proto_item_add_subtree(ti, ett_lnetcap);
-	rec_item = proto_tree_add_item(lt, hf_rec, tvb, 0, -1, ENC_NA);
-	rt = proto_item_add_subtree(rec_item, ett_rec);
-
-	proto_tree_add_item(rt, hf_rec_magic, tvb, REC(magic), ENC_LITTLE_ENDIAN);
-	it = proto_tree_add_item_ret_uint(rt, hf_rec_version, tvb, REC(version),
-					  ENC_LITTLE_ENDIAN, &version);
-	if (version != LNETCAP_REC_VERSION) {
-		expert_add_info_format(pinfo, it, &ei_rec_version,
-			"Record version %u; this plugin decodes version %u only "
-			"(a newer lnetcap wrote this file: update the plugin)",
-			version, LNETCAP_REC_VERSION);
-		col_set_str(pinfo->cinfo, COL_INFO, "lnetcap record of an unknown version");
-		return tvb_captured_length(tvb);
-	}
-	it = proto_tree_add_item_ret_uint(rt, hf_rec_hdr_len, tvb, REC(rec_hdr_len),
-					  ENC_LITTLE_ENDIAN, &hdr_len);
-	if (hdr_len < LNETCAP_REC_HDR_V1_LEN || tvb_captured_length(tvb) < hdr_len) {
-		expert_add_info_format(pinfo, it, &ei_rec_short,
-			"Record header length %u: needs >= %u and at most the %u captured bytes",
-			hdr_len, LNETCAP_REC_HDR_V1_LEN, tvb_captured_length(tvb));
-		col_set_str(pinfo->cinfo, COL_INFO, "Malformed lnetcap record");
-		return tvb_captured_length(tvb);
-	}
-	proto_item_set_len(rec_item, (gint)hdr_len);
-
-	pkt = wmem_new0(pinfo->pool, lnetcap_pkt_t);
-	proto_tree_add_item_ret_uint(rt, hf_rec_direction, tvb, REC(direction), ENC_NA, &direction);
-	proto_tree_add_item(rt, hf_rec_hook, tvb, REC(hook), ENC_NA);
-	proto_tree_add_item(rt, hf_rec_lnd, tvb, REC(lnd_type), ENC_NA);
-	proto_tree_add_item_ret_uint(rt, hf_rec_lnet_hdr_len, tvb, REC(lnet_hdr_len), ENC_NA,
-				     &lnet_hdr_len);
-	flags = tvb_get_letohs(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags));
-	it = lnetcap_flagset_add(rt, tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags),
-				 ENC_LITTLE_ENDIAN, &fs_rec_flags);
-	if (flags & LNETCAP_REC_F_GAP_BEFORE)
-		expert_add_info(pinfo, it, &ei_rec_gap_flag);
-
-	it = proto_tree_add_item_ret_uint(rt, hf_rec_health, tvb, REC(health_status), ENC_NA,
-					  &health);
-	if ((flags & LNETCAP_REC_F_HEALTH_VALID) && health != LNETCAP_HEALTH_OK)
-		expert_add_info_format(pinfo, it, &ei_rec_health, "LNet health: %s",
-				       val_to_str_const(health, lnetcap_health_vals, "unknown"));
-	it = proto_tree_add_item_ret_uint(rt, hf_rec_retries, tvb, REC(retry_count), ENC_NA,
-					  &retries);
-	if ((flags & LNETCAP_REC_F_HEALTH_VALID) && retries > 0)
-		expert_add_info_format(pinfo, it, &ei_rec_retries,
-				       "LNet resent this message %u time(s)", retries);
-	proto_tree_add_item_ret_uint(rt, hf_rec_cpu, tvb, REC(cpu), ENC_LITTLE_ENDIAN, &cpu);
-	if (flags & LNETCAP_REC_F_TASK_VALID) {
-		proto_tree_add_item(rt, hf_rec_pid, tvb, REC(pid), ENC_LITTLE_ENDIAN);
-		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
-	}
-	it = proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
+	proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
 	gap = seq_gap(pinfo, cpu, seq, &untracked);
 	if (untracked)
 		lnetcap_table_full_note(tvb, pinfo, rt, "sequence domain");
@@ -389,11 +327,17 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 			"%" G_GUINT64_FORMAT " record(s) missing before this one "
 			"(sequence jumped)", gap);
 	}
+}
+
+/* The payload's length and how much of it was captured. */
+static void dissect_rec_payload_lengths(tvbuff_t *tvb, packet_info *pinfo, proto_tree *rt,
+					struct rec_fields *r)
+{
 	proto_tree_add_item_ret_uint(rt, hf_rec_payload_len, tvb, REC(payload_len),
-				     ENC_LITTLE_ENDIAN, &payload_len);
-	it = proto_tree_add_item_ret_uint(rt, hf_rec_payload_caplen, tvb, REC(payload_caplen),
-					  ENC_LITTLE_ENDIAN, &payload_caplen);
-	if (payload_caplen < payload_len) {
+				     ENC_LITTLE_ENDIAN, &r->payload_len);
+	proto_tree_add_item_ret_uint(rt, hf_rec_payload_caplen, tvb, REC(payload_caplen),
+				     ENC_LITTLE_ENDIAN, &r->payload_caplen);
+	if (r->payload_caplen < r->payload_len) {
 		proto_item *t = proto_tree_add_boolean(rt, hf_rec_truncated, tvb,
 			REC(payload_caplen), TRUE);
 		proto_item_set_generated(t);
@@ -402,14 +346,106 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		 * undecoded body needs none: on a big trace those notes would bury
 		 * the real ones, and decoders that miss bytes say so themselves
 		 * (lnetcap.ptlrpc.truncated). */
-		if (flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
+		if (r->flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
 			expert_add_info_format(pinfo, t, &ei_rec_unreadable,
 				"Only %u of %u payload bytes were captured: %s",
-				payload_caplen, payload_len, unreadable_reason(flags));
+				r->payload_caplen, r->payload_len, unreadable_reason(r->flags));
 	}
+}
+
+/* The LNet health fields (queue time, message id, drop reason, the
+ * outcome link), in headers long enough to hold them. */
+static void dissect_rec_health_tail(tvbuff_t *tvb, packet_info *pinfo, proto_tree *rt,
+				    const struct rec_fields *r)
+{
+	proto_item *it;
+	guint64 msg_id;
+	guint32 reason = 0, linked;
+
+	if (r->hdr_len < LNETCAP_REC_HDR_LEN)
+		return;
+	msg_id = tvb_get_letoh64(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, msg_id));
+	if (r->flags & LNETCAP_REC_F_QUEUE_VALID)
+		proto_tree_add_item(rt, hf_rec_queue, tvb, REC(queue_ns), ENC_LITTLE_ENDIAN);
+	if (msg_id)
+		proto_tree_add_item(rt, hf_rec_msg_id, tvb, REC(msg_id), ENC_LITTLE_ENDIAN);
+	if (r->direction == LNETCAP_DIR_DROP) {
+		it = proto_tree_add_item_ret_uint(rt, hf_rec_drop_reason, tvb,
+						  REC(drop_reason), ENC_NA, &reason);
+		expert_add_info_format(pinfo, it, &ei_rec_drop, "LNet dropped %s: %s",
+			(r->flags & LNETCAP_REC_F_OUTCOME) ? "the message of an earlier record"
+							   : "this message",
+			val_to_str_const(reason, lnetcap_drop_reason_desc, "unknown reason"));
+	}
+	linked = outcome_frame(pinfo, msg_id, (r->flags & LNETCAP_REC_F_OUTCOME) != 0);
+	if (linked) {
+		it = proto_tree_add_uint(rt, hf_rec_outcome_of, tvb, REC(msg_id), linked);
+		proto_item_set_generated(it);
+	}
+}
+
+/* The record pseudo-header, into the subtree rt.  FALSE when the rest of
+ * the record cannot be decoded (an unknown version, a short header). */
+static gboolean dissect_rec_header(tvbuff_t *tvb, packet_info *pinfo, proto_item *rec_item,
+				   proto_tree *rt, struct rec_fields *r)
+{
+	proto_item *it;
+	guint32 version;
+	gint32 status;
+
+	proto_tree_add_item(rt, hf_rec_magic, tvb, REC(magic), ENC_LITTLE_ENDIAN);
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_version, tvb, REC(version),
+					  ENC_LITTLE_ENDIAN, &version);
+	if (version != LNETCAP_REC_VERSION) {
+		expert_add_info_format(pinfo, it, &ei_rec_version,
+			"Record version %u; this plugin decodes version %u only "
+			"(a newer lnetcap wrote this file: update the plugin)",
+			version, LNETCAP_REC_VERSION);
+		col_set_str(pinfo->cinfo, COL_INFO, "lnetcap record of an unknown version");
+		return FALSE;
+	}
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_hdr_len, tvb, REC(rec_hdr_len),
+					  ENC_LITTLE_ENDIAN, &r->hdr_len);
+	if (r->hdr_len < LNETCAP_REC_HDR_V1_LEN || tvb_captured_length(tvb) < r->hdr_len) {
+		expert_add_info_format(pinfo, it, &ei_rec_short,
+			"Record header length %u: needs >= %u and at most the %u captured bytes",
+			r->hdr_len, LNETCAP_REC_HDR_V1_LEN, tvb_captured_length(tvb));
+		col_set_str(pinfo->cinfo, COL_INFO, "Malformed lnetcap record");
+		return FALSE;
+	}
+	proto_item_set_len(rec_item, (gint)r->hdr_len);
+
+	proto_tree_add_item_ret_uint(rt, hf_rec_direction, tvb, REC(direction), ENC_NA, &r->direction);
+	proto_tree_add_item(rt, hf_rec_hook, tvb, REC(hook), ENC_NA);
+	proto_tree_add_item(rt, hf_rec_lnd, tvb, REC(lnd_type), ENC_NA);
+	proto_tree_add_item_ret_uint(rt, hf_rec_lnet_hdr_len, tvb, REC(lnet_hdr_len), ENC_NA,
+				     &r->lnet_hdr_len);
+	r->flags = tvb_get_letohs(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags));
+	it = lnetcap_flagset_add(rt, tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, rec_flags),
+				 ENC_LITTLE_ENDIAN, &fs_rec_flags);
+	if (r->flags & LNETCAP_REC_F_GAP_BEFORE)
+		expert_add_info(pinfo, it, &ei_rec_gap_flag);
+
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_health, tvb, REC(health_status), ENC_NA,
+					  &r->health);
+	if ((r->flags & LNETCAP_REC_F_HEALTH_VALID) && r->health != LNETCAP_HEALTH_OK)
+		expert_add_info_format(pinfo, it, &ei_rec_health, "LNet health: %s",
+				       val_to_str_const(r->health, lnetcap_health_vals, "unknown"));
+	it = proto_tree_add_item_ret_uint(rt, hf_rec_retries, tvb, REC(retry_count), ENC_NA,
+					  &r->retries);
+	if ((r->flags & LNETCAP_REC_F_HEALTH_VALID) && r->retries > 0)
+		expert_add_info_format(pinfo, it, &ei_rec_retries,
+				       "LNet resent this message %u time(s)", r->retries);
+	proto_tree_add_item_ret_uint(rt, hf_rec_cpu, tvb, REC(cpu), ENC_LITTLE_ENDIAN, &r->cpu);
+	if (r->flags & LNETCAP_REC_F_TASK_VALID) {
+		proto_tree_add_item(rt, hf_rec_pid, tvb, REC(pid), ENC_LITTLE_ENDIAN);
+		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
+	}
+	dissect_rec_seq(tvb, pinfo, rt, r->cpu);
+	dissect_rec_payload_lengths(tvb, pinfo, rt, r);
 	add_rec_nid(rt, tvb, pinfo, hf_rec_local_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid));
 	add_rec_nid(rt, tvb, pinfo, hf_rec_peer_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid));
-	if (flags & LNETCAP_REC_F_STATUS_VALID) {
+	if (r->flags & LNETCAP_REC_F_STATUS_VALID) {
 		it = proto_tree_add_item_ret_int(rt, hf_rec_status, tvb, REC(status),
 						 ENC_LITTLE_ENDIAN, &status);
 		if (status != 0)
@@ -418,54 +454,33 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 				val_to_str((guint32)status, lnetcap_status_vals, "%d"));
 	}
 	proto_tree_add_item(rt, hf_rec_ni_id, tvb, REC(ni_id), ENC_LITTLE_ENDIAN);
-	/* The LNet health fields, in headers long enough to hold them. */
-	if (hdr_len >= LNETCAP_REC_HDR_LEN) {
-		guint64 msg_id = tvb_get_letoh64(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, msg_id));
-		guint32 reason = 0, linked;
+	dissect_rec_health_tail(tvb, pinfo, rt, r);
+	return TRUE;
+}
 
-		if (flags & LNETCAP_REC_F_QUEUE_VALID)
-			proto_tree_add_item(rt, hf_rec_queue, tvb, REC(queue_ns), ENC_LITTLE_ENDIAN);
-		if (msg_id)
-			proto_tree_add_item(rt, hf_rec_msg_id, tvb, REC(msg_id), ENC_LITTLE_ENDIAN);
-		if (direction == LNETCAP_DIR_DROP) {
-			it = proto_tree_add_item_ret_uint(rt, hf_rec_drop_reason, tvb,
-							  REC(drop_reason), ENC_NA, &reason);
-			expert_add_info_format(pinfo, it, &ei_rec_drop, "LNet dropped %s: %s",
-				(flags & LNETCAP_REC_F_OUTCOME) ? "the message of an earlier record"
-								: "this message",
-				val_to_str_const(reason, lnetcap_drop_reason_desc, "unknown reason"));
-		}
-		linked = outcome_frame(pinfo, msg_id, (flags & LNETCAP_REC_F_OUTCOME) != 0);
-		if (linked) {
-			it = proto_tree_add_uint(rt, hf_rec_outcome_of, tvb, REC(msg_id), linked);
-			proto_item_set_generated(it);
-		}
-	}
+/* The LNet header and the payload prefix after the pseudo-header, then
+ * the links to other records (bulk to its RPC, across nodes). */
+static void dissect_rec_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_tree *lt,
+			     const struct rec_fields *r, lnetcap_pkt_t *pkt)
+{
+	guint avail;
 
-	pkt->direction = direction;
-	pkt->health = (flags & LNETCAP_REC_F_HEALTH_VALID) ? health : 0;
-	pkt->retries = retries;
-	pkt->payload_len = payload_len;
-	pkt->payload_caplen = payload_caplen;
-
-	tap = wmem_new0(pinfo->pool, lnetcap_tap_info_t);
-	tap->health = pkt->health;
-
-	if (lnet_hdr_len != 0) {
+	if (r->lnet_hdr_len != 0) {
 		tvbuff_t *payload;
-		if (dissect_lnetcap_lnet(tvb, pinfo, lt, hdr_len, pkt) <= 0)
-			goto done;
+		if (dissect_lnetcap_lnet(tvb, pinfo, lt, r->hdr_len, pkt) <= 0)
+			return;
 		/* The payload prefix: reported length is the original payload
 		 * length, so anything cut by the snap length is known as such. */
-		avail = tvb_captured_length_remaining(tvb, (gint)(hdr_len + lnet_hdr_len));
-		if (avail > payload_caplen)
-			avail = payload_caplen;
-		if (payload_len > 0 && avail > 0) {
+		avail = tvb_captured_length_remaining(tvb, (gint)(r->hdr_len + r->lnet_hdr_len));
+		if (avail > r->payload_caplen)
+			avail = r->payload_caplen;
+		if (r->payload_len > 0 && avail > 0) {
 			/* A corrupt payload_len must not claim more than the frame's
 			 * original length holds (that would throw here). */
-			guint rep = (guint)tvb_reported_length_remaining(tvb, (gint)(hdr_len + lnet_hdr_len));
-			rep = MIN(rep, MAX(payload_len, avail));
-			payload = tvb_new_subset_length_caplen(tvb, (gint)(hdr_len + lnet_hdr_len),
+			guint rep = (guint)tvb_reported_length_remaining(tvb,
+				(gint)(r->hdr_len + r->lnet_hdr_len));
+			rep = MIN(rep, MAX(r->payload_len, avail));
+			payload = tvb_new_subset_length_caplen(tvb, (gint)(r->hdr_len + r->lnet_hdr_len),
 				(gint)avail, (gint)rep);
 			dissect_lnetcap_lnet_payload(payload, pinfo, tree, lt, pkt);
 		}
@@ -478,7 +493,14 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	    pkt->match_bits != LNETCAP_LNET_PING_MATCHBITS && !pkt->ping_info)
 		lnetcap_link_bulk(tvb, pinfo, lt, pkt);
 	lnetcap_xnode_link(tvb, pinfo, lt, pkt);
-done:
+}
+
+/* What the statistics (taps) count of this record. */
+static void queue_tap(packet_info *pinfo, const lnetcap_pkt_t *pkt)
+{
+	lnetcap_tap_info_t *tap = wmem_new0(pinfo->pool, lnetcap_tap_info_t);
+
+	tap->health = pkt->health;
 	if (pkt->have_lnet) {
 		tap->msg_type = pkt->msg_type;
 		tap->portal = pkt->portal;
@@ -499,6 +521,38 @@ done:
 		}
 	}
 	tap_queue_packet(lnetcap_tap, pinfo, tap);
+}
+
+static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	proto_item *ti, *rec_item;
+	proto_tree *lt, *rt;
+	struct rec_fields r = { 0 };
+	lnetcap_pkt_t *pkt;
+
+	/* Not ours unless it starts with the record magic. */
+	if (tvb_captured_length(tvb) < 8 ||
+	    tvb_get_letohl(tvb, 0) != LNETCAP_REC_MAGIC)
+		return 0;
+
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "LNetCap");
+	col_clear(pinfo->cinfo, COL_INFO);
+
+	ti = proto_tree_add_item(tree, proto_lnetcap, tvb, 0, -1, ENC_NA);
+	lt = proto_item_add_subtree(ti, ett_lnetcap);
+	rec_item = proto_tree_add_item(lt, hf_rec, tvb, 0, -1, ENC_NA);
+	rt = proto_item_add_subtree(rec_item, ett_rec);
+	if (!dissect_rec_header(tvb, pinfo, rec_item, rt, &r))
+		return tvb_captured_length(tvb);
+
+	pkt = wmem_new0(pinfo->pool, lnetcap_pkt_t);
+	pkt->direction = r.direction;
+	pkt->health = (r.flags & LNETCAP_REC_F_HEALTH_VALID) ? r.health : 0;
+	pkt->retries = r.retries;
+	pkt->payload_len = r.payload_len;
+	pkt->payload_caplen = r.payload_caplen;
+	dissect_rec_lnet(tvb, pinfo, tree, lt, &r, pkt);
+	queue_tap(pinfo, pkt);
 	return tvb_captured_length(tvb);
 }
 
