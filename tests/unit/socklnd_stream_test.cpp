@@ -210,6 +210,27 @@ TEST(SocklndStream, ManyMessagesInOneSegment) {
   }
 }
 
+// Junk where a ksock header should be, in the middle of one segment: the
+// header is counted as bad, the parser hunts through the same segment and
+// every message after the junk is still found.
+TEST(SocklndStream, JunkBetweenMessagesInOneSegmentIsSkipped) {
+  Scenario s;
+  for (int i = 0; i < 10; ++i) {
+    if (i == 5) append(s.cs, Bytes(24, 0xee));  // no ksock_msg type, no LNet header
+    auto put = s.spec(true, LNETCAP_MSG_PUT);
+    put.portal = LNETCAP_PORTAL_OST_REQUEST;
+    put.match_bits = 700 + i;
+    s.add(true, put, 40);
+  }
+  Converted c;
+  c.add(1, s.fc.syn(true));
+  c.add(2, s.fc.data(true, s.cs, 0, s.cs.size()));
+  c.finish();
+  expect_subsequence(c, s.cnid, s.cmsgs, 10);
+  EXPECT_EQ(c.message(9).lnet.match_bits, 709u);
+  EXPECT_GE(c.conv.counters().socklnd.bad_headers, 1u);
+}
+
 TEST(SocklndStream, LostSegmentMarksTheGapAndResynchronises) {
   Scenario s;
   for (int i = 0; i < 20; ++i) {

@@ -148,161 +148,37 @@ void SocklndParser::classify_start() {
 }
 
 void SocklndParser::on_data(std::uint64_t ts_ns, ByteSpan data) {
+  // Each state's step consumes what it can; false: it needs more bytes
+  // than this segment holds (they are kept in buf_ until the next one).
   while (!data.empty()) {
+    bool more = true;
     switch (state_) {
       case State::kIdle:
         start(false);
         break;
-
       case State::kStart:
-        if (!fill(data, 4)) return;
-        classify_start();
+        more = fill(data, 4);
+        if (more) classify_start();
         break;
-
-      case State::kConnreq: {
-        if (!fill(data, 8)) return;
-        std::uint32_t version = u32(4);
-        std::size_t need = version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION      ? 16
-                           : version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION_16 ? 28
-                                                                               : 0;
-        if (need == 0) {
-          ++counters_.bad_headers;
-          lose_sync(true);
-          break;
-        }
-        if (!fill(data, need)) return;
-        const std::uint8_t* nid = buf_.data() + 8;
-        Nid target = need == 16 ? Nid::from_nid4(swapped_ ? load_be64(nid) : load_le64(nid))
-                                : Nid::from_lnet_nid(nid);
-        ++counters_.connreqs;
-        events_.on_connreq(ts_ns, version, target);
-        buf_.clear();
-        state_ = State::kStart;  // the HELLO follows
+      case State::kConnreq:
+        more = step_connreq(ts_ns, data);
         break;
-      }
-
-      case State::kHello: {
-        if (!fill(data, 8)) return;
-        std::uint32_t version = u32(4);
-        std::size_t need = (version == LNETCAP_KSOCK_PROTO_V2 || version == LNETCAP_KSOCK_PROTO_V3)
-                               ? sizeof(struct lnetcap_ksock_hello_nid4)
-                           : version == LNETCAP_KSOCK_PROTO_V4 ? sizeof(struct lnetcap_ksock_hello)
-                                                               : 0;
-        if (need == 0) {
-          ++counters_.bad_headers;
-          lose_sync(true);
-          break;
-        }
-        if (!fill(data, need)) return;
-        const WireReader r(ByteSpan(buf_.data(), buf_.size()), Endian{!swapped_});
-        HelloInfo h;
-        h.version = static_cast<int>(version);
-        h.swapped = swapped_;
-        if (version == LNETCAP_KSOCK_PROTO_V4) {
-          h.src_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_ksock_hello, kshm_src_nid)).data());
-          h.dst_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_ksock_hello, kshm_dst_nid)).data());
-          decode_hello_tail<struct lnetcap_ksock_hello>(r, h);
-        } else {
-          h.src_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_ksock_hello_nid4, kshm_src_nid)));
-          h.dst_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_ksock_hello_nid4, kshm_dst_nid)));
-          decode_hello_tail<struct lnetcap_ksock_hello_nid4>(r, h);
-        }
-        if (h.nips > LNETCAP_KSOCK_HELLO_MAX_IPS) {
-          ++counters_.bad_headers;
-          lose_sync(true);
-          break;
-        }
-        version_ = h.version;
-        ++counters_.hellos[version_];
-        events_.on_hello(ts_ns, h);
-        buf_.clear();
-        skip_ = 4ull * h.nips;
-        state_ = skip_ ? State::kSkip : State::kMsgHeader;
+      case State::kHello:
+        more = step_hello(ts_ns, data);
         break;
-      }
-
-      case State::kHelloV1: {
-        // A 72-byte LNet header of type HELLO whose dest_nid is the
-        // lnet_magicversion; its payload is nips x u32.
-        if (!fill(data, LNETCAP_HDR_NID4_LEN)) return;
-#define V1(field) LNETCAP_FIELD(struct lnetcap_hdr_nid4, field)
-        const WireReader r(ByteSpan(buf_.data(), buf_.size()));
-        const WireReader hello = r.at(V1(msg));
-        std::uint32_t plen = r.u32(V1(payload_length));
-        if (r.u32(V1(type)) != LNETCAP_MSG_HELLO || plen > 4 * LNETCAP_KSOCK_HELLO_MAX_IPS) {
-          ++counters_.bad_headers;
-          lose_sync(true);
-          break;
-        }
-        HelloInfo h;
-        h.version = LNETCAP_KSOCK_PROTO_V1;
-        h.src_nid = Nid::from_nid4(r.u64(V1(src_nid)));
-        h.dst_nid = Nid::any();
-        h.dst_pid = r.u32(V1(dest_pid));
-        h.src_pid = r.u32(V1(src_pid));
-        h.src_incarnation = hello.u64(LNETCAP_FIELD(struct lnetcap_hello, incarnation));
-        h.ctype = static_cast<std::int32_t>(hello.u32(LNETCAP_FIELD(struct lnetcap_hello, type)));
-#undef V1
-        h.nips = plen / 4;
-        version_ = LNETCAP_KSOCK_PROTO_V1;
-        ++counters_.hellos[version_];
-        events_.on_hello(ts_ns, h);
-        buf_.clear();
-        skip_ = plen;
-        state_ = skip_ ? State::kSkip : State::kMsgHeader;
+      case State::kHelloV1:
+        more = step_hello_v1(ts_ns, data);
         break;
-      }
-
-      case State::kMsgHeader: {
-        std::size_t k = ksock_len();
-        if (k) {
-          if (!fill(data, k)) return;
-          std::uint32_t type = u32(0);
-          if (type == LNETCAP_KSOCK_MSG_NOOP) {
-            ++counters_.noops;
-            events_.on_noop(ts_ns);
-            buf_.clear();
-            break;
-          }
-          if (type != LNETCAP_KSOCK_MSG_LNET) {
-            ++counters_.bad_headers;
-            lose_sync(true);
-            break;
-          }
-        }
-        if (version_ != 0) {
-          if (!fill(data, k + hdr_len())) return;
-          if (!plausible_lnet_header(buf_.data() + k, hdr_len(), false)) {
-            ++counters_.bad_headers;
-            lose_sync(true);
-            break;
-          }
-          msg_hdr_len_ = hdr_len();
-        } else {
-          // No HELLO seen: the header form must be recognised, nid4 first.
-          if (!fill(data, k + LNETCAP_HDR_NID4_LEN)) return;
-          if (plausible_lnet_header(buf_.data() + k, LNETCAP_HDR_NID4_LEN, true)) {
-            msg_hdr_len_ = LNETCAP_HDR_NID4_LEN;
-          } else {
-            if (!fill(data, k + LNETCAP_HDR_NID16_LEN)) return;
-            if (!plausible_lnet_header(buf_.data() + k, LNETCAP_HDR_NID16_LEN, true)) {
-              ++counters_.bad_headers;
-              lose_sync(true);
-              break;
-            }
-            msg_hdr_len_ = LNETCAP_HDR_NID16_LEN;
-          }
-        }
-        finish_header(ts_ns);
+      case State::kMsgHeader:
+        more = step_msg_header(ts_ns, data);
         break;
-      }
-
       case State::kPrefix:
-        if (!fill(data, ksock_len() + msg_hdr_len_ + want_prefix_)) return;
-        emit_message(false);
-        after_message();
+        more = fill(data, ksock_len() + msg_hdr_len_ + want_prefix_);
+        if (more) {
+          emit_message(false);
+          after_message();
+        }
         break;
-
       case State::kSkip: {
         std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, data.size()));
         data = data.subspan(n);
@@ -310,12 +186,151 @@ void SocklndParser::on_data(std::uint64_t ts_ns, ByteSpan data) {
         if (skip_ == 0) state_ = State::kMsgHeader;
         break;
       }
-
       case State::kHunt:
         hunt(ts_ns, data);
         break;
     }
+    if (!more) return;
   }
+}
+
+void SocklndParser::reject_header() {
+  ++counters_.bad_headers;
+  lose_sync(true);
+}
+
+// The acceptor's connection request (lnet_acceptor_connreq, 16 or 28 bytes).
+bool SocklndParser::step_connreq(std::uint64_t ts_ns, ByteSpan& data) {
+  if (!fill(data, 8)) return false;
+  std::uint32_t version = u32(4);
+  std::size_t need = version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION      ? 16
+                     : version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION_16 ? 28
+                                                                         : 0;
+  if (need == 0) {
+    reject_header();
+    return true;
+  }
+  if (!fill(data, need)) return false;
+  const std::uint8_t* nid = buf_.data() + 8;
+  Nid target = need == 16 ? Nid::from_nid4(swapped_ ? load_be64(nid) : load_le64(nid))
+                          : Nid::from_lnet_nid(nid);
+  ++counters_.connreqs;
+  events_.on_connreq(ts_ns, version, target);
+  buf_.clear();
+  state_ = State::kStart;  // the HELLO follows
+  return true;
+}
+
+// A ksock HELLO of protocol V2, V3 or V4, then the IPs it lists (skipped).
+bool SocklndParser::step_hello(std::uint64_t ts_ns, ByteSpan& data) {
+  if (!fill(data, 8)) return false;
+  std::uint32_t version = u32(4);
+  std::size_t need = (version == LNETCAP_KSOCK_PROTO_V2 || version == LNETCAP_KSOCK_PROTO_V3)
+                         ? sizeof(struct lnetcap_ksock_hello_nid4)
+                     : version == LNETCAP_KSOCK_PROTO_V4 ? sizeof(struct lnetcap_ksock_hello)
+                                                         : 0;
+  if (need == 0) {
+    reject_header();
+    return true;
+  }
+  if (!fill(data, need)) return false;
+  const WireReader r(ByteSpan(buf_.data(), buf_.size()), Endian{!swapped_});
+  HelloInfo h;
+  h.version = static_cast<int>(version);
+  h.swapped = swapped_;
+  if (version == LNETCAP_KSOCK_PROTO_V4) {
+    h.src_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_ksock_hello, kshm_src_nid)).data());
+    h.dst_nid = Nid::from_lnet_nid(r.span(LNETCAP_FIELD(struct lnetcap_ksock_hello, kshm_dst_nid)).data());
+    decode_hello_tail<struct lnetcap_ksock_hello>(r, h);
+  } else {
+    h.src_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_ksock_hello_nid4, kshm_src_nid)));
+    h.dst_nid = Nid::from_nid4(r.u64(LNETCAP_FIELD(struct lnetcap_ksock_hello_nid4, kshm_dst_nid)));
+    decode_hello_tail<struct lnetcap_ksock_hello_nid4>(r, h);
+  }
+  if (h.nips > LNETCAP_KSOCK_HELLO_MAX_IPS) {
+    reject_header();
+    return true;
+  }
+  version_ = h.version;
+  ++counters_.hellos[version_];
+  events_.on_hello(ts_ns, h);
+  buf_.clear();
+  skip_ = 4ull * h.nips;
+  state_ = skip_ ? State::kSkip : State::kMsgHeader;
+  return true;
+}
+
+// A V1 HELLO: a 72-byte LNet header of type HELLO whose dest_nid is the
+// lnet_magicversion; its payload is nips x u32.
+bool SocklndParser::step_hello_v1(std::uint64_t ts_ns, ByteSpan& data) {
+  if (!fill(data, LNETCAP_HDR_NID4_LEN)) return false;
+#define V1(field) LNETCAP_FIELD(struct lnetcap_hdr_nid4, field)
+  const WireReader r(ByteSpan(buf_.data(), buf_.size()));
+  const WireReader hello = r.at(V1(msg));
+  std::uint32_t plen = r.u32(V1(payload_length));
+  if (r.u32(V1(type)) != LNETCAP_MSG_HELLO || plen > 4 * LNETCAP_KSOCK_HELLO_MAX_IPS) {
+    reject_header();
+    return true;
+  }
+  HelloInfo h;
+  h.version = LNETCAP_KSOCK_PROTO_V1;
+  h.src_nid = Nid::from_nid4(r.u64(V1(src_nid)));
+  h.dst_nid = Nid::any();
+  h.dst_pid = r.u32(V1(dest_pid));
+  h.src_pid = r.u32(V1(src_pid));
+  h.src_incarnation = hello.u64(LNETCAP_FIELD(struct lnetcap_hello, incarnation));
+  h.ctype = static_cast<std::int32_t>(hello.u32(LNETCAP_FIELD(struct lnetcap_hello, type)));
+#undef V1
+  h.nips = plen / 4;
+  version_ = LNETCAP_KSOCK_PROTO_V1;
+  ++counters_.hellos[version_];
+  events_.on_hello(ts_ns, h);
+  buf_.clear();
+  skip_ = plen;
+  state_ = skip_ ? State::kSkip : State::kMsgHeader;
+  return true;
+}
+
+// A ksock_msg header (V2 and later) and the LNet header after it.
+bool SocklndParser::step_msg_header(std::uint64_t ts_ns, ByteSpan& data) {
+  std::size_t k = ksock_len();
+  if (k) {
+    if (!fill(data, k)) return false;
+    std::uint32_t type = u32(0);
+    if (type == LNETCAP_KSOCK_MSG_NOOP) {
+      ++counters_.noops;
+      events_.on_noop(ts_ns);
+      buf_.clear();
+      return true;
+    }
+    if (type != LNETCAP_KSOCK_MSG_LNET) {
+      reject_header();
+      return true;
+    }
+  }
+  if (version_ != 0) {
+    if (!fill(data, k + hdr_len())) return false;
+    if (!plausible_lnet_header(buf_.data() + k, hdr_len(), false)) {
+      reject_header();
+      return true;
+    }
+    msg_hdr_len_ = hdr_len();
+  } else {
+    // No HELLO seen: the header form must be recognised, nid4 first.
+    if (!fill(data, k + LNETCAP_HDR_NID4_LEN)) return false;
+    if (plausible_lnet_header(buf_.data() + k, LNETCAP_HDR_NID4_LEN, true)) {
+      msg_hdr_len_ = LNETCAP_HDR_NID4_LEN;
+    } else {
+      if (!fill(data, k + LNETCAP_HDR_NID16_LEN)) return false;
+      if (!plausible_lnet_header(buf_.data() + k, LNETCAP_HDR_NID16_LEN, true)) {
+        reject_header();
+        return true;
+      }
+      msg_hdr_len_ = LNETCAP_HDR_NID16_LEN;
+    }
+  }
+  finish_header(ts_ns);
+  return true;
 }
 
 void SocklndParser::finish_header(std::uint64_t ts_ns) {

@@ -101,6 +101,13 @@ class SocklndParser final : public StreamSink {
   bool fill(ByteSpan& data, std::size_t want);
   std::uint32_t u32(std::size_t off) const;
   void classify_start();
+  // The steps of on_data's states: false when data holds too few bytes.
+  bool step_connreq(std::uint64_t ts_ns, ByteSpan& data);
+  bool step_hello(std::uint64_t ts_ns, ByteSpan& data);
+  bool step_hello_v1(std::uint64_t ts_ns, ByteSpan& data);
+  bool step_msg_header(std::uint64_t ts_ns, ByteSpan& data);
+  /// A header that cannot be: counted, and the stream hunted for the next.
+  void reject_header();
   void finish_header(std::uint64_t ts_ns);
   void emit_message(bool prefix_lost);
   void after_message();
