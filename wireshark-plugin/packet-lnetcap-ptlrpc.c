@@ -392,57 +392,48 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	return TRUE;
 }
 
-/* The PtlRPC dissector: data is the record's lnetcap_pkt_t, tree the root
- * (PtlRPC is a protocol of its own beside LNetCap, and its bodies beside it). */
-static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+/* lustre_msg_v2's fixed fields.  FALSE when lm_bufcount is out of range. */
+static gboolean dissect_msg_fields(tvbuff_t *tvb, packet_info *pinfo, proto_tree *mt, guint enc,
+				   lnetcap_rpc_t *rpc, guint32 *bufcount, guint32 *secflvr)
 {
-	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
-	lnetcap_rpc_t *rpc;
-	proto_item *ti, *it;
-	proto_tree *mt, *lt;
-	guint32 magic, bufcount, hdr_size, off, secflvr;
-	guint enc;
-	guint cap = tvb_captured_length(tvb);
-	frame_rpc_t *fr;
-	guint64 xid;
-	const char *opname;
+	proto_item *it;
 
-	if (!pkt || !looks_like_lustre_msg(tvb))
-		return 0;
-	rpc = &pkt->rpc;
-	magic = tvb_get_letohl(tvb, LNETCAP_OFF(struct lnetcap_lustre_msg_v2, lm_magic));
-	enc = magic == LNETCAP_LUSTRE_MSG_MAGIC_V2 ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN;
-	rpc->encoding = enc;
-	pkt->is_rpc = TRUE;
-
-	ti = proto_tree_add_item(tree, proto_ptlrpc, tvb, 0, (gint)tvb_captured_length(tvb), ENC_NA);
-	mt = proto_item_add_subtree(ti, ett_msg);
 	it = proto_tree_add_uint(mt, hf_msg_byte_order, tvb, LM(lm_magic), enc == ENC_BIG_ENDIAN);
 	proto_item_set_generated(it);
-	it = proto_tree_add_item_ret_uint(mt, hf_msg_bufcount, tvb, LM(lm_bufcount), enc, &bufcount);
-	if (bufcount < 1 || bufcount > LNETCAP_PTLRPC_MAX_BUFCOUNT) {
+	it = proto_tree_add_item_ret_uint(mt, hf_msg_bufcount, tvb, LM(lm_bufcount), enc, bufcount);
+	if (*bufcount < 1 || *bufcount > LNETCAP_PTLRPC_MAX_BUFCOUNT) {
 		expert_add_info_format(pinfo, it, &ei_bufcount,
-			"lm_bufcount %u is outside 1..%u", bufcount, LNETCAP_PTLRPC_MAX_BUFCOUNT);
-		return (int)cap;
+			"lm_bufcount %u is outside 1..%u", *bufcount, LNETCAP_PTLRPC_MAX_BUFCOUNT);
+		return FALSE;
 	}
-	proto_tree_add_item_ret_uint(mt, hf_msg_secflvr, tvb, LM(lm_secflvr), enc, &secflvr);
+	proto_tree_add_item_ret_uint(mt, hf_msg_secflvr, tvb, LM(lm_secflvr), enc, secflvr);
 	proto_tree_add_item(mt, hf_msg_magic, tvb, LM(lm_magic), enc);
 	proto_tree_add_item(mt, hf_msg_repsize, tvb, LM(lm_repsize), enc);
 	proto_tree_add_item_ret_uint(mt, hf_msg_cksum, tvb, LM(lm_cksum), enc, &rpc->lm_cksum);
 	proto_tree_add_item_ret_uint(mt, hf_msg_flags, tvb, LM(lm_flags), enc, &rpc->lm_flags);
 	proto_tree_add_item(mt, hf_msg_opc, tvb, LM(lm_opc), enc);
 	proto_tree_add_item(mt, hf_msg_padding, tvb, LM(lm_padding_3), enc);
+	return TRUE;
+}
 
-	hdr_size = LNETCAP_LUSTRE_MSG_HDR_SIZE(bufcount);
-	if (cap < sizeof(struct lnetcap_lustre_msg_v2) + 4 * bufcount) {
+/* lm_buflens: where each buffer starts (rpc->buf_off/buf_len; bufcount cut
+ * at the first impossible length).  Returns the end of the last buffer, or
+ * 0 when the lengths are cut by the snap length. */
+static guint32 dissect_buflens(tvbuff_t *tvb, packet_info *pinfo, proto_tree *mt, guint enc,
+			       lnetcap_rpc_t *rpc, guint32 bufcount)
+{
+	proto_item *it;
+	proto_tree *lt;
+	guint32 off = LNETCAP_LUSTRE_MSG_HDR_SIZE(bufcount);
+
+	if (tvb_captured_length(tvb) < sizeof(struct lnetcap_lustre_msg_v2) + 4 * bufcount) {
 		proto_tree_add_expert_format(mt, pinfo, &lnetcap_ei_truncated, tvb, 0, 0,
 			"lm_buflens cut by the snap length");
-		return (int)cap;
+		return 0;
 	}
 	it = proto_tree_add_none_format(mt, lnetcap_hf_buffer, tvb, sizeof(struct lnetcap_lustre_msg_v2),
 					(gint)(4 * bufcount), "Buffer lengths (%u)", bufcount);
 	lt = proto_item_add_subtree(it, ett_buflens);
-	off = hdr_size;
 	rpc->bufcount = bufcount;
 	for (guint32 i = 0; i < bufcount; i++) {
 		guint32 len;
@@ -460,22 +451,19 @@ static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		rpc->buf_len[i] = len;
 		off += LNETCAP_LUSTRE_MSG_ROUND8(len);
 	}
-	proto_item_set_len(ti, (gint)MIN(off, cap));
-	if ((secflvr & 0xf) != 0) {
-		/* PLAIN/GSS wrap the real message; not decoded here. */
-		expert_add_info_format(pinfo, ti, &ei_secflvr,
-			"Security flavour 0x%x: wrapped message not decoded", secflvr);
-		return (int)cap;
-	}
-	if (rpc->bufcount < 1 || !dissect_body(tvb, pinfo, mt, pkt))
-		return (int)cap;
+	return off;
+}
 
-	/* Early reply: a 1-buffer reply at offset 0 of the reply buffer with
-	 * lm_cksum set, while the final reply lands at offset 224. */
-	if (lnetcap_rpc_is_early_reply(rpc->pb_type, rpc->bufcount, rpc->lm_cksum, pkt->put_offset))
-		rpc->early_reply = TRUE;
+/* The request/reply pairing: the XID, early replies, and links between a
+ * request, its reply and its resends.  Returns the XID. */
+static guint64 add_transaction(tvbuff_t *tvb, packet_info *pinfo, proto_item *ti, proto_tree *mt,
+			       lnetcap_pkt_t *pkt)
+{
+	lnetcap_rpc_t *rpc = &pkt->rpc;
+	frame_rpc_t *fr = match(pinfo, pkt);
+	proto_item *it;
+	guint64 xid;
 
-	fr = match(pinfo, pkt);
 	pkt->trans = fr ? fr->trans : NULL;
 	if (fr && fr->full)
 		lnetcap_table_full_note(tvb, pinfo, mt, fr->full);
@@ -515,8 +503,15 @@ static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	} else {
 		expert_add_info(pinfo, ti, &ei_no_request);
 	}
+	return xid;
+}
 
-	opname = lnetcap_opcode_name(pinfo->pool, rpc->opc);
+/* The Protocol and Info columns, and the summary on PtlRPC's tree item. */
+static void set_columns(packet_info *pinfo, proto_item *ti, const lnetcap_pkt_t *pkt,
+			const char *opname, guint64 xid)
+{
+	const lnetcap_rpc_t *rpc = &pkt->rpc;
+
 	proto_item_append_text(ti, ": %s %s", opname,
 			       val_to_str_const(rpc->pb_type, lnetcap_pb_type_vals, "message"));
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "PtlRPC");
@@ -532,11 +527,15 @@ static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		col_append_fstr(pinfo->cinfo, COL_INFO, " %u bytes", rpc->io_bytes);
 	if (rpc->jobid)
 		col_append_fstr(pinfo->cinfo, COL_INFO, " jobid=%s", rpc->jobid);
-	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR || rpc->partial)
-		return (int)cap;
+}
 
-	/* Bodies: whichever protocol registered this opcode in the table
-	 * (OBD, OST, MDT, LDLM, MGS...), at the top of the tree beside us. */
+/* Bodies: whichever protocol registered this opcode in the table (OBD,
+ * OST, MDT, LDLM, MGS...), at the top of the tree beside us. */
+static void dissect_opcode_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+				proto_item *ti, lnetcap_pkt_t *pkt, const char *opname)
+{
+	lnetcap_rpc_t *rpc = &pkt->rpc;
+
 	rpc->body_known = dissector_try_uint_new(opc_table, rpc->opc, tvb, pinfo, tree, TRUE, pkt) != 0;
 	if (!rpc->body_known && rpc->bufcount > 1) {
 		dissector_handle_t h = dissector_get_uint_handle(opc_table, rpc->opc);
@@ -550,6 +549,57 @@ static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	}
 	if (!rpc->body_known && rpc->bufcount <= 1)
 		rpc->body_known = TRUE;
+}
+
+/* The PtlRPC dissector: data is the record's lnetcap_pkt_t, tree the root
+ * (PtlRPC is a protocol of its own beside LNetCap, and its bodies beside it). */
+static int dissect_ptlrpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	lnetcap_pkt_t *pkt = (lnetcap_pkt_t *)data;
+	lnetcap_rpc_t *rpc;
+	proto_item *ti;
+	proto_tree *mt;
+	guint32 magic, bufcount, off, secflvr = 0;
+	guint enc;
+	guint cap = tvb_captured_length(tvb);
+	guint64 xid;
+	const char *opname;
+
+	if (!pkt || !looks_like_lustre_msg(tvb))
+		return 0;
+	rpc = &pkt->rpc;
+	magic = tvb_get_letohl(tvb, LNETCAP_OFF(struct lnetcap_lustre_msg_v2, lm_magic));
+	enc = magic == LNETCAP_LUSTRE_MSG_MAGIC_V2 ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN;
+	rpc->encoding = enc;
+	pkt->is_rpc = TRUE;
+
+	ti = proto_tree_add_item(tree, proto_ptlrpc, tvb, 0, (gint)tvb_captured_length(tvb), ENC_NA);
+	mt = proto_item_add_subtree(ti, ett_msg);
+	if (!dissect_msg_fields(tvb, pinfo, mt, enc, rpc, &bufcount, &secflvr))
+		return (int)cap;
+	off = dissect_buflens(tvb, pinfo, mt, enc, rpc, bufcount);
+	if (off == 0)
+		return (int)cap;
+	proto_item_set_len(ti, (gint)MIN(off, cap));
+	if ((secflvr & 0xf) != 0) {
+		/* PLAIN/GSS wrap the real message; not decoded here. */
+		expert_add_info_format(pinfo, ti, &ei_secflvr,
+			"Security flavour 0x%x: wrapped message not decoded", secflvr);
+		return (int)cap;
+	}
+	if (rpc->bufcount < 1 || !dissect_body(tvb, pinfo, mt, pkt))
+		return (int)cap;
+
+	/* Early reply: a 1-buffer reply at offset 0 of the reply buffer with
+	 * lm_cksum set, while the final reply lands at offset 224. */
+	if (lnetcap_rpc_is_early_reply(rpc->pb_type, rpc->bufcount, rpc->lm_cksum, pkt->put_offset))
+		rpc->early_reply = TRUE;
+	xid = add_transaction(tvb, pinfo, ti, mt, pkt);
+	opname = lnetcap_opcode_name(pinfo->pool, rpc->opc);
+	set_columns(pinfo, ti, pkt, opname, xid);
+	if (rpc->early_reply || rpc->pb_type == LNETCAP_PTL_RPC_MSG_ERR || rpc->partial)
+		return (int)cap;
+	dissect_opcode_body(tvb, pinfo, tree, ti, pkt, opname);
 	return (int)cap;
 }
 
