@@ -29,6 +29,10 @@ patterns=(
 	":\\s*\\{\\s*${num}\\s*(,\\s*${num}\\s*)+\\}\\s*\\)"
 	# Offsets hidden in named constants: constexpr ... kOffMsgNid4 = 32
 	"\\bkOff\\w*\\s*=\\s*${num}"
+	# An offset chosen by a condition: load_le32(h + (nid16 ? 52 : 28))
+	"\\b(load|store)_(le|be)(16|32|64)\\s*\\([^;]*\\?\\s*${num}\\s*:\\s*${num}\\s*\\)"
+	# A pointer into a record at a literal offset: interface_for(rec + 56)
+	"\\b(raw|rec|hdr|head|msg|buf)\\s*\\+\\s*([2-9]|[1-9][0-9]+)\\b(?!\\s*[*/])"
 )
 exempt='^(\./)?(codec/wire_reader\.h|bytes\.h|socklnd/packet_decode\.cpp|pcapng/|live/lnet_debuginfo\.cpp)'
 

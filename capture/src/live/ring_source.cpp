@@ -8,6 +8,7 @@
 
 #include <time.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -146,7 +147,7 @@ bool RingSource::next(CapturedRecord& out) {
     out.orig_len = record_orig_len(*view);
     out.ts_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(load_le64(s->data())) +
                                            mono_to_utc_ns_);
-    out.interface_id = interface_for(rec + 56);
+    out.interface_id = interface_for(rec + offsetof(struct lnetcap_rec_hdr, local_nid));
     out.drops_before = seqs_.observe(view->hdr.cpu, view->hdr.seq);
     out.has_drops_before = out.drops_before != 0;
     switch (view->hdr.direction) {

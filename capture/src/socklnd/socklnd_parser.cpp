@@ -2,6 +2,7 @@
 #include "socklnd_parser.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "codec/wire_reader.h"
 #include "lnetcap/lnet.h"
@@ -336,7 +337,9 @@ bool SocklndParser::step_msg_header(std::uint64_t ts_ns, ByteSpan& data) {
 void SocklndParser::finish_header(std::uint64_t ts_ns) {
   header_ts_ = ts_ns;
   const std::uint8_t* h = buf_.data() + ksock_len();
-  payload_len_ = load_le32(h + (msg_hdr_len_ == LNETCAP_HDR_NID16_LEN ? 52 : 28));
+  payload_len_ = load_le32(h + (msg_hdr_len_ == LNETCAP_HDR_NID16_LEN
+                                     ? offsetof(struct lnetcap_hdr_nid16, payload_length)
+                                     : offsetof(struct lnetcap_hdr_nid4, payload_length)));
   want_prefix_ = std::min<std::size_t>(snaplen_, payload_len_);
   skip_ = payload_len_ - want_prefix_;
   if (want_prefix_ == 0) {
