@@ -15,13 +15,13 @@
 #include <optional>
 #include <set>
 
-#include "../app.h"
 #include "../capture_metadata.h"
 #include "../error.h"
 #include "../filter/filter.h"
 #include "../live/subfilter_writer.h"
 #include "../record.h"
 #include "../signals.h"
+#include "../source_factory.h"
 #include "../subscribe/curve_keys.h"
 #include "../subscribe/zmq_frames.h"
 #include "recorder_and_metrics.h"
