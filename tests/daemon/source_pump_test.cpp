@@ -9,14 +9,14 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
-#include <deque>
 
 #include "../../capture/src/daemon/source_pump.h"
 
 namespace lnetcap::daemon {
 namespace {
 
-// Records whose 8 bytes are their index.
+// Records whose first 8 bytes are their index, followed by index % 13
+// bytes of 0xab (records of different lengths share the pump's buffer).
 class CountingSource : public RecordSource {
  public:
   CountingSource(std::uint64_t n, std::chrono::microseconds delay) : n_(n), delay_(delay) {
@@ -26,9 +26,10 @@ class CountingSource : public RecordSource {
     if (delay_.count()) std::this_thread::sleep_for(delay_);
     if (i_ == n_) return false;
     std::memcpy(bytes_, &i_, sizeof i_);
+    std::memset(bytes_ + 8, 0xab, sizeof bytes_ - 8);
     out = CapturedRecord{};
+    out.bytes = ByteSpan(bytes_, 8 + i_ % 13);
     out.ts_ns = i_++;
-    out.bytes = ByteSpan(bytes_, sizeof bytes_);
     return true;
   }
   const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
@@ -41,7 +42,7 @@ class CountingSource : public RecordSource {
  private:
   std::uint64_t n_, i_ = 0;
   std::chrono::microseconds delay_;
-  std::uint8_t bytes_[8] = {};
+  std::uint8_t bytes_[8 + 12] = {};
   std::vector<CaptureInterface> interfaces_;
 };
 
@@ -57,24 +58,26 @@ void drain(std::uint64_t kRecords, std::chrono::microseconds delay) {
   pump.start();
   std::uint64_t next = 0;
   bool ended = false;
-  std::deque<PumpedRecord> batch;
+  PumpedBatch batch;
   while (!ended) {
     // Records are queued or coming: the eventfd must say so well within 2 s.
     ASSERT_TRUE(readable(pump.event_fd(), 2000)) << "no wake-up after record " << next;
     if (!pump.take_all(batch)) continue;
     // Everything queued came in one handover; what comes next must wake us.
-    while (!batch.empty()) {
-      PumpedRecord item = std::move(batch.front());
-      batch.pop_front();
+    for (std::size_t i = 0; i < batch.items.size(); ++i) {
+      const PumpedRecord& item = batch.items[i];
       if (item.end) {
         ended = true;
         EXPECT_EQ(item.stats.received, kRecords);
         break;
       }
       std::uint64_t got = 0;
-      ASSERT_EQ(item.bytes.size(), sizeof got);
-      std::memcpy(&got, item.bytes.data(), sizeof got);
+      const ByteSpan bytes = batch.bytes(i);
+      ASSERT_EQ(bytes.size(), 8 + next % 13) << "record " << next;
+      std::memcpy(&got, bytes.data(), sizeof got);
       ASSERT_EQ(got, next) << "records out of order";
+      for (std::size_t b = 8; b < bytes.size(); ++b) ASSERT_EQ(bytes[b], 0xab) << "record " << next;
+      EXPECT_EQ(batch.record(i).ts_ns, next) << "a record's metadata with another's bytes";
       ++next;
     }
   }
