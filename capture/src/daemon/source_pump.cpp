@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -14,7 +15,10 @@
 namespace lnetcap::daemon {
 
 SourcePump::SourcePump(std::unique_ptr<RecordSource> source, Pacing pacing, std::size_t capacity)
-    : source_(std::move(source)), pacing_(pacing), capacity_(capacity) {
+    : source_(std::move(source)),
+      pacing_(pacing),
+      capacity_(capacity),
+      wake_at_(pacing.replay && !pacing.realtime && pacing.records_per_second <= 0 ? kReplayWakeRecords : 1) {
   event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (event_fd_ < 0) throw Error(std::string("eventfd: ") + std::strerror(errno));
 }
@@ -54,10 +58,16 @@ void SourcePump::push(PumpedRecord& item, ByteSpan bytes) {
   item.offset = queue_.arena.size();
   item.length = bytes.size();
   queue_.arena.insert(queue_.arena.end(), bytes.begin(), bytes.end());
+  const bool end = item.end;
   queue_.items.push_back(std::move(item));
   // Only the first item wakes the daemon: it takes everything queued at
-  // once, so one syscall and one wake-up serve a whole batch.
-  if (queue_.items.size() == 1) {
+  // once, so one syscall and one wake-up serve a whole batch.  An unpaced
+  // replay keeps no clock: it wakes the daemon every kReplayWakeRecords
+  // records (and at its end), not whenever the daemon, faster than the
+  // file, has emptied the queue - per record, that wake-up cost more than
+  // the record.
+  const std::size_t wake = std::min(wake_at_, capacity_);
+  if (queue_.items.size() == wake || (end && queue_.items.size() < wake)) {
     const std::uint64_t one = 1;
     (void)!::write(event_fd_, &one, sizeof one);
   }

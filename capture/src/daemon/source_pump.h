@@ -65,6 +65,8 @@ struct PumpedBatch {
 
 class SourcePump {
  public:
+  /// An unpaced replay wakes the daemon once per this many records.
+  static constexpr std::size_t kReplayWakeRecords = 64;
   SourcePump(std::unique_ptr<RecordSource> source, Pacing pacing, std::size_t capacity = 1024);
   ~SourcePump();
   void start();
@@ -87,6 +89,7 @@ class SourcePump {
   std::unique_ptr<RecordSource> source_;
   Pacing pacing_;
   std::size_t capacity_;
+  std::size_t wake_at_;  // queued records that wake the daemon (see push)
   int event_fd_ = -1;
   std::thread thread_;
   std::atomic<bool> stop_{false};
