@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <deque>
 #include <optional>
 #include <set>
 
@@ -297,8 +296,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   Clock::time_point next_heartbeat = Clock::now() + std::chrono::seconds(1), end_deadline;
   subscribe::Frames frames;
   std::string routing_id;
-  std::deque<PumpedRecord> pending;  // taken from the pump, not yet delivered
-  std::vector<std::vector<std::uint8_t>> used;  // their byte buffers, for the pump to fill again
+  PumpedBatch pending;  // taken from the pump; from pending_next on not yet delivered
+  std::size_t pending_next = 0;
   bool dumping = false;              // a flight recorder dump is being sent: poll often
 
   for (;;) {
@@ -307,7 +306,7 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
                                {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
     try {
       zmq::poll(items, started && !ended ? 3 : 2,
-                std::chrono::milliseconds(pending.empty() || ended ? (dumping ? 2 : 100) : 0));
+                std::chrono::milliseconds(pending_next == pending.items.size() || ended ? (dumping ? 2 : 100) : 0));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
     }
@@ -323,17 +322,14 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
       started = true;
     }
     // A bounded batch, so control messages are never kept waiting long.
-    if (started && !ended && pending.empty()) pump.take_all(pending, used);
-    for (int batch = 0; started && !ended && batch < 512 && !pending.empty(); ++batch) {
-      PumpedRecord item = std::move(pending.front());
-      pending.pop_front();
-      struct GiveBack {  // whichever way this record's turn ends
-        std::vector<std::vector<std::uint8_t>>& used;
-        PumpedRecord& item;
-        ~GiveBack() {
-          if (item.bytes.capacity()) used.push_back(std::move(item.bytes));
-        }
-      } give_back{used, item};
+    // (Taking gives the pump back the batch just delivered, to fill again.)
+    if (started && !ended && pending_next == pending.items.size()) {
+      pump.take_all(pending);
+      pending_next = 0;
+    }
+    for (int batch = 0; started && !ended && batch < 512 && pending_next < pending.items.size(); ++batch) {
+      const std::size_t index = pending_next++;
+      PumpedRecord& item = pending.items[index];
       for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
       stats = item.stats;
       if (item.end) {
@@ -349,7 +345,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
         }
         break;
       }
-      const CapturedRecord rec = item.record();
+      item.meta.bytes = pending.bytes(index);  // in place: no copy of the record's metadata
+      const CapturedRecord& rec = item.meta;
       // Decoding costs more than delivering: only when a filter, the
       // trigger or the metrics need it.  (Every source hands out records
       // it has parsed already - a file's bad record ends the replay, a

@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -14,7 +15,10 @@
 namespace lnetcap::daemon {
 
 SourcePump::SourcePump(std::unique_ptr<RecordSource> source, Pacing pacing, std::size_t capacity)
-    : source_(std::move(source)), pacing_(pacing), capacity_(capacity) {
+    : source_(std::move(source)),
+      pacing_(pacing),
+      capacity_(capacity),
+      wake_at_(pacing.replay && !pacing.realtime && pacing.records_per_second <= 0 ? kReplayWakeRecords : 1) {
   event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (event_fd_ < 0) throw Error(std::string("eventfd: ") + std::strerror(errno));
 }
@@ -32,43 +36,41 @@ void SourcePump::stop() {
   space_.notify_all();
 }
 
-bool SourcePump::take_all(std::deque<PumpedRecord>& out) {
-  std::vector<std::vector<std::uint8_t>> none;
-  return take_all(out, none);
-}
-
-bool SourcePump::take_all(std::deque<PumpedRecord>& out, std::vector<std::vector<std::uint8_t>>& used) {
+bool SourcePump::take_all(PumpedBatch& out) {
+  out.clear();  // outside the lock: destroying what the records held
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& b : used)
-    if (spare_.size() < capacity_) spare_.push_back(std::move(b));
-  used.clear();
   // Cleared under the lock: a push after this sees an empty queue and
   // re-arms it.
   std::uint64_t ignored;
   (void)!::read(event_fd_, &ignored, sizeof ignored);
   if (queue_.empty()) return false;
-  out.swap(queue_);  // out was empty: one handover for the whole batch
+  // One handover for the whole batch; the emptied one, with its buffers,
+  // is what the reader fills next.
+  std::swap(out, queue_);
   space_.notify_one();
   return true;
 }
 
-std::vector<std::uint8_t> SourcePump::push(PumpedRecord item) {
+void SourcePump::push(PumpedRecord& item, ByteSpan bytes) {
   std::unique_lock<std::mutex> lock(mutex_);
   // The end item always goes in, so the daemon learns the source is done.
-  space_.wait(lock, [&] { return queue_.size() < capacity_ || stop_ || item.end; });
-  queue_.push_back(std::move(item));
+  space_.wait(lock, [&] { return queue_.items.size() < capacity_ || stop_ || item.end; });
+  item.offset = queue_.arena.size();
+  item.length = bytes.size();
+  queue_.arena.insert(queue_.arena.end(), bytes.begin(), bytes.end());
+  const bool end = item.end;
+  queue_.items.push_back(std::move(item));
   // Only the first item wakes the daemon: it takes everything queued at
-  // once, so one syscall and one wake-up serve a whole batch.
-  if (queue_.size() == 1) {
+  // once, so one syscall and one wake-up serve a whole batch.  An unpaced
+  // replay keeps no clock: it wakes the daemon every kReplayWakeRecords
+  // records (and at its end), not whenever the daemon, faster than the
+  // file, has emptied the queue - per record, that wake-up cost more than
+  // the record.
+  const std::size_t wake = std::min(wake_at_, capacity_);
+  if (queue_.items.size() == wake || (end && queue_.items.size() < wake)) {
     const std::uint64_t one = 1;
     (void)!::write(event_fd_, &one, sizeof one);
   }
-  std::vector<std::uint8_t> next;
-  if (!spare_.empty()) {
-    next = std::move(spare_.back());
-    spare_.pop_back();
-  }
-  return next;
 }
 
 // Sleeps in short steps so that a stop request is never kept waiting.
@@ -102,7 +104,7 @@ void SourcePump::run() {
   try {
     CapturedRecord rec;
     SourceStats counters;
-    std::vector<std::uint8_t> buffer;  // for the next record's bytes (reused when given back)
+    PumpedRecord item;  // moved into the queue by push
     bool stopping = false;
     for (;;) {
       if (!stopping && (stop_ || stop_requested())) {
@@ -114,11 +116,9 @@ void SourcePump::run() {
       if (rec.bytes.empty()) continue;  // an idle live source's tick
       if (pacing_.realtime || pacing_.records_per_second > 0) pace(rec.ts_ns, index);
       ++index;
-      PumpedRecord item;
+      const ByteSpan bytes = rec.bytes;
       item.meta = rec;
       item.meta.bytes = {};
-      item.bytes = std::move(buffer);
-      item.bytes.assign(rec.bytes.begin(), rec.bytes.end());
       item.new_interfaces = new_interfaces();
       // The counters subscribers see, refreshed every 64 records (a source's
       // stats() builds its detail strings: per record that cost more than
@@ -128,7 +128,7 @@ void SourcePump::run() {
         counters.details.clear();
       }
       item.stats = counters;
-      buffer = push(std::move(item));
+      push(item, bytes);
     }
   } catch (const Error& e) {
     end.error = e.what();
@@ -138,7 +138,7 @@ void SourcePump::run() {
   }
   end.new_interfaces = new_interfaces();
   end.stats = source_->stats();
-  push(std::move(end));
+  push(end, {});
 }
 
 }  // namespace lnetcap::daemon
