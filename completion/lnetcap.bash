@@ -87,7 +87,7 @@ _lnetcap()
                 -s --snapshot-length -B --buffer-size -Q --direction
                 -Z --relinquish-privileges --btf --attach --lustre-version --port --local-nid
                 -w --write -c --count -p --pretty -q --quiet -v --verbose -x --hex
-                -U --packet-buffered --print --nano -n --nid-names -C --file-size -G --rotate-seconds
+                -U --packet-buffered --print --nano -n --nid-names --resolve-nids -C --file-size -G --rotate-seconds
                 -W --file-count -z --postrotate-command --stats-interval --summary
                 --summary= --chart --chart-output --assert --only-command --anonymize --anon-key
                 -F --filter-file -h --help --version' -- "$cur"))

@@ -11,6 +11,12 @@
  * prints it (10.0.1.1@tcp), ADDRESS@LND* (16@kfi*: that address on every
  * net of the LND) or ADDRESS (on every net).  The most specific key wins.
  * The file is read again for each capture file.
+ *
+ * An IP NID (tcp, o2ib, gip, efa) the file does not name gets the name
+ * Wireshark's own resolver gives its address (get_hostname/get_hostname6:
+ * the "hosts" files of the personal and global configuration directories,
+ * and DNS when external network name resolution is on, tshark -N nN), as
+ * it would for the same address in an IP header; the file wins.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -21,7 +27,10 @@
 #include <epan/prefs.h>
 #include <wsutil/filesystem.h>
 
+#include <wsutil/inet_addr.h>
+
 #include "lnetcap-names.h"
+#include "lnetcap/lnet.h"
 
 #define NAMES_MAX_ENTRIES 100000
 
@@ -88,6 +97,39 @@ static void names_load(void)
 	fclose(f);
 }
 
+/* TRUE when lnd ("tcp", "o2ib": a net name without its number) addresses
+ * its NIDs by IP, from the one LND table. */
+static gboolean ip_lnd(const char *lnd)
+{
+#define X(id, value, str, style) \
+	if ((style) == LNETCAP_ADDR_STYLE_IP && strcmp(lnd, str) == 0) \
+		return TRUE;
+	LNETCAP_LND_LIST(X)
+#undef X
+	return FALSE;
+}
+
+/* The host name Wireshark's resolver knows for addr (an IP NID's address
+ * text), or NULL: get_hostname* return the address itself when unnamed. */
+static const char *resolver_name(const char *addr, const char *net, wmem_allocator_t *scope)
+{
+	char *lnd = wmem_strdup(scope, net);
+	const char *name;
+	ws_in4_addr a4;
+	ws_in6_addr a6;
+
+	strip_net_number(lnd);
+	if (!ip_lnd(lnd))
+		return NULL;
+	if (ws_inet_pton4(addr, &a4))
+		name = get_hostname(a4);
+	else if (ws_inet_pton6(addr, &a6))
+		name = get_hostname6(&a6);
+	else
+		return NULL;
+	return name && strcmp(name, addr) != 0 ? name : NULL;
+}
+
 const char *lnetcap_nid_name(const char *nid_str, wmem_allocator_t *scope)
 {
 	const char *at, *name;
@@ -107,6 +149,8 @@ const char *lnetcap_nid_name(const char *nid_str, wmem_allocator_t *scope)
 	}
 	if (!name)
 		name = (const char *)g_hash_table_lookup(addr_names, addr);
+	if (!name)
+		name = resolver_name(addr, at + 1, scope);
 	return name ? wmem_strdup_printf(scope, "%s%s", name, at) : NULL;
 }
 

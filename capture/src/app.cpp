@@ -21,6 +21,7 @@
 #include "message.h"
 #include "nid.h"
 #include "nid_names.h"
+#include "nid_resolver.h"
 #include "output/overwrite_guard.h"
 #include "output/rotation.h"
 #include "pcapng_sink.h"
@@ -73,12 +74,15 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
     sinks.push_back(std::make_unique<PcapngSink>(p));
   }
   // Names for NIDs, like /etc/hosts for tcpdump: the default file when it
-  // exists, the one given, or none with -n.
+  // exists, the one given, or none with -n (which also keeps the resolver off).
   if (!opts.numeric) {
     if (!opts.nid_names.empty())
       NidNames::global().load(opts.nid_names);
     else if (access(kDefaultNidNamesFile, R_OK) == 0)
       NidNames::global().load(kDefaultNidNamesFile);
+    // Then the system resolver for IP NIDs the file does not name, asked
+    // for because a DNS look-up can be slow (bounded: nid_resolver.h).
+    if (opts.resolve_nids) set_global_nid_resolver(std::make_unique<NidResolver>());
   }
   const bool reports = !opts.summary.empty() || !opts.chart.empty() || !opts.assertions.empty();
   const bool print = opts.write_file.empty() ? !reports : opts.print_with_write;

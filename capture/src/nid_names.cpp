@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "nid_resolver.h"
 
 namespace lnetcap {
 namespace {
@@ -74,8 +75,22 @@ NidNames& NidNames::global() {
   return names;
 }
 
+namespace {
+std::unique_ptr<NidResolver>& global_resolver() {
+  static std::unique_ptr<NidResolver> resolver;
+  return resolver;
+}
+}  // namespace
+
+void set_global_nid_resolver(std::unique_ptr<NidResolver> resolver) {
+  global_resolver() = std::move(resolver);
+}
+
 std::string display_nid(const Nid& nid) {
-  const std::optional<std::string> n = NidNames::global().name(nid);
+  // The names file first: the site's own names win over DNS, and a NID it
+  // names never costs a look-up.
+  std::optional<std::string> n = NidNames::global().name(nid);
+  if (!n && global_resolver()) n = global_resolver()->name(nid);
   if (!n) return nid.to_string();
   return *n + "@" + nid.net().to_string();
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,7 +40,14 @@ class NidNames {
   std::map<std::string, std::string> by_addr_;                         // address text
 };
 
-/// "NAME@NET" when the global table names nid, else nid.to_string().
+class NidResolver;
+/// Also ask the system resolver for IP NIDs the table does not name
+/// (--resolve-nids); nullptr turns that off.
+void set_global_nid_resolver(std::unique_ptr<NidResolver> resolver);
+
+/// "NAME@NET" when the global table names nid, else when the global
+/// resolver (if any) names its IP address, else nid.to_string().  The one
+/// name look-up of the text output, the summaries and the charts.
 std::string display_nid(const Nid& nid);
 
 /// The default names file, read when it exists and no -n/--nid-names is given.

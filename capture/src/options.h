@@ -34,6 +34,7 @@ struct Options {
   bool nano = false;                   // --nano: ns timestamps in text
   bool numeric = false;                // -n: NIDs as numbers, no names file
   std::string nid_names;               // --nid-names FILE (default /etc/lnetcap/nids)
+  bool resolve_nids = false;           // --resolve-nids: IP NIDs through getnameinfo
 
   // Live capture (eBPF)
   std::optional<std::uint32_t> snaplen;  // -s LEN (payload bytes; 0 = headers only)

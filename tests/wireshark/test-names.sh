@@ -27,3 +27,17 @@ chmod a+r "$WORK/other"
 got=$(ts -r "$c" -N n -o "lnetcap.nid_names_file:$WORK/other" -c 1 -T fields -e lnetcap.lnet.src_name)
 [ "$got" = "cli-other@tcp" ] || fail "preference nid_names_file not used: '$got'"
 pass "preference lnetcap.nid_names_file"
+
+# IP NIDs the names file does not name: Wireshark's own resolver (here the
+# "hosts" file of the private configuration directory); the file still wins,
+# and kfi/lo NIDs never go to it.
+printf '10.0.1.1 client-hosts\n192.168.2.1 oss-hosts\n' > "$WORK/config/hosts"
+chmod a+r "$WORK/config/hosts"
+got=$(ts -r "$c" -N n -o "lnetcap.nid_names_file:$WORK/other" -c 2 -T fields \
+	-e lnetcap.lnet.src_name -e lnetcap.lnet.dest_name | tr '\t\n' ' |')
+[ "$got" = "cli-other@tcp oss-hosts@o2ib|oss-hosts@o2ib cli-other@tcp|" ] ||
+	fail "names file then Wireshark's hosts file: '$got'"
+got=$(ts -r "$c" -n -o "lnetcap.nid_names_file:$WORK/other" -c 2 -T fields -e lnetcap.lnet.dest_name | tr -d '\t\n')
+[ -z "$got" ] || fail "hosts names shown with -n: '$got'"
+pass "IP NIDs named by Wireshark's resolver (hosts file) after the names file"
+rm -f "$WORK/config/hosts"
