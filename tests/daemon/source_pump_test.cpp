@@ -96,8 +96,11 @@ std::uint64_t drain(std::uint64_t kRecords, std::chrono::microseconds delay, Pac
 TEST(SourcePump, FastSourceEveryRecordInOrder) { drain(20000, std::chrono::microseconds(0)); }
 
 // A slow source: every record finds the queue empty and must wake the daemon.
+// 51 hand-overs (each record and the end) on an idle machine; a busy one
+// may deschedule the daemon past a record or two, so the check is that the
+// records were not held back for a batch (that would be 1 or 2).
 TEST(SourcePump, SlowSourceEveryRecordWakesTheDaemon) {
-  EXPECT_EQ(drain(50, std::chrono::microseconds(2000)), 51u);  // and the end
+  EXPECT_GE(drain(50, std::chrono::microseconds(5000)), 10u);
 }
 
 // An unpaced replay slower than the daemon wakes it once per
