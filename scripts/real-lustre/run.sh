@@ -39,7 +39,12 @@
 #              WORK defaults to /var/tmp/lnetcap-real-lustre-server
 #   -Z ZFS_GIT a git dir of openzfs/zfs, for the first -S zfs build
 #              (ZFS_TAG, default zfs-2.1.16; a finished build is reused)
-#   -P PORT    TCP port on 127.0.0.1 for the guests' link (default 4771)
+#   -T TOPO    pair (default: the two nodes above) or router: client a on
+#              tcp, router r on tcp and tcp1 with scarce router buffers,
+#              node c on tcp1; ping, lnet_selftest and a mount attempt from
+#              a to c across r, both links recorded (topology-router.sh)
+#   -P PORT    first TCP port on 127.0.0.1 for the guests' links (default
+#              4771; each boot takes one port per link)
 #   -r RUNDIR  no build and no boot: report again on the files of an
 #              earlier run (WORK/runs/<time>), e.g. after changing lnetcap -r
 #
@@ -50,10 +55,10 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$SRC/scripts/real-lustre
 WORK=/var/tmp/lnetcap-real-lustre BUILD=$SRC/build MODES="kprobe fentry"
-TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT= LND=tcp
+TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT= LND=tcp TOPO=pair
 usage() { sed -n '4,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 WORK_SET=0 ZFS_GIT= ZFS_TAG=${ZFS_TAG:-zfs-2.1.16}
-while getopts 'w:B:L:m:t:s:pS:Z:P:r:h' o; do
+while getopts 'w:B:L:m:t:s:pS:Z:T:P:r:h' o; do
 	case $o in
 	w) WORK=$OPTARG WORK_SET=1 ;;
 	B) BUILD=$OPTARG ;;
@@ -64,6 +69,7 @@ while getopts 'w:B:L:m:t:s:pS:Z:P:r:h' o; do
 	p) PERF=1 ;;
 	S) SERVER=$OPTARG ;;
 	Z) ZFS_GIT=$OPTARG ;;
+	T) TOPO=$OPTARG ;;
 	P) PORT=$OPTARG ;;
 	r) REREPORT=$OPTARG ;;
 	*) usage ;;
@@ -79,6 +85,8 @@ if [ -n "$REREPORT" ]; then
 	LND=$(sed -n 's/^real-lustre: .*, LND \([a-z0-9]*\),.*/\1/p' "$REREPORT/report.txt" 2>/dev/null)
 	LND=${LND:-tcp}
 	grep -q '^real-lustre: .*, server zfs' "$REREPORT/report.txt" 2>/dev/null && SERVER=zfs
+	TOPO=$(sed -n 's/^real-lustre: .*, topology \([a-z]*\).*/\1/p' "$REREPORT/report.txt" 2>/dev/null)
+	TOPO=${TOPO:-pair}
 fi
 [ $# = 2 ] || usage
 LUSTRE_GIT=$1 TAG=$2
@@ -90,6 +98,16 @@ zfs)
 	TESTS=fs
 	;;
 *) die "-S $SERVER: unknown server kind (none, zfs)" ;;
+esac
+case $TOPO in
+pair) ;;
+router)
+	[ "$SERVER" = none ] || die "-T $TOPO runs LNet traffic only (no -S)"
+	[ "$LND" = tcp ] || die "-T $TOPO runs over socklnd only (-L tcp)"
+	# shellcheck source=topology-router.sh
+	. "$HERE/topology-$TOPO.sh"
+	;;
+*) die "-T $TOPO: unknown topology (pair, router)" ;;
 esac
 for m in $MODES; do
 	case $m in kprobe | fentry) ;; *) die "-m: unknown attach mode '$m' (kprobe, fentry)" ;; esac
@@ -134,7 +152,7 @@ fi
 mkdir -p "$RUNS"
 REPORT=$RUNS/report.txt
 commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
-echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS$([ "$SERVER" = zfs ] && echo ", server zfs")" >"$REPORT"
+echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS$([ "$SERVER" = zfs ] && echo ", server zfs")$([ "$TOPO" != pair ] && echo ", topology $TOPO")" >"$REPORT"
 
 # boot_pair DIR KMODS GUEST_SCRIPT [VAR=VALUE...]: node b listens, node a
 # connects; a's link is recorded in DIR/wire.pcap unless NO_WIRE=1.
@@ -187,9 +205,14 @@ faults_report() {
 	return "$ok"
 }
 
-# node_report MODE DIR NODE NID: the lines of one node; returns 1 on a failure.
+# node_report MODE DIR NODE NID[,NID...] [WIRE...]: the lines of one node
+# (its NIDs; the converted recordings of its links, default DIR/wire.pcapng);
+# returns 1 on a failure.
 node_report() {
 	local mode=$1 dir=$2 node=$3 nid=$4 g=$2/$3 bad=0
+	shift 4
+	local wires=("$@")
+	[ ${#wires[@]} -gt 0 ] || wires=("$dir/wire.pcapng")
 	local p="$mode $node:"
 	if [ ! -f "$g/start.txt" ]; then
 		echo "$p no capture attempt (guest log: $g/guest.log)"
@@ -208,7 +231,7 @@ node_report() {
 	"$LNETCAP" -r "$g/$node.pcapng" >"$dir/$node.txt" 2>&1 || true
 	"$LNETCAP" -r "$g/$node.pcapng" --summary >"$dir/$node-summary.txt" 2>&1 || true
 	local v rc=0
-	v=$("$COMPARE" --local "$nid" "$g/$node.pcapng" "$dir/wire.pcapng" 2>&1) || rc=$?
+	v=$("$COMPARE" --local "$nid" "$g/$node.pcapng" "${wires[@]}" 2>&1) || rc=$?
 	echo "$v" | sed "s/^/$p /"
 	[ "$rc" = 0 ] || bad=1
 	# LNet's counters over the capture window.  LNet counts a message as
@@ -252,6 +275,22 @@ node_report() {
 			bad=1
 		fi
 	done
+	# A router counts what it forwards apart: route_count and route_length
+	# (lnet_msg_decommit_tx), one FORWARD record each.
+	local fwd fwd_bytes route route_len
+	fwd=$(n 'dir forward')
+	fwd_bytes=$("$LNETCAP" -r "$g/$node.pcapng" -q 'dir forward' -p '%Ll' 2>/dev/null |
+		awk '{s += $1} END {print s + 0}')
+	route=$(($(counter route_count "$g/counters-after.txt") - $(counter route_count "$g/counters-before.txt")))
+	route_len=$(($(counter route_length "$g/counters-after.txt") - $(counter route_length "$g/counters-before.txt")))
+	if [ "$fwd" != 0 ] || [ "$route" != 0 ]; then
+		if [ "$fwd" = "$route" ] && [ "$fwd_bytes" = "$route_len" ]; then
+			echo "$p counter route_count=$route capture=$fwd ok | route_length=$route_len capture=$fwd_bytes ok"
+		else
+			echo "$p counter route_count=$route capture=$fwd | route_length=$route_len capture=$fwd_bytes DIFFERENT"
+			bad=1
+		fi
+	fi
 	echo "$p drops by reason: $("$LNETCAP" -r "$g/$node.pcapng" --summary 2>/dev/null |
 		sed -n '/^LNet drops by reason/,/^$/p' | sed 1d | awk '{printf "%s=%s ", $1, $2}')"
 	echo "$p queue time: $("$LNETCAP" -r "$g/$node.pcapng" --summary 2>/dev/null |
@@ -296,6 +335,17 @@ for mode in $MODES; do
 	dir=$RUNS/$mode
 	mkdir -p "$dir"
 	t0=$(date +%s)
+	if [ "$TOPO" != pair ]; then
+		if [ -z "$REREPORT" ]; then
+			echo "real-lustre: $mode: booting the $TOPO topology ($dir)"
+			PORT=$port topo_boot "$dir" "$WORK/kmod/$variant" ||
+				echo "$mode: node a's script failed (rc $?, log $dir/a/guest.log)" >>"$REPORT"
+			port=$((port + TOPO_PORTS))
+		fi
+		echo "== $mode (Lustre modules $variant, LND $LND, topology $TOPO), $(($(date +%s) - t0)) s" >>"$REPORT"
+		topo_report "$mode" "$dir" >>"$REPORT" || status=1
+		continue
+	fi
 	if [ -z "$REREPORT" ]; then
 		echo "real-lustre: $mode: booting two guests ($dir)"
 		if [ "$SERVER" = zfs ]; then

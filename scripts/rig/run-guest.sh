@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# run-guest.sh [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-n NETDEV [-a MAC] [-w PCAP]]
+# run-guest.sh [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-n NETDEV [-a MAC] [-w PCAP]]...
 #              RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]
+#
+# Each -n adds a virtio NIC (eth0, eth1, ... in that order) on a QEMU
+# netdev (e.g. socket,listen=127.0.0.1:PORT); the -a (MAC) and -w (record
+# the NIC's traffic in PCAP) that follow it apply to that NIC.  A router
+# guest has two: one link per LNet network.
 #
 # Boots the rig kernel (prepare.sh must have run) under QEMU TCG and runs
 # SCRIPT (a host path, run with the host's bash inside chroot of the host
@@ -21,20 +26,21 @@
 # times TIMEOUT_S in all, whichever comes first.
 set -euo pipefail
 
-timeout_s=300 mem=1024 cpus=2 netdev='' mac=52:54:00:12:34:56 dump=''
+timeout_s=300 mem=1024 cpus=2
+netdevs=() macs=() dumps=() nic=0
 while getopts 't:m:c:n:a:w:' o; do
 	case $o in
 	t) timeout_s=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	c) cpus=$OPTARG ;;
-	n) netdev=$OPTARG ;;
-	a) mac=$OPTARG ;;
-	w) dump=$OPTARG ;;
+	n) nic=${#netdevs[@]} netdevs+=("$OPTARG") ;;
+	a) macs[nic]=$OPTARG ;;
+	w) dumps[nic]=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: run-guest.sh [-t S] [-n NETDEV [-a MAC] [-w PCAP]] RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: run-guest.sh [-t S] [-n NETDEV [-a MAC] [-w PCAP]]... RIG_DIR OUT_DIR SCRIPT [VAR=VALUE...]" >&2; exit 2; }
 RIG_DIR=$(cd "$1" && pwd)
 OUT=$2
 SCRIPT=$(readlink -f "$3")
@@ -63,10 +69,12 @@ rm -f "$OUT/guest.rc" "$OUT/guest.log" "$OUT/console.log"
 . "$RIG_DIR/rig.env"
 
 net=(-nic none)
-if [ -n "$netdev" ]; then
-	net=(-netdev "$netdev,id=n0" -device "virtio-net-pci,netdev=n0,mac=$mac")
-	[ -n "$dump" ] && net+=(-object "filter-dump,id=dump0,netdev=n0,file=$dump")
-fi
+[ ${#netdevs[@]} = 0 ] || net=()
+for i in "${!netdevs[@]}"; do
+	net+=(-netdev "${netdevs[i]},id=n$i"
+		-device "virtio-net-pci,netdev=n$i,mac=${macs[i]:-52:54:00:12:34:$((56 + i))}")
+	[ -n "${dumps[i]:-}" ] && net+=(-object "filter-dump,id=dump$i,netdev=n$i,file=${dumps[i]}")
+done
 
 t0=$(date +%s.%N)
 # no_timer_check: under TCG on a loaded host the guest's timer ticks arrive

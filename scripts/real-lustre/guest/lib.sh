@@ -42,18 +42,22 @@ load_mod() {
 	$RIG_BB insmod "${KO[$n]}" "$@" || { log "insmod $n failed"; return 1; }
 }
 
-# net_up IP: eth0 (virtio-net) with IP/24.
+# net_up IP [DEV]: DEV (default eth0, virtio-net) with IP/24.
 net_up() {
+	local dev=${2:-eth0}
 	load_mod virtio_net
-	for _ in $(seq 1 100); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
+	for _ in $(seq 1 100); do [ -e /sys/class/net/$dev ] && break; sleep 0.1; done
 	ip link set lo up
-	ip addr add "$1/24" dev eth0
-	ip link set eth0 up
+	ip addr add "$1/24" dev "$dev"
+	ip link set "$dev" up
 }
 
-# lnet_up: LNet on eth0 with the LND of LND (tcp: ksocklnd; o2ib:
-# ko2iblnd over soft-RoCE, rdma_rxe on eth0), lnet_selftest.
+# lnet_up [NETWORKS [LNET_PARAM...]]: LNet with the LND of LND (tcp:
+# ksocklnd; o2ib: ko2iblnd over soft-RoCE, rdma_rxe on eth0), lnet_selftest.
+# NETWORKS (socklnd only) replaces tcp(eth0), e.g. a router's two nets.
 lnet_up() {
+	local networks=${1:-tcp(eth0)}
+	[ $# = 0 ] || shift
 	if [ "${LND:-tcp}" = o2ib ]; then
 		# rdma_rxe needs the crc32 shash, which the kernel asks modprobe
 		# for: the rig has no modprobe, so crc32_generic goes first.
@@ -66,7 +70,7 @@ lnet_up() {
 		load_mod lnet 'networks=o2ib0(eth0)' && load_mod ko2iblnd && load_mod lnet_selftest ||
 			return 1
 	else
-		load_mod lnet 'networks=tcp(eth0)' && load_mod ksocklnd && load_mod lnet_selftest ||
+		load_mod lnet "networks=$networks" "$@" && load_mod ksocklnd && load_mod lnet_selftest ||
 			return 1
 	fi
 	lnetctl lnet configure --all >/dev/null 2>&1 || lctl network up
