@@ -24,7 +24,7 @@ SRC=$(cd "${2:?usage: prepare.sh WORK LNETCAP_SRC}" && pwd)
 find "$RIG_DIR/kernel/$RIG_KVER/lib/modules/$RIG_KVER/kernel" -name '*.ko' >"$WORK/kernel-ko.list"
 
 K=$WORK/kmod
-stamp=$(cat "$WORK/built")-$(stat -c %Y "$WORK/built")-$(cat "$WORK/zfs-built" 2>/dev/null)
+stamp=$(cat "$WORK/built")-$(stat -c %Y "$WORK/built")-$(cat "$WORK/zfs-built" 2>/dev/null || true)
 [ "$(cat "$K/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 rm -rf "$K"
 mkdir -p "$K/nobtf" "$K/btf"
