@@ -42,7 +42,9 @@
 #   -T TOPO    pair (default: the two nodes above) or router: client a on
 #              tcp, router r on tcp and tcp1 with scarce router buffers,
 #              node c on tcp1; ping, lnet_selftest and a mount attempt from
-#              a to c across r, both links recorded (topology-router.sh)
+#              a to c across r, both links recorded (topology-router.sh);
+#              or multirail: two nodes with two NICs each on one net,
+#              faults on one interface (topology-multirail.sh)
 #   -P PORT    first TCP port on 127.0.0.1 for the guests' links (default
 #              4771; each boot takes one port per link)
 #   -r RUNDIR  no build and no boot: report again on the files of an
@@ -101,13 +103,13 @@ zfs)
 esac
 case $TOPO in
 pair) ;;
-router)
+router | multirail)
 	[ "$SERVER" = none ] || die "-T $TOPO runs LNet traffic only (no -S)"
 	[ "$LND" = tcp ] || die "-T $TOPO runs over socklnd only (-L tcp)"
-	# shellcheck source=topology-router.sh
+	# shellcheck source=/dev/null
 	. "$HERE/topology-$TOPO.sh"
 	;;
-*) die "-T $TOPO: unknown topology (pair, router)" ;;
+*) die "-T $TOPO: unknown topology (pair, router, multirail)" ;;
 esac
 for m in $MODES; do
 	case $m in kprobe | fentry) ;; *) die "-m: unknown attach mode '$m' (kprobe, fentry)" ;; esac
