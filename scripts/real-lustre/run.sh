@@ -281,7 +281,7 @@ node_report() {
 	# (lnet_msg_decommit_tx), one FORWARD record each.
 	local fwd fwd_bytes route route_len
 	fwd=$(n 'dir forward')
-	fwd_bytes=$("$LNETCAP" -r "$g/$node.pcapng" -q 'dir forward' -p '%Ll' 2>/dev/null |
+	fwd_bytes=$("$LNETCAP" -r "$g/$node.pcapng" -p '%Ll' 'dir forward' 2>/dev/null |
 		awk '{s += $1} END {print s + 0}')
 	route=$(($(counter route_count "$g/counters-after.txt") - $(counter route_count "$g/counters-before.txt")))
 	route_len=$(($(counter route_length "$g/counters-after.txt") - $(counter route_length "$g/counters-before.txt")))

@@ -55,7 +55,9 @@ topo_boot() {
 router_report() {
 	local p="$1 r:" g=$2/r waited q
 	[ -s "$g/routing-after.txt" ] || { echo "$p no routing statistics"; return 1; }
-	waited=$(awk '/^ *(tiny|small|large):/ {pool = $1} /mincredits:/ && $2 < 0 {print pool $2}' \
+	# lnetctl prints mincredits as unsigned 32 bits: 4294967294 is -2.
+	waited=$(awk '/^ *(tiny|small|large):/ {pool = $1}
+		/mincredits:/ {m = $2 >= 2147483648 ? $2 - 4294967296 : $2; if (m < 0) print pool m}' \
 		"$g/routing-after.txt" | tr '\n' ' ')
 	echo "$p router buffers: ${waited:-no pool ran short} (lnetctl routing show: mincredits below 0)"
 	q=$("$LNETCAP" -r "$g/r.pcapng" --summary 2>/dev/null | sed -n '/^LNet queue time by NI/,/^$/p' | sed 1d)

@@ -99,12 +99,16 @@ counters before
 
 tests=" ${TESTS:-ping lst} "
 if [[ $tests == *" ping "* ]]; then
+	# lctl ping: 2.16.1's `lnetctl ping` of a NID behind a router answers
+	# EINVAL ("Invalid input data or parameter") at once, in a run where
+	# lctl ping of the same NID is answered.  The router itself is pinged
+	# with lnetctl.
 	log "ping $C across the router"
 	for _ in 1 2 3; do
-		lnetctl ping --timeout 10 "$C" >>"$RIG_OUT/ping.txt" 2>&1
+		lctl ping "$C" >>"$RIG_OUT/ping.txt" 2>&1
 		echo "rc=$?" >>"$RIG_OUT/ping.txt"
 	done
-	lctl ping "$C" >>"$RIG_OUT/ping.txt" 2>&1
+	lnetctl ping "$R1" >>"$RIG_OUT/ping.txt" 2>&1
 	echo "rc=$?" >>"$RIG_OUT/ping.txt"
 fi
 if [[ $tests == *" lst "* ]]; then
