@@ -290,6 +290,13 @@ TEST(CaptureCompareRouter, LinksMergeInTimeOrder) {
   const std::vector<std::pair<std::size_t, std::uint64_t>> want{{1, 1}, {2, 1}, {2, 2},
                                                                 {1, 2}, {2, 3}, {1, 3}};
   EXPECT_EQ(got, want);
+  // Link 2 carried a message before the capture started: outside the window
+  // by time, though its file comes after link 1's.
+  auto link2 = r.link2();
+  link2.insert(link2.begin(), on_wire(between(kR2, kC, 0x99), 9, 50));
+  auto v = run_router(r.capture(), r.link1(), link2);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.outside_window, 1u);
 }
 
 TEST(CaptureCompareRouter, ForwardMissingOnTheOutgoingLinkFails) {
@@ -365,4 +372,9 @@ TEST(CaptureCompareRouter, OneWireFileIsUnchanged) {
   v = run({as(LNETCAP_DIR_FORWARD, between(kB, kC, 1), 1)}, {on_wire(between(kB, kC, 1), 1, 0)});
   EXPECT_FALSE(v.passed());
   EXPECT_EQ(v.missing, 1u);
+  // nor two copies of its header on the one link
+  v = run({as(LNETCAP_DIR_FORWARD, between(kB, kC, 1), 1)},
+          {on_wire(between(kB, kC, 1), 1, 0), on_wire(between(kB, kC, 1), 2, 0)});
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.forwarded_both_links, 0u);
 }
