@@ -19,7 +19,9 @@
 // bytes never landed in memory.
 //
 // A router's FORWARD record stands for a message that crossed it unchanged
-// (LNet keeps the header as it was sent): it pairs with two wire copies of
+// (LNet keeps the originator's header; lnet_handle_send would rewrite
+// dest_nid only to pick another NID of a multi-rail destination, which the
+// harness's router topology has not): it pairs with two wire copies of
 // its header, one on each link (copies whose payload prefix agrees are
 // preferred), and its payload must agree with both.  A FORWARD found on one
 // link or none is missing from the wire; it is neither from nor to the
