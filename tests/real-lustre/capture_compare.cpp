@@ -48,6 +48,7 @@ bool prefix_agrees(const Captured& a, const Captured& b) {
 
 std::string describe(const Captured& c) {
   std::ostringstream o;
+  if (c.link) o << "link " << c.link << " ";
   o << "frame " << c.frame << " " << direction_name(c.direction) << " "
     << (msg_type_name(c.lnet.type) ? msg_type_name(c.lnet.type) : "?") << " " << c.src << " > "
     << c.dst;
@@ -94,11 +95,38 @@ void note(Verdict& v, const std::string& line) {
   if (v.examples.size() < kMaxExamples) v.examples.push_back(line);
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+// What a paired record's payload is against one wire copy, worst last: a
+// FORWARD is judged by the worse of its two copies.
+enum class Payload { none, equal, short_, unreadable, different };
+
+struct PayloadCheck {
+  Payload result = Payload::none;
+  std::size_t want = 0;  // bytes the record must carry
+};
+
+PayloadCheck check_payload(const Captured& c, const Captured& w, std::uint32_t snaplen) {
+  PayloadCheck p;
+  p.want = std::min<std::size_t>({snaplen, w.payload.size(), c.lnet.payload_length});
+  if (p.want == 0) p.result = Payload::none;
+  else if (c.payload.empty()) p.result = Payload::unreadable;
+  else if (!prefix_agrees(c, w)) p.result = Payload::different;
+  else if (c.payload.size() < p.want) p.result = Payload::short_;
+  else p.result = Payload::equal;
+  return p;
+}
+
 }  // namespace
 
 Captured capture_of(const Message& m, std::uint64_t frame) {
   Captured c;
   c.frame = frame;
+  c.ts_ns = m.ts_ns;
   c.direction = m.rec.hdr.direction;
   c.flags = m.rec.hdr.flags;
   c.payload_len = m.rec.hdr.payload_len;
@@ -133,8 +161,28 @@ std::vector<Captured> read_capture(const std::string& path) {
   return out;
 }
 
+std::vector<Captured> merge_wires(std::vector<std::vector<Captured>> links) {
+  if (links.size() == 1) return std::move(links.front());
+  std::vector<Captured> all;
+  for (std::size_t l = 0; l < links.size(); l++)
+    for (auto& c : links[l]) {
+      c.link = l + 1;
+      all.push_back(std::move(c));
+    }
+  // The window (compare) is a stretch of wire order: across links that
+  // must be time order, and both recordings share the host's clock.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Captured& a, const Captured& b) { return a.ts_ns < b.ts_ns; });
+  return all;
+}
+
 Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,
                 const std::string& local, std::uint32_t snaplen) {
+  return compare(capture, wire, std::vector<std::string>{local}, snaplen);
+}
+
+Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,
+                const std::vector<std::string>& locals, std::uint32_t snaplen) {
   Verdict v;
   v.records = capture.size();
   std::vector<const Captured*> net;
@@ -154,23 +202,32 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   }
   v.wire = wl.size();
 
-  // Pair by header; among equal headers prefer agreeing payload bytes.
+  // Pair by header; among equal headers prefer agreeing payload bytes.  A
+  // FORWARD takes a second copy from another link than its first.
   std::map<Key, std::vector<std::size_t>> free_wire;  // key -> wire indexes, in order
   for (std::size_t i = 0; i < wl.size(); i++) free_wire[key_of(*wl[i])].push_back(i);
-  std::vector<long> pair_of(net.size(), -1);
+  std::vector<std::vector<std::size_t>> copies(net.size());  // wire indexes paired
   std::vector<bool> wire_used(wl.size(), false);
   for (std::size_t i = 0; i < net.size(); i++) {
     auto it = free_wire.find(key_of(*net[i]));
-    if (it == free_wire.end() || it->second.empty()) continue;
+    if (it == free_wire.end()) continue;
     auto& cand = it->second;
-    auto pick = std::find_if(cand.begin(), cand.end(), [&](std::size_t w) {
-      return prefix_agrees(*net[i], *wl[w]);
-    });
-    if (pick == cand.end()) pick = cand.begin();
-    pair_of[i] = static_cast<long>(*pick);
-    wire_used[*pick] = true;
-    cand.erase(pick);
-    v.matched++;
+    auto take_one = [&](auto allowed) {
+      auto pick = std::find_if(cand.begin(), cand.end(), [&](std::size_t w) {
+        return allowed(w) && prefix_agrees(*net[i], *wl[w]);
+      });
+      if (pick == cand.end()) pick = std::find_if(cand.begin(), cand.end(), allowed);
+      if (pick == cand.end()) return;
+      copies[i].push_back(*pick);
+      wire_used[*pick] = true;
+      cand.erase(pick);
+    };
+    take_one([](std::size_t) { return true; });
+    if (net[i]->direction == LNETCAP_DIR_FORWARD && !copies[i].empty()) {
+      const std::size_t first_link = wl[copies[i][0]]->link;
+      take_one([&](std::size_t w) { return wl[w]->link != first_link; });
+    }
+    if (!copies[i].empty()) v.matched++;
   }
 
   // The capture window on the wire.
@@ -185,24 +242,50 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
     if (inside && !wire_used[w]) lost.push_back(wl[w]);
   }
 
+  // A forwarded message crossed two links: a copy short is a copy missing.
+  for (std::size_t i = 0; i < net.size(); i++) {
+    if (net[i]->direction != LNETCAP_DIR_FORWARD) continue;
+    v.forwarded++;
+    if (copies[i].size() == 2) v.forwarded_both_links++;
+    else if (copies[i].size() == 1) {
+      v.missing++;
+      note(v, "forwarded but on one link only: " + describe(*net[i]) + " (wire " +
+                  describe(*wl[copies[i][0]]) + ")");
+    }
+  }
+
   // Unpaired on both sides: the same message with a wrong field when type,
   // source and destination agree (in order), otherwise extra or missing.
   std::vector<const Captured*> extra;
   for (std::size_t i = 0; i < net.size(); i++)
-    if (pair_of[i] < 0) extra.push_back(net[i]);
+    if (copies[i].empty()) extra.push_back(net[i]);
   std::vector<bool> lost_used(lost.size(), false);
+  auto same_message = [&](const Captured* c, std::size_t j) {
+    return !lost_used[j] && lost[j]->lnet.type == c->lnet.type && lost[j]->src == c->src &&
+           lost[j]->dst == c->dst;
+  };
   for (const Captured* c : extra) {
     if (c->direction == LNETCAP_DIR_DROP) continue;  // a failed send need not reach the wire
     std::size_t j = 0;
-    while (j < lost.size() && (lost_used[j] || lost[j]->lnet.type != c->lnet.type ||
-                               lost[j]->src != c->src || lost[j]->dst != c->dst))
-      j++;
+    while (j < lost.size() && !same_message(c, j)) j++;
     if (j == lost.size()) {
+      if (c->direction == LNETCAP_DIR_FORWARD) {
+        v.missing++;
+        note(v, "forwarded but on no link: " + describe(*c));
+        continue;
+      }
       v.only_capture++;
       note(v, "only in capture: " + describe(*c));
       continue;
     }
     lost_used[j] = true;
+    if (c->direction == LNETCAP_DIR_FORWARD) {  // its other link's copy is the same pair
+      for (std::size_t k = j + 1; k < lost.size(); k++)
+        if (same_message(c, k) && lost[k]->link != lost[j]->link) {
+          lost_used[k] = true;
+          break;
+        }
+    }
     v.wrong_field_pairs++;
     std::string names;
     for (const auto& f : differing_fields(*c, *lost[j])) {
@@ -217,46 +300,73 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
     note(v, "missing from capture: " + describe(*lost[j]));
   }
 
-  // Paired messages: direction against the node's NID, payload, PtlRPC.
+  // Paired messages: direction against the node's NIDs, payload, PtlRPC
+  // (a FORWARD's against each of its copies).
+  auto is_local = [&](const std::string& n) {
+    return std::find(locals.begin(), locals.end(), n) != locals.end();
+  };
   for (std::size_t i = 0; i < net.size(); i++) {
-    if (pair_of[i] < 0) continue;
+    if (copies[i].empty()) continue;
     const Captured& c = *net[i];
-    const Captured& w = *wl[static_cast<std::size_t>(pair_of[i])];
-    if ((c.direction == LNETCAP_DIR_SEND && c.src != local) ||
-        (c.direction == LNETCAP_DIR_RECV && c.dst != local)) {
+    if ((c.direction == LNETCAP_DIR_SEND && !is_local(c.src)) ||
+        (c.direction == LNETCAP_DIR_RECV && !is_local(c.dst)) ||
+        (c.direction == LNETCAP_DIR_FORWARD && (is_local(c.src) || is_local(c.dst)))) {
       v.wrong_field_pairs++;
       v.wrong_fields["direction"]++;
-      note(v, "wrong direction for node " + local + ": " + describe(c));
+      note(v, "wrong direction for node " + joined(locals) + ": " + describe(c));
     }
     if (dropped(c)) {
       v.dropped_by_lnet++;
       continue;
     }
-    const std::size_t want = std::min<std::size_t>({snaplen, w.payload.size(), c.lnet.payload_length});
-    if (want > 0) {
-      v.payload_expected++;
-      if (c.payload.empty()) {
+    PayloadCheck worst;
+    const Captured* worst_wire = wl[copies[i][0]];
+    for (std::size_t w : copies[i]) {
+      const PayloadCheck p = check_payload(c, *wl[w], snaplen);
+      if (p.result > worst.result) worst = p, worst_wire = wl[w];
+    }
+    const Captured& w = *worst_wire;
+    switch (worst.result) {
+      case Payload::none:
+        break;
+      case Payload::equal:
+        v.payload_expected++;
+        v.payload_equal++;
+        break;
+      case Payload::unreadable:
+        v.payload_expected++;
         v.payload_unreadable++;
         note(v, "payload missing (" + std::string(c.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE ? "unreadable" : "none") +
                     "): " + describe(c));
-      } else if (!prefix_agrees(c, w)) {
+        break;
+      case Payload::different:
+        v.payload_expected++;
         v.payload_different++;
-        note(v, "payload differs: " + describe(c) + " capture " + hex(c.payload, 16) + " wire " + hex(w.payload, 16));
-      } else if (c.payload.size() < want) {
+        note(v, "payload differs: " + describe(c) + " capture " + hex(c.payload, 16) + " wire " +
+                    (w.link ? "(link " + std::to_string(w.link) + ") " : "") + hex(w.payload, 16));
+        break;
+      case Payload::short_:
+        v.payload_expected++;
         v.payload_short++;
-        note(v, "payload short (" + std::to_string(c.payload.size()) + " of " + std::to_string(want) + "): " + describe(c));
-      } else {
-        v.payload_equal++;
-      }
+        note(v, "payload short (" + std::to_string(c.payload.size()) + " of " + std::to_string(worst.want) +
+                    "): " + describe(c));
+        break;
     }
-    if (!w.rpc.present) continue;
+    // PtlRPC: the first copy that decodes as PtlRPC and differs, else equal.
+    bool rpc_seen = false;
+    std::vector<std::string> d;
+    for (std::size_t wi : copies[i]) {
+      if (!wl[wi]->rpc.present) continue;
+      rpc_seen = true;
+      if (c.rpc.present && d.empty()) d = differing_rpc(c, *wl[wi]);
+    }
+    if (!rpc_seen) continue;
     v.rpc_wire++;
     if (!c.rpc.present) {
       v.rpc_missing++;
       note(v, "PtlRPC not decoded from the capture: " + describe(c));
       continue;
     }
-    const auto d = differing_rpc(c, w);
     if (d.empty()) {
       v.rpc_equal++;
       continue;
@@ -280,6 +390,8 @@ std::string format_verdict(const Verdict& v) {
   o << "wire=" << v.wire << " in_window=" << v.in_window << " outside_window=" << v.outside_window
     << " matched=" << v.matched << " only_capture=" << v.only_capture << " missing=" << v.missing
     << " dropped_by_lnet=" << v.dropped_by_lnet << "\n";
+  if (v.forwarded)  // a router's: two-node reports keep their lines
+    o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n";
   o << "wrong_fields=" << v.wrong_field_pairs;
   for (const auto& [f, n] : v.wrong_fields) o << " " << f << ":" << n;
   o << "\n";

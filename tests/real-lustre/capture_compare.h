@@ -2,6 +2,8 @@
 // capture_compare.h - one node's live lnetcap capture against the recording
 // of its link converted by lnetcap (`lnetcap -r wire.pcap -w wire.pcapng`,
 // WIRE records): the real-Lustre harness's verdict (scripts/real-lustre).
+// A router has a link per net: their recordings (one clock, the host's) are
+// merged in time order into one wire, each message remembering its link.
 //
 // Messages are paired by their whole LNet header: source and destination
 // NID plus the 56 bytes that follow them, which are laid out the same in the
@@ -15,10 +17,22 @@
 // apart.  A received message that LNet itself dropped (RECV with an error
 // status, or a DROP record) is paired with the wire but owes no payload: its
 // bytes never landed in memory.
+//
+// A router's FORWARD record stands for a message that crossed it unchanged
+// (LNet keeps the originator's header; lnet_handle_send would rewrite
+// dest_nid only to pick another NID of a multi-rail destination, which the
+// harness's router topology has not): it pairs with two wire copies of
+// its header, one on each link (copies whose payload prefix agrees are
+// preferred), and its payload must agree with both.  A FORWARD found on one
+// link or none is missing from the wire; it is neither from nor to the
+// router's own NIDs, which the direction check of SEND and RECV accepts all
+// of (one per net).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +43,8 @@ namespace lnetcap::real_lustre {
 /// What the comparison needs of one record, copied out of the reader's buffer.
 struct Captured {
   std::uint64_t frame = 0;  // 1-based packet number in its file
+  std::uint64_t ts_ns = 0;  // the record's timestamp (wire: the recording host's clock)
+  std::size_t link = 0;     // 1-based wire file it came from when several were merged, else 0
   std::uint8_t direction = 0;
   std::uint16_t flags = 0;
   std::uint32_t payload_len = 0;  // record's payload_len
@@ -49,6 +65,11 @@ Captured capture_of(const Message& m, std::uint64_t frame);
 /// Reads every lnetcap record of a pcapng file.  Throws lnetcap::Error.
 std::vector<Captured> read_capture(const std::string& path);
 
+/// One wire out of the recordings of several links: each record's link set
+/// to its file's number (1-based), all in timestamp order (stable: equal
+/// times keep file order).  One file is returned as it is (link 0).
+std::vector<Captured> merge_wires(std::vector<std::vector<Captured>> links);
+
 struct Verdict {
   // the capture
   std::size_t records = 0, on_node = 0, drop_records = 0;
@@ -68,6 +89,9 @@ struct Verdict {
   std::size_t rpc_wire = 0, rpc_equal = 0, rpc_missing = 0, rpc_different = 0;
   std::map<std::string, std::size_t> rpc_fields;  // "opc" -> pairs differing
   std::vector<std::string> examples;              // first few problems, one line each
+  // a router's FORWARD records; those paired with a wire copy on two links
+  // (a FORWARD on fewer links also counts in missing)
+  std::size_t forwarded = 0, forwarded_both_links = 0;
 
   bool passed() const {
     return only_capture == 0 && missing == 0 && wrong_field_pairs == 0 &&
@@ -76,8 +100,13 @@ struct Verdict {
   }
 };
 
-/// local: the node's NID as text.  snaplen: the capture's -s (payload
-/// bytes a record must carry: min(snaplen, what the wire carries)).
+/// locals: the node's NIDs as text (a router has one per net).  snaplen:
+/// the capture's -s (payload bytes a record must carry: min(snaplen, what
+/// the wire carries)).  wire: one link's records, or merge_wires' result.
+Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,
+                const std::vector<std::string>& locals, std::uint32_t snaplen);
+
+/// A node with one NID.
 Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,
                 const std::string& local, std::uint32_t snaplen);
 

@@ -213,3 +213,168 @@ TEST(CaptureCompare, OutcomeRecordsAreNotMessagesAndRuleDropsPairWithTheWire) {
   EXPECT_EQ(v.missing, 0u);
   EXPECT_EQ(v.only_capture, 0u);
 }
+
+// A router (issue 22): client A on net tcp, router R with a NID on each
+// net, server C on tcp1; each link recorded on its own, one clock.
+namespace {
+
+const char* kR1 = "10.77.0.3@tcp";
+const char* kR2 = "10.78.0.3@tcp1";
+const char* kC = "10.78.0.2@tcp1";
+
+Msg between(const char* src, const char* dst, std::uint64_t xid) {
+  Msg m = request(xid);
+  m.h.src = nid(src);
+  m.h.dst = nid(dst);
+  return m;
+}
+
+Captured on_wire(const Msg& m, std::uint64_t frame, std::uint64_t ts) {
+  auto c = as(LNETCAP_DIR_WIRE, m, frame);
+  c.ts_ns = ts;
+  return c;
+}
+
+Verdict run_router(const std::vector<Captured>& cap, std::vector<Captured> link1,
+                   std::vector<Captured> link2) {
+  return compare(cap, merge_wires({std::move(link1), std::move(link2)}),
+                 std::vector<std::string>{kR1, kR2}, 1024);
+}
+
+// A -> C and C -> A forwarded, the router's own ping of C, A's message to
+// the router: on link 1 (A-R) and link 2 (R-C) in interleaved time.
+struct RouterRun {
+  Msg fwd_out = between(kA, kC, 0x10), fwd_back = between(kC, kA, 0x11);
+  Msg own = between(kR2, kC, 0x20), to_router = between(kA, kR1, 0x21);
+  std::vector<Captured> capture() const {
+    return {as(LNETCAP_DIR_FORWARD, fwd_out, 1), as(LNETCAP_DIR_SEND, own, 2),
+            as(LNETCAP_DIR_RECV, to_router, 3), as(LNETCAP_DIR_FORWARD, fwd_back, 4)};
+  }
+  std::vector<Captured> link1() const {
+    return {on_wire(fwd_out, 1, 100), on_wire(to_router, 2, 400), on_wire(fwd_back, 3, 600)};
+  }
+  std::vector<Captured> link2() const {
+    return {on_wire(fwd_out, 1, 200), on_wire(own, 2, 300), on_wire(fwd_back, 3, 500)};
+  }
+};
+
+}  // namespace
+
+TEST(CaptureCompareRouter, ForwardedOnBothLinksPass) {
+  RouterRun r;
+  auto cap = r.capture();
+  // A failed forward's outcome (DROP, OUTCOME flag) completes a FORWARD: not a message.
+  auto outcome = as(LNETCAP_DIR_DROP, r.fwd_back, 5, LNETCAP_REC_F_STATUS_VALID | LNETCAP_REC_F_OUTCOME,
+                    true, -5);
+  outcome.outcome = true;
+  cap.push_back(outcome);
+  auto v = run_router(cap, r.link1(), r.link2());
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.forwarded, 2u);
+  EXPECT_EQ(v.forwarded_both_links, 2u);
+  EXPECT_EQ(v.matched, 4u);
+  EXPECT_EQ(v.in_window, 6u);
+  EXPECT_EQ(v.outcomes, 1u);
+  EXPECT_EQ(v.payload_equal, 4u);
+  EXPECT_EQ(v.wrong_field_pairs, 0u);
+  EXPECT_NE(format_verdict(v).find("\nforwarded=2 forwarded_both_links=2\n"), std::string::npos)
+      << format_verdict(v);
+}
+
+TEST(CaptureCompareRouter, LinksMergeInTimeOrder) {
+  RouterRun r;
+  const auto w = merge_wires({r.link1(), r.link2()});
+  ASSERT_EQ(w.size(), 6u);
+  std::vector<std::pair<std::size_t, std::uint64_t>> got;
+  for (const auto& c : w) got.emplace_back(c.link, c.frame);
+  const std::vector<std::pair<std::size_t, std::uint64_t>> want{{1, 1}, {2, 1}, {2, 2},
+                                                                {1, 2}, {2, 3}, {1, 3}};
+  EXPECT_EQ(got, want);
+  // Link 2 carried a message before the capture started: outside the window
+  // by time, though its file comes after link 1's.
+  auto link2 = r.link2();
+  link2.insert(link2.begin(), on_wire(between(kR2, kC, 0x99), 9, 50));
+  auto v = run_router(r.capture(), r.link1(), link2);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.outside_window, 1u);
+}
+
+TEST(CaptureCompareRouter, ForwardMissingOnTheOutgoingLinkFails) {
+  RouterRun r;
+  auto link2 = r.link2();
+  link2.erase(link2.begin());  // fwd_out never left the router
+  auto v = run_router(r.capture(), r.link1(), link2);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.forwarded, 2u);
+  EXPECT_EQ(v.forwarded_both_links, 1u);
+  EXPECT_EQ(v.missing, 1u);
+  EXPECT_EQ(v.only_capture, 0u);
+  ASSERT_FALSE(v.examples.empty());
+  EXPECT_NE(v.examples[0].find("forwarded but on one link only: frame 1 forward"), std::string::npos)
+      << v.examples[0];
+  // On neither link: missing too, not a message of the capture's invention.
+  auto link1 = r.link1();
+  link1.erase(link1.begin());
+  v = run_router(r.capture(), link1, link2);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.missing, 1u);
+  EXPECT_EQ(v.forwarded_both_links, 1u);
+  ASSERT_FALSE(v.examples.empty());
+  EXPECT_NE(v.examples[0].find("forwarded but on no link"), std::string::npos) << v.examples[0];
+}
+
+TEST(CaptureCompareRouter, ForwardPayloadDifferentOnOneLinkFails) {
+  RouterRun r;
+  auto link2 = r.link2();
+  Msg changed = r.fwd_out;
+  changed.payload.back() ^= 0xff;  // same header, other bytes on link 2
+  link2[0] = on_wire(changed, 1, 200);
+  auto v = run_router(r.capture(), r.link1(), link2);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.forwarded_both_links, 2u);
+  EXPECT_EQ(v.payload_different, 1u);
+  ASSERT_FALSE(v.examples.empty());
+  EXPECT_NE(v.examples[0].find("wire (link 2)"), std::string::npos) << v.examples[0];
+}
+
+TEST(CaptureCompareRouter, OwnMessagesPassWithEveryLocalNid) {
+  RouterRun r;
+  auto v = run_router(r.capture(), r.link1(), r.link2());
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  // Told only its tcp NID, the SEND from its tcp1 NID is in the wrong direction.
+  v = compare(r.capture(), merge_wires({r.link1(), r.link2()}), std::string(kR1), 1024);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.wrong_fields["direction"], 1u);
+  // A FORWARD from or to the router itself is not a forward.
+  auto cap = r.capture();
+  cap[2].direction = LNETCAP_DIR_FORWARD;  // to_router, recorded as forwarded
+  v = run_router(cap, r.link1(), r.link2());
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.wrong_fields["direction"], 1u);
+}
+
+TEST(CaptureCompareRouter, OneWireFileIsUnchanged) {
+  auto q = request(0x1000), a = ack(0x1000);
+  std::vector<Captured> wire{on_wire(q, 1, 20), on_wire(a, 2, 10)};  // kept in file order
+  const auto w = merge_wires({wire});
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].frame, 1u);
+  EXPECT_EQ(w[0].link, 0u);
+  auto v = run({as(LNETCAP_DIR_SEND, q, 1), as(LNETCAP_DIR_RECV, a, 2)}, w);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  const std::string text = format_verdict(v);
+  EXPECT_EQ(text.find("forward"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nwire=2 in_window=2 outside_window=0 matched=2 only_capture=0 missing=0 "
+                      "dropped_by_lnet=0\nwrong_fields=0\n"),
+            std::string::npos)
+      << text;
+  // A router's FORWARD needs two links: one wire is not enough.
+  v = run({as(LNETCAP_DIR_FORWARD, between(kB, kC, 1), 1)}, {on_wire(between(kB, kC, 1), 1, 0)});
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.missing, 1u);
+  // nor two copies of its header on the one link
+  v = run({as(LNETCAP_DIR_FORWARD, between(kB, kC, 1), 1)},
+          {on_wire(between(kB, kC, 1), 1, 0), on_wire(between(kB, kC, 1), 2, 0)});
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.forwarded_both_links, 0u);
+}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // lustre_compare - the real-Lustre harness's per-node verdict
 // (capture_compare.h): a live capture against the node's link converted by
-// lnetcap.
+// lnetcap, or a router's against its links (one NID per net, one wire file
+// per link, merged in time order).
 //
-//   lustre_compare [--snaplen N] --local NID CAPTURE.pcapng WIRE.pcapng
+//   lustre_compare [--snaplen N] --local NID[,NID...] CAPTURE.pcapng WIRE.pcapng [WIRE2.pcapng ...]
 //
 // Prints short key=value lines ending in verdict=PASS|FAIL; exit status 0
 // on PASS, 1 on FAIL, 2 on bad usage or an unreadable file.
@@ -14,23 +15,52 @@
 #include "capture_compare.h"
 #include "error.h"
 
+namespace {
+
+const char* kUsage =
+    "usage: lustre_compare [--snaplen N] --local NID[,NID...] CAPTURE.pcapng WIRE.pcapng "
+    "[WIRE2.pcapng ...]\n";
+
+// "a,b" -> {"a", "b"}; an empty name (",," or a trailing comma) leaves the list empty.
+std::vector<std::string> split_nids(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t comma = s.find(',', from);
+    const std::string n = s.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (n.empty()) return {};
+    out.push_back(n);
+    if (comma == std::string::npos) return out;
+    from = comma + 1;
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::uint32_t snaplen = 1024;
-  std::string local;
+  std::vector<std::string> locals;
   std::vector<std::string> files;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--snaplen" && i + 1 < argc) snaplen = static_cast<std::uint32_t>(std::stoul(argv[++i]));
-    else if (a == "--local" && i + 1 < argc) local = argv[++i];
-    else files.push_back(a);
+    else if (a == "--local" && i + 1 < argc) {
+      locals = split_nids(argv[++i]);
+      if (locals.empty()) {
+        std::fprintf(stderr, "lustre_compare: --local %s: an empty NID; give NID or NID,NID\n", argv[i]);
+        return 2;
+      }
+    } else files.push_back(a);
   }
-  if (files.size() != 2 || local.empty()) {
-    std::fprintf(stderr, "usage: lustre_compare [--snaplen N] --local NID CAPTURE.pcapng WIRE.pcapng\n");
+  if (files.size() < 2 || locals.empty()) {
+    std::fputs(kUsage, stderr);
     return 2;
   }
   try {
     using namespace lnetcap::real_lustre;
-    const Verdict v = compare(read_capture(files[0]), read_capture(files[1]), local, snaplen);
+    std::vector<std::vector<Captured>> links;
+    for (std::size_t f = 1; f < files.size(); f++) links.push_back(read_capture(files[f]));
+    const Verdict v = compare(read_capture(files[0]), merge_wires(std::move(links)), locals, snaplen);
     std::fputs(format_verdict(v).c_str(), stdout);
     return v.passed() ? 0 : 1;
   } catch (const std::exception& e) {
