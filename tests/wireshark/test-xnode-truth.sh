@@ -48,7 +48,13 @@ set -o pipefail
 		for (i = 1; i <= NR; i++) print row[i]
 	}'
 EOF
-chmod 755 "$WORK/tshark" "$WORK/tshark-swapped"
+# The same, with every FWD record's hop number (5th column) blanked.
+cat > "$WORK/tshark-nohop" <<EOF
+#!/bin/bash
+set -o pipefail
+"$WORK/tshark" "\$@" | awk -F'\t' -v OFS='\t' '{ \$5 = ""; print }'
+EOF
+chmod 755 "$WORK/tshark" "$WORK/tshark-swapped" "$WORK/tshark-nohop"
 
 # run_checker NAME FILE TSHARK: output in $WORK/NAME.txt, exit code in rc.
 run_checker() {
@@ -83,6 +89,13 @@ expect_eq "checker exit with two links swapped ($last)" "$rc" 1
 [ "$(field wrong)" -ge 2 ] || fail "swapped links not reported wrong ($last)"
 grep -q "^wrong link: frame " "$WORK/swapped.txt" || fail "the wrong links are not named"
 pass "links to another message reported wrong: $last"
+
+run_checker nohop "$WORK/merged.pcapng" "$WORK/tshark-nohop"
+expect_eq "checker exit with the FWD records' hops hidden ($last)" "$rc" 1
+hops=$(sed -n 's/.* fwd_hops \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' <<< "$last")
+[ "${hops% *}" = 0 ] && [ "${hops#* }" -gt 10 ] || fail "hidden hops not counted: '$hops'"
+grep -q "^FWD without a hop number" "$WORK/nohop.txt" || fail "FWD records without a hop are not named"
+pass "FWD records without their hop reported: $last"
 
 # Bad usage and a tshark that cannot load the plugin: exit 2, one message.
 run_checker usage "" "$WORK/tshark"
