@@ -291,14 +291,9 @@ def prefixes_conflict(a, b):
     return a.prefix[:n] != b.prefix[:n]
 
 
-def main(argv):
-    verbose = "-v" in argv
-    args = [a for a in argv if a != "-v"]
-    if len(args) != 1 or args[0].startswith("-"):
-        usage("expected one merged capture file")
-    path = args[0]
-    recs = read_records(path)
-    links, hops, attempt_links = read_links(path, len(recs))
+def check(recs, links, hops, attempt_links, verbose=False):
+    """Counts the links against the headers; returns the summary line and
+    whether the links are right (exit 0)."""
     msg_of, members, unresolved = group_messages(recs)
     ambiguous = unresolved | {k for k, rs in members.items() if is_ambiguous(rs)}
     say = print if verbose else (lambda *a: None)
@@ -359,10 +354,23 @@ def main(argv):
                 else:
                     print(f"FWD without a hop number in 1..{nfwd}: {r.describe()} "
                           f"hop '{hop}'")
-    print(f"records {sum(1 for r in recs.values() if r is not None)} messages {len(members)} "
-          f"on-several-nodes {several} links {nlinks} wrong {wrong} missing {missing} "
-          f"ambiguous {len(ambiguous)} fwd_hops {fwd_hops}/{fwd}")
-    return 1 if wrong or missing or fwd_hops != fwd else 0
+    line = (f"records {sum(1 for r in recs.values() if r is not None)} messages {len(members)} "
+            f"on-several-nodes {several} links {nlinks} wrong {wrong} missing {missing} "
+            f"ambiguous {len(ambiguous)} fwd_hops {fwd_hops}/{fwd}")
+    return line, not (wrong or missing or fwd_hops != fwd)
+
+
+def main(argv):
+    verbose = "-v" in argv
+    args = [a for a in argv if a != "-v"]
+    if len(args) != 1 or args[0].startswith("-"):
+        usage("expected one merged capture file")
+    path = args[0]
+    recs = read_records(path)
+    links, hops, attempt_links = read_links(path, len(recs))
+    line, ok = check(recs, links, hops, attempt_links, verbose)
+    print(line)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
