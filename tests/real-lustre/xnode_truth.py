@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""xnode_truth.py MERGED.pcapng - checks the lnetcap Wireshark plugin's
+"""xnode_truth.py [-v] MERGED.pcapng - checks the lnetcap Wireshark plugin's
 cross-node links (lnetcap.xnode.*) on a capture merged from several nodes,
 against a ground truth that does not use the plugin's linking algorithm.
 
@@ -12,9 +12,13 @@ WIRESHARK_PLUGIN_DIR and personal plugins as root):
   WIRESHARK_PLUGIN_DIR=build/wireshark-plugin/plugins \\
       python3 tests/real-lustre/xnode_truth.py merged.pcapng
 
+An excerpt of a merged capture kept in samples/ (see samples/README.md)
+runs the same way.  As root, run it as another user (runuser -u USER --
+env WIRESHARK_PLUGIN_DIR=... python3 ...), the file readable by that user.
+
 Environment: TSHARK = the tshark program to run (default: tshark on PATH);
-it is run as `$TSHARK -2 -r MERGED.pcapng -T fields ...`.  -v prints every
-wrong, missing and ambiguous case.
+it is run as `$TSHARK -2 -r MERGED.pcapng -T fields ...`.  Every wrong and
+missing link is named on its own line; -v also names the ambiguous messages.
 
 Prints one line:
   records N messages M on-several-nodes K links L wrong W missing X
@@ -90,9 +94,14 @@ ATTEMPT_FIELDS = ["lnetcap.xnode.attempt_of", "lnetcap.xnode.prev_attempt",
 LNDS = {2: "tcp", 5: "o2ib", 9: "lo", 13: "gni", 16: "kfi", 18: "efa"}
 
 
+def usage_text():
+    """The docstring up to its ground-truth section."""
+    return __doc__[:__doc__.index("Ground truth.")].rstrip()
+
+
 def usage(msg):
     print(f"xnode_truth.py: {msg}", file=sys.stderr)
-    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    print(usage_text(), file=sys.stderr)
     sys.exit(2)
 
 
@@ -361,6 +370,9 @@ def check(recs, links, hops, attempt_links, verbose=False):
 
 
 def main(argv):
+    if argv in (["-h"], ["--help"]):
+        print(usage_text())
+        return 0
     verbose = "-v" in argv
     args = [a for a in argv if a != "-v"]
     if len(args) != 1 or args[0].startswith("-"):
