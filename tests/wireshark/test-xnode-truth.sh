@@ -5,8 +5,11 @@
 #  - the plugin's links: 0 wrong, 0 missing, every FWD a hop; the repeated
 #    byte-identical pings and shared-header requests/REPLYs are reported as
 #    ambiguous, not as wrong;
-#  - links the plugin cannot make (the router's clock 30 s off, beyond the
-#    10 s window): the checker must see them missing and exit 1;
+#  - router and server 17 s late (as long as messages waited on the router
+#    in a real routed run under scarce router buffers): still all linked
+#    with the default window (60 s), missing with a 10 s window;
+#  - links the plugin cannot make (the router's clock 1000 s off, beyond the
+#    60 s window): the checker must see them missing and exit 1;
 #  - links pointing at another message (two records' received_in swapped
 #    in tshark's output): the checker must count them wrong and exit 1.
 # Real captures: the lead's three-node run (scripts/real-lustre), see the
@@ -18,7 +21,11 @@ checker="$LNETCAP_SOURCE_DIR/tests/real-lustre/xnode_truth.py"
 "$LNETCAP_VECTORS" routed "$WORK" || fail "routed vector generator failed"
 mergecap -w "$WORK/merged.pcapng" "$WORK/client.pcapng" "$WORK/router.pcapng" \
 	"$WORK/server.pcapng" || fail "mergecap failed"
-editcap -t 30 "$WORK/router.pcapng" "$WORK/router-late.pcapng" || fail "editcap failed"
+editcap -t 1000 "$WORK/router.pcapng" "$WORK/router-late.pcapng" || fail "editcap failed"
+editcap -t 17 "$WORK/router.pcapng" "$WORK/router-17.pcapng" || fail "editcap failed"
+editcap -t 17 "$WORK/server.pcapng" "$WORK/server-17.pcapng" || fail "editcap failed"
+mergecap -w "$WORK/held.pcapng" "$WORK/client.pcapng" "$WORK/router-17.pcapng" \
+	"$WORK/server-17.pcapng" || fail "mergecap failed"
 mergecap -w "$WORK/late.pcapng" "$WORK/client.pcapng" "$WORK/router-late.pcapng" \
 	"$WORK/server.pcapng" || fail "mergecap failed"
 chmod a+r "$WORK"/*.pcapng
@@ -79,8 +86,19 @@ hops=$(sed -n 's/.* fwd_hops \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' <<< "$last")
 [ "${hops% *}" = "${hops#* }" ] && [ "${hops% *}" -gt 10 ] || fail "FWD hops shown: '$hops'"
 pass "plugin's links agree with the headers: $last"
 
+run_checker held "$WORK/held.pcapng" "$WORK/tshark"
+expect_eq "checker exit with router and server 17 s late ($last)" "$rc" 0
+expect_eq "missing links, 17 s late" "$(field missing)" 0
+pass "records 17 s apart linked with the default window: $last"
+printf '#!/bin/bash\nexec "%s" -o lnetcap.xnode_window:10 "$@"\n' "$WORK/tshark" > "$WORK/tshark-w10"
+chmod 755 "$WORK/tshark-w10"
+run_checker held10 "$WORK/held.pcapng" "$WORK/tshark-w10"
+expect_eq "checker exit with 17 s late and a 10 s window ($last)" "$rc" 1
+[ "$(field missing)" -gt 0 ] || fail "a 10 s window linked records 17 s apart ($last)"
+pass "a 10 s window would miss them: $last"
+
 run_checker late "$WORK/late.pcapng" "$WORK/tshark"
-expect_eq "checker exit with the router 30 s off ($last)" "$rc" 1
+expect_eq "checker exit with the router 1000 s off ($last)" "$rc" 1
 [ "$(field missing)" -gt 0 ] || fail "links beyond the window not reported missing ($last)"
 pass "unlinked records reported missing: $last"
 
