@@ -17,7 +17,7 @@
 // bits (half with identical payload prefixes), bulk REPLYs whose headers
 // are all the same, a resend, a message lost before the router followed by
 // one with the same header, and a message dropped by the receiver; a ping
-// lost after the router and an identical one 42 s later; then three pings
+// lost after the router and an identical one 142 s later; then three pings
 // from the router (recovery, discovery, a user's).
 //
 // Ground truth for the test, which the plugin never reads: every record of
@@ -260,12 +260,12 @@ int routed_vectors(const std::string& dir) {
   r.message(t + 2 * ms, req, bytes(136, 0x44, 2));
   t += 10 * ms;
   r.message(t, req, bytes(136, 0x55, 3), Routed::kDroppedByReceiver);
-  // A ping lost after the router, and 42 s later an identical one that
-  // arrives: its RECV must not link to the first (time window).
+  // A ping lost after the router, and 142 s later an identical one that
+  // arrives: its RECV must not link to the first (time window, 60 s).
   t += 10 * ms;
   r.message(t, ping, {}, Routed::kLostAfterRouter);
-  r.message(t + 42000 * ms, ping, {});
-  t += 42000 * ms;
+  r.message(t + 142000 * ms, ping, {});
+  t += 142000 * ms;
   // The router pings the server three times: health recovery, discovery,
   // a user's lctl ping.
   t += 10 * ms;
