@@ -7,7 +7,12 @@
 #
 # r forwards between the two nets with scarce router buffers (guest/
 # router.sh), a runs the workload towards c, every node captures, and both
-# links are recorded on the host (one clock).  Checks per node: the capture
+# links are recorded by r's QEMU.  One QEMU, because filter-dump stamps
+# packets with the time(NULL) at which it opened its file (whole seconds)
+# plus QEMU's virtual clock: two QEMUs' recordings differ by a constant of
+# up to a second (0.135 s in run 20261127T104428, which recorded link 1 at
+# a and link 2 at c, and so found forwarded messages whose queue time was
+# longer than the time between the links).  Checks per node: the capture
 # against its links (lustre_compare; the router's FORWARD records against
 # both links), LNet's counters (the router's route_count/route_length
 # against its FORWARD records); for the router also whether messages
@@ -31,18 +36,18 @@ topo_boot() {
 	local guest=("$SRC/scripts/rig/run-guest.sh" -t 1800 -m 1536)
 	local script=$HERE/guest/router.sh
 	nice -n 10 "${guest[@]}" \
-		-n "socket,listen=127.0.0.1:$PORT" -a 52:54:00:4c:01:03 \
-		-n "socket,listen=127.0.0.1:$((PORT + 1))" -a 52:54:00:4c:02:03 \
+		-n "socket,listen=127.0.0.1:$PORT" -a 52:54:00:4c:01:03 -w "$dir/wire1.pcap" \
+		-n "socket,listen=127.0.0.1:$((PORT + 1))" -a 52:54:00:4c:02:03 -w "$dir/wire2.pcap" \
 		"$WORK/rig" "$dir/r" "$script" ROLE=r "${common[@]}" >"$dir/r.run.log" 2>&1 &
 	pr=$!
 	sleep 3
 	nice -n 10 "${guest[@]}" \
-		-n "socket,connect=127.0.0.1:$((PORT + 1))" -a 52:54:00:4c:02:02 -w "$dir/wire2.pcap" \
+		-n "socket,connect=127.0.0.1:$((PORT + 1))" -a 52:54:00:4c:02:02 \
 		"$WORK/rig" "$dir/c" "$script" ROLE=c "${common[@]}" >"$dir/c.run.log" 2>&1 &
 	pc=$!
 	sleep 1
 	nice -n 10 "${guest[@]}" \
-		-n "socket,connect=127.0.0.1:$PORT" -a 52:54:00:4c:01:01 -w "$dir/wire1.pcap" \
+		-n "socket,connect=127.0.0.1:$PORT" -a 52:54:00:4c:01:01 \
 		"$WORK/rig" "$dir/a" "$script" ROLE=a "${common[@]}" >"$dir/a.run.log" 2>&1 || rc=$?
 	touch "$dir/a/done" # r and c stop waiting on a
 	wait "$pr" "$pc" || true
@@ -53,15 +58,24 @@ topo_boot() {
 # and do the FORWARD records' queue times show it?  LNet's mincredits (per
 # CPT and pool) below 0 mean that many messages queued for a buffer.
 router_report() {
-	local p="$1 r:" g=$2/r waited q
+	local p="$1 r:" g=$2/r waited q bad=0
 	[ -s "$g/routing-after.txt" ] || { echo "$p no routing statistics"; return 1; }
 	# lnetctl prints mincredits as unsigned 32 bits: 4294967294 is -2.
 	waited=$(awk '/^ *(tiny|small|large):/ {pool = $1}
 		/mincredits:/ {m = $2 >= 2147483648 ? $2 - 4294967296 : $2; if (m < 0) print pool m}' \
 		"$g/routing-after.txt" | tr '\n' ' ')
 	echo "$p router buffers: ${waited:-no pool ran short} (lnetctl routing show: mincredits below 0)"
+	# Each FORWARD leaves on the NI of its destination's net (one hop).
+	local ni
+	ni=$("$LNETCAP" -r "$g/r.pcapng" -p '%Ni %Nd' 'dir forward' 2>/dev/null |
+		awk '{split($1, a, "@"); split($2, b, "@"); if (a[2] == b[2]) ok++; else bad++}
+			END {printf "%d %d", ok, bad}')
+	echo "$p FORWARD records leaving on the destination's net: ${ni% *}, on another: ${ni#* }" \
+		"$([ "${ni#* }" = 0 ] && [ "${ni% *}" -gt 0 ] && echo ok || echo DIFFERENT)"
+	[ "${ni#* }" = 0 ] && [ "${ni% *}" -gt 0 ] || bad=1
 	q=$("$LNETCAP" -r "$g/r.pcapng" --summary 2>/dev/null | sed -n '/^LNet queue time by NI/,/^$/p' | sed 1d)
 	echo "$q" | sed "s/^/$p queue time: /"
+	return "$bad"
 }
 
 # xnode_report MODE DIR: the three captures merged; every message linked

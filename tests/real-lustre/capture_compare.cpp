@@ -121,6 +121,29 @@ PayloadCheck check_payload(const Captured& c, const Captured& w, std::uint32_t s
   return p;
 }
 
+// The router buffer pool a forwarded message needs (lnet_msg2bufpool:
+// by its payload in pages).
+const char* router_pool(std::uint32_t payload_length) {
+  if (payload_length == 0) return "tiny";
+  return payload_length <= 4096 ? "small" : "large";
+}
+
+void time_forward(Verdict& v, const Captured& fwd, const Captured& a, const Captured& b) {
+  if (!fwd.queue_ns) return;
+  const std::uint64_t wire = a.ts_ns > b.ts_ns ? a.ts_ns - b.ts_ns : b.ts_ns - a.ts_ns;
+  auto& t = v.forward_timing[router_pool(fwd.lnet.payload_length)];
+  t.n++;
+  t.queue_total_ns += *fwd.queue_ns;
+  t.wire_total_ns += wire;
+  t.queue_max_ns = std::max(t.queue_max_ns, *fwd.queue_ns);
+  t.wire_max_ns = std::max(t.wire_max_ns, wire);
+  if (*fwd.queue_ns > wire + Verdict::kClockSlackNs) {
+    t.queue_over_wire++;
+    note(v, "queue time " + std::to_string(*fwd.queue_ns / 1000) + " us longer than " +
+                std::to_string(wire / 1000) + " us between the links: " + describe(fwd));
+  }
+}
+
 }  // namespace
 
 Captured capture_of(const Message& m, std::uint64_t frame) {
@@ -133,6 +156,7 @@ Captured capture_of(const Message& m, std::uint64_t frame) {
   if (m.rec.hdr.flags & LNETCAP_REC_F_STATUS_VALID) c.status = m.rec.hdr.status;
   c.outcome = m.rec.hdr.is_outcome();
   c.drop_reason = m.rec.hdr.drop_reason;
+  if (m.rec.hdr.flags & LNETCAP_REC_F_QUEUE_VALID) c.queue_ns = m.rec.hdr.queue_ns;
   c.src = m.lnet.src_nid.to_string();
   c.dst = m.lnet.dest_nid.to_string();
   const auto& h = m.rec.lnet_header;
@@ -170,7 +194,7 @@ std::vector<Captured> merge_wires(std::vector<std::vector<Captured>> links) {
       all.push_back(std::move(c));
     }
   // The window (compare) is a stretch of wire order: across links that
-  // must be time order, and both recordings share the host's clock.
+  // must be time order, and both recordings share the router QEMU's clock.
   std::stable_sort(all.begin(), all.end(),
                    [](const Captured& a, const Captured& b) { return a.ts_ns < b.ts_ns; });
   return all;
@@ -206,6 +230,11 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   // FORWARD takes a second copy from another link than its first.
   std::map<Key, std::vector<std::size_t>> free_wire;  // key -> wire indexes, in order
   for (std::size_t i = 0; i < wl.size(); i++) free_wire[key_of(*wl[i])].push_back(i);
+  // Headers on the wire more than a forwarded message's two copies: which
+  // copy is whose is a guess (NOACK PUTs carry no MD handle), so their
+  // timing is not judged.
+  std::map<Key, std::size_t> copies_of_header;
+  for (const auto& [key, idx] : free_wire) copies_of_header[key] = idx.size();
   std::vector<std::vector<std::size_t>> copies(net.size());  // wire indexes paired
   std::vector<bool> wire_used(wl.size(), false);
   for (std::size_t i = 0; i < net.size(); i++) {
@@ -246,8 +275,13 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   for (std::size_t i = 0; i < net.size(); i++) {
     if (net[i]->direction != LNETCAP_DIR_FORWARD) continue;
     v.forwarded++;
-    if (copies[i].size() == 2) v.forwarded_both_links++;
-    else if (copies[i].size() == 1) {
+    if (copies[i].size() == 2) {
+      v.forwarded_both_links++;
+      if (copies_of_header[key_of(*net[i])] == 2)
+        time_forward(v, *net[i], *wl[copies[i][0]], *wl[copies[i][1]]);
+      else
+        v.forward_timing_unpaired++;
+    } else if (copies[i].size() == 1) {
       v.missing++;
       note(v, "forwarded but on one link only: " + describe(*net[i]) + " (wire " +
                   describe(*wl[copies[i][0]]) + ")");
@@ -392,6 +426,19 @@ std::string format_verdict(const Verdict& v) {
     << " dropped_by_lnet=" << v.dropped_by_lnet << "\n";
   if (v.forwarded)  // a router's: two-node reports keep their lines
     o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n";
+  if (v.forwarded)
+    o << "forward_time_not_judged=" << v.forward_timing_unpaired
+      << " (their header is on the wire more than twice: which copy is whose is a guess)\n";
+  for (const auto& [pool, t] : v.forward_timing) {
+    const double share = t.wire_total_ns ? static_cast<double>(t.queue_total_ns) / t.wire_total_ns : 0;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "forward_time pool=%s n=%zu queue_total_ms=%.1f wire_total_ms=%.1f queue_share=%.2f "
+                  "queue_max_ms=%.1f wire_max_ms=%.1f queue_over_wire=%zu\n",
+                  pool.c_str(), t.n, t.queue_total_ns / 1e6, t.wire_total_ns / 1e6, share, t.queue_max_ns / 1e6,
+                  t.wire_max_ns / 1e6, t.queue_over_wire);
+    o << line;
+  }
   o << "wrong_fields=" << v.wrong_field_pairs;
   for (const auto& [f, n] : v.wrong_fields) o << " " << f << ":" << n;
   o << "\n";

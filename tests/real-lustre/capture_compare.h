@@ -2,8 +2,11 @@
 // capture_compare.h - one node's live lnetcap capture against the recording
 // of its link converted by lnetcap (`lnetcap -r wire.pcap -w wire.pcapng`,
 // WIRE records): the real-Lustre harness's verdict (scripts/real-lustre).
-// A router has a link per net: their recordings (one clock, the host's) are
-// merged in time order into one wire, each message remembering its link.
+// A router has a link per net: their recordings, made by the router's QEMU
+// (one clock: QEMU's filter-dump stamps packets with its own virtual clock
+// from the whole second its file was opened, so two QEMUs' recordings are
+// off by a constant), are merged in time order into one wire, each message
+// remembering its link.
 //
 // Messages are paired by their whole LNet header: source and destination
 // NID plus the 56 bytes that follow them, which are laid out the same in the
@@ -43,7 +46,7 @@ namespace lnetcap::real_lustre {
 /// What the comparison needs of one record, copied out of the reader's buffer.
 struct Captured {
   std::uint64_t frame = 0;  // 1-based packet number in its file
-  std::uint64_t ts_ns = 0;  // the record's timestamp (wire: the recording host's clock)
+  std::uint64_t ts_ns = 0;  // the record's timestamp (wire: the recording QEMU's clock)
   std::size_t link = 0;     // 1-based wire file it came from when several were merged, else 0
   std::uint8_t direction = 0;
   std::uint16_t flags = 0;
@@ -57,6 +60,7 @@ struct Captured {
   LnetFields lnet;
   PtlrpcFields rpc;
   std::optional<std::uint64_t> xid;
+  std::optional<std::uint64_t> queue_ns;  // when the record's queue time is valid
 };
 
 /// Copies a decoded message (frame numbers are the caller's).
@@ -92,11 +96,31 @@ struct Verdict {
   // a router's FORWARD records; those paired with a wire copy on two links
   // (a FORWARD on fewer links also counts in missing)
   std::size_t forwarded = 0, forwarded_both_links = 0;
+  // How long a router held what it forwarded, by the router buffer pool the
+  // message needs (tiny: no payload, small: one page, large: more): its
+  // FORWARD's queue time (from its arrival in lnet_parse to lnet_ni_send,
+  // buffer and credit waits included) against the time between its header
+  // on the incoming link and on the outgoing one.  The wire time is never
+  // shorter: it also holds the TCP stream's head-of-line waits before LNet
+  // reads the header and after it hands it to the LND, which no hook sees.
+  struct ForwardTiming {
+    std::size_t n = 0;
+    std::uint64_t queue_total_ns = 0, wire_total_ns = 0, queue_max_ns = 0, wire_max_ns = 0;
+    std::size_t queue_over_wire = 0;  // queue time longer than the wire's (by > kClockSlackNs)
+  };
+  static constexpr std::uint64_t kClockSlackNs = 20000000;  // guest vs host clock, 20 ms
+  std::map<std::string, ForwardTiming> forward_timing;  // "tiny", "small", "large"
+  std::size_t forward_timing_unpaired = 0;  // header not unique on the wire: not timed
 
   bool passed() const {
     return only_capture == 0 && missing == 0 && wrong_field_pairs == 0 &&
            payload_different == 0 && payload_unreadable == 0 && payload_short == 0 &&
-           rpc_missing == 0 && rpc_different == 0 && matched > 0;
+           rpc_missing == 0 && rpc_different == 0 && matched > 0 && !queue_over_wire();
+  }
+  bool queue_over_wire() const {
+    for (const auto& [pool, t] : forward_timing)
+      if (t.queue_over_wire) return true;
+    return false;
   }
 };
 

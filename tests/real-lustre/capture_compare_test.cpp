@@ -215,7 +215,7 @@ TEST(CaptureCompare, OutcomeRecordsAreNotMessagesAndRuleDropsPairWithTheWire) {
 }
 
 // A router (issue 22): client A on net tcp, router R with a NID on each
-// net, server C on tcp1; each link recorded on its own, one clock.
+// net, server C on tcp1; each link recorded on its own, one clock (R's QEMU).
 namespace {
 
 const char* kR1 = "10.77.0.3@tcp";
