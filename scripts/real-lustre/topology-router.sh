@@ -21,7 +21,7 @@
 # captures merged, the plugin's links from each SEND through the router's
 # FORWARD to the RECV (tests/real-lustre/xnode_truth.py).
 #
-# Uses run.sh's SRC, HERE, WORK, LNETCAP, COMPARE, LUSTRE_VERSION, TESTS,
+# Uses run.sh's SRC, HERE, WORK, BUILD, LNETCAP, COMPARE, LUSTRE_VERSION, TESTS,
 # LST_SECS, PORT, node_report and counter.
 
 TOPO_PORTS=2 # a TCP port per link
@@ -82,13 +82,16 @@ router_report() {
 # across all its records, none to another message's.
 xnode_report() {
 	local p="$1 xnode:" dir=$2 v rc=0
-	local check=$SRC/tests/real-lustre/xnode_truth.py
+	local check=$SRC/tests/real-lustre/xnode_truth.py plugins=$BUILD/wireshark-plugin/plugins
 	command -v mergecap >/dev/null || { echo "$p mergecap missing: not checked"; return 1; }
-	[ -f "$check" ] || { echo "$p $check missing: not checked"; return 1; }
+	[ -d "$plugins" ] || { echo "$p no Wireshark plugin in $plugins (scripts/build.sh): not checked"; return 1; }
 	mergecap -w "$dir/merged.pcapng" "$dir/a/a.pcapng" "$dir/r/r.pcapng" "$dir/c/c.pcapng" ||
 		{ echo "$p mergecap failed"; return 1; }
 	chmod a+r "$dir/merged.pcapng"
-	v=$(python3 "$check" "$dir/merged.pcapng" 2>&1) || rc=$?
+	# tshark loads no plugin from WIRESHARK_PLUGIN_DIR as root.
+	local as_user=()
+	[ "$(id -u)" = 0 ] && as_user=(runuser -u nobody --)
+	v=$("${as_user[@]}" env WIRESHARK_PLUGIN_DIR="$plugins" python3 "$check" "$dir/merged.pcapng" 2>&1) || rc=$?
 	echo "$v" | tail -8 | sed "s/^/$p /"
 	return "$rc"
 }

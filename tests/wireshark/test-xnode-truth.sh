@@ -115,6 +115,23 @@ hops=$(sed -n 's/.* fwd_hops \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' <<< "$last")
 grep -q "^FWD without a hop number" "$WORK/nohop.txt" || fail "FWD records without a hop are not named"
 pass "FWD records without their hop reported: $last"
 
+# REAL: samples/lnet-routed-3node.pcapng, three live captures of Lustre
+# 2.16.1 (client, router with scarce buffers, server) merged: every message
+# linked across its nodes, no wrong link, every FWD record a hop.
+cp "$LNETCAP_SOURCE_DIR/samples/lnet-routed-3node.pcapng" "$WORK/real.pcapng"
+chmod a+r "$WORK/real.pcapng"
+run_checker real "$WORK/real.pcapng" "$WORK/tshark"
+expect_eq "checker exit on the real routed sample ($last)" "$rc" 0
+expect_eq "wrong links, real" "$(field wrong)" 0
+expect_eq "missing links, real" "$(field missing)" 0
+[ "$(field on-several-nodes)" -ge 250 ] || fail "only '$(field on-several-nodes)' real messages seen on several nodes"
+hops=$(sed -n 's/.* fwd_hops \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' <<< "$last")
+expect_eq "FWD records of the real sample shown as hops" "$hops" "262 262"
+pass "real routed sample: $last"
+run_checker real-swapped "$WORK/real.pcapng" "$WORK/tshark-swapped"
+expect_eq "checker exit on the real sample with two links swapped ($last)" "$rc" 1
+pass "real sample with two links swapped reported: $last"
+
 # Bad usage and a tshark that cannot load the plugin: exit 2, one message.
 run_checker usage "" "$WORK/tshark"
 expect_eq "checker exit without a file" "$rc" 2
