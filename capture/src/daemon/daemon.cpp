@@ -151,6 +151,328 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
   std::fprintf(stderr, "lnetcapd: reloaded %s\n", file.c_str());
 }
 
+// One run of lnetcapd, in the phases run_daemon() goes through: bind the
+// sockets subscribers reach, open the source and what serves it, serve
+// until the source ends or a signal asks to stop, then shut down within
+// the linger time.  Members are declared in the order they are made, so
+// they go away in the reverse order (the sockets' files are removed
+// before the ZeroMQ context closes).
+class DaemonRun {
+ public:
+  DaemonRun(const DaemonOptions& opts, int argc, char** argv)
+      : opts_(opts), argc_(argc), argv_(argv), current_(opts), curve_(!opts.authorized_keys.empty()) {
+    bind_endpoints();
+    open_source();
+    announce();
+  }
+
+  // Serves until the end; returns the exit status.
+  int serve() {
+    for (;;) {
+      poll_once();
+      admit_requests();
+      if (!started_ && !ended_ && !stop_requested() && subscribers_->size() >= opts_.wait_subscribers) {
+        pump_->start();
+        started_ = true;
+      }
+      deliver_pending();
+      housekeeping();
+      if (ended_ && serving_is_over()) break;
+    }
+    return shut_down();
+  }
+
+ private:
+  // The router socket with its bounds, then every --listen endpoint.
+  // libzmq copies a socket's options into each endpoint when it binds it:
+  // the local sockets are bound before CURVE is switched on, so local users
+  // keep subscribing without keys (the socket's group and mode admit them),
+  // and every TCP endpoint bound after it needs an authorized key.
+  void bind_endpoints() {
+    // CurveZMQ applies to the TCP endpoints.
+    if (curve_ && !subscribe::curve_available())
+      throw Error("this libzmq has no CURVE support", "install Debian's libzmq5 (built with libsodium)");
+    if (curve_) {
+      if (!listens_on_tcp(opts_))
+        throw Error("--authorized-keys is for TCP endpoints", "add --listen tcp://HOST:PORT");
+      server_keys_ = server_key_pair(opts_.curve_key);
+      zap_.emplace(context_, read_checked_authorized_keys(opts_.authorized_keys));
+    }
+    router_.set(zmq::sockopt::router_mandatory, 1);
+    // Bounds (serving_limits.h): queues in bytes, requests, connections.
+    queue_ = queue_messages(opts_.limits, opts_.queue, max_message_bytes_);
+    if (queue_ < opts_.queue)
+      std::fprintf(stderr, "lnetcapd: each subscriber's queue holds %d messages (--memory-budget / --max-subscribers)\n",
+                   queue_);
+    router_.set(zmq::sockopt::sndhwm, queue_);
+    router_.set(zmq::sockopt::maxmsgsize, ServingLimits::kMaxRequestBytes);
+    router_.set(zmq::sockopt::linger, 0);
+    connections_.emplace(context_, router_, opts_.limits);
+    for (const bool tcp_pass : {false, true}) {
+      if (tcp_pass && curve_) {
+        router_.set(zmq::sockopt::curve_server, 1);
+        router_.set(zmq::sockopt::curve_secretkey, server_keys_.secret_z85);
+        // A ZAP domain makes libzmq consult the handler for every client.
+        router_.set(zmq::sockopt::zap_domain, "lnetcapd");
+      }
+      for (const auto& uri : opts_.listen)
+        if ((subscribe::normalize_endpoint(uri).rfind("ipc://", 0) != 0) == tcp_pass)
+          bound_.push_back(listen_on(router_, uri, opts_));
+    }
+  }
+
+  // The daemon filters per subscriber; the source takes what [source]
+  // filter allows (everything without one).  A live eBPF source tests that
+  // filter's pushable terms in the kernel, as direct capture does; it is
+  // checked again here, since files and socklnd sources do not filter.
+  void open_source() {
+    Pacing pacing = opts_.pacing;
+    pacing.replay = replay_;
+    // A live eBPF source also gets the clause table the subscribers' filters
+    // are folded into (docs/DAEMON.md, "Filter push-down into the kernel").
+    std::unique_ptr<RecordSource> source = open_capture_source(opts_.source, source_filter_, KernelClauses::kOn);
+    clause_table_ = source->kernel_clause_table();
+    pump_.emplace(std::move(source), pacing);
+    const bool paced = opts_.pacing.realtime || opts_.pacing.records_per_second > 0;
+    const std::string node = opts_.node.empty() ? host_name() : opts_.node;
+    subscribers_.emplace(router_, subscribe::Accept{node, describe_source(opts_.source)}, replay_ && !paced);
+    extras_.emplace(opts_, node, describe_source(opts_.source));
+    subscribers_->set_recorder(extras_->recorder());
+    subscribers_->set_limits(opts_.limits);
+    subscribers_->set_status([this] { return status(); });
+    subscribers_->set_anonymize_policy(opts_.anonymize);
+    if (clause_table_) {
+      clause_writer_.emplace(clause_table_);
+      subscribers_->set_kernel_clauses([this](const filter::KernelClauseSet& set) { publish_clauses(set); },
+                                       extras_->sees_every_record());
+    }
+  }
+
+  subscribe::Status status() {
+    subscribe::Status st = extras_->status();
+    ServingUse use;
+    use.connections = connections_->open_connections();
+    use.max_connections = connections_->max_connections();
+    use.connections_refused = connections_->refused();
+    use.subscriptions_refused = subscribers_->refused();
+    use.filter_terms = subscribers_->filter_terms();
+    use.queue_messages = queue_;
+    use.max_message_bytes = max_message_bytes_;
+    add_status(st, opts_.limits, use);
+    return st;
+  }
+
+  void publish_clauses(const filter::KernelClauseSet& set) {
+    if (!clause_writer_->publish(set)) return;
+    if (set.pass_all)
+      std::fprintf(stderr, "lnetcapd: in-kernel filter: every message goes up\n");
+    else if (set.clauses.empty())
+      std::fprintf(stderr, "lnetcapd: in-kernel filter: no subscriber, no message goes up\n");
+    else
+      std::fprintf(stderr, "lnetcapd: in-kernel filter: %zu clause%s\n", set.clauses.size(),
+                   set.clauses.size() == 1 ? "" : "s");
+  }
+
+  void announce() const {
+    for (const auto& endpoint : bound_) {
+      const bool curved = curve_ && endpoint.rfind("ipc://", 0) != 0;  // local ones are not
+      std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts_.source).c_str(),
+                   endpoint.c_str(), curved ? " with CurveZMQ, server key " : "",
+                   curved ? server_keys_.public_z85.c_str() : "");
+    }
+    // Type=notify: ready once the source is open (attached) and the sockets listen.
+    if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts_.source)))
+      std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");
+  }
+
+  // Subscribers merging several daemons hand a record out early only when
+  // every other stream's watermark allows.  A replay promises nothing (a
+  // socklnd conversion is not strictly in time order), so merges of
+  // replays wait for every stream and equal mergecap's; a live source
+  // delivers nothing more than a second old (per-CPU ring order).
+  std::uint64_t watermark() const { return replay_ ? 0 : realtime_now_ns() - 1000000000ULL; }
+
+  bool pending_left() const { return pending_next_ < pending_.items.size(); }
+
+  // Waits for a request, a connection event or the pump; not at all when
+  // records are waiting to be delivered.
+  void poll_once() {
+    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                               {connections_->events().handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, pump_->event_fd(), ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, started_ && !ended_ ? 3 : 2,
+                std::chrono::milliseconds(!pending_left() || ended_ ? (dumping_ ? 2 : 100) : 0));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // a signal: the loop looks at it
+    }
+  }
+
+  void admit_requests() {
+    connections_->handle_events();
+    subscribe::Peer peer;
+    while (subscribe::receive_frames(router_, frames_, &routing_id_, &peer))
+      if (connections_->admit_key(peer.fd, peer.user_id) &&
+          !refused_as_revoked(router_, zap_ ? &*zap_ : nullptr, routing_id_, frames_, peer))
+        subscribers_->handle(routing_id_, frames_, peer);
+  }
+
+  // A bounded batch, so control messages are never kept waiting long.
+  // (Taking gives the pump back the batch just delivered, to fill again.)
+  void deliver_pending() {
+    if (!started_ || ended_) return;
+    if (!pending_left()) {
+      pump_->take_all(pending_);
+      pending_next_ = 0;
+    }
+    for (int batch = 0; !ended_ && batch < 512 && pending_left(); ++batch) {
+      const std::size_t index = pending_next_++;
+      PumpedRecord& item = pending_.items[index];
+      for (auto& i : item.new_interfaces) interfaces_.push_back(std::move(i));
+      stats_ = item.stats;
+      if (item.end) {
+        source_ended(item);
+        break;
+      }
+      item.meta.bytes = pending_.bytes(index);  // in place: no copy of the record's metadata
+      deliver(item.meta);
+    }
+  }
+
+  void source_ended(const PumpedRecord& item) {
+    ended_ = true;
+    extras_->finish(interfaces_);
+    end_.failed = !item.error.empty();
+    end_.reason = end_.failed                    ? item.error
+                  : stop_requested() || !replay_ ? "lnetcapd stopping"
+                                                 : "end of " + opts_.source.read_file;
+    if (end_.failed) {
+      std::fprintf(stderr, "lnetcapd: %s\n", item.error.c_str());
+      if (!item.hint.empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", item.hint.c_str());
+    }
+  }
+
+  void deliver(const CapturedRecord& rec) {
+    // Decoding costs more than delivering: only when a filter, the
+    // trigger or the metrics need it.  (Every source hands out records
+    // it has parsed already - a file's bad record ends the replay, a
+    // kernel ring's is skipped and counted - so one that needs no
+    // decoding is not parsed again here.)
+    Message msg;
+    if (subscribers_->needs_decoding() || !source_filter_.empty() || extras_->needs_decoding()) {
+      std::string why;
+      const auto view = parse_record(rec.bytes, &why);
+      if (!view) {
+        std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
+        return;
+      }
+      msg = decode_message(*view, rec.ts_ns, rec.interface_id);
+    }
+    // [source] filter bounds everything the daemon keeps and serves, the
+    // recorder and metrics included.
+    if (!source_filter_.matches(msg)) return;
+    extras_->observe(rec, msg, interfaces_);
+    subscribers_->deliver(rec, msg, interfaces_, stats_, watermark());
+  }
+
+  // After each turn: batches out, dumps, metrics, SIGHUP, heartbeats, a
+  // stop request.
+  void housekeeping() {
+    // What the source had queued is handed out: send the gathered batches
+    // now, so a trickle of records is never kept waiting for more.
+    subscribers_->flush();
+    dumping_ = subscribers_->pump_dumps(interfaces_, stats_);
+    extras_->update(stats_, subscribers_->size(), subscribers_->total_dropped());
+    if (take_reload_request())
+      reload(current_, argc_, argv_, zap_ ? &*zap_ : nullptr, *subscribers_, *extras_, stats_);
+    if (Clock::now() >= next_heartbeat_) {
+      subscribers_->heartbeat(stats_, watermark());
+      next_heartbeat_ = Clock::now() + std::chrono::seconds(1);
+    }
+    if (stop_requested() && !ended_) {
+      if (started_) {
+        pump_->stop();  // its end item follows what the source still drains
+      } else {
+        ended_ = true;
+        end_.reason = "lnetcapd stopping";
+      }
+    }
+  }
+
+  // Once ended: every subscriber told (or the linger time over) and the
+  // flight recorder's dumps sent.
+  bool serving_is_over() {
+    if (end_deadline_ == Clock::time_point{})
+      end_deadline_ = Clock::now() + std::chrono::seconds(opts_.linger_seconds);
+    end_.counters.watermark_ns = watermark();
+    const bool all_told = subscribers_->send_end(end_, stats_) || Clock::now() >= end_deadline_;
+    // --keep-serving: a replay's end leaves dumps, status and metrics up.
+    // Stopping, a dump nobody reads waits no longer than the linger time.
+    const bool dumps_done = !dumping_ || (stop_requested() && Clock::now() >= end_deadline_);
+    return all_told && dumps_done && (!opts_.keep_serving || stop_requested());
+  }
+
+  int shut_down() {
+    notify_service_manager("STOPPING=1");
+    subscribers_->log_totals();
+    std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats_.received,
+                 stats_.dropped);
+    // What the in-kernel filters (the fixed one and the clause table) kept
+    // there: not delivered, not lost.
+    if (clause_table_)
+      std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " messages filtered in the kernel\n", stats_.filtered);
+    // Let queued messages (the END of a subscriber that just drained) reach
+    // their subscribers, but not beyond the linger time.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end_deadline_ - Clock::now());
+    router_.set(zmq::sockopt::linger, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+    connections_->close();
+    router_.close();
+    context_.close();
+    return end_.failed ? 1 : 0;
+  }
+
+  const DaemonOptions& opts_;
+  int argc_;
+  char** argv_;
+  DaemonOptions current_;  // what SIGHUP compares with and updates
+  const bool curve_;
+  const bool replay_ = !opts_.source.read_file.empty();
+  zmq::context_t context_;
+  std::optional<ZapHandler> zap_;
+  subscribe::CurveKeyPair server_keys_;
+  zmq::socket_t router_{context_, zmq::socket_type::router};
+  const std::size_t max_message_bytes_ = 2 * SubscriberSet::kBatchBytes;
+  int queue_ = 0;
+  std::optional<ConnectionGuard> connections_;
+  std::vector<std::string> bound_;
+  // Whatever ends the daemon (a later start-up error included) removes
+  // the sockets it put in place, if they are still its own.
+  struct RemoveSockets {
+    const std::vector<std::string>& endpoints;
+    ~RemoveSockets() {
+      for (const auto& e : endpoints)
+        if (e.rfind("ipc://", 0) == 0) remove_ipc_socket(e.substr(6));
+    }
+  } remove_sockets_{bound_};
+  const filter::Filter source_filter_ = filter::Filter::parse(opts_.source_filter);
+  lnetcap_subfilter* clause_table_ = nullptr;
+  std::optional<SourcePump> pump_;
+  std::optional<SubscriberSet> subscribers_;
+  std::optional<RecorderAndMetrics> extras_;
+  std::optional<live::SubfilterWriter> clause_writer_;
+
+  std::vector<CaptureInterface> interfaces_;
+  SourceStats stats_;
+  bool started_ = false, ended_ = false;
+  subscribe::End end_;
+  Clock::time_point next_heartbeat_ = Clock::now() + std::chrono::seconds(1), end_deadline_;
+  subscribe::Frames frames_;
+  std::string routing_id_;
+  PumpedBatch pending_;  // taken from the pump; from pending_next_ on not yet delivered
+  std::size_t pending_next_ = 0;
+  bool dumping_ = false;  // a flight recorder dump is being sent: poll often
+};
+
 }  // namespace
 
 int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
@@ -168,252 +490,8 @@ int run_daemon(const DaemonOptions& opts, int argc, char** argv) {
   }
   install_signal_handlers();
   install_reload_signal();
-  DaemonOptions current = opts;  // what SIGHUP compares with and updates
-  zmq::context_t context;
-  // CurveZMQ applies to the TCP endpoints (see the binding below).
-  const bool curve = !opts.authorized_keys.empty();
-  if (curve && !subscribe::curve_available())
-    throw Error("this libzmq has no CURVE support", "install Debian's libzmq5 (built with libsodium)");
-  std::optional<ZapHandler> zap;
-  subscribe::CurveKeyPair server_keys;
-  if (curve) {
-    if (!listens_on_tcp(opts))
-      throw Error("--authorized-keys is for TCP endpoints", "add --listen tcp://HOST:PORT");
-    server_keys = server_key_pair(opts.curve_key);
-    zap.emplace(context, read_checked_authorized_keys(opts.authorized_keys));
-  }
-  zmq::socket_t router(context, zmq::socket_type::router);
-  router.set(zmq::sockopt::router_mandatory, 1);
-  // Bounds (serving_limits.h): queues in bytes, requests, connections.
-  const std::size_t max_message_bytes = 2 * SubscriberSet::kBatchBytes;
-  const int queue = queue_messages(opts.limits, opts.queue, max_message_bytes);
-  if (queue < opts.queue)
-    std::fprintf(stderr, "lnetcapd: each subscriber's queue holds %d messages (--memory-budget / --max-subscribers)\n",
-                 queue);
-  router.set(zmq::sockopt::sndhwm, queue);
-  router.set(zmq::sockopt::maxmsgsize, ServingLimits::kMaxRequestBytes);
-  router.set(zmq::sockopt::linger, 0);
-  ConnectionGuard connections(context, router, opts.limits);
-  // libzmq copies a socket's options into each endpoint when it binds it:
-  // the local sockets are bound before CURVE is switched on, so local users
-  // keep subscribing without keys (the socket's group and mode admit them),
-  // and every TCP endpoint bound after it needs an authorized key.
-  std::vector<std::string> bound;
-  // Whatever ends the daemon (a later start-up error included) removes
-  // the sockets it put in place, if they are still its own.
-  struct RemoveSockets {
-    const std::vector<std::string>& endpoints;
-    ~RemoveSockets() {
-      for (const auto& e : endpoints)
-        if (e.rfind("ipc://", 0) == 0) remove_ipc_socket(e.substr(6));
-    }
-  } remove_sockets{bound};
-  for (const bool tcp_pass : {false, true}) {
-    if (tcp_pass && curve) {
-      router.set(zmq::sockopt::curve_server, 1);
-      router.set(zmq::sockopt::curve_secretkey, server_keys.secret_z85);
-      // A ZAP domain makes libzmq consult the handler for every client.
-      router.set(zmq::sockopt::zap_domain, "lnetcapd");
-    }
-    for (const auto& uri : opts.listen)
-      if ((subscribe::normalize_endpoint(uri).rfind("ipc://", 0) != 0) == tcp_pass)
-        bound.push_back(listen_on(router, uri, opts));
-  }
-
-  // The daemon filters per subscriber; the source takes what [source]
-  // filter allows (everything without one).  A live eBPF source tests that
-  // filter's pushable terms in the kernel, as direct capture does; it is
-  // checked again here, since files and socklnd sources do not filter.
-  const bool replay = !opts.source.read_file.empty();
-  Pacing pacing = opts.pacing;
-  pacing.replay = replay;
-  const filter::Filter source_filter = filter::Filter::parse(opts.source_filter);
-  // A live eBPF source also gets the clause table the subscribers' filters
-  // are folded into (docs/DAEMON.md, "Filter push-down into the kernel").
-  std::unique_ptr<RecordSource> source = open_capture_source(opts.source, source_filter, KernelClauses::kOn);
-  lnetcap_subfilter* const clause_table = source->kernel_clause_table();
-  SourcePump pump(std::move(source), pacing);
-  const bool paced = opts.pacing.realtime || opts.pacing.records_per_second > 0;
-  SubscriberSet subscribers(router,
-                            subscribe::Accept{opts.node.empty() ? host_name() : opts.node,
-                                              describe_source(opts.source)},
-                            replay && !paced);
-  RecorderAndMetrics extras(opts, opts.node.empty() ? host_name() : opts.node, describe_source(opts.source));
-  subscribers.set_recorder(extras.recorder());
-  subscribers.set_limits(opts.limits);
-  subscribers.set_status([&] {
-    subscribe::Status st = extras.status();
-    ServingUse use;
-    use.connections = connections.open_connections();
-    use.max_connections = connections.max_connections();
-    use.connections_refused = connections.refused();
-    use.subscriptions_refused = subscribers.refused();
-    use.filter_terms = subscribers.filter_terms();
-    use.queue_messages = queue;
-    use.max_message_bytes = max_message_bytes;
-    add_status(st, opts.limits, use);
-    return st;
-  });
-  subscribers.set_anonymize_policy(opts.anonymize);
-  std::optional<live::SubfilterWriter> clause_writer;
-  if (clause_table) {
-    clause_writer.emplace(clause_table);
-    subscribers.set_kernel_clauses(
-        [&clause_writer](const filter::KernelClauseSet& set) {
-          if (!clause_writer->publish(set)) return;
-          if (set.pass_all)
-            std::fprintf(stderr, "lnetcapd: in-kernel filter: every message goes up\n");
-          else if (set.clauses.empty())
-            std::fprintf(stderr, "lnetcapd: in-kernel filter: no subscriber, no message goes up\n");
-          else
-            std::fprintf(stderr, "lnetcapd: in-kernel filter: %zu clause%s\n", set.clauses.size(),
-                         set.clauses.size() == 1 ? "" : "s");
-        },
-        extras.sees_every_record());
-  }
-  for (const auto& endpoint : bound) {
-    const bool curved = curve && endpoint.rfind("ipc://", 0) != 0;  // local ones are not
-    std::fprintf(stderr, "lnetcapd: serving %s on %s%s%s\n", describe_source(opts.source).c_str(),
-                 endpoint.c_str(), curved ? " with CurveZMQ, server key " : "",
-                 curved ? server_keys.public_z85.c_str() : "");
-  }
-  // Type=notify: ready once the source is open (attached) and the sockets listen.
-  if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts.source)))
-    std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");
-
-  std::vector<CaptureInterface> interfaces;
-  SourceStats stats;
-  auto watermark = [&]() -> std::uint64_t {
-    // Subscribers merging several daemons hand a record out early only when
-    // every other stream's watermark allows.  A replay promises nothing (a
-    // socklnd conversion is not strictly in time order), so merges of
-    // replays wait for every stream and equal mergecap's; a live source
-    // delivers nothing more than a second old (per-CPU ring order).
-    return replay ? 0 : realtime_now_ns() - 1000000000ULL;
-  };
-  bool started = false, ended = false;
-  subscribe::End end;
-  Clock::time_point next_heartbeat = Clock::now() + std::chrono::seconds(1), end_deadline;
-  subscribe::Frames frames;
-  std::string routing_id;
-  PumpedBatch pending;  // taken from the pump; from pending_next on not yet delivered
-  std::size_t pending_next = 0;
-  bool dumping = false;              // a flight recorder dump is being sent: poll often
-
-  for (;;) {
-    zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
-                               {connections.events().handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, pump.event_fd(), ZMQ_POLLIN, 0}};
-    try {
-      zmq::poll(items, started && !ended ? 3 : 2,
-                std::chrono::milliseconds(pending_next == pending.items.size() || ended ? (dumping ? 2 : 100) : 0));
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) throw;  // a signal: the loop below looks at it
-    }
-    connections.handle_events();
-    subscribe::Peer peer;
-    while (subscribe::receive_frames(router, frames, &routing_id, &peer))
-      if (connections.admit_key(peer.fd, peer.user_id) &&
-          !refused_as_revoked(router, zap ? &*zap : nullptr, routing_id, frames, peer))
-        subscribers.handle(routing_id, frames, peer);
-
-    if (!started && !ended && !stop_requested() && subscribers.size() >= opts.wait_subscribers) {
-      pump.start();
-      started = true;
-    }
-    // A bounded batch, so control messages are never kept waiting long.
-    // (Taking gives the pump back the batch just delivered, to fill again.)
-    if (started && !ended && pending_next == pending.items.size()) {
-      pump.take_all(pending);
-      pending_next = 0;
-    }
-    for (int batch = 0; started && !ended && batch < 512 && pending_next < pending.items.size(); ++batch) {
-      const std::size_t index = pending_next++;
-      PumpedRecord& item = pending.items[index];
-      for (auto& i : item.new_interfaces) interfaces.push_back(std::move(i));
-      stats = item.stats;
-      if (item.end) {
-        ended = true;
-        extras.finish(interfaces);
-        end.failed = !item.error.empty();
-        end.reason = end.failed             ? item.error
-                     : stop_requested() || !replay ? "lnetcapd stopping"
-                                                   : "end of " + opts.source.read_file;
-        if (end.failed) {
-          std::fprintf(stderr, "lnetcapd: %s\n", item.error.c_str());
-          if (!item.hint.empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", item.hint.c_str());
-        }
-        break;
-      }
-      item.meta.bytes = pending.bytes(index);  // in place: no copy of the record's metadata
-      const CapturedRecord& rec = item.meta;
-      // Decoding costs more than delivering: only when a filter, the
-      // trigger or the metrics need it.  (Every source hands out records
-      // it has parsed already - a file's bad record ends the replay, a
-      // kernel ring's is skipped and counted - so one that needs no
-      // decoding is not parsed again here.)
-      Message msg;
-      if (subscribers.needs_decoding() || !source_filter.empty() || extras.needs_decoding()) {
-        std::string why;
-        const auto view = parse_record(rec.bytes, &why);
-        if (!view) {
-          std::fprintf(stderr, "lnetcapd: skipping a bad record from the source: %s\n", why.c_str());
-          continue;
-        }
-        msg = decode_message(*view, rec.ts_ns, rec.interface_id);
-      }
-      // [source] filter bounds everything the daemon keeps and serves, the
-      // recorder and metrics included.
-      if (!source_filter.matches(msg)) continue;
-      extras.observe(rec, msg, interfaces);
-      subscribers.deliver(rec, msg, interfaces, stats, watermark());
-    }
-    // What the source had queued is handed out: send the gathered batches
-    // now, so a trickle of records is never kept waiting for more.
-    subscribers.flush();
-    dumping = subscribers.pump_dumps(interfaces, stats);
-    extras.update(stats, subscribers.size(), subscribers.total_dropped());
-    if (take_reload_request()) reload(current, argc, argv, zap ? &*zap : nullptr, subscribers, extras, stats);
-    if (Clock::now() >= next_heartbeat) {
-      subscribers.heartbeat(stats, watermark());
-      next_heartbeat = Clock::now() + std::chrono::seconds(1);
-    }
-    if (stop_requested() && !ended) {
-      if (started) {
-        pump.stop();  // its end item follows what the source still drains
-      } else {
-        ended = true;
-        end.reason = "lnetcapd stopping";
-      }
-    }
-    if (ended) {
-      if (end_deadline == Clock::time_point{})
-        end_deadline = Clock::now() + std::chrono::seconds(opts.linger_seconds);
-      end.counters.watermark_ns = watermark();
-      const bool all_told = subscribers.send_end(end, stats) || Clock::now() >= end_deadline;
-      // --keep-serving: a replay's end leaves dumps, status and metrics up.
-      // Stopping, a dump nobody reads waits no longer than the linger time.
-      const bool dumps_done = !dumping || (stop_requested() && Clock::now() >= end_deadline);
-      if (all_told && dumps_done && (!opts.keep_serving || stop_requested())) break;
-    }
-  }
-  notify_service_manager("STOPPING=1");
-  subscribers.log_totals();
-  std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats.received,
-               stats.dropped);
-  // What the in-kernel filters (the fixed one and the clause table) kept
-  // there: not delivered, not lost.
-  if (clause_table)
-    std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " messages filtered in the kernel\n", stats.filtered);
-  // Let queued messages (the END of a subscriber that just drained) reach
-  // their subscribers, but not beyond the linger time.
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end_deadline - Clock::now());
-  router.set(zmq::sockopt::linger, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
-  connections.close();
-  router.close();
-  context.close();
-
-  return end.failed ? 1 : 0;
+  DaemonRun run(opts, argc, argv);
+  return run.serve();
 }
 
 }  // namespace lnetcap::daemon
