@@ -77,6 +77,32 @@ lnet_up() {
 	lnetctl net show
 }
 
+# lst_brw FROM TO [ADD_TEST_OPTION...]: an lnet_selftest session from the
+# NID FROM (group ga) to TO (group gb): brw read and write of 4k and 1M with
+# data check, and ping, for LST_SECS (default 15) seconds, then `lst stat`.
+# On o2iblnd both sizes exceed an immediate message, so every brw bulk is
+# RDMA (a write's REPLY is an RDMA GET).
+lst_brw() {
+	local from=$1 to=$2 op size
+	shift 2
+	export LST_SESSION=$$
+	lst new_session --timeout 120 harness
+	lst add_group ga "$from"
+	lst add_group gb "$to"
+	lst add_batch bulk
+	for op in read write; do
+		for size in 4k 1M; do
+			lst add_test --batch bulk "$@" --from ga --to gb brw $op check=simple size=$size
+		done
+	done
+	lst add_test --batch bulk --from ga --to gb ping
+	lst run bulk
+	sleep "${LST_SECS:-15}"
+	lst stat --count 1 ga gb
+	lst stop bulk
+	lst end_session
+}
+
 # counters TAG: LNet's own global counters in counters-TAG.txt.
 counters() {
 	lnetctl stats show >"$RIG_OUT/counters-$1.txt" 2>&1

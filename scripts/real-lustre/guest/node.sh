@@ -58,26 +58,7 @@ if [[ $tests == *" ping "* ]]; then
 fi
 if [[ $tests == *" lst "* ]]; then
 	log "lnet_selftest: brw read+write 4k+1M, ping for ${LST_SECS:-15} s"
-	export LST_SESSION=$$
-	{
-		lst new_session --timeout 120 harness
-		lst add_group ga "$A"
-		lst add_group gb "$B"
-		lst add_batch bulk
-		# 4k and 1M each way: on o2iblnd both sizes exceed an immediate
-		# message, so every brw bulk is RDMA (a write's REPLY is RDMA GET)
-		for op in read write; do
-			for size in 4k 1M; do
-				lst add_test --batch bulk --from ga --to gb brw $op check=simple size=$size
-			done
-		done
-		lst add_test --batch bulk --from ga --to gb ping
-		lst run bulk
-		sleep "${LST_SECS:-15}"
-		lst stat --count 1 ga gb
-		lst stop bulk
-		lst end_session
-	} >"$RIG_OUT/lst.txt" 2>&1
+	lst_brw "$A" "$B" >"$RIG_OUT/lst.txt" 2>&1
 fi
 if [[ $tests == *" mount "* ]]; then
 	# A client-only build has no server: B's LNet drops the MGS_CONNECT
