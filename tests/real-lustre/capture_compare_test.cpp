@@ -378,3 +378,72 @@ TEST(CaptureCompareRouter, OneWireFileIsUnchanged) {
   EXPECT_FALSE(v.passed());
   EXPECT_EQ(v.forwarded_both_links, 0u);
 }
+
+// A FORWARD's queue time (its arrival in lnet_parse to lnet_ni_send) cannot
+// be longer than the time between its header on the incoming link and on the
+// outgoing one, both recorded by the router's QEMU: one that is longer was
+// timed from something else (or the links were recorded on two clocks).
+namespace {
+
+constexpr std::uint64_t kMs = 1000000;
+
+struct TimedRouterRun : RouterRun {
+  // fwd_out crosses link 1 at 100 ms and link 2 at 400 ms; fwd_back link 2
+  // at 500 ms and link 1 at 600 ms.
+  std::vector<Captured> link1() const {
+    return {on_wire(fwd_out, 1, 100 * kMs), on_wire(to_router, 2, 450 * kMs), on_wire(fwd_back, 3, 600 * kMs)};
+  }
+  std::vector<Captured> link2() const {
+    return {on_wire(own, 1, 300 * kMs), on_wire(fwd_out, 2, 400 * kMs), on_wire(fwd_back, 3, 500 * kMs)};
+  }
+  std::vector<Captured> capture(std::uint64_t out_queue, std::uint64_t back_queue) const {
+    auto cap = RouterRun::capture();
+    cap[0].queue_ns = out_queue;
+    cap[3].queue_ns = back_queue;
+    return cap;
+  }
+};
+
+}  // namespace
+
+TEST(CaptureCompareRouter, ForwardQueueWithinTheLinksPasses) {
+  TimedRouterRun r;
+  auto v = run_router(r.capture(250 * kMs, 90 * kMs), r.link1(), r.link2());
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  ASSERT_EQ(v.forward_timing.count("small"), 1u) << format_verdict(v);
+  const auto& t = v.forward_timing.at("small");
+  EXPECT_EQ(t.n, 2u);
+  EXPECT_EQ(t.queue_total_ns, 340 * kMs);
+  EXPECT_EQ(t.wire_total_ns, 400 * kMs);
+  EXPECT_EQ(t.queue_over_wire, 0u);
+  EXPECT_NE(format_verdict(v).find("forward_time pool=small n=2 queue_total_ms=340.0 wire_total_ms=400.0 "
+                                   "queue_share=0.85"),
+            std::string::npos)
+      << format_verdict(v);
+}
+
+TEST(CaptureCompareRouter, ForwardQueueLongerThanTheLinksFails) {
+  TimedRouterRun r;
+  // 20 ms of clock slack: 320 ms against 300 ms passes, 321 ms does not.
+  auto v = run_router(r.capture(320 * kMs, 90 * kMs), r.link1(), r.link2());
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  v = run_router(r.capture(321 * kMs, 90 * kMs), r.link1(), r.link2());
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.forward_timing.at("small").queue_over_wire, 1u);
+  ASSERT_FALSE(v.examples.empty());
+  EXPECT_NE(v.examples[0].find("queue time 321000 us longer than 300000 us between the links"),
+            std::string::npos)
+      << v.examples[0];
+}
+
+TEST(CaptureCompareRouter, ForwardWhoseHeaderRepeatsIsNotTimed) {
+  TimedRouterRun r;
+  // A second message with fwd_out's header on link 1: which copy is whose
+  // is a guess, so even an impossible queue time is not judged.
+  auto link1 = r.link1();
+  link1.push_back(on_wire(r.fwd_out, 4, 700 * kMs));
+  auto v = run_router(r.capture(900 * kMs, 90 * kMs), link1, r.link2());
+  EXPECT_EQ(v.forward_timing_unpaired, 1u) << format_verdict(v);
+  EXPECT_EQ(v.forward_timing.at("small").n, 1u);
+  EXPECT_EQ(v.forward_timing.at("small").queue_over_wire, 0u);
+}
