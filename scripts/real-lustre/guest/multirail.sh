@@ -24,7 +24,7 @@
 # LUSTRE_VERSION, plus lib.sh's.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-A=10.77.0.1@tcp A2=10.77.1.1@tcp B=10.77.0.2@tcp B2=10.77.1.2@tcp
+A=10.77.0.1@tcp B=10.77.0.2@tcp # eth0s; the eth1s are 10.77.1.1 and 10.77.1.2
 me=${ROLE:?}
 cap=$RIG_OUT/$me.pcapng
 fault_secs=${FAULT_SECS:-8}
