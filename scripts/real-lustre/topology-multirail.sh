@@ -94,9 +94,11 @@ health_report() {
 	# Response timeouts are apart: LNet counts them in
 	# response_timeout_count only (lnet_finalize_expired_responses,
 	# lib-move.c: no lnet_incr_hstats), lnetcap as a response-timeout DROP.
-	"$LNETCAP" -r "$cap" -q 'dir drop and health != ok and not drop response-timeout' \
-		-p '%Ni %Np %Hs' >"$dir/$node-failures.txt" 2>/dev/null || true
-	"$LNETCAP" -r "$cap" -q 'dir send and retries > 0' -p '%Ni %Np %Hr' \
+	# (options before the filter: lnetcap reads every word after it as
+	# part of the expression)
+	"$LNETCAP" -r "$cap" -q -p '%Ni %Np %Hs' \
+		'dir drop and health != ok and not drop response-timeout' >"$dir/$node-failures.txt" 2>/dev/null || true
+	"$LNETCAP" -r "$cap" -q -p '%Ni %Np %Hr' 'dir send and retries > 0' \
 		>"$dir/$node-resends.txt" 2>/dev/null || true
 	"$LNETCAP" -r "$cap" -v >"$dir/$node-v.txt" 2>&1 || true
 	"$LNETCAP" -r "$cap" --summary >"$dir/$node-summary.txt" 2>&1 || true
