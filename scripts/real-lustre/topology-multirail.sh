@@ -49,7 +49,7 @@ topo_boot() {
 # "- nid:" of `lnetctl net show -v 3` or `peer show -v 3` (statistics and
 # health stats: "error", "no route", "network timeout", "health value"...).
 lnet_hstats() {
-	awk '/^ *- nid:/ {nid = $NF; next}
+	awk '/^ *- +nid:/ {nid = $NF; next}
 		nid != "" && /^ *[a-z_ ]+: *-?[0-9]+$/ {
 			k = $0; sub(/^ */, "", k); sub(/ *:.*$/, "", k); print nid "|" k "|" $NF
 		}' "$1" 2>/dev/null
