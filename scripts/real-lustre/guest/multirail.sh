@@ -49,6 +49,28 @@ snapshot() {
 	lnetctl peer show -v 3 --nid "$peer" >"$RIG_OUT/peer-$1.txt" 2>&1
 }
 
+# bounded SECS CMD...: CMD in the background, given up (KILL, not waited
+# for) after SECS: under link faults lnet_selftest's kernel side can hang
+# (a kworker blocked in brw_client_done_rpc's path on the first run), and
+# `lst stat`/`lst stop` then block with it; the rest of the run (counters,
+# capture stop) must still happen.  On a hang, blocked tasks' stacks go to
+# dmesg (sysrq w).
+bounded() {
+	local secs=$1 pid
+	shift
+	"$@" &
+	pid=$!
+	for _ in $(seq 1 $((secs * 10))); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.1
+	done
+	log "$* still running after $secs s: given up"
+	echo "given up after $secs s: $*"
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null
+	return 124
+}
+
 note() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >>"$RIG_OUT/faults.txt"; log "$*"; }
 
 log "node $me: modules from $KMODS"
@@ -151,9 +173,9 @@ wait_file "$B_OUT/remote-up" $((fault_secs + 120)) || note "b never brought eth1
 note "fault 3 over"
 sleep "${LST_SECS:-15}"
 {
-	lst stat --count 1 ga gb
-	lst stop bulk
-	lst end_session
+	bounded 60 lst stat --count 1 ga gb
+	bounded 60 lst stop bulk
+	bounded 60 lst end_session
 } >>"$RIG_OUT/lst.txt" 2>&1
 # LNet's recovery pings run every recovery_interval while an NI's health is
 # below the maximum: give them time, then keep what LNet says.
