@@ -229,7 +229,7 @@ topo_report() {
 			bad=1
 		fi
 	done
-	echo "$mode: faults (a): $(grep -c '^\[' "$dir/a/faults.txt" 2>/dev/null) steps;" \
+	echo "$mode: faults (a): $(grep -c '^\[' "$dir/a/timeline.txt" 2>/dev/null) steps;" \
 		"lnet_selftest: $(grep -ciE 'error|fail' "$dir/a/lst.txt" 2>/dev/null) error lines;" \
 		"discovery rc $(sed -n 's/^rc=//p' "$dir/a/discover.txt" 2>/dev/null)"
 	node_report "$mode" "$dir" a 10.77.0.1@tcp,10.77.1.1@tcp "$dir/wire1.pcapng" "$dir/wire2.pcapng" || bad=1

@@ -19,7 +19,7 @@
 #           recovery pings bring health back; "done".
 # Both keep LNet's global counters inside and outside the capture window
 # (lib.sh), and `lnetctl net show -v 3` / `peer show -v 3` before and
-# after (health values and per-NI health statistics), faults.txt the
+# after (health values and per-NI health statistics), timeline.txt the
 # timeline.  Variables: ROLE, A_OUT, B_OUT, LST_SECS, FAULT_SECS,
 # LUSTRE_VERSION, plus lib.sh's.
 set -uo pipefail
@@ -71,7 +71,7 @@ bounded() {
 	return 124
 }
 
-note() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >>"$RIG_OUT/faults.txt"; log "$*"; }
+note() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >>"$RIG_OUT/timeline.txt"; log "$*"; }
 
 log "node $me: modules from $KMODS"
 if [ "$me" = a ]; then
@@ -123,7 +123,7 @@ wait_file "$B_OUT/ready" 1800 || { log "b never became ready"; touch "$RIG_OUT/d
 capture_out_of_the_box "$cap" || { log "no capture on a"; touch "$RIG_OUT/done"; exit 4; }
 sleep 2
 counters before
-: >"$RIG_OUT/faults.txt"
+: >"$RIG_OUT/timeline.txt"
 lnetctl discover "$B" >"$RIG_OUT/discover.txt" 2>&1
 echo "rc=$?" >>"$RIG_OUT/discover.txt"
 snapshot before
@@ -153,10 +153,10 @@ sleep 3
 # LOCAL_ERROR (-e: only lnet_send_error_simulation matches it, never
 # lnet_parse); LNet resends it, on eth1 once eth0's health is lower.
 note "fault 1: net_drop_add -s $A -d *@tcp -e local_error -r 1 for $fault_secs s"
-lctl net_drop_add -s "$A" -d '*@tcp' -e local_error -r 1 >>"$RIG_OUT/faults.txt" 2>&1
+lctl net_drop_add -s "$A" -d '*@tcp' -e local_error -r 1 >>"$RIG_OUT/timeline.txt" 2>&1
 sleep "$fault_secs"
-lctl net_drop_list >>"$RIG_OUT/faults.txt" 2>&1
-lctl net_drop_del -a >>"$RIG_OUT/faults.txt" 2>&1
+lctl net_drop_list >>"$RIG_OUT/timeline.txt" 2>&1
+lctl net_drop_del -a >>"$RIG_OUT/timeline.txt" 2>&1
 note "fault 1 removed"
 sleep 4
 # (2) the local interface eth1 down
