@@ -57,12 +57,13 @@ lnet_hstats() {
 
 # hstat_delta DIR NODE FILE NID KEY: KEY of NID after minus before
 # (FILE net or peer: DIR/NODE/FILE-{before,after}.txt); empty when LNet
-# did not show it.
+# did not show it after.  A NID not shown before counts from 0: b's
+# snapshot before precedes a's discovery, when b knows no peer yet.
 hstat_delta() {
 	local g=$1/$2 b a
 	b=$(lnet_hstats "$g/$3-before.txt" | awk -F'|' -v n="$4" -v k="$5" '$1 == n && $2 == k {print $3; exit}')
 	a=$(lnet_hstats "$g/$3-after.txt" | awk -F'|' -v n="$4" -v k="$5" '$1 == n && $2 == k {print $3; exit}')
-	[ -n "$b" ] && [ -n "$a" ] && echo $((a - b))
+	[ -n "$a" ] && echo $((a - ${b:-0}))
 }
 
 # The health statistics LNet keeps per NI (lnet_incr_hstats, lib-msg.c:
@@ -98,6 +99,10 @@ health_report() {
 	# part of the expression)
 	"$LNETCAP" -r "$cap" -q -p '%Ni %Np %Hs' \
 		'dir drop and health != ok and not drop response-timeout' >"$dir/$node-failures.txt" 2>/dev/null || true
+	# --summary's "failed" is the send side only (send-failed, not-sent)
+	"$LNETCAP" -r "$cap" -q -p '%Ni %Np %Hs' \
+		'dir drop and health != ok and (drop send-failed or drop not-sent)' \
+		>"$dir/$node-send-failures.txt" 2>/dev/null || true
 	"$LNETCAP" -r "$cap" -q -p '%Ni %Np %Hr' 'dir send and retries > 0' \
 		>"$dir/$node-resends.txt" 2>/dev/null || true
 	"$LNETCAP" -r "$cap" -v >"$dir/$node-v.txt" 2>&1 || true
@@ -134,7 +139,7 @@ health_report() {
 			[ "${want:-x}" = "$have" ] || ok=1
 			[ "${want:-0}" = 0 ] && [ "$have" = 0 ] || line+="$hs=${want:-?}/$have "
 		done
-		echo "$p health: NI $nid (net show -v 3 / capture): ${line:-no failures} $([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
+		echo "$p health: NI $nid (net show -v 3 / capture): ${line:-no failures }$([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
 		[ "$ok" = 0 ] || bad=1
 		echo "$p health: NI $nid health value $(lnet_hstats "$g/net-before.txt" |
 			awk -F'|' -v n="$nid" '$1 == n && $2 == "health value" {print $3}') -> $(lnet_hstats "$g/net-after.txt" |
@@ -153,7 +158,7 @@ health_report() {
 			[ "${want:-x}" = "$have" ] || ok=1
 			[ "${want:-0}" = 0 ] && [ "$have" = 0 ] || line+="$hs=${want:-?}/$have "
 		done
-		echo "$p health: peer NI $nid (peer show -v 3 / capture): ${line:-no failures} $([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
+		echo "$p health: peer NI $nid (peer show -v 3 / capture): ${line:-no failures }$([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
 		[ "$ok" = 0 ] || bad=1
 	done
 	# The global counters of the same failures.
@@ -165,7 +170,7 @@ health_report() {
 		[ "$want" = "$have" ] || ok=1
 		[ "$want" = 0 ] && [ "$have" = 0 ] || line+="$glob=$want/$have "
 	done
-	echo "$p health: stats show / capture: ${line:-no failures} $([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
+	echo "$p health: stats show / capture: ${line:-no failures }$([ "$ok" = 0 ] && echo ok || echo DIFFERENT)"
 	[ "$ok" = 0 ] || bad=1
 	want=$(delta response_timeout_count)
 	have=$("$LNETCAP" -r "$cap" -q 'drop response-timeout' 2>/dev/null | wc -l)
@@ -189,7 +194,7 @@ health_report() {
 		echo "$p health: no failed attempt and no recovery ping"
 	fi
 	# lnetcap --summary's health section against the same numbers.
-	summary_health "$p" "$dir/$node-summary.txt" "$dir/$node-failures.txt" "$dir/$node-resends.txt" || bad=1
+	summary_health "$p" "$dir/$node-summary.txt" "$dir/$node-send-failures.txt" "$dir/$node-resends.txt" || bad=1
 	return "$bad"
 }
 
