@@ -13,8 +13,9 @@
 #           captures, discovers b, pings, then runs lnet_selftest (brw
 #           read/write 4k and 1M, ping) to b while it applies the faults in
 #           turn: (1) a health simulation on its eth0 NI (lctl net_drop_add
-#           -e local_error: every send from 10.77.0.1@tcp fails in the LND
-#           with LOCAL_ERROR, lnet_send_error_simulation in lib-msg.c),
+#           -e local_error, then -e local_dropped: every send from
+#           10.77.0.1@tcp fails in the LND with that status,
+#           lnet_send_error_simulation in lib-msg.c),
 #           (2) its own eth1 down, (3) b's eth1 down; then lets LNet's
 #           recovery pings bring health back; "done".
 # Both keep LNet's global counters inside and outside the capture window
@@ -158,6 +159,17 @@ sleep "$fault_secs"
 lctl net_drop_list >>"$RIG_OUT/timeline.txt" 2>&1
 lctl net_drop_del -a >>"$RIG_OUT/timeline.txt" 2>&1
 note "fault 1 removed"
+sleep 4
+# (1b) the same with LOCAL_DROPPED: LNet resends a message whose attempt
+# failed with LOCAL_DROPPED (and the other LOCAL_* but LOCAL_ERROR, and
+# REMOTE_DROPPED), never one that failed with LOCAL_ERROR, which only lowers
+# the NI's health (lnet_health_check, lib-msg.c).
+note "fault 1b: net_drop_add -s $A -d *@tcp -e local_dropped -r 1 for $fault_secs s"
+lctl net_drop_add -s "$A" -d '*@tcp' -e local_dropped -r 1 >>"$RIG_OUT/timeline.txt" 2>&1
+sleep "$fault_secs"
+lctl net_drop_list >>"$RIG_OUT/timeline.txt" 2>&1
+lctl net_drop_del -a >>"$RIG_OUT/timeline.txt" 2>&1
+note "fault 1b removed"
 sleep 4
 # (2) the local interface eth1 down
 note "fault 2: a eth1 down for $fault_secs s"
