@@ -128,6 +128,19 @@ health_report() {
 		echo "$p health: resends without one of $nids as NI: $(awk -v nids=",$nids," 'index(nids, "," $1 ",") == 0' "$dir/$node-resends.txt" | sort | uniq -c | head -3 | tr '\n' ';') DIFFERENT"
 		bad=1
 	fi
+	# Whether a resend went out on another NI than the SEND it repeats
+	# ("[resend of seq S cpu C]" names that SEND's record): what
+	# multi-rail is for, informational (LNet may pick the same NI again
+	# while its health is still the best, lnet_select_best_ni).
+	line=$(awk '/ SEND / && match($0, /\{lnet_ni_send ni [^ ]+ peer [^ ]+ seq [0-9]+ cpu [0-9]+/) {
+			split(substr($0, RSTART, RLENGTH), f, " ")
+			ni = f[3]; at["seq " f[7] " cpu " f[9]] = ni
+			if (match($0, /\[resend of seq [0-9]+ cpu [0-9]+/)) {
+				r = substr($0, RSTART + 11, RLENGTH - 11); n++
+				if (r in at && at[r] != ni) other++
+			}
+		} END {printf "%d of %d", other, n}' "$dir/$node-v.txt")
+	echo "$p health: resends on another NI than the SEND they repeat: $line"
 	# Per local NI, LNet's health statistics against the failed attempts.
 	local nid e key hs glob want have tot
 	for nid in ${nids//,/ }; do
