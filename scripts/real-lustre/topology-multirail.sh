@@ -158,15 +158,18 @@ health_report() {
 			awk -F'|' -v n="$nid" '$1 == n && $2 == "health value" {print $3}') -> $(lnet_hstats "$g/net-after.txt" |
 			awk -F'|' -v n="$nid" '$1 == n && $2 == "health value" {print $3}')"
 	done
-	# Per peer NI (`peer show -v 3` of the other node's primary NID).
-	local pnids
-	pnids=$(lnet_hstats "$g/peer-after.txt" | awk -F'|' '$2 == "health value" {print $1}')
-	[ -n "$pnids" ] || { echo "$p health: no peer NI in peer show -v 3 (peer-after.txt) DIFFERENT"; bad=1; }
+	# Per peer NI: `peer show -v 3` of every peer when the run kept it
+	# (peers-*.txt: the node's own NIDs are peers too, the targets of local
+	# NI recovery pings), else of the other node's primary NID.
+	local pnids pf=peer
+	[ -s "$g/peers-after.txt" ] && pf=peers
+	pnids=$(lnet_hstats "$g/$pf-after.txt" | awk -F'|' '$2 == "health value" {print $1}')
+	[ -n "$pnids" ] || { echo "$p health: no peer NI in peer show -v 3 ($pf-after.txt) DIFFERENT"; bad=1; }
 	for nid in $pnids; do
 		line="" ok=0
 		for e in $PEER_HSTATS; do
 			IFS=: read -r key hs glob <<<"$e"
-			want=$(hstat_delta "$dir" "$node" peer "$nid" "${key//_/ }")
+			want=$(hstat_delta "$dir" "$node" "$pf" "$nid" "${key//_/ }")
 			have=$(awk -v n="$nid" -v h="$hs" '$2 == n && $3 == h' "$dir/$node-failures.txt" | wc -l)
 			[ "${want:-x}" = "$have" ] || ok=1
 			[ "${want:-0}" = 0 ] && [ "$have" = 0 ] || line+="$hs=${want:-?}/$have "

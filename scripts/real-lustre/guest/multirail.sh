@@ -48,6 +48,10 @@ snapshot() {
 	[ "$me" = b ] && peer=$A
 	lnetctl net show -v 3 >"$RIG_OUT/net-$1.txt" 2>&1
 	lnetctl peer show -v 3 --nid "$peer" >"$RIG_OUT/peer-$1.txt" 2>&1
+	# every peer, the node's own NIDs included: LNet charges the failures
+	# of local NI recovery pings (sent from one local NI to another) to
+	# those peer NIs
+	lnetctl peer show -v 3 >"$RIG_OUT/peers-$1.txt" 2>&1
 }
 
 # bounded SECS CMD...: CMD in the background, given up (KILL, not waited
