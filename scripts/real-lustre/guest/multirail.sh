@@ -30,14 +30,15 @@ me=${ROLE:?}
 cap=$RIG_OUT/$me.pcapng
 fault_secs=${FAULT_SECS:-8}
 
-# health_setup: resends within seconds.  transaction_timeout first: LNet
-# refuses a retry_count not below it (retry_count_set, api-ni.c); the
-# LND's timeout is transaction_timeout / (retry_count + 1)
-# (lnet_get_lnd_timeout).
+# health_setup: resends within seconds.  Order matters (api-ni.c,
+# v2_16_1): retry_count_set refuses retries while health_sensitivity is 0
+# and a retry_count above transaction_timeout; transaction_to_set refuses
+# a timeout not above retry_count.  The LND's timeout is then
+# transaction_timeout / (retry_count + 1) (lnet_get_lnd_timeout).
 health_setup() {
-	lnetctl set transaction_timeout 10 &&
+	lnetctl set health_sensitivity 100 &&
+		lnetctl set transaction_timeout 10 &&
 		lnetctl set retry_count 3 &&
-		lnetctl set health_sensitivity 100 &&
 		lnetctl set recovery_interval 1 || log "a health setting was refused"
 	lnetctl global show >"$RIG_OUT/global.txt" 2>&1
 }
