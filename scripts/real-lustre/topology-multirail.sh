@@ -12,7 +12,10 @@
 # the host.  Checks (topo_report): each node's capture against both links
 # and LNet's counters (node_report); resends, failed attempts per NI and
 # per peer NI, recovery pings and lnetcap's --summary health section
-# against LNet's own statistics (stats show, net show -v 3, peer show -v 3).
+# against LNet's own statistics (stats show, net show -v 3, peer show -v 3);
+# and "note" lines for the messages LNet legitimately leaves out of its
+# global counters under faults (GETs whose REPLY failed, messages held for
+# a discovery that failed), each with the Lustre source that says why.
 #
 # Uses run.sh's SRC, HERE, WORK, LNETCAP, COMPARE, LUSTRE_VERSION, TESTS,
 # LST_SECS, PORT, node_report and counter.
