@@ -8,8 +8,8 @@
 #
 # Two NIs per node on one net, discovery and LNet health on; a runs
 # lnet_selftest to b while faults hit one interface after the other
-# (guest/multirail.sh); both nodes capture, both links are recorded on
-# the host.  Checks (topo_report): each node's capture against both links
+# (guest/multirail.sh); both nodes capture, both links are recorded by
+# a's QEMU (one clock, see topology-router.sh).  Checks (topo_report): each node's capture against both links
 # and LNet's counters (node_report); resends, failed attempts per NI and
 # per peer NI, recovery pings and lnetcap's --summary health section
 # against LNet's own statistics (stats show, net show -v 3, peer show -v 3);
@@ -212,50 +212,15 @@ health_report() {
 	else
 		echo "$p health: no failed attempt and no recovery ping"
 	fi
-	# A GET LNet received and answered counts in recv_count only when its
-	# REPLY went out: the GET and its REPLY are one lnet_msg, and
-	# lnet_msg_decommit_rx returns before counting on a non-zero status
-	# (lnet/lnet/lib-msg.c:226, v2_16_1).  Under health faults a REPLY's
-	# last attempt can fail (the capture: a send-failed DROP after its
-	# last SEND), so the capture holds that many more RECVs than LNet
-	# counts.  node_report counts every RECV; this line says how many of
-	# them LNet leaves out and whether that accounts for the difference.
-	local failed_replies cap_recv want_recv
-	failed_replies=$(awk '
-		function own(   a) {
-			if (!match($0, /\{[a-z_]+ ni [^ ]+ peer [^ ]+ seq [0-9]+ cpu [0-9]+/)) return ""
-			split(substr($0, RSTART, RLENGTH), a, " ")
-			return "seq " a[7] " cpu " a[9]
-		}
-		$2 == "SEND" || $2 == "DROP" {
-			k = ""
-			if (match($0, /\[(resend|outcome) of seq [0-9]+ cpu [0-9]+/)) {
-				k = substr($0, RSTART + 1, RLENGTH - 1); sub(/^(resend|outcome) of /, "", k)
-			} else if ($2 == "SEND") k = own()
-			if (k != "") { last[k] = $2; typ[k] = $3 }
-		}
-		END { for (k in last) if (last[k] == "DROP" && typ[k] == "REPLY") n++; print n + 0 }' "$dir/$node-v.txt")
-	cap_recv=$(($("$LNETCAP" -r "$cap" -q 'dir recv' 2>/dev/null | wc -l) -
-		$("$LNETCAP" -r "$cap" -q 'drop and (type get or type ack) and not drop send-failed and not drop not-sent' 2>/dev/null | wc -l)))
-	want_recv=$(delta recv_count)
-	if [ "$failed_replies" != 0 ]; then
-		say "$p note: $failed_replies received GETs whose REPLY failed (not in recv_count, lnet_msg_decommit_rx): capture recv $cap_recv - $failed_replies = recv_count $want_recv" \
-			"$((cap_recv - failed_replies))" "$want_recv"
-	fi
-	# A message LNet held while it (re)discovered the peer, and finalized
-	# with the discovery's error when that failed (lnet_peer_discovery_
-	# complete, lnet/lnet/peer.c:2453, v2_16_1), was never committed to an
-	# NI: LNet counts it nowhere, not in drop_count (incremented for sends
-	# only in lnet_post_send_locked, lib-move.c:818, after an NI was
-	# chosen).  lnetcap records it as a not-sent DROP with no local NI.
-	local undiscovered cap_drop want_drop
-	undiscovered=$("$LNETCAP" -r "$cap" -q 'drop not-sent and not ni tcp' 2>/dev/null | wc -l)
-	cap_drop=$("$LNETCAP" -r "$cap" -q 'drop no-match or drop refused or drop parse-dropped or drop drop-rule or drop not-sent' 2>/dev/null | wc -l)
-	want_drop=$(delta drop_count)
-	if [ "$undiscovered" != 0 ]; then
-		say "$p note: $undiscovered not-sent DROPs without a local NI (held for discovery, finalized when it failed; not in drop_count): capture drops $cap_drop - $undiscovered = drop_count $want_drop" \
-			"$((cap_drop - undiscovered))" "$want_drop"
-	fi
+	# LNet's two counting rules node_report applies (run.sh: replies_failed,
+	# sends_never_on_an_ni), said where they apply, with their numbers.
+	local failed_replies undiscovered
+	failed_replies=$(replies_failed "$dir/$node-v.txt")
+	[ "$failed_replies" = 0 ] ||
+		echo "$p note: $failed_replies received GETs whose REPLY failed: not in recv_count (lnet_msg_decommit_rx)"
+	undiscovered=$(sends_never_on_an_ni "$cap")
+	[ "$undiscovered" = 0 ] ||
+		echo "$p note: $undiscovered not-sent DROPs without a local NI (held for discovery, finalized when it failed): not in drop_count"
 	# lnetcap --summary's health section against the same numbers.
 	summary_health "$p" "$dir/$node-summary.txt" "$dir/$node-send-failures.txt" "$dir/$node-resends.txt" || bad=1
 	return "$bad"
