@@ -12,9 +12,10 @@ TEST_CASE=lint.layers-can-fail
 work=$(mktemp -d "${TMPDIR:-/tmp}/lnetcap-layers.XXXXXX")
 on_exit "rm -rf '$work'"
 
-# break FILE INCLUDE: a fresh copy of the tree with one forbidden include.
+# break_copy FILE INCLUDE: a fresh copy of the tree with one forbidden include.
 break_copy() {
-	rm -rf "$work/src" && cp -r "$src/capture/src" "$work/src" || fail "cannot copy capture/src"
+	rm -rf "$work/src"
+	cp -r "$src/capture/src" "$work/src" || fail "cannot copy capture/src"
 	printf '#include "%s"\n' "$2" >>"$work/src/$1"
 	line=$(wc -l <"$work/src/$1")
 }
