@@ -160,6 +160,7 @@ Captured capture_of(const Message& m, std::uint64_t frame) {
   if (m.rec.hdr.flags & LNETCAP_REC_F_STATUS_VALID) c.status = m.rec.hdr.status;
   c.outcome = m.rec.hdr.is_outcome();
   c.drop_reason = m.rec.hdr.drop_reason;
+  c.msg_id = m.rec.hdr.msg_id;
   if (m.rec.hdr.flags & LNETCAP_REC_F_QUEUE_VALID) c.queue_ns = m.rec.hdr.queue_ns;
   c.src = m.lnet.src_nid.to_string();
   c.dst = m.lnet.dest_nid.to_string();
@@ -304,6 +305,13 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   std::vector<const Captured*> extra;
   for (std::size_t i = 0; i < net.size(); i++)
     if (copies[i].empty()) extra.push_back(net[i]);
+  // An attempt the LND failed (a send-failed outcome names its message)
+  // need not have reached the wire: LNet resends a message as the same
+  // lnet_msg, so a message with N failed outcomes excuses N of its SENDs
+  // (health simulation: net_drop_add -e fails the attempt in the LND).
+  std::map<std::uint64_t, std::size_t> failed_outcomes;
+  for (const auto& c : capture)
+    if (c.outcome && c.drop_reason == LNETCAP_DROP_SEND_FAILED && c.msg_id) failed_outcomes[c.msg_id]++;
   std::vector<bool> lost_used(lost.size(), false);
   auto same_message = [&](const Captured* c, std::size_t j) {
     return !lost_used[j] && lost[j]->lnet.type == c->lnet.type && lost[j]->src == c->src &&
@@ -311,6 +319,14 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   };
   for (const Captured* c : extra) {
     if (c->direction == LNETCAP_DIR_DROP) continue;  // a failed send need not reach the wire
+    if (c->direction == LNETCAP_DIR_SEND && c->msg_id) {
+      auto f = failed_outcomes.find(c->msg_id);
+      if (f != failed_outcomes.end() && f->second > 0) {
+        f->second--;
+        v.failed_attempts++;
+        continue;
+      }
+    }
     std::size_t j = 0;
     while (j < lost.size() && !same_message(c, j)) j++;
     if (j == lost.size()) {
@@ -435,6 +451,8 @@ std::string format_verdict(const Verdict& v) {
   o << "wire=" << v.wire << " in_window=" << v.in_window << " outside_window=" << v.outside_window
     << " matched=" << v.matched << " only_capture=" << v.only_capture << " missing=" << v.missing
     << " dropped_by_lnet=" << v.dropped_by_lnet << "\n";
+  if (v.failed_attempts)  // only under faults: other reports keep their lines
+    o << "failed_attempts_off_the_wire=" << v.failed_attempts << "\n";
   if (v.forwarded)  // a router's: two-node reports keep their lines
     o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n";
   if (v.forwarded)

@@ -54,6 +54,7 @@ struct Captured {
   std::optional<std::int32_t> status;  // LNet's completion status, when recorded
   bool outcome = false;           // an OUTCOME record: not a message of its own
   std::uint8_t drop_reason = 0;
+  std::uint64_t msg_id = 0;  // the message (its first SEND), shared by its attempts and outcomes
   std::string src, dst;           // NIDs as text
   std::vector<std::uint8_t> tail;  // the 56 header bytes after the NIDs
   std::vector<std::uint8_t> payload;
@@ -83,6 +84,7 @@ struct Verdict {
   // against the wire
   std::size_t wire = 0, hello = 0, in_window = 0, outside_window = 0;
   std::size_t matched = 0, only_capture = 0, missing = 0;
+  std::size_t failed_attempts = 0;  // SENDs off the wire whose attempt an outcome says failed
   std::size_t dropped_by_lnet = 0;  // paired, but LNet dropped it: no payload owed
   std::size_t wrong_field_pairs = 0;
   std::map<std::string, std::size_t> wrong_fields;  // field name -> pairs

@@ -447,3 +447,63 @@ TEST(CaptureCompareRouter, ForwardWhoseHeaderRepeatsIsNotTimed) {
   EXPECT_EQ(v.forward_timing.at("small").n, 1u);
   EXPECT_EQ(v.forward_timing.at("small").queue_over_wire, 0u);
 }
+
+// Multi-rail under faults (issue 22): a node's own NIs talk over the
+// loopback LND; an attempt the LND failed (health simulation) never left.
+TEST(CaptureCompareMultiRail, MessagesBetweenTheNodesOwnNidsStayOnIt) {
+  Msg own = between("10.77.1.1@tcp", kA, 0x30);
+  Msg out = request(0x31);
+  const std::vector<Captured> cap{as(LNETCAP_DIR_SEND, own, 1), as(LNETCAP_DIR_RECV, own, 2),
+                                  as(LNETCAP_DIR_SEND, out, 3)};
+  const std::vector<Captured> wire{as(LNETCAP_DIR_WIRE, out, 1)};
+  auto v = compare(cap, wire, std::vector<std::string>{kA, "10.77.1.1@tcp"}, 1024);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.on_node, 2u);
+  // Told one NID only, the other NI's message looks like it should be on the wire.
+  v = compare(cap, wire, std::string(kA), 1024);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.only_capture, 2u);
+}
+
+TEST(CaptureCompareMultiRail, AFailedAttemptNeedNotReachTheWire) {
+  Msg m = request(0x40);
+  auto first = as(LNETCAP_DIR_SEND, m, 1);
+  first.msg_id = 77;
+  auto failed = as(LNETCAP_DIR_DROP, m, 2, LNETCAP_REC_F_STATUS_VALID | LNETCAP_REC_F_OUTCOME, true, -5);
+  failed.outcome = true;
+  failed.drop_reason = LNETCAP_DROP_SEND_FAILED;
+  failed.msg_id = 77;
+  auto resend = as(LNETCAP_DIR_SEND, m, 3);
+  resend.msg_id = 77;
+  const std::vector<Captured> wire{as(LNETCAP_DIR_WIRE, m, 1)};
+  auto v = compare({first, failed, resend}, wire, kA, 1024);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.failed_attempts, 1u);
+  EXPECT_NE(format_verdict(v).find("\nfailed_attempts_off_the_wire=1\n"), std::string::npos);
+  // Without the failed outcome, the second SEND had to be on the wire.
+  v = compare({first, resend}, wire, kA, 1024);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.only_capture, 1u);
+  // One failed outcome excuses one attempt, not two.
+  auto third = resend;
+  third.frame = 4;
+  v = compare({first, failed, resend, third}, wire, kA, 1024);
+  EXPECT_EQ(v.failed_attempts, 1u);
+  EXPECT_EQ(v.only_capture, 1u);
+}
+
+TEST(CaptureCompareMultiRail, CopiesWithAgreeingBytesArePairedFirst) {
+  // Three NOACK requests share a header; the first never reached the wire.
+  // Paired in order, it would take the second's copy and the second the
+  // third's: every payload would differ.
+  Msg r1 = request(0x50), r2 = request(0x50), r3 = request(0x50);
+  r1.payload[40] ^= 1;
+  r3.payload[41] ^= 1;
+  const std::vector<Captured> cap{as(LNETCAP_DIR_SEND, r1, 1), as(LNETCAP_DIR_SEND, r2, 2),
+                                  as(LNETCAP_DIR_SEND, r3, 3)};
+  const std::vector<Captured> wire{as(LNETCAP_DIR_WIRE, r2, 1), as(LNETCAP_DIR_WIRE, r3, 2)};
+  auto v = compare(cap, wire, kA, 1024);
+  EXPECT_EQ(v.payload_equal, 2u) << format_verdict(v);
+  EXPECT_EQ(v.payload_different, 0u);
+  EXPECT_EQ(v.only_capture, 1u);
+}
