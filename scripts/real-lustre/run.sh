@@ -240,6 +240,23 @@ sends_never_on_an_ni() {
 	"$LNETCAP" -r "$1" -p '%Ni' 'drop not-sent' 2>/dev/null | grep -c '^0@<0:0>$' || true
 }
 
+# convert_links MODE DIR NAME...: each recorded link DIR/NAME.pcap (socklnd)
+# converted by lnetcap into DIR/NAME.pcapng and printed into DIR/NAME.txt;
+# returns 1 when a link has no recording or does not convert.
+convert_links() {
+	local mode=$1 dir=$2 w bad=0
+	shift 2
+	for w in "$@"; do
+		if [ -s "$dir/$w.pcap" ] && "$LNETCAP" -r "$dir/$w.pcap" -w "$dir/$w.pcapng" 2>"$dir/$w.err"; then
+			"$LNETCAP" -r "$dir/$w.pcapng" >"$dir/$w.txt" 2>&1 || true
+		else
+			echo "$mode: no recording of link ${w#wire} ($dir/$w.err)"
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
 # node_report MODE DIR NODE NID[,NID...] [WIRE...]: the lines of one node
 # (its NIDs; the converted recordings of its links, default DIR/wire.pcapng);
 # returns 1 on a failure.

@@ -253,15 +253,8 @@ summary_health() {
 
 # topo_report MODE DIR: every check; returns 1 when one failed.
 topo_report() {
-	local mode=$1 dir=$2 bad=0 w
-	for w in wire1 wire2; do
-		if [ -s "$dir/$w.pcap" ] && "$LNETCAP" -r "$dir/$w.pcap" -w "$dir/$w.pcapng" 2>"$dir/$w.err"; then
-			"$LNETCAP" -r "$dir/$w.pcapng" >"$dir/$w.txt" 2>&1 || true
-		else
-			echo "$mode: no recording of link ${w#wire} ($dir/$w.err)"
-			bad=1
-		fi
-	done
+	local mode=$1 dir=$2 bad=0
+	convert_links "$mode" "$dir" wire1 wire2 || bad=1
 	echo "$mode: faults (a): $(grep -c '^\[' "$dir/a/timeline.txt" 2>/dev/null) steps;" \
 		"lnet_selftest: $(grep -ciE 'error|fail' "$dir/a/lst.txt" 2>/dev/null) error lines;" \
 		"discovery rc $(sed -n 's/^rc=//p' "$dir/a/discover.txt" 2>/dev/null)"

@@ -98,15 +98,8 @@ xnode_report() {
 
 # topo_report MODE DIR: every check; returns 1 when one failed.
 topo_report() {
-	local mode=$1 dir=$2 bad=0 w
-	for w in wire1 wire2; do
-		if [ -s "$dir/$w.pcap" ] && "$LNETCAP" -r "$dir/$w.pcap" -w "$dir/$w.pcapng" 2>"$dir/$w.err"; then
-			"$LNETCAP" -r "$dir/$w.pcapng" >"$dir/$w.txt" 2>&1 || true
-		else
-			echo "$mode: no recording of link ${w#wire} ($dir/$w.err)"
-			bad=1
-		fi
-	done
+	local mode=$1 dir=$2 bad=0
+	convert_links "$mode" "$dir" wire1 wire2 || bad=1
 	node_report "$mode" "$dir" a 10.77.0.1@tcp "$dir/wire1.pcapng" || bad=1
 	node_report "$mode" "$dir" r 10.77.0.3@tcp,10.78.0.3@tcp1 "$dir/wire1.pcapng" "$dir/wire2.pcapng" || bad=1
 	node_report "$mode" "$dir" c 10.78.0.2@tcp1 "$dir/wire2.pcapng" || bad=1
