@@ -108,8 +108,7 @@ health_report() {
 		>"$dir/$node-send-failures.txt" 2>/dev/null || true
 	"$LNETCAP" -r "$cap" -q -p '%Ni %Np %Hr' 'dir send and retries > 0' \
 		>"$dir/$node-resends.txt" 2>/dev/null || true
-	"$LNETCAP" -r "$cap" -v >"$dir/$node-v.txt" 2>&1 || true
-	"$LNETCAP" -r "$cap" --summary >"$dir/$node-summary.txt" 2>&1 || true
+	# NODE-v.txt and NODE-summary.txt: written by node_report, which runs first
 	local ok line
 	# say TEXT WANT HAVE: TEXT ok when WANT = HAVE, else DIFFERENT (and
 	# the node fails); never called in a subshell, so bad sticks.

@@ -292,7 +292,7 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
       if (copies_of_header[key_of(*net[i])] == 2)
         time_forward(v, *net[i], *wl[copies[i][0]], *wl[copies[i][1]]);
       else
-        v.forward_timing_unpaired++;
+        v.forward_not_timed++;
     } else if (copies[i].size() == 1) {
       v.missing++;
       note(v, "forwarded but on one link only: " + describe(*net[i]) + " (wire " +
@@ -454,9 +454,8 @@ std::string format_verdict(const Verdict& v) {
   if (v.failed_attempts)  // only under faults: other reports keep their lines
     o << "failed_attempts_off_the_wire=" << v.failed_attempts << "\n";
   if (v.forwarded)  // a router's: two-node reports keep their lines
-    o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n";
-  if (v.forwarded)
-    o << "forward_time_not_judged=" << v.forward_timing_unpaired
+    o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n"
+      << "forward_time_not_judged=" << v.forward_not_timed
       << " (their header is on the wire more than twice: which copy is whose is a guess)\n";
   for (const auto& [pool, t] : v.forward_timing) {
     const double share = t.wire_total_ns ? static_cast<double>(t.queue_total_ns) / t.wire_total_ns : 0;

@@ -112,7 +112,7 @@ struct Verdict {
   };
   static constexpr std::uint64_t kClockSlackNs = 20000000;  // guest vs host clock, 20 ms
   std::map<std::string, ForwardTiming> forward_timing;  // "tiny", "small", "large"
-  std::size_t forward_timing_unpaired = 0;  // header not unique on the wire: not timed
+  std::size_t forward_not_timed = 0;  // header not unique on the wire: not timed
 
   bool passed() const {
     return only_capture == 0 && missing == 0 && wrong_field_pairs == 0 &&

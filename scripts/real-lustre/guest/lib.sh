@@ -77,12 +77,34 @@ lnet_up() {
 	lnetctl net show
 }
 
-# lst_brw FROM TO [ADD_TEST_OPTION...]: an lnet_selftest session from the
-# NID FROM (group ga) to TO (group gb): brw read and write of 4k and 1M with
-# data check, and ping, for LST_SECS (default 15) seconds, then `lst stat`.
-# On o2iblnd both sizes exceed an immediate message, so every brw bulk is
-# RDMA (a write's REPLY is an RDMA GET).
-lst_brw() {
+# bounded SECS CMD...: CMD in the background, given up (KILL, not waited
+# for) after SECS: under link faults lnet_selftest's kernel side can hang
+# (a kworker blocked in brw_client_done_rpc's path in a multi-rail run),
+# and `lst stat`/`lst stop` then block with it; the rest of the run
+# (counters, capture stop) must still happen.  On a hang, blocked tasks'
+# stacks go to dmesg (sysrq w).
+bounded() {
+	local secs=$1 pid
+	shift
+	"$@" &
+	pid=$!
+	for _ in $(seq 1 $((secs * 10))); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.1
+	done
+	log "$* still running after $secs s: given up"
+	echo "given up after $secs s: $*"
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null
+	return 124
+}
+
+# lst_brw_start FROM TO [ADD_TEST_OPTION...]: an lnet_selftest session from
+# the NID FROM (group ga) to TO (group gb) running: brw read and write of
+# 4k and 1M with data check, and ping.  On o2iblnd both sizes exceed an
+# immediate message, so every brw bulk is RDMA (a write's REPLY is an RDMA
+# GET).
+lst_brw_start() {
 	local from=$1 to=$2 op size
 	shift 2
 	export LST_SESSION=$$
@@ -97,10 +119,79 @@ lst_brw() {
 	done
 	lst add_test --batch bulk --from ga --to gb ping
 	lst run bulk
+}
+
+# lst_brw_end: `lst stat`, then the session stopped and ended, each step
+# given up after 60 s.
+lst_brw_end() {
+	bounded 60 lst stat --count 1 ga gb
+	bounded 60 lst stop bulk
+	bounded 60 lst end_session
+}
+
+# lst_brw FROM TO [ADD_TEST_OPTION...]: the session for LST_SECS (default
+# 15) seconds.
+lst_brw() {
+	lst_brw_start "$@"
 	sleep "${LST_SECS:-15}"
-	lst stat --count 1 ga gb
-	lst stop bulk
-	lst end_session
+	lst_brw_end
+}
+
+# mount_attempt NID: a client mount of NID:/lustre cut short after
+# MOUNT_SECS (default 40).  With no MGS there (a client-only build), the
+# far LNet drops the MGS_CONNECT requests, which still puts real PtlRPC
+# requests with XIDs and jobids on the wire.  lustre.ko asks for mgc with
+# request_module, which the rig cannot serve (no modprobe): the client
+# stack is loaded explicitly.
+mount_attempt() {
+	local m
+	for m in mgc lmv mdc lov osc lustre; do
+		load_mod $m || log "client module $m did not load"
+	done
+	mkdir -p /tmp/mnt
+	timeout -s KILL "${MOUNT_SECS:-40}" mount.lustre "$1:/lustre" /tmp/mnt \
+		>"$RIG_OUT/mount.txt" 2>&1
+	echo "rc=$?" >>"$RIG_OUT/mount.txt"
+	# let the killed mount's client tear down before the counters
+	sleep 5
+}
+
+# snapshot TAG: what a node keeps besides LNet's counters at each end of the
+# capture window; a guest script may define its own (default: nothing).
+snapshot() { :; }
+
+# node_stop: the capture stopped (SIGINT), dmesg kept, "done" logged.
+node_stop() {
+	[ -n "${cap_pid:-}" ] && capture_stop
+	dmesg >"$RIG_OUT/dmesg.txt"
+	log "done"
+}
+
+# serve_until FILE: a node that only answers, once its capture runs:
+# counters, "ready", then it waits for FILE (the workload node's "done"),
+# counters again, and stops.
+serve_until() {
+	sleep 2
+	counters before
+	snapshot before
+	touch "$RIG_OUT/ready"
+	log "ready; waiting for $1"
+	wait_file "$1" 3600 || log "$1 never appeared"
+	sleep 2
+	counters after
+	snapshot after
+	node_stop
+	exit 0
+}
+
+# workload_done: the workload node's end: two idle seconds, counters, its
+# capture stopped, then "done" for the nodes that wait on it.
+workload_done() {
+	sleep 2
+	counters after
+	snapshot after
+	node_stop
+	touch "$RIG_OUT/done"
 }
 
 # counters TAG: LNet's own global counters in counters-TAG.txt.

@@ -55,28 +55,6 @@ snapshot() {
 	lnetctl peer show -v 3 >"$RIG_OUT/peers-$1.txt" 2>&1
 }
 
-# bounded SECS CMD...: CMD in the background, given up (KILL, not waited
-# for) after SECS: under link faults lnet_selftest's kernel side can hang
-# (a kworker blocked in brw_client_done_rpc's path on the first run), and
-# `lst stat`/`lst stop` then block with it; the rest of the run (counters,
-# capture stop) must still happen.  On a hang, blocked tasks' stacks go to
-# dmesg (sysrq w).
-bounded() {
-	local secs=$1 pid
-	shift
-	"$@" &
-	pid=$!
-	for _ in $(seq 1 $((secs * 10))); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
-		sleep 0.1
-	done
-	log "$* still running after $secs s: given up"
-	echo "given up after $secs s: $*"
-	echo w >/proc/sysrq-trigger 2>/dev/null
-	kill -KILL "$pid" 2>/dev/null
-	return 124
-}
-
 note() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >>"$RIG_OUT/timeline.txt"; log "$*"; }
 
 log "node $me: modules from $KMODS"
@@ -118,9 +96,7 @@ if [ "$me" = b ]; then
 	sleep 2
 	counters after
 	snapshot after
-	[ -n "${cap_pid:-}" ] && capture_stop
-	dmesg >"$RIG_OUT/dmesg.txt"
-	log "done"
+	node_stop
 	exit 0
 fi
 
@@ -139,43 +115,27 @@ for _ in 1 2 3; do
 done
 
 log "lnet_selftest brw read/write 4k+1M and ping to $B, faults in turn"
-export LST_SESSION=$$
-{
-	lst new_session --timeout 120 multirail
-	lst add_group ga "$A"
-	lst add_group gb "$B"
-	lst add_batch bulk
-	for op in read write; do
-		for size in 4k 1M; do
-			lst add_test --batch bulk --from ga --to gb brw $op check=simple size=$size
-		done
-	done
-	lst add_test --batch bulk --from ga --to gb ping
-	lst run bulk
-} >"$RIG_OUT/lst.txt" 2>&1
+lst_brw_start "$A" "$B" >"$RIG_OUT/lst.txt" 2>&1
 sleep 3
-# (1) health simulation on the eth0 NI: every message whose header source
-# is 10.77.0.1@tcp, to either of b's NIs, fails in socklnd with
-# LOCAL_ERROR (-e: only lnet_send_error_simulation matches it, never
-# lnet_parse); LNet resends it, on eth1 once eth0's health is lower.
-note "fault 1: net_drop_add -s $A -d *@tcp -e local_error -r 1 for $fault_secs s"
-lctl net_drop_add -s "$A" -d '*@tcp' -e local_error -r 1 >>"$RIG_OUT/timeline.txt" 2>&1
-sleep "$fault_secs"
-lctl net_drop_list >>"$RIG_OUT/timeline.txt" 2>&1
-lctl net_drop_del -a >>"$RIG_OUT/timeline.txt" 2>&1
-note "fault 1 removed"
-sleep 4
-# (1b) the same with LOCAL_DROPPED: LNet resends a message whose attempt
-# failed with LOCAL_DROPPED (and the other LOCAL_* but LOCAL_ERROR, and
-# REMOTE_DROPPED), never one that failed with LOCAL_ERROR, which only lowers
-# the NI's health (lnet_health_check, lib-msg.c).
-note "fault 1b: net_drop_add -s $A -d *@tcp -e local_dropped -r 1 for $fault_secs s"
-lctl net_drop_add -s "$A" -d '*@tcp' -e local_dropped -r 1 >>"$RIG_OUT/timeline.txt" 2>&1
-sleep "$fault_secs"
-lctl net_drop_list >>"$RIG_OUT/timeline.txt" 2>&1
-lctl net_drop_del -a >>"$RIG_OUT/timeline.txt" 2>&1
-note "fault 1b removed"
-sleep 4
+# health_fault NAME ERROR: health simulation on the eth0 NI for fault_secs:
+# every message whose header source is 10.77.0.1@tcp, to either of b's
+# NIs, fails in socklnd with ERROR (-e: only lnet_send_error_simulation
+# matches it, never lnet_parse).
+health_fault() {
+	note "fault $1: net_drop_add -s $A -d *@tcp -e $2 -r 1 for $fault_secs s"
+	lctl net_drop_add -s "$A" -d '*@tcp' -e "$2" -r 1 >>"$RIG_OUT/timeline.txt" 2>&1
+	sleep "$fault_secs"
+	lctl net_drop_list >>"$RIG_OUT/timeline.txt" 2>&1
+	lctl net_drop_del -a >>"$RIG_OUT/timeline.txt" 2>&1
+	note "fault $1 removed"
+	sleep 4
+}
+# (1) LOCAL_ERROR only lowers the NI's health: LNet never resends it.
+# (1b) LNet resends a message whose attempt failed with LOCAL_DROPPED (and
+# the other LOCAL_* but LOCAL_ERROR, and REMOTE_DROPPED), on eth1 once
+# eth0's health is lower (lnet_health_check, lib-msg.c).
+health_fault 1 local_error
+health_fault 1b local_dropped
 # (2) the local interface eth1 down
 note "fault 2: a eth1 down for $fault_secs s"
 ip link set dev eth1 down
@@ -189,18 +149,8 @@ touch "$RIG_OUT/remote-down"
 wait_file "$B_OUT/remote-up" $((fault_secs + 120)) || note "b never brought eth1 up again"
 note "fault 3 over"
 sleep "${LST_SECS:-15}"
-{
-	bounded 60 lst stat --count 1 ga gb
-	bounded 60 lst stop bulk
-	bounded 60 lst end_session
-} >>"$RIG_OUT/lst.txt" 2>&1
+lst_brw_end >>"$RIG_OUT/lst.txt" 2>&1
 # LNet's recovery pings run every recovery_interval while an NI's health is
 # below the maximum: give them time, then keep what LNet says.
 sleep 10
-snapshot after
-sleep 2
-counters after
-capture_stop
-dmesg >"$RIG_OUT/dmesg.txt"
-touch "$RIG_OUT/done"
-log "done"
+workload_done

@@ -25,17 +25,7 @@ cat /sys/module/lnet/version >"$RIG_OUT/lnet-version.txt" 2>&1
 
 if [ "$me" = b ]; then
 	capture_out_of_the_box "$cap" || log "no capture on b"
-	sleep 2
-	counters before
-	touch "$RIG_OUT/ready"
-	log "ready; waiting for a"
-	wait_file "$PEER_OUT/done" 1800 || log "a never said done"
-	sleep 2
-	counters after
-	[ -n "${cap_pid:-}" ] && capture_stop
-	dmesg >"$RIG_OUT/dmesg.txt"
-	log "done"
-	exit 0
+	serve_until "$PEER_OUT/done"
 fi
 
 log "waiting for b"
@@ -61,21 +51,9 @@ if [[ $tests == *" lst "* ]]; then
 	lst_brw "$A" "$B" >"$RIG_OUT/lst.txt" 2>&1
 fi
 if [[ $tests == *" mount "* ]]; then
-	# A client-only build has no server: B's LNet drops the MGS_CONNECT
-	# requests (no service on the portal), which still gives real PtlRPC
-	# requests with XIDs and jobids on the wire.  The mount is cut short.
+	# A client-only build has no server: b's LNet drops the MGS_CONNECTs.
 	log "mount -t lustre $B:/lustre (b runs no MGS)"
-	# lustre.ko asks for mgc with request_module, which the rig cannot
-	# serve (no modprobe): load the client stack explicitly.
-	for m in mgc lmv mdc lov osc lustre; do
-		load_mod $m || log "client module $m did not load"
-	done
-	mkdir -p /tmp/mnt
-	timeout -s KILL "${MOUNT_SECS:-40}" mount.lustre "$B:/lustre" /tmp/mnt \
-		>"$RIG_OUT/mount.txt" 2>&1
-	echo "rc=$?" >>"$RIG_OUT/mount.txt"
-	# let the killed mount's client tear down before the counters
-	sleep 5
+	mount_attempt "$B"
 fi
 if [[ $tests == *" faults "* ]]; then
 	# LNet fault injection (lctl net_drop_add / net_delay_add): every 2nd
@@ -102,9 +80,4 @@ if [[ $tests == *" faults "* ]]; then
 		lctl net_delay_del -a
 	} >"$RIG_OUT/faults.txt" 2>&1
 fi
-sleep 2
-counters after
-capture_stop
-dmesg >"$RIG_OUT/dmesg.txt"
-touch "$RIG_OUT/done"
-log "done"
+workload_done

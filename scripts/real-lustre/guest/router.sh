@@ -39,21 +39,13 @@ route_up() {
 	return 1
 }
 
-# serve: r and c, after their capture started: ready, then wait for a.
-serve() {
-	sleep 2
-	counters before
-	[ "$me" = r ] && lnetctl routing show >"$RIG_OUT/routing-before.txt" 2>&1
-	touch "$RIG_OUT/ready"
-	log "ready; waiting for a"
-	wait_file "$A_OUT/done" 3600 || log "a never said done"
-	sleep 2
-	counters after
-	[ "$me" = r ] && lnetctl routing show >"$RIG_OUT/routing-after.txt" 2>&1
-	[ -n "${cap_pid:-}" ] && capture_stop
-	dmesg >"$RIG_OUT/dmesg.txt"
-	log "done"
-	exit 0
+# snapshot TAG: the router's buffer pools (their mincredits say whether
+# messages waited for a buffer); a's routes.
+snapshot() {
+	case $me in
+	r) lnetctl routing show >"$RIG_OUT/routing-$1.txt" 2>&1 ;;
+	a) lnetctl route show -v >"$RIG_OUT/routes-$1.txt" 2>&1 ;;
+	esac
 }
 
 log "node $me: modules from $KMODS"
@@ -87,7 +79,7 @@ cat /sys/module/lnet/version >"$RIG_OUT/lnet-version.txt" 2>&1
 
 if [ "$me" != a ]; then
 	capture_out_of_the_box "$cap" || log "no capture on $me"
-	serve
+	serve_until "$A_OUT/done"
 fi
 
 log "waiting for r and c"
@@ -117,22 +109,8 @@ if [[ $tests == *" lst "* ]]; then
 	lst_brw "$A" "$C" --concurrency 4 >"$RIG_OUT/lst.txt" 2>&1
 fi
 if [[ $tests == *" mount "* ]]; then
-	# c runs no MGS: its LNet drops the MGS_CONNECT requests, which still
-	# gives PtlRPC requests with XIDs and jobids through the router.
+	# c runs no MGS: its LNet drops the MGS_CONNECTs after they crossed r.
 	log "mount -t lustre $C:/lustre across the router (c runs no MGS)"
-	for m in mgc lmv mdc lov osc lustre; do
-		load_mod $m || log "client module $m did not load"
-	done
-	mkdir -p /tmp/mnt
-	timeout -s KILL "${MOUNT_SECS:-30}" mount.lustre "$C:/lustre" /tmp/mnt \
-		>"$RIG_OUT/mount.txt" 2>&1
-	echo "rc=$?" >>"$RIG_OUT/mount.txt"
-	sleep 5
+	MOUNT_SECS=${MOUNT_SECS:-30} mount_attempt "$C"
 fi
-sleep 2
-counters after
-capture_stop
-lnetctl route show -v >"$RIG_OUT/routes.txt" 2>&1
-dmesg >"$RIG_OUT/dmesg.txt"
-touch "$RIG_OUT/done"
-log "done"
+workload_done
