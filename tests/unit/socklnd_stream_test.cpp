@@ -495,6 +495,27 @@ TEST(SocklndStream, PortReuseStartsANewConnection) {
   EXPECT_EQ(c.conv.counters().connections, 2u);
 }
 
+// A multi-rail node routes by destination: a connection's SYN can leave on
+// one interface while the SYN-ACK and the passive side's data come back on
+// another, so a recording of that interface sees only the passive side.
+// socklnd reuses its few ports: a SYN-ACK with a new ISN on a known 4-tuple
+// is a new connection too (real run 20261127T111455: every message of a
+// reused 4-tuple after the first connection was lost).
+TEST(SocklndStream, PortReuseSeenOnlyFromThePassiveSide) {
+  Scenario s;
+  s.typical();
+  Converted c;
+  for (int conn = 0; conn < 2; conn++) {
+    c.add(2 + conn * 1000000, s.fc.syn(false));
+    feed_stream(c, s.fc, false, s.ss, {1448}, 100000 + conn * 1000000);
+    s.fc.sisn += 7777777;
+  }
+  c.finish();
+  EXPECT_EQ(c.out.size(), 2 * s.smsgs.size());
+  EXPECT_EQ(c.conv.counters().connections, 2u);
+  EXPECT_EQ(c.conv.counters().socklnd.desyncs, 0u);
+}
+
 TEST(SocklndStream, ThousandsOfStreamsStayWithinTheBudget) {
   ConverterConfig cfg;
   cfg.ooo_total = 1 << 20;

@@ -102,9 +102,12 @@ SocklndConverter::Connection& SocklndConverter::lookup(std::uint64_t ts_ns, cons
     Connection& c = *it->second;
     int s = (c.addr[0] == seg.src && c.port[0] == seg.sport) ? 0 : 1;
     // A new SYN on a known 4-tuple is a new connection (port reuse), unless
-    // it repeats the SYN already seen.
+    // it repeats the SYN already seen.  A SYN-ACK counts too: a recording
+    // of one interface of a multi-rail node may see only the passive side
+    // of a connection (its SYN left by another interface), and socklnd
+    // reuses its few ports.
     const TcpReassembler& t = c.dir[s].tcp;
-    bool reused = syn_only && t.started() && !(t.saw_syn() && t.isn() == seg.seq);
+    bool reused = (seg.flags & kTcpSyn) && t.started() && !(t.saw_syn() && t.isn() == seg.seq);
     if (!reused) {
       *side = s;
       return c;
