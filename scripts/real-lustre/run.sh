@@ -242,18 +242,28 @@ sends_never_on_an_ni() {
 
 # convert_links MODE DIR NAME...: each recorded link DIR/NAME.pcap (socklnd)
 # converted by lnetcap into DIR/NAME.pcapng and printed into DIR/NAME.txt;
-# returns 1 when a link has no recording or does not convert.
+# DIR/tcp-fate.txt: what TCP did with the links' bytes (tcp_fate.py, for
+# lustre_compare --tcp-fate: messages a node's TCP never acknowledged,
+# connections reset under a sender).  Returns 1 when a link has no
+# recording or does not convert.
 convert_links() {
-	local mode=$1 dir=$2 w bad=0
+	local mode=$1 dir=$2 w bad=0 pairs=()
 	shift 2
 	for w in "$@"; do
 		if [ -s "$dir/$w.pcap" ] && "$LNETCAP" -r "$dir/$w.pcap" -w "$dir/$w.pcapng" 2>"$dir/$w.err"; then
 			"$LNETCAP" -r "$dir/$w.pcapng" >"$dir/$w.txt" 2>&1 || true
+			pairs+=("$dir/$w.pcap" "$dir/$w.pcapng")
 		else
 			echo "$mode: no recording of link ${w#wire} ($dir/$w.err)"
 			bad=1
 		fi
 	done
+	rm -f "$dir/tcp-fate.txt"
+	if [ "$bad" = 0 ] && ! python3 "$SRC/tests/real-lustre/tcp_fate.py" "${pairs[@]}" >"$dir/tcp-fate.txt" 2>"$dir/tcp-fate.err"; then
+		echo "$mode: tcp_fate.py failed ($dir/tcp-fate.err)"
+		rm -f "$dir/tcp-fate.txt"
+		bad=1
+	fi
 	return "$bad"
 }
 
@@ -283,7 +293,9 @@ node_report() {
 	"$LNETCAP" -r "$g/$node.pcapng" >"$dir/$node.txt" 2>&1 || true
 	"$LNETCAP" -r "$g/$node.pcapng" --summary >"$dir/$node-summary.txt" 2>&1 || true
 	local v rc=0
-	v=$("$COMPARE" --local "$nid" "$g/$node.pcapng" "${wires[@]}" 2>&1) || rc=$?
+	local fate=()
+	[ -f "$dir/tcp-fate.txt" ] && fate=(--tcp-fate "$dir/tcp-fate.txt")
+	v=$("$COMPARE" "${fate[@]}" --local "$nid" "$g/$node.pcapng" "${wires[@]}" 2>&1) || rc=$?
 	echo "$v" | sed "s/^/$p /"
 	[ "$rc" = 0 ] || bad=1
 	# LNet's counters over the capture window.  LNet counts a message as

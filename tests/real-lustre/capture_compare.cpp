@@ -2,6 +2,7 @@
 #include "capture_compare.h"
 
 #include <algorithm>
+#include <fstream>
 #include <cstdio>
 #include <sstream>
 #include <tuple>
@@ -210,8 +211,74 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   return compare(capture, wire, std::vector<std::string>{local}, snaplen);
 }
 
+TcpFate read_tcp_fate(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot read (tcp_fate.py's output)");
+  TcpFate fate;
+  std::string line;
+  for (std::size_t n = 1; std::getline(in, line); n++) {
+    std::istringstream f(line);
+    std::string kind;
+    f >> kind;
+    bool ok = false;
+    if (kind == "unacked") {
+      std::size_t link = 0;
+      std::uint64_t frame = 0;
+      ok = static_cast<bool>(f >> link >> frame) && link > 0;
+      if (ok) fate.unacked.insert({link, frame});
+    } else if (kind == "reset") {
+      TcpFate::Reset r;
+      ok = static_cast<bool>(f >> r.from >> r.to >> r.ts_ns);
+      if (ok) fate.resets.push_back(r);
+    }
+    if (!ok) throw Error(path + ":" + std::to_string(n) + ": not a tcp_fate.py line: " + line);
+  }
+  return fate;
+}
+
+void mark_unacked(std::vector<std::vector<Captured>>& links, const TcpFate& fate) {
+  for (std::size_t l = 0; l < links.size(); l++)
+    for (auto& c : links[l]) c.tcp_unacked = fate.unacked.count({l + 1, c.frame}) > 0;
+}
+
+namespace {
+
+std::string ip_of(const std::string& nid) { return nid.substr(0, nid.find('@')); }
+
+// How far the recordings' clock is ahead of the capture's: the median over
+// paired messages of wire time minus capture time (guest and QEMU clocks
+// drift apart by up to a second under TCG).
+std::int64_t wire_clock_offset(const std::vector<const Captured*>& net,
+                               const std::vector<std::vector<std::size_t>>& copies,
+                               const std::vector<const Captured*>& wl) {
+  std::vector<std::int64_t> d;
+  for (std::size_t i = 0; i < net.size(); i++)
+    if (!copies[i].empty())
+      d.push_back(static_cast<std::int64_t>(wl[copies[i][0]]->ts_ns) - static_cast<std::int64_t>(net[i]->ts_ns));
+  if (d.empty()) return 0;
+  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
+// A SEND whose bytes a reset connection may have discarded: a connection
+// from its source to its destination address was reset before the
+// sender's FIN, at most kResetWindowNs after the send.
+bool sent_into_reset(const Captured& c, const TcpFate& fate, std::int64_t offset) {
+  const std::int64_t sent = static_cast<std::int64_t>(c.ts_ns) + offset;
+  for (const auto& r : fate.resets) {
+    const std::int64_t at = static_cast<std::int64_t>(r.ts_ns);
+    if (r.from == ip_of(c.src) && r.to == ip_of(c.dst) &&
+        at >= sent - static_cast<std::int64_t>(Verdict::kClockToleranceNs) &&
+        at <= sent + static_cast<std::int64_t>(Verdict::kResetWindowNs))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,
-                const std::vector<std::string>& locals, std::uint32_t snaplen) {
+                const std::vector<std::string>& locals, std::uint32_t snaplen, const TcpFate& fate) {
   Verdict v;
   v.records = capture.size();
   std::vector<const Captured*> net;
@@ -270,6 +337,11 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
       }
     }
   for (const auto& c : copies) v.matched += !c.empty();
+
+  auto is_local = [&](const std::string& n) {
+    return std::find(locals.begin(), locals.end(), n) != locals.end();
+  };
+  const std::int64_t clock_offset = wire_clock_offset(net, copies, wl);
 
   // The capture window on the wire.
   std::size_t first = wl.size(), last = 0;
@@ -335,6 +407,11 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
         note(v, "forwarded but on no link: " + describe(*c));
         continue;
       }
+      if (c->direction == LNETCAP_DIR_SEND && sent_into_reset(*c, fate, clock_offset)) {
+        v.sent_into_reset++;
+        note(v, "sent into a connection reset before the sender's FIN: " + describe(*c));
+        continue;
+      }
       v.only_capture++;
       note(v, "only in capture: " + describe(*c));
       continue;
@@ -357,15 +434,17 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   }
   for (std::size_t j = 0; j < lost.size(); j++) {
     if (lost_used[j]) continue;
+    if (lost[j]->tcp_unacked && is_local(lost[j]->dst)) {
+      v.unacked_by_receiver++;
+      note(v, "never acknowledged by this node's TCP: " + describe(*lost[j]));
+      continue;
+    }
     v.missing++;
     note(v, "missing from capture: " + describe(*lost[j]));
   }
 
   // Paired messages: direction against the node's NIDs, payload, PtlRPC
   // (a FORWARD's against each of its copies).
-  auto is_local = [&](const std::string& n) {
-    return std::find(locals.begin(), locals.end(), n) != locals.end();
-  };
   for (std::size_t i = 0; i < net.size(); i++) {
     if (copies[i].empty()) continue;
     const Captured& c = *net[i];
@@ -453,6 +532,8 @@ std::string format_verdict(const Verdict& v) {
     << " dropped_by_lnet=" << v.dropped_by_lnet << "\n";
   if (v.failed_attempts)  // only under faults: other reports keep their lines
     o << "failed_attempts_off_the_wire=" << v.failed_attempts << "\n";
+  if (v.unacked_by_receiver || v.sent_into_reset)
+    o << "unacked_by_receiver=" << v.unacked_by_receiver << " sent_into_reset=" << v.sent_into_reset << "\n";
   if (v.forwarded)  // a router's: two-node reports keep their lines
     o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n"
       << "forward_time_not_judged=" << v.forward_not_timed

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,28 @@ struct Captured {
   PtlrpcFields rpc;
   std::optional<std::uint64_t> xid;
   std::optional<std::uint64_t> queue_ns;  // when the record's queue time is valid
+  // wire only: the receiving end's TCP acknowledged none of it, or only in
+  // the RST that ended its connection (tcp_fate.py "unacked")
+  bool tcp_unacked = false;
 };
+
+/// What TCP did with socklnd's bytes on the recorded links
+/// (tests/real-lustre/tcp_fate.py, read with read_tcp_fate).
+struct TcpFate {
+  std::set<std::pair<std::size_t, std::uint64_t>> unacked;  // (1-based link, frame)
+  struct Reset {
+    std::string from, to;  // IP addresses: the end that lost its unsent bytes, its peer
+    std::uint64_t ts_ns = 0;  // the RST, on the recordings' clock
+  };
+  std::vector<Reset> resets;
+};
+
+/// Reads tcp_fate.py's output.  Throws lnetcap::Error on a line it does not know.
+TcpFate read_tcp_fate(const std::string& path);
+
+/// Marks the records of each link (links[i] is link i + 1) that fate
+/// names as unacknowledged.
+void mark_unacked(std::vector<std::vector<Captured>>& links, const TcpFate& fate);
 
 /// Copies a decoded message (frame numbers are the caller's).
 Captured capture_of(const Message& m, std::uint64_t frame);
@@ -85,6 +107,15 @@ struct Verdict {
   std::size_t wire = 0, hello = 0, in_window = 0, outside_window = 0;
   std::size_t matched = 0, only_capture = 0, missing = 0;
   std::size_t failed_attempts = 0;  // SENDs off the wire whose attempt an outcome says failed
+  // Wire messages to the node that its capture lacks, which the node's TCP
+  // never acknowledged (TcpFate::unacked): no evidence they reached LNet.
+  std::size_t unacked_by_receiver = 0;
+  // SENDs off the wire, with no failure, into a connection that was reset
+  // before the sender's FIN within kResetWindowNs (TcpFate::resets): the
+  // socket's unsent bytes were discarded.
+  std::size_t sent_into_reset = 0;
+  static constexpr std::uint64_t kResetWindowNs = 60000000000ull;  // 60 s
+  static constexpr std::uint64_t kClockToleranceNs = 2000000000ull;  // guest vs recording clock
   std::size_t dropped_by_lnet = 0;  // paired, but LNet dropped it: no payload owed
   std::size_t wrong_field_pairs = 0;
   std::map<std::string, std::size_t> wrong_fields;  // field name -> pairs
@@ -130,7 +161,8 @@ struct Verdict {
 /// the capture's -s (payload bytes a record must carry: min(snaplen, what
 /// the wire carries)).  wire: one link's records, or merge_wires' result.
 Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,
-                const std::vector<std::string>& locals, std::uint32_t snaplen);
+                const std::vector<std::string>& locals, std::uint32_t snaplen,
+                const TcpFate& fate = {});
 
 /// A node with one NID.
 Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured>& wire,

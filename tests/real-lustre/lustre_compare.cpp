@@ -4,7 +4,13 @@
 // lnetcap, or a router's against its links (one NID per net, one wire file
 // per link, merged in time order).
 //
-//   lustre_compare [--snaplen N] --local NID[,NID...] CAPTURE.pcapng WIRE.pcapng [WIRE2.pcapng ...]
+//   lustre_compare [--snaplen N] [--tcp-fate FILE] --local NID[,NID...] CAPTURE.pcapng
+//                  WIRE.pcapng [WIRE2.pcapng ...]
+//
+// --tcp-fate: tcp_fate.py's account of the links' TCP (its LINK numbers
+// are the WIRE files' order): a message to the node that its TCP never
+// acknowledged, or a SEND into a connection reset before the sender's FIN,
+// is counted apart instead of failing the verdict.
 //
 // Prints short key=value lines ending in verdict=PASS|FAIL; exit status 0
 // on PASS, 1 on FAIL, 2 on bad usage or an unreadable file.
@@ -18,8 +24,8 @@
 namespace {
 
 const char* kUsage =
-    "usage: lustre_compare [--snaplen N] --local NID[,NID...] CAPTURE.pcapng WIRE.pcapng "
-    "[WIRE2.pcapng ...]\n";
+    "usage: lustre_compare [--snaplen N] [--tcp-fate FILE] --local NID[,NID...] CAPTURE.pcapng "
+    "WIRE.pcapng [WIRE2.pcapng ...]\n";
 
 // "a,b" -> {"a", "b"}; an empty name (",," or a trailing comma) leaves the list empty.
 std::vector<std::string> split_nids(const std::string& s) {
@@ -41,9 +47,11 @@ int main(int argc, char** argv) {
   std::uint32_t snaplen = 1024;
   std::vector<std::string> locals;
   std::vector<std::string> files;
+  std::string fate_file;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--snaplen" && i + 1 < argc) snaplen = static_cast<std::uint32_t>(std::stoul(argv[++i]));
+    else if (a == "--tcp-fate" && i + 1 < argc) fate_file = argv[++i];
     else if (a == "--local" && i + 1 < argc) {
       locals = split_nids(argv[++i]);
       if (locals.empty()) {
@@ -60,7 +68,9 @@ int main(int argc, char** argv) {
     using namespace lnetcap::real_lustre;
     std::vector<std::vector<Captured>> links;
     for (std::size_t f = 1; f < files.size(); f++) links.push_back(read_capture(files[f]));
-    const Verdict v = compare(read_capture(files[0]), merge_wires(std::move(links)), locals, snaplen);
+    const TcpFate fate = fate_file.empty() ? TcpFate{} : read_tcp_fate(fate_file);
+    mark_unacked(links, fate);
+    const Verdict v = compare(read_capture(files[0]), merge_wires(std::move(links)), locals, snaplen, fate);
     std::fputs(format_verdict(v).c_str(), stdout);
     return v.passed() ? 0 : 1;
   } catch (const std::exception& e) {

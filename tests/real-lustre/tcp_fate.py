@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tcp_fate.py RAW1.pcap CONV1.pcapng [RAW2.pcap CONV2.pcapng ...] -
+what TCP did with socklnd's bytes on the recorded links of the real-Lustre
+harness: the facts that let lustre_compare tell a message lnetcap missed
+from one the node's LNet never had.
+
+Each pair is one link: QEMU's recording of it (RAW, Ethernet pcap) and
+lnetcap's conversion of that recording (CONV, `lnetcap -r RAW -w CONV`,
+one WIRE record per LNet message, stamped with the time of the TCP segment
+its ksock message starts in).  The links are read together, since one TCP
+connection's two directions can take different links: a multi-rail node
+routes by destination address, so the data of a connection and its ACKs
+need not share a wire.
+
+Prints, for lustre_compare --tcp-fate FILE:
+
+  unacked LINK FRAME
+      The WIRE record FRAME of link LINK (1-based, the order of the pairs)
+      starts in a TCP segment whose first byte the receiving end's TCP
+      never acknowledged in any recording, or only in the RST that ended
+      the connection (Linux resets a socket closed with unread bytes, and
+      that RST acknowledges what it discards).  The wire then holds no
+      evidence that the message reached the receiver's socklnd: the
+      receiver's interface was down, or its socklnd had closed the
+      connection (it closes every connection to a peer when one times
+      out).  Not proof either: bytes acknowledged only by the RST may have
+      been read before it, so lustre_compare uses the line only to excuse
+      a message the receiver's capture lacks.
+      When several data segments share the record's timestamp, every one
+      of them must be unacknowledged.
+
+  reset SRC_IP DST_IP TS_NS
+      A connection between SRC_IP and DST_IP was reset (RST, at TS_NS on
+      the recordings' clock) before SRC_IP closed its side with a FIN: any
+      bytes SRC_IP's socket still held were discarded, so a message its
+      LNet handed to socklnd may never have reached the wire.
+
+Exit 0, or 2 on bad usage or an unreadable file.  Only IPv4 over Ethernet
+is read (QEMU's filter-dump of the rig's virtio NICs).
+"""
+import struct
+import sys
+from collections import defaultdict
+
+SEQ_HALF = 1 << 31
+
+
+def die(msg):
+    print(f"tcp_fate.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        die(f"cannot read {path}: {e.strerror}")
+
+
+def pcap_frames(path):
+    """Yields (time in ns, frame bytes) of a classic pcap file."""
+    data = read(path)
+    if len(data) < 24:
+        die(f"{path}: not a pcap file (too short)")
+    magic = data[:4]
+    order, unit = {b"\xd4\xc3\xb2\xa1": ("<", 1000), b"\xa1\xb2\xc3\xd4": (">", 1000),
+                   b"\x4d\x3c\xb2\xa1": ("<", 1), b"\xa1\xb2\x3c\x4d": (">", 1)}.get(
+                       magic, (None, None))
+    if order is None:
+        die(f"{path}: not a classic pcap file (magic {magic.hex()})")
+    if struct.unpack_from(order + "I", data, 20)[0] != 1:
+        die(f"{path}: not an Ethernet recording")
+    pos = 24
+    while pos + 16 <= len(data):
+        sec, frac, caplen, _ = struct.unpack_from(order + "IIII", data, pos)
+        if pos + 16 + caplen > len(data):
+            break  # a recording cut short by the guest's end: the last frame is partial
+        yield sec * 1000000000 + frac * unit, data[pos + 16:pos + 16 + caplen]
+        pos += 16 + caplen
+
+
+def tcp_segment(frame):
+    """(src, dst, sport, dport, seq, ack, flags, payload length) of an
+    IPv4 TCP frame, or None."""
+    if len(frame) < 14 + 20 or frame[12:14] != b"\x08\x00":
+        return None
+    ip = frame[14:]
+    ihl = (ip[0] & 0x0F) * 4
+    if ip[0] >> 4 != 4 or ip[9] != 6 or len(ip) < ihl + 20:
+        return None
+    total = struct.unpack_from(">H", ip, 2)[0]
+    src, dst = ".".join(map(str, ip[12:16])), ".".join(map(str, ip[16:20]))
+    tcp = ip[ihl:]
+    sport, dport, seq, ack = struct.unpack_from(">HHII", tcp, 0)
+    doff = (tcp[12] >> 4) * 4
+    flags = tcp[13]
+    return src, dst, sport, dport, seq, ack, flags, max(0, total - ihl - doff)
+
+
+FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
+
+
+def seq_after(a, b):
+    """a comes after b in TCP sequence space (mod 2^32)."""
+    return 0 < ((a - b) & 0xFFFFFFFF) < SEQ_HALF
+
+
+def pcapng_record_times(path):
+    """Yields (frame number, time in ns) of every packet of a pcapng file
+    (enhanced packet blocks; if_tsresol honoured)."""
+    data = read(path)
+    if data[:4] != b"\x0a\x0d\x0d\x0a":
+        die(f"{path} is not a pcapng file")
+    pos, frame, bo, resol = 0, 0, "<", []
+    while pos + 12 <= len(data):
+        btype = struct.unpack_from(bo + "I", data, pos)[0]
+        if btype == 0x0A0D0D0A:
+            bo = "<" if data[pos + 8:pos + 12] == b"\x4d\x3c\x2b\x1a" else ">"
+            resol = []
+        blen = struct.unpack_from(bo + "I", data, pos + 4)[0]
+        if blen < 12 or blen % 4 or pos + blen > len(data):
+            die(f"{path}: truncated or corrupt pcapng block at byte {pos}")
+        body = data[pos + 8:pos + blen - 4]
+        if btype == 1:
+            per_second = 10 ** 6
+            opt = 8
+            while opt + 4 <= len(body):
+                code, olen = struct.unpack_from(bo + "HH", body, opt)
+                if code == 0:
+                    break
+                if code == 9 and olen >= 1:
+                    r = body[opt + 4]
+                    per_second = 2 ** (r & 0x7F) if r & 0x80 else 10 ** r
+                opt += 4 + (olen + 3) // 4 * 4
+            resol.append(per_second)
+        elif btype == 6:
+            iface, hi, lo = struct.unpack_from(bo + "III", body, 0)
+            frame += 1
+            per_second = resol[iface] if iface < len(resol) else 10 ** 6
+            yield frame, (hi << 32 | lo) * 1000000000 // per_second
+        elif btype in (2, 3):
+            frame += 1  # no timestamp worth pairing
+        pos += blen
+
+
+def analyse(links):
+    """links: [(raw path, converted path)].  Returns the output lines."""
+    # Every segment of every link.  socklnd reuses its few privileged
+    # ports, so one address/port pair carries many connections: a SYN
+    # starts a new one, and sequence numbers compare only within it.
+    data_at = defaultdict(list)   # (link, ts) -> [(conn, seq)]
+    acks = defaultdict(list)      # conn (src, sport, dst, dport) -> [(ts, ack)]
+    syns = defaultdict(list)      # the pair of ends -> SYN times
+    fin_from = defaultdict(list)  # (pair, src, sport) -> FIN times
+    resets = []                   # (ts, conn)
+    for n, (raw, _) in enumerate(links, 1):
+        for ts, frame in pcap_frames(raw):
+            s = tcp_segment(frame)
+            if s is None:
+                continue
+            src, dst, sport, dport, seq, ack, flags, plen = s
+            conn = (src, sport, dst, dport)
+            pair = frozenset([(src, sport), (dst, dport)])
+            if flags & SYN:
+                syns[pair].append(ts)
+            # The ACK a reset carries acknowledges bytes its socket is
+            # discarding unread (tcp_close with unread data sends a RST):
+            # it proves nothing reached socklnd.
+            if flags & ACK and not flags & RST:
+                acks[conn].append((ts, ack))
+            if plen > 0:
+                data_at[(n, ts)].append((conn, seq))
+            if flags & FIN:
+                fin_from[(pair, src, sport)].append(ts)
+            if flags & RST:
+                resets.append((ts, conn))
+
+    def lifetime(pair, ts):
+        """(start, end) of the connection of pair that is open at ts."""
+        start, end = None, None
+        for t in sorted(syns.get(pair, [])):
+            if t <= ts:
+                start = t
+            elif end is None and (start is None or t > start):
+                end = t
+                break
+        return start, end
+
+    def unacked(conn, ts, seq):
+        src, sport, dst, dport = conn
+        start, end = lifetime(frozenset([(src, sport), (dst, dport)]), ts)
+        for t, a in acks.get((dst, dport, src, sport), []):
+            if (start is None or t >= start) and (end is None or t < end) and seq_after(a, seq):
+                return False
+        return True
+
+    out = []
+    for n, (_, conv) in enumerate(links, 1):
+        for frame, ts in pcapng_record_times(conv):
+            segs = data_at.get((n, ts))
+            if segs and all(unacked(c, ts, q) for c, q in segs):
+                out.append(f"unacked {n} {frame}")
+    # A reset ends the connection for both ends: each end that had not
+    # sent its FIN before it may have lost bytes.
+    seen = set()
+    for ts, (src, sport, dst, dport) in sorted(resets):
+        pair = frozenset([(src, sport), (dst, dport)])
+        start, _ = lifetime(pair, ts)
+        for me, mport, peer in ((src, sport, dst), (dst, dport, src)):
+            fins = [t for t in fin_from.get((pair, me, mport), []) if start is None or t >= start]
+            if any(t <= ts for t in fins) or (pair, start, me) in seen:
+                continue
+            seen.add((pair, start, me))
+            out.append(f"reset {me} {peer} {ts}")
+    return out
+
+
+def main(argv):
+    args = argv[1:]
+    if not args or len(args) % 2 or args[0] in ("-h", "--help"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    links = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+    for line in analyse(links):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
