@@ -6,7 +6,10 @@
 // messages that never reach the wire.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "capture_compare.h"
+#include "error.h"
 #include "lnet_builders.h"
 #include "lnetcap/record.h"
 
@@ -506,4 +509,97 @@ TEST(CaptureCompareMultiRail, CopiesWithAgreeingBytesArePairedFirst) {
   EXPECT_EQ(v.payload_equal, 2u) << format_verdict(v);
   EXPECT_EQ(v.payload_different, 0u);
   EXPECT_EQ(v.only_capture, 1u);
+}
+
+namespace {
+
+std::vector<Captured> one_link(std::vector<Captured> wire, const TcpFate& fate) {
+  std::vector<std::vector<Captured>> links{std::move(wire)};
+  mark_unacked(links, fate);
+  return merge_wires(std::move(links));
+}
+
+Captured at(Captured c, std::uint64_t ms) {
+  c.ts_ns = ms * 1000000;
+  return c;
+}
+
+}  // namespace
+
+// Under link-down faults and socklnd's closing of a peer's connections, a
+// message can be on the recording but never reach the receiver's LNet:
+// its TCP never acknowledged it (tcp_fate.py).  Only the receiver is
+// excused: the sender's capture must still have it.
+TEST(CaptureCompareMultiRail, AMessageTheNodesTcpNeverAcknowledgedIsExcused) {
+  Msg a1 = ack(0x61), a2 = ack(0x62), a3 = ack(0x63);  // to the node (kA)
+  const std::vector<Captured> cap{as(LNETCAP_DIR_RECV, a1, 1), as(LNETCAP_DIR_RECV, a3, 2)};
+  const std::vector<Captured> wire{as(LNETCAP_DIR_WIRE, a1, 1), as(LNETCAP_DIR_WIRE, a2, 2),
+                                   as(LNETCAP_DIR_WIRE, a3, 3)};
+  TcpFate fate;
+  fate.unacked.insert({1, 2});
+  auto v = compare(cap, one_link(wire, fate), std::vector<std::string>{kA}, 1024, fate);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.unacked_by_receiver, 1u);
+  EXPECT_NE(format_verdict(v).find("\nunacked_by_receiver=1 sent_into_reset=0\n"), std::string::npos);
+  // Without tcp_fate's word it is missing.
+  v = compare(cap, wire, kA, 1024);
+  EXPECT_EQ(v.missing, 1u);
+  // Another frame unacknowledged: a2 is still missing.
+  fate.unacked = {{1, 3}};
+  v = compare(cap, one_link(wire, fate), std::vector<std::string>{kA}, 1024, fate);
+  EXPECT_EQ(v.missing, 1u);
+  EXPECT_EQ(v.unacked_by_receiver, 0u);
+  // A message the node sent is on its capture whatever the peer's TCP did.
+  Msg q1 = request(0x64), q2 = request(0x65), q3 = request(0x66);
+  fate.unacked = {{1, 2}};
+  v = compare({as(LNETCAP_DIR_SEND, q1, 1), as(LNETCAP_DIR_SEND, q3, 2)},
+              one_link({as(LNETCAP_DIR_WIRE, q1, 1), as(LNETCAP_DIR_WIRE, q2, 2),
+                        as(LNETCAP_DIR_WIRE, q3, 3)}, fate),
+              std::vector<std::string>{kA}, 1024, fate);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.missing, 1u);
+}
+
+// A SEND socklnd accepted into a socket that was then reset (before the
+// sender's FIN) lost its unsent bytes: it need not be on the wire when the
+// reset came soon after it, on the recordings' clock (offset learnt from
+// the paired messages).
+TEST(CaptureCompareMultiRail, ASendIntoAResetConnectionNeedNotReachTheWire) {
+  Msg q1 = request(0x71), q2 = request(0x72), q3 = request(0x73);
+  const std::vector<Captured> cap{at(as(LNETCAP_DIR_SEND, q1, 1), 1000), at(as(LNETCAP_DIR_SEND, q2, 2), 2000),
+                                  at(as(LNETCAP_DIR_SEND, q3, 3), 3000)};
+  // the recordings' clock runs 500 ms ahead of the node's
+  const std::vector<Captured> wire{at(as(LNETCAP_DIR_WIRE, q1, 1), 1500), at(as(LNETCAP_DIR_WIRE, q3, 2), 3500)};
+  auto with_reset = [&](const std::string& from, const std::string& to, std::uint64_t ms) {
+    TcpFate fate;
+    fate.resets.push_back({from, to, ms * 1000000});
+    return compare(cap, wire, std::vector<std::string>{kA}, 1024, fate);
+  };
+  auto v = with_reset("10.77.0.1", "10.77.0.2", 2500 + 5000);
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.sent_into_reset, 1u);
+  // a reset long after, long before, or of the peer's side: no excuse
+  EXPECT_EQ(with_reset("10.77.0.1", "10.77.0.2", 2500 + 61000).only_capture, 1u);
+  EXPECT_EQ(with_reset("10.77.0.1", "10.77.0.2", 2500 - 2100).only_capture, 1u);
+  EXPECT_EQ(with_reset("10.77.0.2", "10.77.0.1", 2500 + 5000).only_capture, 1u);
+  EXPECT_EQ(compare(cap, wire, kA, 1024).only_capture, 1u);
+}
+
+TEST(CaptureCompareMultiRail, TcpFateFileIsReadAndBadLinesAreNamed) {
+  const std::string path = ::testing::TempDir() + "/tcp-fate.txt";
+  {
+    std::ofstream f(path);
+    f << "unacked 2 499\nreset 10.77.0.2 10.77.1.1 1795783548419672000\n";
+  }
+  const TcpFate fate = read_tcp_fate(path);
+  EXPECT_EQ(fate.unacked.count({2, 499}), 1u);
+  ASSERT_EQ(fate.resets.size(), 1u);
+  EXPECT_EQ(fate.resets[0].from, "10.77.0.2");
+  EXPECT_EQ(fate.resets[0].ts_ns, 1795783548419672000ull);
+  {
+    std::ofstream f(path);
+    f << "unacked 2\n";
+  }
+  EXPECT_THROW(read_tcp_fate(path), lnetcap::Error);
+  EXPECT_THROW(read_tcp_fate(path + ".none"), lnetcap::Error);
 }
