@@ -48,6 +48,10 @@ struct Nid {
 
   void to_lnet_nid(std::uint8_t* raw20) const;
   bool is_any() const { return type == 0xff; }
+  /// All zero: a record field LNet had not filled (a message finalized
+  /// before LNet chose a local NI for it).  Printed "-" or "NA", never as
+  /// the NID 0@<0:0> it would decode to.
+  bool is_unset() const { return *this == Nid{}; }
   /// True when the NID fits the 64-bit form (4-byte address).
   bool is_nid4_compatible() const { return size == 0; }
   std::uint64_t to_nid4() const;  // only when is_nid4_compatible()

@@ -87,6 +87,7 @@ void set_global_nid_resolver(std::unique_ptr<NidResolver> resolver) {
 }
 
 std::string display_nid(const Nid& nid) {
+  if (nid.is_unset()) return "-";
   // The names file first: the site's own names win over DNS, and a NID it
   // names never costs a look-up.
   std::optional<std::string> n = NidNames::global().name(nid);

@@ -235,9 +235,9 @@ replies_failed() {
 # discovery's error when that failed (lnet_peer_discovery_complete,
 # lnet/lnet/peer.c), never had an NI: LNet counts it nowhere, not in
 # drop_count (counted for sends only in lnet_post_send_locked, after an NI
-# was chosen).  lnetcap prints the missing NI as 0@<0:0>.
+# was chosen).  lnetcap's -p prints the missing NI as NA.
 sends_never_on_an_ni() {
-	"$LNETCAP" -r "$1" -p '%Ni' 'drop not-sent' 2>/dev/null | grep -c '^0@<0:0>$' || true
+	"$LNETCAP" -r "$1" -p '%Ni' 'drop not-sent' 2>/dev/null | grep -c '^NA$' || true
 }
 
 # convert_links MODE DIR NAME...: each recorded link DIR/NAME.pcap (socklnd)

@@ -71,6 +71,10 @@ TEST_F(FormatTest, NotApplicableValuesFollowLnetdump) {
   EXPECT_EQ(render("%Dt %Dc %Dn", ping.msg), "no_dlm no_dlm no_dlm");
   EXPECT_EQ(render("%Px", ping.msg), "NA");  // portal 0 carries no XID
   EXPECT_EQ(render("%Dt", test::enoent_reply().msg), "no_dlm");
+  // A message LNet finalized before choosing a local NI has none: not 0@<0:0>.
+  auto no_ni = test::ping_get();
+  no_ni.msg.rec.hdr.local_nid = Nid{};
+  EXPECT_EQ(render("%Ni %Np", no_ni.msg), "NA 17@kfi");
 }
 
 TEST_F(FormatTest, WidthsAndAlignment) {

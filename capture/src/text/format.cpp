@@ -106,8 +106,8 @@ std::string value(const Item& it, const Message& m, std::uint64_t counter) {
     }
     case Code::kSrcNid: return l.present ? l.src_nid.to_string() : "NA";
     case Code::kDstNid: return l.present ? l.dest_nid.to_string() : "NA";
-    case Code::kLocalNid: return m.rec.hdr.local_nid.to_string();
-    case Code::kPeerNid: return m.rec.hdr.peer_nid.to_string();
+    case Code::kLocalNid: return m.rec.hdr.local_nid.is_unset() ? "NA" : m.rec.hdr.local_nid.to_string();
+    case Code::kPeerNid: return m.rec.hdr.peer_nid.is_unset() ? "NA" : m.rec.hdr.peer_nid.to_string();
     case Code::kHealth: {
       const char* n = health_name(m.rec.hdr.health_status);
       return n ? n : std::to_string(m.rec.hdr.health_status);
