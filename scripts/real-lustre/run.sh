@@ -43,6 +43,8 @@
 #              tcp, router r on tcp and tcp1 with scarce router buffers,
 #              node c on tcp1; ping, lnet_selftest and a mount attempt from
 #              a to c across r, both links recorded (topology-router.sh);
+#              (with -S zfs: c serves a ZFS-backed file system that a
+#              mounts across r and runs guest/fs-workload.sh on);
 #              or multirail: two nodes with two NICs each on one net,
 #              faults on one interface (topology-multirail.sh)
 #   -P PORT    first TCP port on 127.0.0.1 for the guests' links (default
@@ -104,7 +106,7 @@ esac
 case $TOPO in
 pair) ;;
 router | multirail)
-	[ "$SERVER" = none ] || die "-T $TOPO runs LNet traffic only (no -S)"
+	[ "$SERVER" = none ] || [ "$TOPO" = router ] || die "-T $TOPO runs LNet traffic only (no -S)"
 	[ "$LND" = tcp ] || die "-T $TOPO runs over socklnd only (-L tcp)"
 	# shellcheck source=/dev/null
 	. "$HERE/topology-$TOPO.sh"
@@ -369,27 +371,28 @@ node_report() {
 	return "$bad"
 }
 
-# fs_report MODE DIR: the file-system run's own checks: the targets were
+# fs_report MODE DIR [CLIENT NID SERVER NID]: the file-system run's own
+# checks (nodes a 10.77.0.1@tcp and b 10.77.0.2@tcp unless named): the targets were
 # formatted and mounted, every workload step passed, every RPC in either
 # node's rpctrace log is in both captures with equal fields, and the
 # --assert examples held.  Returns 1 on a failure.
 fs_report() {
-	local mode=$1 dir=$2 bad=0 v rc=0
+	local mode=$1 dir=$2 cl=${3:-a} cl_nid=${4:-10.77.0.1@tcp} sv=${5:-b} sv_nid=${6:-10.77.0.2@tcp} bad=0 v rc=0
 	local p="$mode fs:"
-	echo "$p targets: $(tail -1 "$dir/b/format.txt" 2>/dev/null | tr -d '\n')" \
-		"$(grep -c ' UP ' "$dir/b/format.txt" 2>/dev/null) devices up"
-	grep -q '^rc=0' "$dir/b/format.txt" 2>/dev/null || bad=1
-	echo "$p workload: $(grep -c '^step rc=0' "$dir/a/workload.txt" 2>/dev/null)/$(grep -c '^step rc=' "$dir/a/workload.txt" 2>/dev/null) steps passed"
-	grep '^step rc=[1-9]' "$dir/a/workload.txt" 2>/dev/null | head -3 | sed "s/^/$p   /"
-	grep -q '^rc=0' "$dir/a/workload.txt" 2>/dev/null || bad=1
-	v=$("$RPCTRACE" --node 10.77.0.1@tcp "$dir/a/a.pcapng" "$dir/a/dk.txt" \
-		--node 10.77.0.2@tcp "$dir/b/b.pcapng" "$dir/b/dk.txt" 2>&1) || rc=$?
+	echo "$p targets: $(tail -1 "$dir/$sv/format.txt" 2>/dev/null | tr -d '\n')" \
+		"$(grep -c ' UP ' "$dir/$sv/format.txt" 2>/dev/null) devices up"
+	grep -q '^rc=0' "$dir/$sv/format.txt" 2>/dev/null || bad=1
+	echo "$p workload: $(grep -c '^step rc=0' "$dir/$cl/workload.txt" 2>/dev/null)/$(grep -c '^step rc=' "$dir/$cl/workload.txt" 2>/dev/null) steps passed"
+	grep '^step rc=[1-9]' "$dir/$cl/workload.txt" 2>/dev/null | head -3 | sed "s/^/$p   /"
+	grep -q '^rc=0' "$dir/$cl/workload.txt" 2>/dev/null || bad=1
+	v=$("$RPCTRACE" --node "$cl_nid" "$dir/$cl/$cl.pcapng" "$dir/$cl/dk.txt" \
+		--node "$sv_nid" "$dir/$sv/$sv.pcapng" "$dir/$sv/dk.txt" 2>&1) || rc=$?
 	echo "$v" | sed "s/^/$p /"
 	[ "$rc" = 0 ] || bad=1
-	if [ -f "$dir/a/asserts.txt" ]; then
-		echo "$p asserts: $(grep -c '^example ok' "$dir/a/asserts.txt")/$(grep -c '^example ' "$dir/a/asserts.txt") examples held"
-		grep '^example [^o]' "$dir/a/asserts.txt" | head -5 | sed "s/^/$p   /"
-		grep -q '^rc=0' "$dir/a/asserts.txt" || bad=1
+	if [ -f "$dir/$cl/asserts.txt" ]; then
+		echo "$p asserts: $(grep -c '^example ok' "$dir/$cl/asserts.txt")/$(grep -c '^example ' "$dir/$cl/asserts.txt") examples held"
+		grep '^example [^o]' "$dir/$cl/asserts.txt" | head -5 | sed "s/^/$p   /"
+		grep -q '^rc=0' "$dir/$cl/asserts.txt" || bad=1
 	fi
 	return "$bad"
 }

@@ -21,8 +21,11 @@
 # captures merged, the plugin's links from each SEND through the router's
 # FORWARD to the RECV (tests/real-lustre/xnode_truth.py).
 #
+# With -S zfs, c serves a real file system (MGS+MDT+OST on ZFS) that a
+# mounts across the router (TESTS=fs), checked also by fs_report.
+#
 # Uses run.sh's SRC, HERE, WORK, BUILD, LNETCAP, COMPARE, LUSTRE_VERSION, TESTS,
-# LST_SECS, PORT, node_report and counter.
+# LST_SECS, SERVER, PORT, node_report, fs_report and counter.
 
 TOPO_PORTS=2 # a TCP port per link
 
@@ -33,15 +36,21 @@ topo_boot() {
 	local common=(LR_WORK="$WORK" KMODS="$kmods" LNETCAP="$LNETCAP"
 		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" LND=tcp
 		A_OUT="$dir/a" R_OUT="$dir/r" C_OUT="$dir/c")
-	local guest=("$SRC/scripts/rig/run-guest.sh" -t 1800 -m 1536)
+	local guest=("$SRC/scripts/rig/run-guest.sh" -t 1800 -m 1536) c_guest
 	local script=$HERE/guest/router.sh
+	c_guest=("${guest[@]}")
+	if [ "$SERVER" = zfs ]; then # c serves a file system: ZFS, its pools in memory
+		common+=(ZFS_INST="$WORK/zfs-inst")
+		guest=("$SRC/scripts/rig/run-guest.sh" -t 3600 -m 1536)
+		c_guest=("$SRC/scripts/rig/run-guest.sh" -t 3600 -m 3072)
+	fi
 	nice -n 10 "${guest[@]}" \
 		-n "socket,listen=127.0.0.1:$PORT" -a 52:54:00:4c:01:03 -w "$dir/wire1.pcap" \
 		-n "socket,listen=127.0.0.1:$((PORT + 1))" -a 52:54:00:4c:02:03 -w "$dir/wire2.pcap" \
 		"$WORK/rig" "$dir/r" "$script" ROLE=r "${common[@]}" >"$dir/r.run.log" 2>&1 &
 	pr=$!
 	sleep 3
-	nice -n 10 "${guest[@]}" \
+	nice -n 10 "${c_guest[@]}" \
 		-n "socket,connect=127.0.0.1:$((PORT + 1))" -a 52:54:00:4c:02:02 \
 		"$WORK/rig" "$dir/c" "$script" ROLE=c "${common[@]}" >"$dir/c.run.log" 2>&1 &
 	pc=$!
@@ -105,5 +114,8 @@ topo_report() {
 	node_report "$mode" "$dir" c 10.78.0.2@tcp1 "$dir/wire2.pcapng" || bad=1
 	router_report "$mode" "$dir" || bad=1
 	xnode_report "$mode" "$dir" || bad=1
+	if [ "$SERVER" = zfs ]; then
+		fs_report "$mode" "$dir" a 10.77.0.1@tcp c 10.78.0.2@tcp1 || bad=1
+	fi
 	return "$bad"
 }

@@ -17,80 +17,23 @@
 # Variables: ROLE, PEER_OUT, ZFS_INST (build-zfs.sh's zfs-inst), plus lib.sh's.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fs-lib.sh"
 LND=tcp
 A=10.77.0.1@tcp B=10.77.0.2@tcp
-FSNAME=lfs
 me=${ROLE:?}
 cap=$RIG_OUT/$me.pcapng
-export PATH=$ZFS_INST/usr/sbin:$ZFS_INST/sbin:$PATH
-export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ZFS_INST/usr/lib
-# mount.lustre finds its OSD plugin (mount_osd_zfs.so) in $LUSTRE/utils
-# when the configured /usr/lib/lustre has none (it is in the install tree).
-mkdir -p /tmp/lustre-utils/utils
-ln -sf "$LR_WORK/inst/usr/lib/lustre/mount_osd_zfs.so" /tmp/lustre-utils/utils/
-export LUSTRE=/tmp/lustre-utils
-
-# debug_log NAME: Lustre's debug buffer (rpctrace lines) into NAME.
-debug_log() {
-	lctl dk >"$RIG_OUT/$1" 2>&1
-	log "debug log: $(grep -c 'Handled RPC' "$RIG_OUT/$1") handled RPCs"
-}
-
-# rpc_logging: rpctrace on top of the default debug mask, a buffer large
-# enough for the whole run, and jobids that name the process.
-rpc_logging() {
-	lctl set_param debug=+rpctrace debug_mb=128 jobid_var=procname_uid >/dev/null
-	lctl get_param debug jobid_var jobid_name >"$RIG_OUT/lustre-params.txt" 2>&1
-}
 
 log "node $me: modules from $KMODS"
 if [ "$me" = a ]; then net_up 10.77.0.1; else net_up 10.77.0.2; fi
 lnet_up || exit 3
 cat /sys/module/lnet/version >"$RIG_OUT/lnet-version.txt" 2>&1
-# Lustre asks for its OSD and client modules with request_module, which
-# the rig cannot serve (no modprobe): load them all.
-for m in mgc lmv mdc lov osc lustre; do load_mod $m || exit 3; done
+fs_client_modules || exit 3
 
 if [ "$me" = b ]; then
-	# ARC capped: the guest's memory also holds the pools' files.
-	load_mod zfs zfs_arc_max=134217728 || exit 3
-	for m in osd_zfs mgs mdt mdd lod osp ofd ost lfsck lquota fid fld; do
-		load_mod $m || exit 3
-	done
+	fs_server_modules || exit 3
 	rpc_logging
 	capture_out_of_the_box "$cap" || log "no capture on b"
-	sleep 2
-	counters before
-	lctl clear
-	# The pools' files live in /dev: ZFS opens file vdevs from its own
-	# kernel threads, whose root is the initramfs, not this chroot (a
-	# /tmp path fails with "no such pool or dataset"); devtmpfs is one
-	# instance, the same path in both.
-	P=/dev/lnetcap-zfs
-	{
-		set -x
-		mkdir -p $P /tmp/mdt /tmp/ost &&
-			truncate -s 384M $P/mdt.img && truncate -s 768M $P/ost.img &&
-			zpool create -o cachefile=none -O canmount=off lmdt $P/mdt.img &&
-			zpool create -o cachefile=none -O canmount=off lost $P/ost.img &&
-			mkfs.lustre --backfstype=zfs --fsname=$FSNAME --mgs --mdt --index=0 lmdt/mdt0 &&
-			mkfs.lustre --backfstype=zfs --fsname=$FSNAME --ost --index=0 --mgsnode=$B lost/ost0 &&
-			mount.lustre_tgt lmdt/mdt0 /tmp/mdt &&
-			mount.lustre_tgt lost/ost0 /tmp/ost
-	} >"$RIG_OUT/format.txt" 2>&1
-	echo "rc=$?" >>"$RIG_OUT/format.txt"
-	lctl dl >>"$RIG_OUT/format.txt" 2>&1
-	grep -q '^rc=0' "$RIG_OUT/format.txt" || log "formatting or mounting the targets failed (format.txt)"
-	touch "$RIG_OUT/ready"
-	log "ready; waiting for a"
-	wait_file "$PEER_OUT/done" 3600 || log "a never said done"
-	debug_log dk.txt
-	sleep 2
-	counters after
-	[ -n "${cap_pid:-}" ] && capture_stop
-	dmesg >"$RIG_OUT/dmesg.txt"
-	log "done"
-	exit 0
+	fs_serve "$B" "$PEER_OUT/done"
 fi
 
 rpc_logging
@@ -100,28 +43,6 @@ capture_out_of_the_box "$cap" || { log "no capture on a"; touch "$RIG_OUT/done";
 sleep 2
 counters before
 lctl clear
-M1=/tmp/lfs1 M2=/tmp/lfs2
-mkdir -p $M1 $M2
-# mount.lustre of the build, not /sbin's (`mount -t lustre` runs that one)
-if mount.lustre "$B:/$FSNAME" $M1 >"$RIG_OUT/mount.txt" 2>&1 &&
-	mount.lustre "$B:/$FSNAME" $M2 >>"$RIG_OUT/mount.txt" 2>&1; then
-	log "mounted twice; workload"
-	M1=$M1 M2=$M2 bash "$(dirname "$0")/fs-workload.sh" >"$RIG_OUT/workload.txt" 2>&1
-	echo "rc=$?" >>"$RIG_OUT/workload.txt"
-	if [ -n "${ASSERTS:-}" ]; then
-		log "assertion examples"
-		M1=$M1 bash "$(dirname "$0")/fs-asserts.sh" >"$RIG_OUT/asserts.txt" 2>&1
-		echo "rc=$?" >>"$RIG_OUT/asserts.txt"
-	fi
-	umount $M2
-	umount $M1
-else
-	log "mount failed (mount.txt)"
-fi
-sleep 2
+fs_client_work "$B"
 debug_log dk.txt
-counters after
-capture_stop
-dmesg >"$RIG_OUT/dmesg.txt"
-touch "$RIG_OUT/done"
-log "done"
+workload_done

@@ -14,6 +14,9 @@
 #   ROLE=a  10.77.0.1@tcp, route to tcp1 through 10.77.0.3@tcp; waits for
 #           r and c, captures, then the workload of TESTS (ping lst mount)
 #           towards c, all of it across the router; "done".
+# With TESTS=fs (run.sh -S zfs) c is instead a file system's server
+# (guest/fs-lib.sh: MGS+MDT+OST on ZFS, rpctrace logged) and a mounts it
+# across the router and runs fs-workload.sh.
 # Every node captures with lnetcap as a user would (no option, lib.sh) and
 # keeps LNet's counters inside and outside the capture window; the router
 # also keeps `lnetctl routing show` (its buffers' minimum credits say
@@ -73,12 +76,22 @@ a)
 	;;
 *) log "ROLE=$me: not a, r or c"; exit 2 ;;
 esac
+# -S zfs: c is the file system's server (MGS+MDT+OST on ZFS), a its client.
+fs=
+if [[ " ${TESTS:-} " == *" fs "* ]] && [ "$me" != r ]; then
+	fs=1
+	. "$(dirname "$0")/fs-lib.sh"
+	fs_client_modules || exit 3
+	[ "$me" = c ] && { fs_server_modules || exit 3; }
+	rpc_logging
+fi
 touch "$RIG_OUT/lnet-up"
 for m in lnet libcfs ksocklnd; do [ -e /sys/kernel/btf/$m ] && echo $m; done >"$RIG_OUT/module-btf.txt"
 cat /sys/module/lnet/version >"$RIG_OUT/lnet-version.txt" 2>&1
 
 if [ "$me" != a ]; then
 	capture_out_of_the_box "$cap" || log "no capture on $me"
+	[ -n "$fs" ] && fs_serve "$C" "$A_OUT/done"
 	serve_until "$A_OUT/done"
 fi
 
@@ -112,5 +125,11 @@ if [[ $tests == *" mount "* ]]; then
 	# c runs no MGS: its LNet drops the MGS_CONNECTs after they crossed r.
 	log "mount -t lustre $C:/lustre across the router (c runs no MGS)"
 	MOUNT_SECS=${MOUNT_SECS:-30} mount_attempt "$C"
+fi
+if [ -n "$fs" ]; then
+	log "the file system of $C across the router: mounted twice, workload"
+	lctl clear
+	fs_client_work "$C"
+	debug_log dk.txt
 fi
 workload_done
