@@ -43,6 +43,8 @@ import struct
 import sys
 from collections import defaultdict
 
+import pcapng_blocks
+
 SEQ_HALF = 1 << 31
 
 
@@ -108,41 +110,15 @@ def seq_after(a, b):
 
 
 def pcapng_record_times(path):
-    """Yields (frame number, time in ns) of every packet of a pcapng file
-    (enhanced packet blocks; if_tsresol honoured)."""
-    data = read(path)
-    if data[:4] != b"\x0a\x0d\x0d\x0a":
-        die(f"{path} is not a pcapng file")
-    pos, frame, bo, resol = 0, 0, "<", []
-    while pos + 12 <= len(data):
-        btype = struct.unpack_from(bo + "I", data, pos)[0]
-        if btype == 0x0A0D0D0A:
-            bo = "<" if data[pos + 8:pos + 12] == b"\x4d\x3c\x2b\x1a" else ">"
-            resol = []
-        blen = struct.unpack_from(bo + "I", data, pos + 4)[0]
-        if blen < 12 or blen % 4 or pos + blen > len(data):
-            die(f"{path}: truncated or corrupt pcapng block at byte {pos}")
-        body = data[pos + 8:pos + blen - 4]
-        if btype == 1:
-            per_second = 10 ** 6
-            opt = 8
-            while opt + 4 <= len(body):
-                code, olen = struct.unpack_from(bo + "HH", body, opt)
-                if code == 0:
-                    break
-                if code == 9 and olen >= 1:
-                    r = body[opt + 4]
-                    per_second = 2 ** (r & 0x7F) if r & 0x80 else 10 ** r
-                opt += 4 + (olen + 3) // 4 * 4
-            resol.append(per_second)
-        elif btype == 6:
-            iface, hi, lo = struct.unpack_from(bo + "III", body, 0)
-            frame += 1
-            per_second = resol[iface] if iface < len(resol) else 10 ** 6
-            yield frame, (hi << 32 | lo) * 1000000000 // per_second
-        elif btype in (2, 3):
-            frame += 1  # no timestamp worth pairing
-        pos += blen
+    """Yields (frame number, time in ns) of every packet of a pcapng file."""
+    try:
+        for frame, _, _, ts, _ in pcapng_blocks.packets(path):
+            if ts is not None:
+                yield frame, ts
+    except OSError as e:
+        die(f"cannot read {path}: {e.strerror}")
+    except pcapng_blocks.BadFile as e:
+        die(str(e))
 
 
 def analyse(links):

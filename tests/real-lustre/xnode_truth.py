@@ -82,6 +82,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
+import pcapng_blocks
+
 REC_MAGIC = 0x52434E4C
 LINKTYPE = 147 + 7  # include/lnetcap/record.h LNETCAP_LINKTYPE
 DIR_SEND, DIR_RECV, DIR_FWD, DIR_DROP = 1, 2, 3, 4
@@ -114,35 +116,12 @@ def packet_blocks(path):
     """Yields (frame number, pcapng interface, linktype, bytes) of every
     packet block, numbered as tshark numbers frames."""
     try:
-        data = open(path, "rb").read()
+        for frame, iface, linktype, _, raw in pcapng_blocks.packets(path):
+            yield frame, iface, linktype, raw
     except OSError as e:
         die(f"cannot read {path}: {e.strerror}")
-    if data[:4] != b"\x0a\x0d\x0d\x0a":
-        die(f"{path} is not a pcapng file (merge the nodes' files with mergecap)")
-    pos, frame, bo, links = 0, 0, "<", []
-    while pos + 12 <= len(data):
-        btype = struct.unpack_from(bo + "I", data, pos)[0]
-        if btype == 0x0A0D0D0A:
-            bo = "<" if data[pos + 8:pos + 12] == b"\x4d\x3c\x2b\x1a" else ">"
-            links = []
-        blen = struct.unpack_from(bo + "I", data, pos + 4)[0]
-        if blen < 12 or blen % 4 or pos + blen > len(data):
-            die(f"{path}: truncated or corrupt pcapng block at byte {pos}")
-        body = data[pos + 8:pos + blen - 4]
-        if btype == 1:
-            links.append(struct.unpack_from(bo + "H", body, 0)[0])
-        elif btype == 6:
-            iface, _, _, caplen = struct.unpack_from(bo + "IIII", body, 0)
-            frame += 1
-            yield frame, iface, links[iface] if iface < len(links) else None, body[20:20 + caplen]
-        elif btype == 3:
-            frame += 1
-            yield frame, 0, links[0] if links else None, body[4:]
-        elif btype == 2:
-            iface, _, _, _, caplen = struct.unpack_from(bo + "HHIII", body, 0)
-            frame += 1
-            yield frame, iface, links[iface] if iface < len(links) else None, body[20:20 + caplen]
-        pos += blen
+    except pcapng_blocks.BadFile as e:
+        die(f"{e} (merge the nodes' files with mergecap)" if "not a pcapng" in str(e) else str(e))
 
 
 def nid16(b):
