@@ -118,6 +118,7 @@ Input:
 Filter expression (combine with and, or, not and parentheses):
   type put|get|ack|reply|hello        portal N|NAME (MDS_REQUEST, OST_IO...)
   nid NID   src nid NID   dst nid NID  net NET (tcp, o2ib1)
+  ni NID|NET|none (the local NI; none: LNet had chosen none)
   opcode N|NAME   xid N   jobid STR   status OP N   uid N   gid N
   dir send|recv|forward|drop           rpc request|reply|error
   health [OP] OK|NAME                  len OP N   (OP: == != < <= > >=)

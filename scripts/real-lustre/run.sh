@@ -237,9 +237,9 @@ replies_failed() {
 # discovery's error when that failed (lnet_peer_discovery_complete,
 # lnet/lnet/peer.c), never had an NI: LNet counts it nowhere, not in
 # drop_count (counted for sends only in lnet_post_send_locked, after an NI
-# was chosen).  lnetcap's -p prints the missing NI as NA.
+# was chosen).
 sends_never_on_an_ni() {
-	"$LNETCAP" -r "$1" -p '%Ni' 'drop not-sent' 2>/dev/null | grep -c '^NA$' || true
+	"$LNETCAP" -r "$1" -q 'drop not-sent and ni none' 2>/dev/null | wc -l
 }
 
 # convert_links MODE DIR NAME...: each recorded link DIR/NAME.pcap (socklnd)

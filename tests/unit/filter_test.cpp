@@ -52,6 +52,11 @@ TEST(Filter, LnetTerms) {
   EXPECT_TRUE(match("dir send", req.msg));
   EXPECT_TRUE(match("ni 10.0.3.2@tcp", req.msg));
   EXPECT_TRUE(match("ni tcp", req.msg));
+  EXPECT_FALSE(match("ni none", req.msg));
+  auto no_ni = test::enqueue_request();
+  no_ni.msg.rec.hdr.local_nid = lnetcap::Nid{};
+  EXPECT_TRUE(match("ni none", no_ni.msg));
+  EXPECT_FALSE(match("ni tcp", no_ni.msg));
   EXPECT_TRUE(match("health REMOTE_TIMEOUT and retries >= 1", ping.msg));
   EXPECT_FALSE(match("health OK", ping.msg));
 }

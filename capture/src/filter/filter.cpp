@@ -460,15 +460,17 @@ class Parser {
       t.field = Field::kNet;
       t.net = parse_net(expect_value(key, "a net"));
     } else if (k == "ni") {
-      const Token& v = expect_value(key, "a NID or net");
+      const Token& v = expect_value(key, "a NID, a net or none");
       t.field = Field::kNi;
-      if (auto n = Nid::parse(v.text)) {
+      if (strcasecmp(v.text.c_str(), "none") == 0) {
+        t.nid = Nid{};  // no local NI: a message LNet finalized before choosing one
+      } else if (auto n = Nid::parse(v.text)) {
         t.nid = *n;
       } else if (auto net = Net::parse(v.text)) {
         t.net = *net;
         t.ni_is_net = true;
       } else {
-        fail(v, "invalid NID or net (e.g. 10.0.0.1@tcp, o2ib1)");
+        fail(v, "invalid NID or net (e.g. 10.0.0.1@tcp, o2ib1, or none)");
       }
     } else if (k == "type") {
       t.field = Field::kType;

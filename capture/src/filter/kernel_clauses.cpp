@@ -181,9 +181,10 @@ class Approximator {
     return out;
   }
 
-  // A NID the programs can compare: a 4-byte or 16-byte address, real.
+  // A NID the programs can compare: a 4-byte or 16-byte address, real
+  // (`ni none`, the unset NID, is left to the user-space filter).
   bool testable(const Nid& n) const {
-    return !o_.nids_are_pseudonyms && !n.is_any() && (n.size == 0 || n.size == 12);
+    return !o_.nids_are_pseudonyms && !n.is_any() && !n.is_unset() && (n.size == 0 || n.size == 12);
   }
 
   Dnf term(const Term& t, bool negated) const {
