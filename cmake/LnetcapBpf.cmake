@@ -76,12 +76,15 @@ function(lnetcap_bpf_skeleton name src)
     list(APPEND sys_inc -idirafter ${inc})
   endforeach()
 
+  # The depfile must name the command's first output (-MT): clang would
+  # name the .tmp.o, which no rule makes, and ninja would rerun the whole
+  # skeleton command on every build.
   add_custom_command(
     OUTPUT ${skel_h} ${bpf_obj}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${outdir}
     COMMAND ${LNETCAP_CLANG} -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_${arch}
             ${defs} -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/bpf ${sys_inc}
-            -MD -MF ${tmp_obj}.d -c ${src} -o ${tmp_obj}
+            -MD -MF ${tmp_obj}.d -MT ${skel_h} -c ${src} -o ${tmp_obj}
     COMMAND ${LNETCAP_BPFTOOL} gen object ${bpf_obj} ${tmp_obj}
     COMMAND ${LNETCAP_BPFTOOL} gen skeleton ${bpf_obj} name ${name} > ${skel_h}
     DEPENDS ${src} ${ARG_DEPENDS}
