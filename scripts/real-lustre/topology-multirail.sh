@@ -200,9 +200,10 @@ health_report() {
 	# next successful send through that NI raises it again
 	# (lnet_health_check, lib-msg.c): under lnet_selftest's load a single
 	# failure is often healed before monitor_thread's next pass, so a
-	# failure need not be followed by a ping.  A ping without any failure,
-	# or a monitor_thread ping not named as recovery, is wrong.
-	tot=$(awk '{print}' "$dir/$node-failures.txt" | wc -l)
+	# failure need not be followed by a ping.  A response timeout lowers the
+	# peer NI's health too (lnet_finalize_expired_responses).  A ping after
+	# neither, or a monitor_thread ping not named as recovery, is wrong.
+	tot=$(($(awk '{print}' "$dir/$node-failures.txt" | wc -l) + have))
 	local rec unnamed
 	rec=$(grep -c 'LNet recovery ping' "$dir/$node-v.txt" || true)
 	unnamed=$(grep 'task monitor_thread' "$dir/$node-v.txt" | grep -E '^[^ ]+ SEND GET' |
@@ -212,7 +213,7 @@ health_report() {
 	if [ "$tot" -gt 0 ] || [ "$rec" -gt 0 ]; then
 		ok=0
 		[ "$tot" -gt 0 ] && [ "$unnamed" = 0 ] || ok=1
-		say "$p health: recovery pings $rec (to ${line:-none}), monitor_thread GETs not named recovery: $unnamed, after $tot failed attempts" 0 "$ok"
+		say "$p health: recovery pings $rec (to ${line:-none}), monitor_thread GETs not named recovery: $unnamed, after $tot failed attempts and response timeouts" 0 "$ok"
 	else
 		echo "$p health: no failed attempt and no recovery ping"
 	fi
