@@ -226,6 +226,12 @@ TcpFate read_tcp_fate(const std::string& path) {
       std::uint64_t frame = 0;
       ok = static_cast<bool>(f >> link >> frame) && link > 0;
       if (ok) fate.unacked.insert({link, frame});
+    } else if (kind == "unread") {
+      std::size_t link = 0;
+      std::uint64_t frame = 0;
+      std::string conn;
+      ok = static_cast<bool>(f >> link >> frame >> conn) && link > 0;
+      if (ok) fate.unread[{link, frame}] = conn;
     } else if (kind == "reset") {
       TcpFate::Reset r;
       ok = static_cast<bool>(f >> r.from >> r.to >> r.ts_ns);
@@ -238,7 +244,11 @@ TcpFate read_tcp_fate(const std::string& path) {
 
 void mark_unacked(std::vector<std::vector<Captured>>& links, const TcpFate& fate) {
   for (std::size_t l = 0; l < links.size(); l++)
-    for (auto& c : links[l]) c.tcp_unacked = fate.unacked.count({l + 1, c.frame}) > 0;
+    for (auto& c : links[l]) {
+      c.tcp_unacked = fate.unacked.count({l + 1, c.frame}) > 0;
+      auto u = fate.unread.find({l + 1, c.frame});
+      if (u != fate.unread.end()) c.tcp_reset_conn = u->second;
+    }
 }
 
 namespace {
@@ -432,11 +442,30 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
     }
     note(v, "wrong " + names + ": " + describe(*c) + " vs wire " + describe(*lost[j]));
   }
+  // The latest message the node received of each connection a reset ended:
+  // socklnd reads a connection in order, so only what came after it can
+  // have been left unread.
+  std::map<std::string, std::uint64_t> last_read_ns;
+  for (std::size_t w = 0; w < wl.size(); w++)
+    if (wire_used[w] && !wl[w]->tcp_reset_conn.empty()) {
+      auto& t = last_read_ns[wl[w]->tcp_reset_conn];
+      t = std::max(t, wl[w]->ts_ns);
+    }
+  auto in_unread_tail = [&](const Captured& w) {
+    if (w.tcp_reset_conn.empty()) return false;
+    auto t = last_read_ns.find(w.tcp_reset_conn);
+    return t == last_read_ns.end() || w.ts_ns > t->second;
+  };
   for (std::size_t j = 0; j < lost.size(); j++) {
     if (lost_used[j]) continue;
     if (lost[j]->tcp_unacked && is_local(lost[j]->dst)) {
       v.unacked_by_receiver++;
       note(v, "never acknowledged by this node's TCP: " + describe(*lost[j]));
+      continue;
+    }
+    if (in_unread_tail(*lost[j]) && is_local(lost[j]->dst)) {
+      v.unread_at_reset++;
+      note(v, "left unread when a reset ended its connection: " + describe(*lost[j]));
       continue;
     }
     v.missing++;
@@ -532,8 +561,9 @@ std::string format_verdict(const Verdict& v) {
     << " dropped_by_lnet=" << v.dropped_by_lnet << "\n";
   if (v.failed_attempts)  // only under faults: other reports keep their lines
     o << "failed_attempts_off_the_wire=" << v.failed_attempts << "\n";
-  if (v.unacked_by_receiver || v.sent_into_reset)
-    o << "unacked_by_receiver=" << v.unacked_by_receiver << " sent_into_reset=" << v.sent_into_reset << "\n";
+  if (v.unacked_by_receiver || v.unread_at_reset || v.sent_into_reset)
+    o << "unacked_by_receiver=" << v.unacked_by_receiver << " unread_at_reset=" << v.unread_at_reset
+      << " sent_into_reset=" << v.sent_into_reset << "\n";
   if (v.forwarded)  // a router's: two-node reports keep their lines
     o << "forwarded=" << v.forwarded << " forwarded_both_links=" << v.forwarded_both_links << "\n"
       << "forward_time_not_judged=" << v.forward_not_timed

@@ -66,12 +66,16 @@ struct Captured {
   // wire only: the receiving end's TCP acknowledged none of it, or only in
   // the RST that ended its connection (tcp_fate.py "unacked")
   bool tcp_unacked = false;
+  // wire only: the connection it travelled on, when a reset ended that
+  // connection before the receiver's FIN (tcp_fate.py "unread"), else empty
+  std::string tcp_reset_conn;
 };
 
 /// What TCP did with socklnd's bytes on the recorded links
 /// (tests/real-lustre/tcp_fate.py, read with read_tcp_fate).
 struct TcpFate {
   std::set<std::pair<std::size_t, std::uint64_t>> unacked;  // (1-based link, frame)
+  std::map<std::pair<std::size_t, std::uint64_t>, std::string> unread;  // (link, frame) -> connection
   struct Reset {
     std::string from, to;  // IP addresses: the end that lost its unsent bytes, its peer
     std::uint64_t ts_ns = 0;  // the RST, on the recordings' clock
@@ -83,7 +87,7 @@ struct TcpFate {
 TcpFate read_tcp_fate(const std::string& path);
 
 /// Marks the records of each link (links[i] is link i + 1) that fate
-/// names as unacknowledged.
+/// names as unacknowledged, and those on a connection ended by a reset.
 void mark_unacked(std::vector<std::vector<Captured>>& links, const TcpFate& fate);
 
 /// Copies a decoded message (frame numbers are the caller's).
@@ -110,6 +114,10 @@ struct Verdict {
   // Wire messages to the node that its capture lacks, which the node's TCP
   // never acknowledged (TcpFate::unacked): no evidence they reached LNet.
   std::size_t unacked_by_receiver = 0;
+  // Wire messages to the node that its capture lacks, at the tail of a
+  // connection a reset ended (TcpFate::unread): no later message of that
+  // connection is in the capture, so socklnd never read them.
+  std::size_t unread_at_reset = 0;
   // SENDs off the wire, with no failure, into a connection that was reset
   // before the sender's FIN within kResetWindowNs (TcpFate::resets): the
   // socket's unsent bytes were discarded.

@@ -540,7 +540,8 @@ TEST(CaptureCompareMultiRail, AMessageTheNodesTcpNeverAcknowledgedIsExcused) {
   auto v = compare(cap, one_link(wire, fate), std::vector<std::string>{kA}, 1024, fate);
   EXPECT_TRUE(v.passed()) << format_verdict(v);
   EXPECT_EQ(v.unacked_by_receiver, 1u);
-  EXPECT_NE(format_verdict(v).find("\nunacked_by_receiver=1 sent_into_reset=0\n"), std::string::npos);
+  EXPECT_NE(format_verdict(v).find("\nunacked_by_receiver=1 unread_at_reset=0 sent_into_reset=0\n"),
+            std::string::npos);
   // Without tcp_fate's word it is missing.
   v = compare(cap, wire, kA, 1024);
   EXPECT_EQ(v.missing, 1u);
@@ -558,6 +559,33 @@ TEST(CaptureCompareMultiRail, AMessageTheNodesTcpNeverAcknowledgedIsExcused) {
               std::vector<std::string>{kA}, 1024, fate);
   EXPECT_FALSE(v.passed());
   EXPECT_EQ(v.missing, 1u);
+}
+
+// A reset ends a connection with bytes its receiver had acknowledged but
+// socklnd had not read: a tail of the stream, since socklnd reads in order.
+TEST(CaptureCompareMultiRail, TheUnreadTailOfAResetConnectionIsExcused) {
+  // a1..a3 on one connection a reset ended; a4 on another, later
+  Msg a1 = ack(0x81), a2 = ack(0x82), a3 = ack(0x83), a4 = ack(0x84);  // to the node (kA)
+  const std::vector<Captured> wire{as(LNETCAP_DIR_WIRE, a1, 1), as(LNETCAP_DIR_WIRE, a2, 2),
+                                   as(LNETCAP_DIR_WIRE, a3, 3), as(LNETCAP_DIR_WIRE, a4, 4)};
+  auto verdict = [&](const std::vector<Captured>& cap) {
+    TcpFate fate;
+    for (std::uint64_t f = 1; f <= 3; f++) fate.unread[{1, f}] = "10.77.0.2:988>10.77.0.1:1023@5";
+    auto w = one_link(wire, fate);
+    for (std::size_t i = 0; i < w.size(); i++) w[i].ts_ns = (i + 1) * 1000000;  // in stream order
+    return compare(cap, w, std::vector<std::string>{kA}, 1024, fate);
+  };
+  // a1 read, then the reset: a2 and a3 were the unread tail
+  auto v = verdict({as(LNETCAP_DIR_RECV, a1, 1), as(LNETCAP_DIR_RECV, a4, 2)});
+  EXPECT_TRUE(v.passed()) << format_verdict(v);
+  EXPECT_EQ(v.unread_at_reset, 2u);
+  // a3 read but a2 not: a2 was read before it, so lnetcap missed it
+  v = verdict({as(LNETCAP_DIR_RECV, a1, 1), as(LNETCAP_DIR_RECV, a3, 2), as(LNETCAP_DIR_RECV, a4, 3)});
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.missing, 1u);
+  EXPECT_EQ(v.unread_at_reset, 0u);
+  // without tcp_fate's word, both are missing
+  EXPECT_EQ(compare({as(LNETCAP_DIR_RECV, a1, 1), as(LNETCAP_DIR_RECV, a4, 2)}, wire, kA, 1024).missing, 2u);
 }
 
 // A SEND socklnd accepted into a socket that was then reset (before the
@@ -589,13 +617,15 @@ TEST(CaptureCompareMultiRail, TcpFateFileIsReadAndBadLinesAreNamed) {
   const std::string path = ::testing::TempDir() + "/tcp-fate.txt";
   {
     std::ofstream f(path);
-    f << "unacked 2 499\nreset 10.77.0.2 10.77.1.1 1795783548419672000\n";
+    f << "unacked 2 499\nreset 10.77.0.2 10.77.1.1 1795783548419672000\n"
+      << "unread 1 7 10.77.0.2:988>10.77.1.1:1023@1795783548000000000\n";
   }
   const TcpFate fate = read_tcp_fate(path);
   EXPECT_EQ(fate.unacked.count({2, 499}), 1u);
   ASSERT_EQ(fate.resets.size(), 1u);
   EXPECT_EQ(fate.resets[0].from, "10.77.0.2");
   EXPECT_EQ(fate.resets[0].ts_ns, 1795783548419672000ull);
+  EXPECT_EQ(fate.unread.at({1, 7}), "10.77.0.2:988>10.77.1.1:1023@1795783548000000000");
   {
     std::ofstream f(path);
     f << "unacked 2\n";

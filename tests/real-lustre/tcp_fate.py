@@ -30,6 +30,18 @@ Prints, for lustre_compare --tcp-fate FILE:
       When several data segments share the record's timestamp, every one
       of them must be unacknowledged.
 
+  unread LINK FRAME CONN
+      The WIRE record FRAME of link LINK travelled on connection CONN
+      (its ends and the time it began), which was later reset (a RST from
+      either end) before the receiving end had closed it with a FIN.  A
+      receiver resets a socket closed with bytes still unread; a reset
+      from the sender makes the receiver's socklnd close the connection at
+      once, leaving what it had not read.  Either way the bytes lost are a
+      tail of the stream.  Named for every record of such a connection:
+      lustre_compare excuses a message the receiver's capture lacks only
+      when no later message of CONN is in that capture (socklnd reads a
+      connection in order).
+
   reset SRC_IP DST_IP TS_NS
       A connection between SRC_IP and DST_IP was reset (RST, at TS_NS on
       the recordings' clock) before SRC_IP closed its side with a FIN: any
@@ -172,12 +184,35 @@ def analyse(links):
                 return False
         return True
 
+    def reset_unread(conn, ts):
+        """The connection of conn open at ts, as text, when it was reset
+        after ts before its receiving end sent a FIN; else None."""
+        src, sport, dst, dport = conn
+        pair = frozenset([(src, sport), (dst, dport)])
+        start, end = lifetime(pair, ts)
+        def within(t):
+            return (start is None or t >= start) and (end is None or t < end)
+        rsts = [t for t, c in resets
+                if c in ((dst, dport, src, sport), conn) and t >= ts and within(t)]
+        if not rsts:
+            return None
+        fins = [t for t in fin_from.get((pair, dst, dport), []) if within(t) and t < min(rsts)]
+        if fins:
+            return None
+        return f"{src}:{sport}>{dst}:{dport}@{start if start is not None else 0}"
+
     out = []
     for n, (_, conv) in enumerate(links, 1):
         for frame, ts in pcapng_record_times(conv):
             segs = data_at.get((n, ts))
-            if segs and all(unacked(c, ts, q) for c, q in segs):
+            if not segs:
+                continue
+            if all(unacked(c, ts, q) for c, q in segs):
                 out.append(f"unacked {n} {frame}")
+            if len(segs) == 1:
+                conn = reset_unread(segs[0][0], ts)
+                if conn:
+                    out.append(f"unread {n} {frame} {conn}")
     # A reset ends the connection for both ends: each end that had not
     # sent its FIN before it may have lost bytes.
     seen = set()

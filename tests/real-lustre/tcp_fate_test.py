@@ -112,6 +112,26 @@ class TcpFate(unittest.TestCase):
         # B sent its FIN before the reset: only A may have lost bytes.
         self.assertEqual(lines, ["reset 10.77.0.1 10.77.0.2 3000000"])
 
+    def test_records_of_a_connection_reset_before_the_receivers_fin(self):
+        data = [
+            (1000, frame(A, B, 1023, 988, 100, 500, ACK | PSH, b"x" * 50)),
+            (1500, frame(B, A, 988, 1023, 500, 150, ACK)),
+            (2000, frame(A, B, 1023, 988, 150, 500, ACK | PSH, b"y" * 50)),
+            (2500, frame(B, A, 988, 1023, 500, 200, ACK)),
+        ]
+        # the sender resets: both records are on a connection a reset ended
+        lines = self.run_links([(data + [(3000, frame(A, B, 1023, 988, 200, 0, RST))], [1000, 2000])])
+        self.assertEqual([l for l in lines if l.startswith("unread")],
+                         ["unread 1 1 10.77.0.1:1023>10.77.0.2:988@0",
+                          "unread 1 2 10.77.0.1:1023>10.77.0.2:988@0"])
+        # the receiver closed with a FIN first: it had read everything
+        lines = self.run_links([(data + [(2700, frame(B, A, 988, 1023, 500, 200, ACK | FIN)),
+                                         (3000, frame(A, B, 1023, 988, 200, 0, RST))], [1000, 2000])])
+        self.assertEqual([l for l in lines if l.startswith("unread")], [])
+        # a reset before the data concerns another stretch of the stream
+        lines = self.run_links([([(500, frame(A, B, 1023, 988, 99, 0, RST))] + data, [1000, 2000])])
+        self.assertEqual([l for l in lines if l.startswith("unread")], [])
+
     def test_bad_input_is_one_clear_message(self):
         d = tempfile.mkdtemp()
         junk = os.path.join(d, "junk.pcap")
