@@ -154,6 +154,14 @@ else
 	RUNS=$(cd "$REREPORT" && pwd)
 fi
 mkdir -p "$RUNS"
+# The guests run lnetcap from this run's own copy: they execute it over the
+# shared file system, and a BUILD rebuilt (or copied over) during the run
+# would change the program under a running capture (seen: a router's
+# closing counts printed from a half-replaced binary).
+if [ -z "$REREPORT" ]; then
+	cp "$LNETCAP" "$RUNS/lnetcap" || die "cannot copy $LNETCAP into $RUNS"
+	LNETCAP=$RUNS/lnetcap
+fi
 REPORT=$RUNS/report.txt
 commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
 echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS$([ "$SERVER" = zfs ] && echo ", server zfs")$([ "$TOPO" != pair ] && echo ", topology $TOPO")" >"$REPORT"
@@ -366,7 +374,7 @@ node_report() {
 		sed -n '/^LNet queue time by NI/,/^$/p' | sed -n 2p)"
 	faults_report "$p" "$g" "$node" || bad=1
 	local drops
-	drops=$(grep -iE 'dropped|lost' "$g/capture.err" | head -2 | tr '\n' ' ')
+	drops=$(grep -aiE 'dropped|lost' "$g/capture.err" | head -2 | tr '\n' ' ')
 	[ -n "$drops" ] && echo "$p lnetcap: $drops"
 	return "$bad"
 }
