@@ -253,8 +253,8 @@ sends_never_on_an_ni() {
 # convert_links MODE DIR NAME...: each recorded link DIR/NAME.pcap (socklnd)
 # converted by lnetcap into DIR/NAME.pcapng and printed into DIR/NAME.txt;
 # DIR/tcp-fate.txt: what TCP did with the links' bytes (tcp_fate.py, for
-# lustre_compare --tcp-fate: messages a node's TCP never acknowledged,
-# connections reset under a sender).  Returns 1 when a link has no
+# lustre_compare --tcp-fate: messages a node's TCP never acknowledged or
+# left unread at a reset, connections reset under a sender).  Returns 1 when a link has no
 # recording or does not convert.
 convert_links() {
 	local mode=$1 dir=$2 w bad=0 pairs=()
@@ -379,13 +379,13 @@ node_report() {
 	return "$bad"
 }
 
-# fs_report MODE DIR [CLIENT NID SERVER NID]: the file-system run's own
-# checks (nodes a 10.77.0.1@tcp and b 10.77.0.2@tcp unless named): the targets were
+# fs_report MODE DIR CLIENT CLIENT_NID SERVER SERVER_NID: the file-system
+# run's own checks (CLIENT, SERVER: the nodes' directories): the targets were
 # formatted and mounted, every workload step passed, every RPC in either
 # node's rpctrace log is in both captures with equal fields, and the
 # --assert examples held.  Returns 1 on a failure.
 fs_report() {
-	local mode=$1 dir=$2 cl=${3:-a} cl_nid=${4:-10.77.0.1@tcp} sv=${5:-b} sv_nid=${6:-10.77.0.2@tcp} bad=0 v rc=0
+	local mode=$1 dir=$2 cl=$3 cl_nid=$4 sv=$5 sv_nid=$6 bad=0 v rc=0
 	local p="$mode fs:"
 	echo "$p targets: $(tail -1 "$dir/$sv/format.txt" 2>/dev/null | tr -d '\n')" \
 		"$(grep -c ' UP ' "$dir/$sv/format.txt" 2>/dev/null) devices up"
@@ -453,7 +453,7 @@ for mode in $MODES; do
 	} >>"$REPORT"
 	node_report "$mode" "$dir" a "10.77.0.1@$LND" >>"$REPORT" || status=1
 	node_report "$mode" "$dir" b "10.77.0.2@$LND" >>"$REPORT" || status=1
-	[ "$SERVER" = zfs ] && { fs_report "$mode" "$dir" >>"$REPORT" || status=1; }
+	[ "$SERVER" = zfs ] && { fs_report "$mode" "$dir" a "10.77.0.1@$LND" b "10.77.0.2@$LND" >>"$REPORT" || status=1; }
 	pdir=$RUNS/$mode-perf
 	if [ -n "$REREPORT" ] && [ -d "$pdir/a/perf" ]; then
 		python3 "$HERE/perf-summary.py" "$mode" "$pdir/a/perf" >>"$REPORT" 2>&1 || true

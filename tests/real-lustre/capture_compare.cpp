@@ -221,17 +221,13 @@ TcpFate read_tcp_fate(const std::string& path) {
     std::string kind;
     f >> kind;
     bool ok = false;
-    if (kind == "unacked") {
-      std::size_t link = 0;
-      std::uint64_t frame = 0;
-      ok = static_cast<bool>(f >> link >> frame) && link > 0;
-      if (ok) fate.unacked.insert({link, frame});
-    } else if (kind == "unread") {
-      std::size_t link = 0;
-      std::uint64_t frame = 0;
-      std::string conn;
-      ok = static_cast<bool>(f >> link >> frame >> conn) && link > 0;
-      if (ok) fate.unread[{link, frame}] = conn;
+    TcpFate::WireRecord rec;
+    std::string conn;
+    if (kind == "unacked" || kind == "unread") {
+      ok = static_cast<bool>(f >> rec.first >> rec.second) && rec.first > 0;
+      if (kind == "unread") ok = ok && static_cast<bool>(f >> conn);
+      if (ok && kind == "unacked") fate.unacked.insert(rec);
+      if (ok && kind == "unread") fate.unread[rec] = conn;
     } else if (kind == "reset") {
       TcpFate::Reset r;
       ok = static_cast<bool>(f >> r.from >> r.to >> r.ts_ns);
@@ -242,16 +238,17 @@ TcpFate read_tcp_fate(const std::string& path) {
   return fate;
 }
 
-void mark_unacked(std::vector<std::vector<Captured>>& links, const TcpFate& fate) {
-  for (std::size_t l = 0; l < links.size(); l++)
-    for (auto& c : links[l]) {
-      c.tcp_unacked = fate.unacked.count({l + 1, c.frame}) > 0;
-      auto u = fate.unread.find({l + 1, c.frame});
-      if (u != fate.unread.end()) c.tcp_reset_conn = u->second;
-    }
-}
-
 namespace {
+
+// A wire record as tcp_fate.py names it: one wire file is link 1
+// (merge_wires leaves its records at link 0).
+TcpFate::WireRecord fate_key(const Captured& w) { return {w.link ? w.link : 1, w.frame}; }
+
+// The connection a reset ended that carried wire record w, or empty.
+std::string reset_conn(const TcpFate& fate, const Captured& w) {
+  auto u = fate.unread.find(fate_key(w));
+  return u == fate.unread.end() ? std::string() : u->second;
+}
 
 std::string ip_of(const std::string& nid) { return nid.substr(0, nid.find('@')); }
 
@@ -446,19 +443,19 @@ Verdict compare(const std::vector<Captured>& capture, const std::vector<Captured
   // socklnd reads a connection in order, so only what came after it can
   // have been left unread.
   std::map<std::string, std::uint64_t> last_read_ns;
-  for (std::size_t w = 0; w < wl.size(); w++)
-    if (wire_used[w] && !wl[w]->tcp_reset_conn.empty()) {
-      auto& t = last_read_ns[wl[w]->tcp_reset_conn];
-      t = std::max(t, wl[w]->ts_ns);
-    }
+  for (std::size_t w = 0; w < wl.size(); w++) {
+    const std::string conn = wire_used[w] ? reset_conn(fate, *wl[w]) : std::string();
+    if (!conn.empty()) last_read_ns[conn] = std::max(last_read_ns[conn], wl[w]->ts_ns);
+  }
   auto in_unread_tail = [&](const Captured& w) {
-    if (w.tcp_reset_conn.empty()) return false;
-    auto t = last_read_ns.find(w.tcp_reset_conn);
+    const std::string conn = reset_conn(fate, w);
+    if (conn.empty()) return false;
+    auto t = last_read_ns.find(conn);
     return t == last_read_ns.end() || w.ts_ns > t->second;
   };
   for (std::size_t j = 0; j < lost.size(); j++) {
     if (lost_used[j]) continue;
-    if (lost[j]->tcp_unacked && is_local(lost[j]->dst)) {
+    if (fate.unacked.count(fate_key(*lost[j])) && is_local(lost[j]->dst)) {
       v.unacked_by_receiver++;
       note(v, "never acknowledged by this node's TCP: " + describe(*lost[j]));
       continue;

@@ -63,19 +63,19 @@ struct Captured {
   PtlrpcFields rpc;
   std::optional<std::uint64_t> xid;
   std::optional<std::uint64_t> queue_ns;  // when the record's queue time is valid
-  // wire only: the receiving end's TCP acknowledged none of it, or only in
-  // the RST that ended its connection (tcp_fate.py "unacked")
-  bool tcp_unacked = false;
-  // wire only: the connection it travelled on, when a reset ended that
-  // connection before the receiver's FIN (tcp_fate.py "unread"), else empty
-  std::string tcp_reset_conn;
 };
 
 /// What TCP did with socklnd's bytes on the recorded links
-/// (tests/real-lustre/tcp_fate.py, read with read_tcp_fate).
+/// (tests/real-lustre/tcp_fate.py, read with read_tcp_fate).  A wire
+/// record is known by (its 1-based link, its frame in that link's file).
 struct TcpFate {
-  std::set<std::pair<std::size_t, std::uint64_t>> unacked;  // (1-based link, frame)
-  std::map<std::pair<std::size_t, std::uint64_t>, std::string> unread;  // (link, frame) -> connection
+  using WireRecord = std::pair<std::size_t, std::uint64_t>;
+  // the receiving end's TCP acknowledged none of it, or only in the RST
+  // that ended its connection
+  std::set<WireRecord> unacked;
+  // the connection it travelled on, which a reset ended before the
+  // receiver's FIN
+  std::map<WireRecord, std::string> unread;
   struct Reset {
     std::string from, to;  // IP addresses: the end that lost its unsent bytes, its peer
     std::uint64_t ts_ns = 0;  // the RST, on the recordings' clock
@@ -85,10 +85,6 @@ struct TcpFate {
 
 /// Reads tcp_fate.py's output.  Throws lnetcap::Error on a line it does not know.
 TcpFate read_tcp_fate(const std::string& path);
-
-/// Marks the records of each link (links[i] is link i + 1) that fate
-/// names as unacknowledged, and those on a connection ended by a reset.
-void mark_unacked(std::vector<std::vector<Captured>>& links, const TcpFate& fate);
 
 /// Copies a decoded message (frame numbers are the caller's).
 Captured capture_of(const Message& m, std::uint64_t frame);

@@ -513,12 +513,6 @@ TEST(CaptureCompareMultiRail, CopiesWithAgreeingBytesArePairedFirst) {
 
 namespace {
 
-std::vector<Captured> one_link(std::vector<Captured> wire, const TcpFate& fate) {
-  std::vector<std::vector<Captured>> links{std::move(wire)};
-  mark_unacked(links, fate);
-  return merge_wires(std::move(links));
-}
-
 Captured at(Captured c, std::uint64_t ms) {
   c.ts_ns = ms * 1000000;
   return c;
@@ -537,7 +531,7 @@ TEST(CaptureCompareMultiRail, AMessageTheNodesTcpNeverAcknowledgedIsExcused) {
                                    as(LNETCAP_DIR_WIRE, a3, 3)};
   TcpFate fate;
   fate.unacked.insert({1, 2});
-  auto v = compare(cap, one_link(wire, fate), std::vector<std::string>{kA}, 1024, fate);
+  auto v = compare(cap, wire, std::vector<std::string>{kA}, 1024, fate);
   EXPECT_TRUE(v.passed()) << format_verdict(v);
   EXPECT_EQ(v.unacked_by_receiver, 1u);
   EXPECT_NE(format_verdict(v).find("\nunacked_by_receiver=1 unread_at_reset=0 sent_into_reset=0\n"),
@@ -547,15 +541,15 @@ TEST(CaptureCompareMultiRail, AMessageTheNodesTcpNeverAcknowledgedIsExcused) {
   EXPECT_EQ(v.missing, 1u);
   // Another frame unacknowledged: a2 is still missing.
   fate.unacked = {{1, 3}};
-  v = compare(cap, one_link(wire, fate), std::vector<std::string>{kA}, 1024, fate);
+  v = compare(cap, wire, std::vector<std::string>{kA}, 1024, fate);
   EXPECT_EQ(v.missing, 1u);
   EXPECT_EQ(v.unacked_by_receiver, 0u);
   // A message the node sent is on its capture whatever the peer's TCP did.
   Msg q1 = request(0x64), q2 = request(0x65), q3 = request(0x66);
   fate.unacked = {{1, 2}};
   v = compare({as(LNETCAP_DIR_SEND, q1, 1), as(LNETCAP_DIR_SEND, q3, 2)},
-              one_link({as(LNETCAP_DIR_WIRE, q1, 1), as(LNETCAP_DIR_WIRE, q2, 2),
-                        as(LNETCAP_DIR_WIRE, q3, 3)}, fate),
+              {as(LNETCAP_DIR_WIRE, q1, 1), as(LNETCAP_DIR_WIRE, q2, 2),
+               as(LNETCAP_DIR_WIRE, q3, 3)},
               std::vector<std::string>{kA}, 1024, fate);
   EXPECT_FALSE(v.passed());
   EXPECT_EQ(v.missing, 1u);
@@ -571,7 +565,7 @@ TEST(CaptureCompareMultiRail, TheUnreadTailOfAResetConnectionIsExcused) {
   auto verdict = [&](const std::vector<Captured>& cap) {
     TcpFate fate;
     for (std::uint64_t f = 1; f <= 3; f++) fate.unread[{1, f}] = "10.77.0.2:988>10.77.0.1:1023@5";
-    auto w = one_link(wire, fate);
+    auto w = wire;
     for (std::size_t i = 0; i < w.size(); i++) w[i].ts_ns = (i + 1) * 1000000;  // in stream order
     return compare(cap, w, std::vector<std::string>{kA}, 1024, fate);
   };

@@ -9,8 +9,9 @@
 //
 // --tcp-fate: tcp_fate.py's account of the links' TCP (its LINK numbers
 // are the WIRE files' order): a message to the node that its TCP never
-// acknowledged, or a SEND into a connection reset before the sender's FIN,
-// is counted apart instead of failing the verdict.
+// acknowledged or that was the unread tail of a reset connection, or a
+// SEND into a connection reset before the sender's FIN, is counted apart
+// (and named) instead of failing the verdict.
 //
 // Prints short key=value lines ending in verdict=PASS|FAIL; exit status 0
 // on PASS, 1 on FAIL, 2 on bad usage or an unreadable file.
@@ -69,7 +70,6 @@ int main(int argc, char** argv) {
     std::vector<std::vector<Captured>> links;
     for (std::size_t f = 1; f < files.size(); f++) links.push_back(read_capture(files[f]));
     const TcpFate fate = fate_file.empty() ? TcpFate{} : read_tcp_fate(fate_file);
-    mark_unacked(links, fate);
     const Verdict v = compare(read_capture(files[0]), merge_wires(std::move(links)), locals, snaplen, fate);
     std::fputs(format_verdict(v).c_str(), stdout);
     return v.passed() ? 0 : 1;

@@ -27,6 +27,8 @@ message of their own.  Summary counts go to stderr.
 import struct
 import sys
 
+import capture_files
+
 SNAP = 4096  # payload bytes kept per message
 LINKTYPE = 147 + 7  # include/lnetcap/record.h: LNETCAP_LINKTYPE
 REC_MAGIC = 0x52434E4C
@@ -63,27 +65,14 @@ def ib_payload(op, bth_rest):
 
 def read_pcap(path):
     """(seconds, microseconds, frame) of every frame of a classic pcap."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 24:
-        raise SystemExit(f"roce_wire: {path}: not a pcap file")
-    magic = struct.unpack_from("<I", data, 0)[0]
-    if magic in (0xA1B2C3D4, 0xA1B23C4D):
-        e = "<"
-    elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
-        e = ">"
-    else:
-        raise SystemExit(f"roce_wire: {path}: not a classic pcap file (magic {magic:#x})")
-    nano = magic in (0xA1B23C4D, 0x4D3CB2A1)
-    linktype = struct.unpack_from(e + "I", data, 20)[0]
-    if linktype != 1:
-        raise SystemExit(f"roce_wire: {path}: link type {linktype}, expected Ethernet (1)")
-    off = 24
-    while off + 16 <= len(data):
-        sec, frac, incl, _orig = struct.unpack_from(e + "IIII", data, off)
-        off += 16
-        yield sec, frac // 1000 if nano else frac, data[off:off + incl]
-        off += incl
+    try:
+        for ts, frame in capture_files.pcap_frames(path):
+            sec, usec = divmod(ts // 1000, 1000000)
+            yield sec, usec, frame
+    except OSError as e:
+        raise SystemExit(f"roce_wire: cannot read {path}: {e.strerror}")
+    except capture_files.BadFile as e:
+        raise SystemExit(f"roce_wire: {e}")
 
 
 def nid4(nid):

@@ -55,7 +55,7 @@ import struct
 import sys
 from collections import defaultdict
 
-import pcapng_blocks
+import capture_files
 
 SEQ_HALF = 1 << 31
 
@@ -65,34 +65,14 @@ def die(msg):
     sys.exit(2)
 
 
-def read(path):
+def pcap_frames(path):
+    """Yields (time in ns, frame bytes) of a link's recording."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        yield from capture_files.pcap_frames(path)
     except OSError as e:
         die(f"cannot read {path}: {e.strerror}")
-
-
-def pcap_frames(path):
-    """Yields (time in ns, frame bytes) of a classic pcap file."""
-    data = read(path)
-    if len(data) < 24:
-        die(f"{path}: not a pcap file (too short)")
-    magic = data[:4]
-    order, unit = {b"\xd4\xc3\xb2\xa1": ("<", 1000), b"\xa1\xb2\xc3\xd4": (">", 1000),
-                   b"\x4d\x3c\xb2\xa1": ("<", 1), b"\xa1\xb2\x3c\x4d": (">", 1)}.get(
-                       magic, (None, None))
-    if order is None:
-        die(f"{path}: not a classic pcap file (magic {magic.hex()})")
-    if struct.unpack_from(order + "I", data, 20)[0] != 1:
-        die(f"{path}: not an Ethernet recording")
-    pos = 24
-    while pos + 16 <= len(data):
-        sec, frac, caplen, _ = struct.unpack_from(order + "IIII", data, pos)
-        if pos + 16 + caplen > len(data):
-            break  # a recording cut short by the guest's end: the last frame is partial
-        yield sec * 1000000000 + frac * unit, data[pos + 16:pos + 16 + caplen]
-        pos += 16 + caplen
+    except capture_files.BadFile as e:
+        die(str(e))
 
 
 def tcp_segment(frame):
@@ -124,12 +104,12 @@ def seq_after(a, b):
 def pcapng_record_times(path):
     """Yields (frame number, time in ns) of every packet of a pcapng file."""
     try:
-        for frame, _, _, ts, _ in pcapng_blocks.packets(path):
+        for frame, _, _, ts, _ in capture_files.packets(path):
             if ts is not None:
                 yield frame, ts
     except OSError as e:
         die(f"cannot read {path}: {e.strerror}")
-    except pcapng_blocks.BadFile as e:
+    except capture_files.BadFile as e:
         die(str(e))
 
 
@@ -153,9 +133,9 @@ def analyse(links):
             pair = frozenset([(src, sport), (dst, dport)])
             if flags & SYN:
                 syns[pair].append(ts)
-            # The ACK a reset carries acknowledges bytes its socket is
-            # discarding unread (tcp_close with unread data sends a RST):
-            # it proves nothing reached socklnd.
+            # The ACK a reset carries may cover bytes its socket discards
+            # unread (tcp_close with unread data sends a RST): no evidence
+            # that they reached socklnd.
             if flags & ACK and not flags & RST:
                 acks[conn].append((ts, ack))
             if plen > 0:
@@ -166,37 +146,33 @@ def analyse(links):
                 resets.append((ts, conn))
 
     def lifetime(pair, ts):
-        """(start, end) of the connection of pair that is open at ts."""
-        start, end = None, None
-        for t in sorted(syns.get(pair, [])):
-            if t <= ts:
-                start = t
-            elif end is None and (start is None or t > start):
-                end = t
-                break
-        return start, end
+        """(start, end) of the connection of pair open at ts: its SYN's time
+        and the next SYN's (None: before or after the recording)."""
+        times = syns.get(pair, [])
+        return (max((t for t in times if t <= ts), default=None),
+                min((t for t in times if t > ts), default=None))
+
+    def within(span, t):
+        return (span[0] is None or t >= span[0]) and (span[1] is None or t < span[1])
 
     def unacked(conn, ts, seq):
         src, sport, dst, dport = conn
-        start, end = lifetime(frozenset([(src, sport), (dst, dport)]), ts)
-        for t, a in acks.get((dst, dport, src, sport), []):
-            if (start is None or t >= start) and (end is None or t < end) and seq_after(a, seq):
-                return False
-        return True
+        span = lifetime(frozenset([(src, sport), (dst, dport)]), ts)
+        return not any(within(span, t) and seq_after(a, seq)
+                       for t, a in acks.get((dst, dport, src, sport), []))
 
     def reset_unread(conn, ts):
         """The connection of conn open at ts, as text, when it was reset
         after ts before its receiving end sent a FIN; else None."""
         src, sport, dst, dport = conn
         pair = frozenset([(src, sport), (dst, dport)])
-        start, end = lifetime(pair, ts)
-        def within(t):
-            return (start is None or t >= start) and (end is None or t < end)
+        span = lifetime(pair, ts)
+        start = span[0]
         rsts = [t for t, c in resets
-                if c in ((dst, dport, src, sport), conn) and t >= ts and within(t)]
+                if c in ((dst, dport, src, sport), conn) and t >= ts and within(span, t)]
         if not rsts:
             return None
-        fins = [t for t in fin_from.get((pair, dst, dport), []) if within(t) and t < min(rsts)]
+        fins = [t for t in fin_from.get((pair, dst, dport), []) if within(span, t) and t < min(rsts)]
         if fins:
             return None
         return f"{src}:{sport}>{dst}:{dport}@{start if start is not None else 0}"
@@ -218,12 +194,12 @@ def analyse(links):
     seen = set()
     for ts, (src, sport, dst, dport) in sorted(resets):
         pair = frozenset([(src, sport), (dst, dport)])
-        start, _ = lifetime(pair, ts)
+        span = lifetime(pair, ts)
         for me, mport, peer in ((src, sport, dst), (dst, dport, src)):
-            fins = [t for t in fin_from.get((pair, me, mport), []) if start is None or t >= start]
-            if any(t <= ts for t in fins) or (pair, start, me) in seen:
+            if any(within(span, t) and t <= ts for t in fin_from.get((pair, me, mport), [])) \
+                    or (pair, span[0], me) in seen:
                 continue
-            seen.add((pair, start, me))
+            seen.add((pair, span[0], me))
             out.append(f"reset {me} {peer} {ts}")
     return out
 

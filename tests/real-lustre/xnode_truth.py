@@ -82,7 +82,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-import pcapng_blocks
+import capture_files
 
 REC_MAGIC = 0x52434E4C
 LINKTYPE = 147 + 7  # include/lnetcap/record.h LNETCAP_LINKTYPE
@@ -116,11 +116,11 @@ def packet_blocks(path):
     """Yields (frame number, pcapng interface, linktype, bytes) of every
     packet block, numbered as tshark numbers frames."""
     try:
-        for frame, iface, linktype, _, raw in pcapng_blocks.packets(path):
+        for frame, iface, linktype, _, raw in capture_files.packets(path):
             yield frame, iface, linktype, raw
     except OSError as e:
         die(f"cannot read {path}: {e.strerror}")
-    except pcapng_blocks.BadFile as e:
+    except capture_files.BadFile as e:
         die(f"{e} (merge the nodes' files with mergecap)" if "not a pcapng" in str(e) else str(e))
 
 

@@ -50,6 +50,9 @@ const char* send_recv(std::uint32_t dir) {
   }
 }
 
+// A record header's NID; NA when LNet had not filled it (no NI chosen).
+std::string recorded_nid(const Nid& n) { return n.is_unset() ? "NA" : n.to_string(); }
+
 std::string value(const Item& it, const Message& m, std::uint64_t counter) {
   const LnetFields& l = m.lnet;
   const PtlrpcFields& r = m.rpc;
@@ -106,8 +109,8 @@ std::string value(const Item& it, const Message& m, std::uint64_t counter) {
     }
     case Code::kSrcNid: return l.present ? l.src_nid.to_string() : "NA";
     case Code::kDstNid: return l.present ? l.dest_nid.to_string() : "NA";
-    case Code::kLocalNid: return m.rec.hdr.local_nid.is_unset() ? "NA" : m.rec.hdr.local_nid.to_string();
-    case Code::kPeerNid: return m.rec.hdr.peer_nid.is_unset() ? "NA" : m.rec.hdr.peer_nid.to_string();
+    case Code::kLocalNid: return recorded_nid(m.rec.hdr.local_nid);
+    case Code::kPeerNid: return recorded_nid(m.rec.hdr.peer_nid);
     case Code::kHealth: {
       const char* n = health_name(m.rec.hdr.health_status);
       return n ? n : std::to_string(m.rec.hdr.health_status);

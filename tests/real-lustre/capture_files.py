@@ -1,12 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The packets of a pcapng file, read block by block, for the real-Lustre
-harness's independent checkers (xnode_truth.py, tcp_fate.py): they must not
-share the lnetcap reader whose output they check."""
+"""Capture files read from their bytes, for the real-Lustre harness's
+independent checkers (xnode_truth.py, tcp_fate.py, roce_wire.py): they
+must not share the lnetcap reader whose output they check.  pcapng packets
+(lnetcap's files) and classic pcap frames (QEMU's link recordings)."""
 import struct
 
 
 class BadFile(Exception):
-    """The file is not pcapng, or a block is cut or corrupt."""
+    """The file is not of its kind, or a block is cut or corrupt."""
+
+
+def pcap_frames(path):
+    """Yields (time in ns, frame bytes) of every frame of a classic
+    Ethernet pcap file (microsecond or nanosecond magic, either byte
+    order); a last frame cut short (a recording its guest ended) is left
+    out.  Raises OSError when the file cannot be read, BadFile when it is
+    not such a file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        raise BadFile(f"{path}: not a pcap file (too short)")
+    order, unit = {b"\xd4\xc3\xb2\xa1": ("<", 1000), b"\xa1\xb2\xc3\xd4": (">", 1000),
+                   b"\x4d\x3c\xb2\xa1": ("<", 1), b"\xa1\xb2\x3c\x4d": (">", 1)}.get(
+                       data[:4], (None, None))
+    if order is None:
+        raise BadFile(f"{path}: not a classic pcap file (magic {data[:4].hex()})")
+    linktype = struct.unpack_from(order + "I", data, 20)[0]
+    if linktype != 1:
+        raise BadFile(f"{path}: link type {linktype}, expected Ethernet (1)")
+    pos = 24
+    while pos + 16 <= len(data):
+        sec, frac, caplen, _ = struct.unpack_from(order + "IIII", data, pos)
+        if pos + 16 + caplen > len(data):
+            break
+        yield sec * 1000000000 + frac * unit, data[pos + 16:pos + 16 + caplen]
+        pos += 16 + caplen
 
 
 def packets(path):
