@@ -46,6 +46,33 @@ TEST(ReportRpcMatcher, ReplyFromAnotherServerDoesNotMatch) {
   EXPECT_TRUE(m.pending().empty());
 }
 
+TEST(ReportRpcMatcher, ResendOfABulkRpcReplacesTheOldRequestSafely) {
+  // A resent bulk RPC reuses the XID of a request still pending whose
+  // match bits (pb_mbits) differ from its XID: the new request's first key
+  // displaces the old entry, which is filed under two keys.  The old entry
+  // used to be freed while forget() still walked its keys (ASan:
+  // heap-use-after-free, issue 33).
+  RpcMatcher m;
+  auto request = [](std::uint64_t ts, std::uint64_t mbits) {
+    Message r = test::rpc_request(ts, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x1200,
+                                  LNETCAP_OPC_OST_WRITE, LNETCAP_PORTAL_OST_IO);
+    r.rpc.mbits = mbits;
+    return r;
+  };
+  EXPECT_FALSE(m.observe(request(1 * kMs, 0x1201)));
+  EXPECT_FALSE(m.observe(request(3 * kMs, 0x1241)));  // the resend, new bulk match bits
+  ASSERT_EQ(m.pending().size(), 1u);
+  EXPECT_EQ(m.pending()[0].ts_ns, 3 * kMs);
+  // The old request's second key is gone with it; the new one answers.
+  EXPECT_FALSE(m.observe(test::rpc_reply(4 * kMs, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x1201,
+                                         LNETCAP_OPC_OST_WRITE, LNETCAP_PORTAL_OSC_REPLY)));
+  auto match = m.observe(test::rpc_reply(5 * kMs, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x1241,
+                                         LNETCAP_OPC_OST_WRITE, LNETCAP_PORTAL_OSC_REPLY));
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->latency_ns, 2 * kMs);
+  EXPECT_TRUE(m.pending().empty());
+}
+
 TEST(ReportRpcMatcher, GivesUpTheOldestRequestsPastTheCap) {
   RpcMatcher m(3);
   for (std::uint64_t xid = 1; xid <= 5; ++xid)
