@@ -97,7 +97,7 @@ std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
   return match;
 }
 
-void RpcMatcher::forget(const std::shared_ptr<Entry>& e) {
+void RpcMatcher::forget(std::shared_ptr<Entry> e) {
   bool filed = false;
   for (const Key& k : e->keys) {
     auto it = by_key_.find(k);

@@ -76,7 +76,9 @@ class RpcMatcher {
     RpcRequest req;
     std::vector<Key> keys;  // every key this entry is filed under
   };
-  void forget(const std::shared_ptr<Entry>& e);
+  // By value: a caller may pass the map's own shared_ptr, which forget()
+  // erases; the copy keeps the entry alive while its keys are walked.
+  void forget(std::shared_ptr<Entry> e);
 
   std::map<Key, std::shared_ptr<Entry>> by_key_;
   std::deque<std::weak_ptr<Entry>> order_;  // requests in arrival order
