@@ -182,6 +182,19 @@ damaged-record)
   check "--strict -w wrote the 399 records before it" diff -q <("$dump" "$routed" | head -400) "$tmp/dump-got"
   expect_exit 1 "$lnetcap" --strict
   contains "$tmp/err" "--strict is about damaged records in a file: give -r FILE with it" ;;
+damaged-block)
+  # A packet block damaged inside whole framing (an interface that does not
+  # exist) is a damaged record too.
+  need_cmd python3
+  "$lnetcap" -r "$routed" >"$tmp/all.txt" 2>/dev/null || fail "the sample does not read"
+  off=$(python3 "$mutate" "$routed" "$tmp/m.pcapng" epb-interface 400) || fail "mutation failed"
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng"
+  check "the 894 other records printed" diff -u <(sed 400d "$tmp/all.txt") "$tmp/out"
+  contains "$tmp/err" "lnetcap: warning: $tmp/m.pcapng: offset $off: record 400: packet refers to interface 99 but the section defines"
+  contains "$tmp/err" "lnetcap: 894 records read, 1 damaged record skipped"
+  expect_exit 1 "$lnetcap" -r "$tmp/m.pcapng" --strict
+  expect_eq "records printed before it" "$(lines "$tmp/out")" 399
+  contains "$tmp/err" "lnetcap: $tmp/m.pcapng: offset $off: record 400: packet refers to interface 99" ;;
 damaged-many)
   # 30 damaged records: 20 warnings, one line for the rest, all counted.
   need_cmd python3

@@ -10,6 +10,7 @@ Modes (the block framing stays whole unless the mode says otherwise):
   record-magic    invert the first byte of the lnetcap record magic ("LNCR")
   record-version  set the lnetcap record version to 9
   record-length   announce 4 more payload bytes in the record than it holds
+  epb-interface   make the Enhanced Packet Block name interface 99
   block-length    FRAMING: the block's leading length 4 more than its trailer
   cut             FRAMING: end the file 20 bytes into the block
 """
@@ -53,6 +54,8 @@ def main():
         elif mode == "record-length":
             plen, caplen = struct.unpack_from("<II", data, rec + REC_PAYLOAD_LEN)
             struct.pack_into("<II", data, rec + REC_PAYLOAD_LEN, max(plen, caplen + 4), caplen + 4)
+        elif mode == "epb-interface":
+            struct.pack_into(endian + "I", data, off + 8, 99)
         elif mode == "block-length":
             struct.pack_into(endian + "I", data, off + 4, length + 4)
         elif mode == "cut":
