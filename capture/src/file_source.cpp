@@ -52,8 +52,8 @@ void LnetcapFileSource::sync_interfaces() {
 
 std::uint64_t LnetcapFileSource::position() const { return offset_; }
 
-// Built only when something is wrong: per record, the name cost an
-// allocation per record.
+// Built only when something is wrong: built for every record, the name
+// cost an allocation per record.
 std::string LnetcapFileSource::where(std::uint64_t offset) const {
   return reader_.path() + ": offset " + std::to_string(offset);
 }
@@ -95,6 +95,22 @@ bool LnetcapFileSource::read_packet() {
   }
 }
 
+// The records lost before a packet (its epb_dropcount) were lost whether
+// or not its own record is readable: counted when the packet is read, and
+// handed to the next record delivered, so that -w keeps them.
+void LnetcapFileSource::count_drops() {
+  if (!packet_.drop_count) return;
+  drops_pending_ = drops_pending_.value_or(0) + *packet_.drop_count;
+  stats_.dropped += *packet_.drop_count;
+}
+
+void LnetcapFileSource::hand_over_drops(CapturedRecord& out) {
+  if (!drops_pending_) return;
+  out.has_drops_before = true;
+  out.drops_before = *drops_pending_;
+  drops_pending_.reset();
+}
+
 bool LnetcapFileSource::next(CapturedRecord& out) {
   while (!stopped_ && read_packet()) {
     sync_interfaces();
@@ -105,6 +121,7 @@ bool LnetcapFileSource::next(CapturedRecord& out) {
                       std::to_string(iface.linktype) + ", not lnetcap's " +
                       std::to_string(LNETCAP_LINKTYPE),
                   "to read socklnd TCP traffic, give a file that holds only TCP/IP packets");
+    count_drops();
     std::string why;
     if (!parse_record(packet_.data, &why)) {
       damaged(packet_.offset, packet_.number, "bad lnetcap record: " + why);
@@ -116,11 +133,7 @@ bool LnetcapFileSource::next(CapturedRecord& out) {
     out.bytes = packet_.data;
     out.orig_len = packet_.orig_len;
     out.epb_flags = packet_.flags;
-    if (packet_.drop_count) {
-      out.has_drops_before = true;
-      out.drops_before = *packet_.drop_count;
-      stats_.dropped += *packet_.drop_count;
-    }
+    hand_over_drops(out);
     out.comments = packet_.comments;
     ++stats_.received;
     return true;

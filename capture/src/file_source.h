@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pcapng/reader.h"
@@ -50,6 +51,8 @@ class LnetcapFileSource : public RecordSource {
   void damaged(std::uint64_t offset, std::uint64_t number, const std::string& why);
   std::string where(std::uint64_t offset) const;
   std::string read_so_far() const;
+  void count_drops();
+  void hand_over_drops(CapturedRecord& out);
 
   pcapng::Reader reader_;
   pcapng::Packet packet_;
@@ -59,6 +62,9 @@ class LnetcapFileSource : public RecordSource {
   std::uint64_t offset_ = 0;
   bool stopped_ = false;
   DamageHandler on_damaged_;
+  // Kernel drops reported by packets not yet delivered (a damaged record's
+  // epb_dropcount), for the next record delivered.
+  std::optional<std::uint64_t> drops_pending_;
 };
 
 }  // namespace lnetcap

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "error.h"
 #include "file_source.h"
@@ -40,8 +41,10 @@ void write_bytes(const std::string& path, const std::vector<std::uint8_t>& f) {
       .write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size()));
 }
 
-// kRecords valid records, seq 1..kRecords; returns each block's offset.
-std::vector<std::uint64_t> write_records(const std::string& path) {
+// kRecords valid records, seq 1..kRecords, with epb_dropcount where
+// drops names the record; returns each block's offset.
+std::vector<std::uint64_t> write_records(const std::string& path,
+                                         const std::map<int, std::uint64_t>& drops = {}) {
   {
     pcapng::Writer w(path);
     w.begin_section({});
@@ -52,7 +55,9 @@ std::vector<std::uint64_t> write_records(const std::string& path) {
       h.seq = static_cast<std::uint64_t>(i);
       std::vector<std::uint8_t> rec;
       encode_record(h, {}, {}, rec);
-      w.write_packet(0, 1000 + i, rec, static_cast<std::uint32_t>(rec.size()), 0, std::nullopt);
+      const auto d = drops.find(i);
+      w.write_packet(0, 1000 + i, rec, static_cast<std::uint32_t>(rec.size()), 0,
+                     d == drops.end() ? std::nullopt : std::optional<std::uint64_t>(d->second));
     }
     w.close();
   }
@@ -144,6 +149,24 @@ TEST(FileSource, SkipsPacketBlocksDamagedInsideWholeFraming) {
   EXPECT_EQ(seen[0].number, 4u);
   EXPECT_EQ(seen[0].why, "packet refers to interface 9 but the section defines 1");
   EXPECT_EQ(src.stats().damaged, 1u);
+  std::remove(d.path.c_str());
+}
+
+TEST(FileSource, ADamagedRecordsDropCountGoesToTheNextRecord) {
+  // Record 3 (damaged) and 4 say how many records the kernel lost before
+  // them; those before 3 are lost whatever became of 3 itself.
+  DamagedFile d{temp_path("drops"), {}};
+  d.offsets = write_records(d.path, {{3, 5}, {4, 2}, {6, 1}});
+  auto f = slurp(d.path);
+  f.at(d.offsets[2] + kEpbData) ^= 0xff;
+  write_bytes(d.path, f);
+  LnetcapFileSource src(d.path);
+  src.skip_damaged([](const DamagedRecord&) {});
+  CapturedRecord rec;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> got;  // seq, drops before it
+  while (src.next(rec)) got.emplace_back(seq_of(rec), rec.has_drops_before ? rec.drops_before : 0);
+  EXPECT_EQ(got, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 0}, {2, 0}, {4, 7}, {5, 0}, {6, 1}}));
+  EXPECT_EQ(src.stats().dropped, 8u);
   std::remove(d.path.c_str());
 }
 
