@@ -275,7 +275,7 @@ int run(const Options& opts) {
       if (!source->next(rec)) break;
       if (take_status_request()) {
         const SourceStats s = source->stats();
-        report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}};
+        report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}, s.damaged};
         if (auto* w = find_sink<PcapngSink>(sinks)) counts.bytes_written = w->bytes_written();
         progress.finish();
         text::write_all(stderr, report::format_status_line(counts), "the status line");
