@@ -22,6 +22,7 @@
 #include "nid.h"
 #include "nid_names.h"
 #include "nid_resolver.h"
+#include "output/damage_warnings.h"
 #include "output/overwrite_guard.h"
 #include "output/rotation.h"
 #include "pcapng_sink.h"
@@ -123,10 +124,35 @@ void print_counts(const SourceStats& s, std::uint64_t matched, bool live, int ve
       line(std::to_string(s.queue_dropped) +
            " messages dropped by lnetcapd (this subscriber's queue was full)");
     if (s.filtered) line(std::to_string(s.filtered) + " messages rejected by the in-kernel filter");
-  } else if (s.dropped) {
-    line("lnetcap: the capture reports " + std::to_string(s.dropped) + " messages dropped");
+  } else {
+    if (s.dropped) line("lnetcap: the capture reports " + std::to_string(s.dropped) + " messages dropped");
+    out += output::damage_count_line(s.received, s.damaged, output::DamageWarnings::kDefaultMaxLines);
   }
   text::write_all(stderr, out, "the message counts");
+}
+
+// A damaged record is one packet, not the file: lnetcap steps over it as
+// tshark shows a malformed packet and tcpdump a truncated one, and exits 0
+// like them once it has said so (a warning per record, the count at the
+// end).  Refusing the whole file would hide 894 good records behind one bad
+// one, which is what issue 33 reported.  Whoever needs all or nothing
+// gives --strict: the first damaged record is then an error (exit 1), the
+// records before it processed.  A broken pcapng framing is never stepped
+// over: there is no next block to find (pcapng/reader.h).
+void read_past_damaged_records(const Options& opts, LnetcapFileSource* file_source,
+                               output::DamageWarnings& warnings) {
+  if (!file_source || opts.strict) return;
+  file_source->skip_damaged([&warnings](const DamagedRecord& d) { warnings.report(d); });
+}
+
+// A file of which not one record could be read (every one damaged, or all
+// of a newer record version) is not a success, whatever the warnings said:
+// a script would otherwise take an empty result for an empty capture.
+void refuse_a_file_without_one_good_record(const Options& opts, const SourceStats& s) {
+  if (s.damaged == 0 || s.received != 0) return;
+  throw Error("no lnetcap record of " + (opts.read_file == "-" ? std::string("standard input") : opts.read_file) +
+                  " could be read: all " + std::to_string(s.damaged) + " were damaged",
+              "the warnings above say what was wrong with the first ones");
 }
 
 // Standard output carries the pcapng stream with -w -: text written there
@@ -203,8 +229,11 @@ int run(const Options& opts) {
     command->start(nullptr);
     command->wait();
   }
+  // Before the source, which calls it, so that it outlives the source.
+  output::DamageWarnings damage_warnings(stderr);
   std::unique_ptr<RecordSource> source = open_source(opts, filter);
   auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
+  read_past_damaged_records(opts, file_source, damage_warnings);
   // A subscriber's host, kernel and Lustre are not those of the capture.
   std::vector<std::string> metadata = capture_metadata(
       opts, live && opts.from.empty(), file_source ? &file_source->provenance() : nullptr);
@@ -246,7 +275,7 @@ int run(const Options& opts) {
       if (!source->next(rec)) break;
       if (take_status_request()) {
         const SourceStats s = source->stats();
-        report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}};
+        report::StatusCounts counts{matched, s.dropped, seen - matched + s.filtered, {}, s.damaged};
         if (auto* w = find_sink<PcapngSink>(sinks)) counts.bytes_written = w->bytes_written();
         progress.finish();
         text::write_all(stderr, report::format_status_line(counts), "the status line");
@@ -282,6 +311,7 @@ int run(const Options& opts) {
   progress.finish();
   finish_all();
   print_counts(source->stats(), matched, live, opts.verbose);
+  if (file_source) refuse_a_file_without_one_good_record(opts, source->stats());
   if (scope)
     text::write_all(stderr,
                     "lnetcap: --only-command kept " + std::to_string(scope->included()) +

@@ -2,7 +2,9 @@
 // file_source.h - records from an lnetcap pcapng file (-r).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pcapng/reader.h"
@@ -15,7 +17,18 @@ class LnetcapFileSource : public RecordSource {
   explicit LnetcapFileSource(const std::string& path);
   /// An open stream that cannot be reopened (see pcapng::Reader).
   LnetcapFileSource(std::FILE* stream, const std::string& name) : reader_(stream, name) {}
+  /// Next valid record.  A damaged record (see skip_damaged) is an Error
+  /// unless a handler was given; a broken block framing always is, and its
+  /// message says how many records were read before it.
   bool next(CapturedRecord& out) override;
+
+  using DamageHandler = std::function<void(const DamagedRecord&)>;
+  /// Read past damaged records - a block whose framing is whole but that
+  /// holds no valid lnetcap record - handing each to report and counting it
+  /// in stats().damaged.  Without a handler the first one is fatal: a
+  /// caller cannot lose records without being told of them.
+  void skip_damaged(DamageHandler report) { on_damaged_ = std::move(report); }
+
   const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
   SourceStats stats() const override { return stats_; }
   /// Ctrl-C, or a reader that went away: stop before the next record.
@@ -34,6 +47,12 @@ class LnetcapFileSource : public RecordSource {
 
  private:
   void sync_interfaces();
+  bool read_packet();
+  void damaged(std::uint64_t offset, std::uint64_t number, const std::string& why);
+  std::string where(std::uint64_t offset) const;
+  std::string read_so_far() const;
+  void count_drops();
+  void hand_over_drops(CapturedRecord& out);
 
   pcapng::Reader reader_;
   pcapng::Packet packet_;
@@ -42,6 +61,10 @@ class LnetcapFileSource : public RecordSource {
   std::uint64_t size_ = 0;
   std::uint64_t offset_ = 0;
   bool stopped_ = false;
+  DamageHandler on_damaged_;
+  // Kernel drops reported by packets not yet delivered (a damaged record's
+  // epb_dropcount), for the next record delivered.
+  std::optional<std::uint64_t> drops_pending_;
 };
 
 }  // namespace lnetcap

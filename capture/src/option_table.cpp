@@ -26,6 +26,9 @@ const std::vector<AgentOption> kOptions = {
     {.option = "read", .short_option = 'r', .argument = A::kRequired, .apply = SET(o.read_file = v),
      .section = S::kInput, .usage = " FILE",
      .help = "read a capture: lnetcap pcapng, or a tcpdump\npcap/pcapng of socklnd TCP traffic (\"-\" = stdin)"},
+    {.option = "strict", .apply = SET(o.strict = true), .section = S::kInput,
+     .help = "with -r: stop with exit status 1 at the first\ndamaged lnetcap record instead of warning and\n"
+             "reading on (a broken pcapng framing always stops)"},
     {.option = "interface", .short_option = 'i', .argument = A::kRequired, .apply = SET(o.interface = v),
      .section = S::kInput, .usage = " NAME",
      .help = "live capture; NAME is an LNet net or NID (\"tcp\",\n\"o2ib1\", \"10.0.0.1@tcp\") to restrict the eBPF\n"

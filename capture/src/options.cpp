@@ -97,6 +97,9 @@ Options parse_options(int argc, char** argv) {
     throw Error(std::string(o.dump ? "--dump" : "--status") + " asks lnetcapd: give --from URI",
                 "e.g. lnetcap --from local --dump -w incident.pcapng");
   if (o.dump && o.daemon_status) throw Error("give --dump or --status, not both");
+  if (o.strict && o.read_file.empty())
+    throw Error("--strict is about damaged records in a file: give -r FILE with it",
+                "e.g. lnetcap -r trace.pcapng --strict");
   return o;
 }
 

@@ -16,6 +16,7 @@ enum class Direction { kBoth, kIn, kOut };  // -Q
 struct Options {
   // Input and output
   std::string read_file;      // -r FILE ("-" = stdin)
+  bool strict = false;        // --strict: a damaged record in the -r file is fatal
   std::string write_file;     // -w FILE ("-" = stdout)
   std::string interface;      // -i NI, NID, net or network interface
   std::vector<std::string> from;  // --from URI (repeatable): lnetcapd subscriptions

@@ -38,10 +38,20 @@ struct CapturedRecord {
   std::vector<std::string> comments;
 };
 
+/// A record a file source stepped over: its block was whole, so the file
+/// goes on after it, but what the block held was not a valid lnetcap record.
+struct DamagedRecord {
+  std::string file;          // as named on the command line ("standard input" for -)
+  std::uint64_t offset = 0;  // file offset of its block
+  std::uint64_t number = 0;  // its packet number in the file, from 1 (Wireshark's frame number)
+  std::string why;           // what was wrong, for a person
+};
+
 /// Counters every source reports at exit and on SIGUSR1.
 struct SourceStats {
   std::uint64_t received = 0;  // records delivered to the pipeline
   std::uint64_t dropped = 0;   // records lost before user space (kernel ring full, gaps)
+  std::uint64_t damaged = 0;   // records in a file skipped as damaged (not in `received`)
   std::uint64_t filtered = 0;  // rejected before user space (in-kernel filter)
   // Of `dropped`, those lnetcapd could not queue for this subscriber (--from).
   std::uint64_t queue_dropped = 0;

@@ -12,6 +12,8 @@ build=$1 src=$2 case=$3
 lnetcap=$build/capture/lnetcap
 dump=$build/tests/pcap_dump
 sample=$src/samples/synthetic-rpcs.pcapng
+routed=$src/samples/lnet-routed-3node.pcapng  # 895 records
+mutate=$src/tests/cli/pcapng_mutate.py
 golden=$src/tests/cli/golden
 export TZ=UTC LC_ALL=C
 TEST_CASE=$case
@@ -122,13 +124,121 @@ corrupt-truncated)
   [ "$n" -ge 6 ] || fail "only $n records salvaged" ;;
 corrupt-version)
   # Patch the version field of the first record (EPB data starts at a fixed
-  # offset in this file: SHB + 3 IDBs + EPB header).
+  # offset in this file: SHB + 3 IDBs + EPB header).  One record of an
+  # unknown version is a damaged record: skipped with a warning, or fatal
+  # with --strict.
   cp "$sample" "$tmp/v.pcapng"
   off=$(grep -obUaP 'LNCR' "$tmp/v.pcapng" | head -1 | cut -d: -f1)
   printf '\x09' | dd of="$tmp/v.pcapng" bs=1 seek=$((off + 4)) conv=notrunc status=none
-  expect_exit 1 "$lnetcap" -r "$tmp/v.pcapng"
+  expect_exit 0 "$lnetcap" -r "$tmp/v.pcapng"
+  contains "$tmp/err" "record 1: bad lnetcap record: record version 9 is not one this lnetcap understands"
+  contains "$tmp/err" "upgrade lnetcap"
+  check "the other 7 records printed" diff -u <(tail -n +2 "$golden/synthetic.txt") "$tmp/out"
+  expect_exit 1 "$lnetcap" -r "$tmp/v.pcapng" --strict
   contains "$tmp/err" "record version 9 is not one this lnetcap understands"
-  contains "$tmp/err" "upgrade lnetcap" ;;
+  [ ! -s "$tmp/out" ] || fail "--strict printed records" ;;
+damaged-record)
+  # Issue 33: exactly one damaged record (its lnetcap record magic) in the
+  # middle of a real capture, the block framing whole.
+  need_cmd python3
+  "$lnetcap" -r "$routed" >"$tmp/all.txt" 2>/dev/null || fail "the sample does not read"
+  [ "$(lines "$tmp/all.txt")" = 895 ] || fail "the sample should print 895 records"
+  off=$(python3 "$mutate" "$routed" "$tmp/m.pcapng" record-magic 400) || fail "mutation failed"
+  sed 400d "$tmp/all.txt" >"$tmp/want.txt"
+  # Default: one warning naming offset and record, every other record
+  # printed, the count at the end, exit status 0.
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng"
+  check "the 894 other records printed" diff -u "$tmp/want.txt" "$tmp/out"
+  contains "$tmp/err" "lnetcap: warning: $tmp/m.pcapng: offset $off: record 400: bad lnetcap record: record magic is not \"LNCR\"; skipped"
+  contains "$tmp/err" "lnetcap: 894 records read, 1 damaged record skipped (listed above; --strict stops at the first)"
+  expect_eq "stderr lines" "$(lines "$tmp/err")" 2
+  # -w keeps every good record byte for byte (pcap_dump: a header line, then
+  # one line per packet), and the rewritten file reads clean.
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng" -w "$tmp/w.pcapng"
+  contains "$tmp/err" "894 records read, 1 damaged record skipped"
+  "$dump" "$routed" | sed 401d >"$tmp/dump-want" || fail "pcap_dump of the sample"
+  "$dump" "$tmp/w.pcapng" >"$tmp/dump-got" || fail "the -w file is not a valid capture"
+  check "-w wrote the 894 good records unchanged" diff -q "$tmp/dump-want" "$tmp/dump-got"
+  expect_exit 0 "$lnetcap" -r "$tmp/w.pcapng"
+  [ ! -s "$tmp/err" ] || fail "the rewritten file is not clean"
+  # Reports and filters see the good records.
+  expect_exit 0 "$lnetcap" -r "$tmp/w.pcapng" --summary=json
+  mv "$tmp/out" "$tmp/summary-want"
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng" --summary=json
+  check "--summary counts the 894" diff -u "$tmp/summary-want" "$tmp/out"
+  contains "$tmp/out" '"messages": 894'
+  "$lnetcap" -r "$routed" 'dir forward' 2>/dev/null | grep -vxF -- "$(sed -n 400p "$tmp/all.txt")" >"$tmp/fwd-want"
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng" 'dir forward'
+  check "a filter sees every good record" diff -u "$tmp/fwd-want" "$tmp/out"
+  expect_eq "forwarded records" "$(lines "$tmp/out")" 261
+  expect_exit 0 "$lnetcap" -c 450 -r "$tmp/m.pcapng"
+  check "-c counts good records" diff -u <(head -450 "$tmp/want.txt") "$tmp/out"
+  # --strict: the damaged record ends the read, exit 1, what came before kept.
+  expect_exit 1 "$lnetcap" --strict -r "$tmp/m.pcapng" -w "$tmp/s.pcapng" --print
+  check "--strict printed the 399 records before it" diff -u <(head -399 "$tmp/all.txt") "$tmp/out"
+  contains "$tmp/err" "lnetcap: $tmp/m.pcapng: offset $off: record 400: bad lnetcap record: record magic is not \"LNCR\""
+  lacks "$tmp/err" "warning"
+  "$dump" "$tmp/s.pcapng" >"$tmp/dump-got" || fail "the --strict -w file is not a valid capture"
+  check "--strict -w wrote the 399 records before it" diff -q <("$dump" "$routed" | head -400) "$tmp/dump-got"
+  expect_exit 1 "$lnetcap" --strict
+  contains "$tmp/err" "--strict is about damaged records in a file: give -r FILE with it" ;;
+damaged-block)
+  # A packet block damaged inside whole framing (an interface that does not
+  # exist) is a damaged record too.
+  need_cmd python3
+  "$lnetcap" -r "$routed" >"$tmp/all.txt" 2>/dev/null || fail "the sample does not read"
+  off=$(python3 "$mutate" "$routed" "$tmp/m.pcapng" epb-interface 400) || fail "mutation failed"
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng"
+  check "the 894 other records printed" diff -u <(sed 400d "$tmp/all.txt") "$tmp/out"
+  contains "$tmp/err" "lnetcap: warning: $tmp/m.pcapng: offset $off: record 400: packet refers to interface 99 but the section defines"
+  contains "$tmp/err" "lnetcap: 894 records read, 1 damaged record skipped"
+  expect_exit 1 "$lnetcap" -r "$tmp/m.pcapng" --strict
+  expect_eq "records printed before it" "$(lines "$tmp/out")" 399
+  contains "$tmp/err" "lnetcap: $tmp/m.pcapng: offset $off: record 400: packet refers to interface 99" ;;
+damaged-many)
+  # 30 damaged records: 20 warnings, one line for the rest, all counted.
+  need_cmd python3
+  python3 "$mutate" "$routed" "$tmp/m.pcapng" record-length "$(seq -s, 10 10 300)" >/dev/null || fail "mutation failed"
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng"
+  expect_eq "records printed" "$(lines "$tmp/out")" 865
+  expect_eq "warnings" "$(grep -c ': bad lnetcap record: record is .* bytes but its header announces' "$tmp/err")" 20
+  contains "$tmp/err" "record 200: bad lnetcap record"
+  lacks "$tmp/err" "record 210:"
+  contains "$tmp/err" "lnetcap: warning: $tmp/m.pcapng: more than 20 damaged records; the others are counted at the end, not listed"
+  contains "$tmp/err" "lnetcap: 865 records read, 30 damaged records skipped (the first 20 listed above"
+  expect_eq "stderr lines" "$(lines "$tmp/err")" 22 ;;
+damaged-all)
+  # Not one good record (all of a newer version, say) is an error, not an
+  # empty success.
+  need_cmd python3
+  python3 "$mutate" "$routed" "$tmp/m.pcapng" record-version "$(seq -s, 1 895)" >/dev/null || fail "mutation failed"
+  expect_exit 1 "$lnetcap" -r "$tmp/m.pcapng"
+  [ ! -s "$tmp/out" ] || fail "printed something"
+  contains "$tmp/err" "upgrade lnetcap"
+  contains "$tmp/err" "lnetcap: 0 records read, 895 damaged records skipped"
+  contains "$tmp/err" "lnetcap: no lnetcap record of $tmp/m.pcapng could be read: all 895 were damaged" ;;
+corrupt-framing-midfile)
+  # A broken block framing in the middle still ends the read: its offset,
+  # how far the reading got, exit 1, everything before it printed/written.
+  need_cmd python3
+  "$lnetcap" -r "$routed" >"$tmp/all.txt" 2>/dev/null || fail "the sample does not read"
+  off=$(python3 "$mutate" "$routed" "$tmp/b.pcapng" block-length 400) || fail "mutation failed"
+  expect_exit 1 "$lnetcap" -r "$tmp/b.pcapng" -w "$tmp/w.pcapng" --print
+  check "the 399 records before it printed" diff -u <(head -399 "$tmp/all.txt") "$tmp/out"
+  contains "$tmp/err" "lnetcap: $tmp/b.pcapng: offset $off: block 0x00000006: trailing length does not match"
+  contains "$tmp/err" "; 399 records read before it"
+  contains "$tmp/err" "hint: the file is damaged"
+  "$dump" "$tmp/w.pcapng" >"$tmp/dump-got" || fail "the -w file is not a valid capture"
+  check "-w wrote the 399 records before it" diff -q <("$dump" "$routed" | head -400) "$tmp/dump-got"
+  # A damaged record, then the file cut short: both said.
+  python3 "$mutate" "$routed" "$tmp/r.pcapng" record-magic 100 >/dev/null || fail "mutation failed"
+  off=$(python3 "$mutate" "$tmp/r.pcapng" "$tmp/c.pcapng" cut 400) || fail "mutation failed"
+  expect_exit 1 "$lnetcap" -r "$tmp/c.pcapng"
+  check "the 398 good records before the cut printed" diff -u <(head -399 "$tmp/all.txt" | sed 100d) "$tmp/out"
+  contains "$tmp/err" "warning: $tmp/c.pcapng: offset"
+  contains "$tmp/err" "record 100: bad lnetcap record"
+  contains "$tmp/err" "lnetcap: $tmp/c.pcapng: offset $off: block 0x00000006 of"
+  contains "$tmp/err" "is truncated (file ends 20 bytes into it); 398 records read before it, 1 damaged record skipped" ;;
 not-a-capture)
   echo "hello" >"$tmp/junk.pcapng"
   expect_exit 1 "$lnetcap" -r "$tmp/junk.pcapng" ;;

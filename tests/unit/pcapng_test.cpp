@@ -215,3 +215,154 @@ TEST(PcapngWriter, FullDiskLeavesAValidFileOfWholeBlocks) {
   EXPECT_LE(n, written);
   std::remove(path.c_str());
 }
+
+// Damage inside a packet block whose framing is whole: the reader throws
+// DamagedBlock, already past the block, and the next call reads on.
+namespace {
+
+constexpr int kPackets = 5;
+
+// kPackets EPBs on one interface; fills the file offset of each block.
+void write_packets(const std::string& path, std::vector<std::uint64_t>& offsets) {
+  {
+    pcapng::Writer w(path);
+    w.begin_section({});
+    w.add_interface(LNETCAP_LINKTYPE, {});
+    for (int i = 0; i < kPackets; ++i) {
+      const std::uint8_t d[8] = {static_cast<std::uint8_t>(i), 1, 2, 3, 4, 5, 6, 7};
+      w.write_packet(0, 1000 + i, ByteSpan(d, 8), 8, 0, std::nullopt, {"c"});
+    }
+    w.close();
+  }
+  pcapng::Reader r(path);
+  pcapng::Packet p;
+  offsets.clear();
+  while (r.next(p)) offsets.push_back(p.offset);
+  ASSERT_EQ(offsets.size(), static_cast<std::size_t>(kPackets));
+}
+
+void put_le32(std::vector<std::uint8_t>& f, std::uint64_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) f.at(at + i) = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+void write_bytes(const std::string& path, const std::vector<std::uint8_t>& f) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size()));
+}
+
+}  // namespace
+
+TEST(PcapngReader, DamagedPacketBlocksAreSteppedOver) {
+  // EPB body: interface id at +8, caplen at +20, first option at +36.
+  struct Case {
+    const char* name;
+    std::uint64_t field;
+    std::uint32_t value;
+    const char* reason;
+  } cases[] = {
+      {"interface", 8, 7, "packet refers to interface 7 but the section defines 1"},
+      {"caplen", 20, 4000, "packet data (4000 bytes) overruns its block"},
+      {"option", 38, 0x4000, "an option overruns the enhanced packet block"},
+  };
+  const std::string path = temp_path("damaged-epb");
+  std::vector<std::uint64_t> off;
+  write_packets(path, off);
+  const auto clean = slurp(path);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto f = clean;
+    put_le32(f, off[2] + c.field, c.value);  // the third packet
+    write_bytes(path, f);
+    pcapng::Reader r(path);
+    pcapng::Packet p;
+    ASSERT_TRUE(r.next(p));
+    ASSERT_TRUE(r.next(p));
+    EXPECT_EQ(p.number, 2u);
+    try {
+      r.next(p);
+      FAIL() << "expected DamagedBlock";
+    } catch (const pcapng::DamagedBlock& d) {
+      EXPECT_EQ(d.offset(), off[2]);
+      EXPECT_EQ(d.number(), 3u);
+      EXPECT_EQ(d.reason(), c.reason);
+      EXPECT_NE(std::string(d.what()).find(path + ": offset " + std::to_string(off[2])), std::string::npos);
+    }
+    // The rest of the file is read as if nothing had happened.
+    for (std::uint64_t n = 4; n <= kPackets; ++n) {
+      ASSERT_TRUE(r.next(p));
+      EXPECT_EQ(p.number, n);
+      EXPECT_EQ(p.offset, off[n - 1]);
+      EXPECT_EQ(p.data[0], n - 1);
+      EXPECT_EQ(p.comments, std::vector<std::string>{"c"});
+    }
+    EXPECT_FALSE(r.next(p));
+  }
+  std::remove(path.c_str());
+}
+
+TEST(PcapngReader, BrokenFramingIsNeverSteppedOver) {
+  // Framing damage leaves no next block to find: a plain Error, with the
+  // file and the offset of the block, after the packets before it.
+  struct Case {
+    const char* name;
+    std::uint64_t field;  // from the third packet block; 0: its trailing length
+    std::uint32_t value;
+    const char* what;
+  } cases[] = {
+      {"length", 4, 64, "trailing length does not match 64"},
+      {"odd length", 4, 61, "has invalid length 61"},
+      {"huge length", 4, 0x7ffffff0, "has invalid length"},
+      {"trailer", 0, 0x99, "trailing length does not match"},
+  };
+  const std::string path = temp_path("broken-framing");
+  std::vector<std::uint64_t> off;
+  write_packets(path, off);
+  const auto clean = slurp(path);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto f = clean;
+    put_le32(f, off[2] + (c.field ? c.field : off[3] - off[2] - 4), c.value);
+    write_bytes(path, f);
+    pcapng::Reader r(path);
+    pcapng::Packet p;
+    ASSERT_TRUE(r.next(p));
+    ASSERT_TRUE(r.next(p));
+    try {
+      r.next(p);
+      FAIL() << "expected an error";
+    } catch (const pcapng::DamagedBlock& d) {
+      FAIL() << "framing damage taken for a damaged packet: " << d.what();
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path + ": offset " + std::to_string(off[2]) + ": "), std::string::npos) << what;
+      EXPECT_NE(what.find(c.what), std::string::npos) << what;
+    }
+  }
+  std::remove(path.c_str());
+}
+
+TEST(PcapngReader, ABadByteOrderMagicInALaterSectionEndsTheFile) {
+  const std::string path = temp_path("bad-bom");
+  std::vector<std::uint64_t> off;
+  write_packets(path, off);
+  auto f = slurp(path);
+  auto second = f;  // the file twice: two sections
+  f.insert(f.end(), second.begin(), second.end());
+  put_le32(f, second.size() + 8, 0x12345678);
+  write_bytes(path, f);
+  pcapng::Reader r(path);
+  pcapng::Packet p;
+  for (int i = 0; i < kPackets; ++i) ASSERT_TRUE(r.next(p));
+  try {
+    r.next(p);
+    FAIL() << "expected an error";
+  } catch (const pcapng::DamagedBlock& d) {
+    FAIL() << "framing damage taken for a damaged packet: " << d.what();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("offset " + std::to_string(second.size()) + ": section header byte-order magic 0x12345678"),
+              std::string::npos)
+        << what;
+  }
+  std::remove(path.c_str());
+}

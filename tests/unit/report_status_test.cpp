@@ -17,6 +17,8 @@ TEST(ReportStatus, StatusLineFormat) {
             "lnetcap: 12345 messages, 3 dropped, 17 filtered, 2.1 MB written\n");
   EXPECT_EQ(format_status_line({5, 0, 0, std::nullopt}),
             "lnetcap: 5 messages, 0 dropped, 0 filtered\n");
+  EXPECT_EQ(format_status_line({894, 0, 0, std::nullopt, 1}),
+            "lnetcap: 894 messages, 0 dropped, 0 filtered, 1 damaged\n");
 }
 
 namespace {

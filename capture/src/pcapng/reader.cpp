@@ -67,11 +67,22 @@ bool Reader::looks_like_pcapng(const std::string& path) {
   return ok;
 }
 
+DamagedBlock::DamagedBlock(const std::string& path, std::uint64_t offset, std::uint64_t number,
+                           std::string reason)
+    : Error(path + ": offset " + std::to_string(offset) + ": packet " + std::to_string(number) + ": " + reason,
+            "the packet block is damaged; the packets before it were processed"),
+      offset_(offset),
+      number_(number),
+      reason_(std::move(reason)) {}
+
 void Reader::corrupt(const std::string& what) const {
   throw Error(path_ + ": offset " + std::to_string(block_offset_) + ": " + what,
               "the file is damaged or not an lnetcap capture; records before this offset were "
               "processed");
 }
+
+// Only for a packet block read whole: offset_ is already past it.
+void Reader::damaged(const std::string& what) const { throw DamagedBlock(path_, block_offset_, packets_, what); }
 
 // Reads one whole block.  The SHB fixes the byte order of its section, so a
 // block type of 0x0A0D0D0A is recognised in either order (it is a palindrome).
@@ -117,16 +128,17 @@ bool Reader::read_block() {
 }
 
 template <typename F>
-void Reader::for_each_option(std::size_t pos, F&& f) const {
+bool Reader::for_each_option(std::size_t pos, F&& f) const {
   while (pos + 4 <= body_.size()) {
     const std::uint16_t code = endian_.u16(body_.data() + pos);
     const std::uint16_t len = endian_.u16(body_.data() + pos + 2);
     pos += 4;
-    if (code == kOptEndOfOpt) return;
-    if (pos + len > body_.size()) corrupt("option " + std::to_string(code) + " overruns its block");
+    if (code == kOptEndOfOpt) return true;
+    if (pos + len > body_.size()) return false;
     f(code, ByteSpan(body_.data() + pos, len));
     pos += (len + 3u) & ~3u;
   }
+  return true;
 }
 
 static std::string as_string(ByteSpan v) { return std::string(v.begin(), v.end()); }
@@ -136,12 +148,13 @@ void Reader::parse_shb() {
   const std::uint16_t major = endian_.u16(body_.data() + 4);
   if (major != 1) corrupt("pcapng major version " + std::to_string(major) + " is not supported");
   SectionInfo s;
-  for_each_option(16, [&](std::uint16_t code, ByteSpan v) {
+  const bool whole = for_each_option(16, [&](std::uint16_t code, ByteSpan v) {
     if (code == kOptComment) s.comments.push_back(as_string(v));
     if (code == kShbHardware) s.hardware = as_string(v);
     if (code == kShbOs) s.os = as_string(v);
     if (code == kShbUserAppl) s.user_appl = as_string(v);
   });
+  if (!whole) corrupt("an option overruns the section header");
   sections_.push_back(std::move(s));
   section_base_ = static_cast<std::uint32_t>(interfaces_.size());
 }
@@ -152,7 +165,7 @@ void Reader::parse_idb() {
   i.linktype = endian_.u16(body_.data());
   i.snaplen = endian_.u32(body_.data() + 4);
   i.section = static_cast<std::uint32_t>(sections_.size() - 1);
-  for_each_option(8, [&](std::uint16_t code, ByteSpan v) {
+  const bool whole = for_each_option(8, [&](std::uint16_t code, ByteSpan v) {
     switch (code) {
       case kOptComment: i.comments.push_back(as_string(v)); break;
       case kIfName: i.name = as_string(v); break;
@@ -175,6 +188,8 @@ void Reader::parse_idb() {
       default: break;
     }
   });
+  // An interface read wrong would misplace every packet after it: fatal.
+  if (!whole) corrupt("an option overruns the interface description block");
   interfaces_.push_back(std::move(i));
 }
 
@@ -196,7 +211,7 @@ void Reader::parse_isb() {
   InterfaceStats s;
   const std::uint64_t ts = (std::uint64_t{endian_.u32(body_.data() + 4)} << 32) | endian_.u32(body_.data() + 8);
   s.timestamp_ns = to_ns(interfaces_[id], ts);
-  for_each_option(12, [&](std::uint16_t code, ByteSpan v) {
+  const bool whole = for_each_option(12, [&](std::uint16_t code, ByteSpan v) {
     if (v.size() != 8) return;
     const std::uint64_t x = endian_.u64(v.data());
     const std::uint64_t t = (std::uint64_t{endian_.u32(v.data())} << 32) | endian_.u32(v.data() + 4);
@@ -211,7 +226,48 @@ void Reader::parse_isb() {
       default: break;
     }
   });
+  if (!whole) corrupt("an option overruns the interface statistics block");
   stats_.emplace_back(id, s);
+}
+
+void Reader::parse_epb(Packet& out) {
+  if (body_.size() < 20) damaged("enhanced packet block is too short");
+  const std::uint8_t* b = body_.data();
+  const std::uint32_t local = endian_.u32(b);
+  const std::uint32_t id = section_base_ + local;
+  if (id >= interfaces_.size())
+    damaged("packet refers to interface " + std::to_string(local) + " but the section defines " +
+            std::to_string(interfaces_.size() - section_base_));
+  const std::uint64_t ts = (std::uint64_t{endian_.u32(b + 4)} << 32) | endian_.u32(b + 8);
+  const std::uint32_t caplen = endian_.u32(b + 12);
+  if (std::uint64_t{caplen} + 20 > body_.size())
+    damaged("packet data (" + std::to_string(caplen) + " bytes) overruns its block");
+  out = Packet{};
+  out.interface_id = id;
+  out.ts_ns = to_ns(interfaces_[id], ts);
+  out.orig_len = endian_.u32(b + 16);
+  out.data = ByteSpan(b + 20, caplen);
+  out.offset = block_offset_;
+  out.number = packets_;
+  const bool whole = for_each_option(20 + ((caplen + 3u) & ~3u), [&](std::uint16_t code, ByteSpan v) {
+    if (code == kOptComment) out.comments.push_back(as_string(v));
+    if (code == kEpbFlags && v.size() == 4) out.flags = endian_.u32(v.data());
+    if (code == kEpbDropCount && v.size() == 8) out.drop_count = endian_.u64(v.data());
+  });
+  if (!whole) damaged("an option overruns the enhanced packet block");
+}
+
+void Reader::parse_spb(Packet& out) {
+  if (body_.size() < 4) damaged("simple packet block is too short");
+  if (interfaces_.size() <= section_base_) damaged("simple packet block before any interface");
+  const std::uint32_t orig = endian_.u32(body_.data());
+  out = Packet{};
+  out.interface_id = section_base_;
+  out.orig_len = orig;
+  const std::size_t cap = std::min<std::size_t>(orig, body_.size() - 4);
+  out.data = ByteSpan(body_.data() + 4, cap);
+  out.offset = block_offset_;
+  out.number = packets_;
 }
 
 bool Reader::next(Packet& out) {
@@ -220,43 +276,14 @@ bool Reader::next(Packet& out) {
       case kBlockSHB: parse_shb(); break;
       case kBlockIDB: parse_idb(); break;
       case kBlockISB: parse_isb(); break;
-      case kBlockEPB: {
-        if (body_.size() < 20) corrupt("enhanced packet block is too short");
-        const std::uint8_t* b = body_.data();
-        const std::uint32_t local = endian_.u32(b);
-        const std::uint32_t id = section_base_ + local;
-        if (id >= interfaces_.size())
-          corrupt("packet refers to interface " + std::to_string(local) + " but the section defines " +
-                  std::to_string(interfaces_.size() - section_base_));
-        const std::uint64_t ts = (std::uint64_t{endian_.u32(b + 4)} << 32) | endian_.u32(b + 8);
-        const std::uint32_t caplen = endian_.u32(b + 12);
-        if (std::uint64_t{caplen} + 20 > body_.size())
-          corrupt("packet data (" + std::to_string(caplen) + " bytes) overruns its block");
-        out = Packet{};
-        out.interface_id = id;
-        out.ts_ns = to_ns(interfaces_[id], ts);
-        out.orig_len = endian_.u32(b + 16);
-        out.data = ByteSpan(b + 20, caplen);
-        out.offset = block_offset_;
-        for_each_option(20 + ((caplen + 3u) & ~3u), [&](std::uint16_t code, ByteSpan v) {
-          if (code == kOptComment) out.comments.push_back(as_string(v));
-          if (code == kEpbFlags && v.size() == 4) out.flags = endian_.u32(v.data());
-          if (code == kEpbDropCount && v.size() == 8) out.drop_count = endian_.u64(v.data());
-        });
+      case kBlockEPB:
+        ++packets_;
+        parse_epb(out);
         return true;
-      }
-      case kBlockSPB: {
-        if (body_.size() < 4) corrupt("simple packet block is too short");
-        if (interfaces_.size() <= section_base_) corrupt("simple packet block before any interface");
-        const std::uint32_t orig = endian_.u32(body_.data());
-        out = Packet{};
-        out.interface_id = section_base_;
-        out.orig_len = orig;
-        const std::size_t cap = std::min<std::size_t>(orig, body_.size() - 4);
-        out.data = ByteSpan(body_.data() + 4, cap);
-        out.offset = block_offset_;
+      case kBlockSPB:
+        ++packets_;
+        parse_spb(out);
         return true;
-      }
       default:
         break;  // NRB, DSB, custom blocks: not ours to interpret
     }

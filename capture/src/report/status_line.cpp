@@ -10,6 +10,7 @@ std::string format_status_line(const StatusCounts& c) {
                   std::to_string(c.dropped) + " dropped, " + std::to_string(c.filtered) +
                   " filtered";
   if (c.bytes_written) s += ", " + format_bytes(*c.bytes_written) + " written";
+  if (c.damaged) s += ", " + std::to_string(c.damaged) + " damaged";
   return s + "\n";
 }
 

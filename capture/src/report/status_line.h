@@ -15,6 +15,7 @@ struct StatusCounts {
   std::uint64_t dropped = 0;   // lost before user space
   std::uint64_t filtered = 0;  // rejected by the filter (in the kernel or here)
   std::optional<std::uint64_t> bytes_written;  // -w: bytes in every file so far
+  std::uint64_t damaged = 0;  // -r: damaged records skipped (shown when not 0)
 };
 
 /// Newline-terminated; bytes in decimal units (kB, MB, GB) like -C.
