@@ -144,7 +144,7 @@ TEST(RpcFormats, BufferKindNeedsAgreement) {
   // An enqueue reply: DLM_REP, then an LVB or an mdt_body by the intent.
   EXPECT_EQ(lnetcap_rpc_buffer_kind(LNETCAP_OPC_LDLM_ENQUEUE, 0, 0, 1, 1), LNETCAP_RMF_DLM_REP);
   EXPECT_EQ(lnetcap_rpc_buffer_kind(LNETCAP_OPC_LDLM_ENQUEUE, 0, 0, 1, 2), LNETCAP_RMF_NONE);
-  EXPECT_EQ(lnetcap_rpc_buffer_kind(LNETCAP_OPC_LDLM_ENQUEUE, 1, LNETCAP_IT_GETATTR, 0, 3), LNETCAP_RMF_MDT_BODY);
+  EXPECT_EQ(lnetcap_rpc_buffer_kind(LNETCAP_OPC_LDLM_ENQUEUE, 1, LNETCAP_ITF_GETATTR, 0, 3), LNETCAP_RMF_MDT_BODY);
   // No format: LDLM_SET_INFO, an opcode nobody defines.
   EXPECT_EQ(lnetcap_rpc_buffer_kind(LNETCAP_OPC_LDLM_SET_INFO, 0, 0, 0, 1), LNETCAP_RMF_NONE);
   EXPECT_EQ(lnetcap_rpc_buffer_kind(4242, 0, 0, 0, 0), LNETCAP_RMF_NONE);
