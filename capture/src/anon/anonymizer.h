@@ -21,11 +21,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../message.h"
+#include "../codec/wire_reader.h"
 #include "../nid.h"
 #include "../source.h"
 
@@ -54,9 +56,11 @@ class Anonymizer {
   /// The same for a record the caller has already decoded (msg.rec points
   /// into it): the pipeline decodes each record once.
   std::vector<std::uint8_t> rewrite_record(const Message& msg);
-  /// Interface names are net names (kept); descriptions are replaced by the
-  /// pseudonyms of the NIDs they mention.
+  /// Interface names keep only net names and mapped NIDs or stream
+  /// endpoints; descriptions become the pseudonyms of the NIDs they
+  /// mention; os, hardware, filter and comments are dropped.
   CaptureInterface rewrite_interface(const CaptureInterface& in);
+  std::string rewrite_interface_name(std::string_view name);
   /// Replaces every NID written in text ("... 10.0.0.1@tcp ...").
   std::string rewrite_text(std::string_view text);
 
@@ -66,8 +70,11 @@ class Anonymizer {
   const Changes& changes() const { return changes_; }
 
  private:
+  std::optional<std::string> map_endpoint(std::string_view endpoint);
   std::vector<std::uint8_t> digest(const char* domain, const void* data, std::size_t len) const;
   void rewrite_ptlrpc(std::vector<std::uint8_t>& payload, std::uint32_t opc_hint);
+  static std::uint32_t format_selector(const WireWriter& msg, std::uint32_t count, std::uint32_t opc,
+                                       bool is_reply, bool* have);
   void rewrite_ping_info(std::vector<std::uint8_t>& payload);
 
   std::vector<std::uint8_t> key_;
