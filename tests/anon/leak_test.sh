@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# leak_test.sh BUILD SRC INPUT - anonymize INPUT (a real capture: pcapng or
+# a socklnd tcpdump) with `lnetcap --anonymize`, print the result with -v
+# and -x, and let leak_check.py look for every printable run of the input
+# in all three (tests/anon/leak-allowlist.txt: the reviewed exceptions).
+set -uo pipefail
+build=$1 src=$2 input=$3
+TEST_CASE="anon.leak $(basename "$input")"
+. "$src/tests/support/testlib.sh"
+lnetcap=$build/capture/lnetcap
+[ -x "$lnetcap" ] || { echo "SKIP: $lnetcap not built"; exit 77; }
+[ -f "$input" ] || { echo "SKIP: $input missing"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lnetcap-leak.XXXXXX")
+on_exit "rm -rf '$tmp'"
+
+"$lnetcap" -r "$input" -w "$tmp/anon.pcapng" --anonymize 2>"$tmp/err" ||
+	fail "lnetcap --anonymize failed: $(cat "$tmp/err")"
+"$lnetcap" -r "$tmp/anon.pcapng" -v >"$tmp/v.txt" 2>"$tmp/err" || fail "lnetcap -v failed: $(cat "$tmp/err")"
+"$lnetcap" -r "$tmp/anon.pcapng" -x >"$tmp/x.txt" 2>"$tmp/err" || fail "lnetcap -x failed: $(cat "$tmp/err")"
+rc=0
+python3 "$src/tests/anon/leak_check.py" "$src/tests/anon/leak-allowlist.txt" "$input" \
+	"$tmp/anon.pcapng" "$tmp/v.txt" "$tmp/x.txt" || rc=$?
+check "no printable run of $(basename "$input") survives anonymization" test "$rc" = 0
