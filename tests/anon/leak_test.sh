@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# leak_test.sh BUILD SRC INPUT - anonymize INPUT (a real capture: pcapng or
-# a socklnd tcpdump) with `lnetcap --anonymize`, print the result with -v
-# and -x, and let leak_check.py look for every printable run of the input
-# in all three (tests/anon/leak-allowlist.txt: the reviewed exceptions).
+# leak_test.sh BUILD SRC INPUT [daemon] - anonymize INPUT (a real capture:
+# pcapng or a socklnd tcpdump) with `lnetcap --anonymize` (or, with
+# "daemon", have lnetcapd replay it to a subscriber its config forces
+# through the anonymizer), print the result with -v and -x, and let
+# leak_check.py look for every printable run of the input in all three
+# (tests/anon/leak-allowlist.txt: the reviewed exceptions).
 set -uo pipefail
-build=$1 src=$2 input=$3
-TEST_CASE="anon.leak $(basename "$input")"
+build=$1 src=$2 input=$3 how=${4:-lnetcap}
+TEST_CASE="anon.leak $how $(basename "$input")"
 . "$src/tests/support/testlib.sh"
 lnetcap=$build/capture/lnetcap
 [ -x "$lnetcap" ] || { echo "SKIP: $lnetcap not built"; exit 77; }
@@ -15,11 +17,28 @@ command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lnetcap-leak.XXXXXX")
 on_exit "rm -rf '$tmp'"
 
-"$lnetcap" -r "$input" -w "$tmp/anon.pcapng" --anonymize 2>"$tmp/err" ||
-	fail "lnetcap --anonymize failed: $(cat "$tmp/err")"
+if [ "$how" = daemon ]; then
+	lnetcapd=$build/capture/lnetcapd
+	[ -x "$lnetcapd" ] || { echo "SKIP: $lnetcapd not built"; exit 77; }
+	forced_user=${LNETCAP_LEAK_FORCED_USER:-$(id -un)}  # another user: the test must fail
+	printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$forced_user" "$tmp/anon.key" >"$tmp/anon.conf"
+	"$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$(id -gn)" -r "$input" --config "$tmp/anon.conf" \
+		--wait-subscribers 1 2>"$tmp/d.log" &
+	daemon=$!
+	on_exit "kill $daemon"
+	on_fail "cat '$tmp/d.log'"
+	wait_for_socket "$tmp/d.sock" 10
+	timeout 60 "$lnetcap" --from "ipc://$tmp/d.sock" -w "$tmp/anon.pcapng" 2>"$tmp/err" ||
+		fail "subscription failed: $(cat "$tmp/err")"
+	wait "$daemon" || fail "lnetcapd exited $?"
+else
+	"$lnetcap" -r "$input" -w "$tmp/anon.pcapng" --anonymize 2>"$tmp/err" ||
+		fail "lnetcap --anonymize failed: $(cat "$tmp/err")"
+fi
 "$lnetcap" -r "$tmp/anon.pcapng" -v >"$tmp/v.txt" 2>"$tmp/err" || fail "lnetcap -v failed: $(cat "$tmp/err")"
 "$lnetcap" -r "$tmp/anon.pcapng" -x >"$tmp/x.txt" 2>"$tmp/err" || fail "lnetcap -x failed: $(cat "$tmp/err")"
 rc=0
 python3 "$src/tests/anon/leak_check.py" "$src/tests/anon/leak-allowlist.txt" "$input" \
 	"$tmp/anon.pcapng" "$tmp/v.txt" "$tmp/x.txt" || rc=$?
 check "no printable run of $(basename "$input") survives anonymization" test "$rc" = 0
+[ "$how" != daemon ] || contains "$tmp/d.log" "anonymized by anonymize-users"
