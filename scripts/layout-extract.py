@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Writes the facts of Lustre's PtlRPC request formats as a small text file.
 
-    scripts/layout-extract.py LUSTRE_GIT_DIR TAG > tests/data/layout-extract-TAG.txt
+    scripts/layout-extract.py LUSTRE_GIT_DIR TAG > tests/data/layout-extract-<tag>.txt
 
 For every RQF_* format in lustre/ptlrpc/layout.c at TAG: the opcode whose
 server handler table names it (TGT_*_HDL(..., NAME, ...) uses &RQF_NAME),
