@@ -10,6 +10,7 @@
 #include "error.h"
 #include "codec/lustre_msg.h"
 #include "codec/wire_reader.h"
+#include "lnetcap/rpc_formats.h"
 #include "message_fixtures.h"
 
 using namespace lnetcap;
@@ -283,4 +284,46 @@ TEST(Anonymizer, InterfaceNamesLoseAddressesAndHostNames) {
     EXPECT_EQ(s->find("10.0.3"), std::string::npos) << *s;
   EXPECT_TRUE(out.os.empty());
   EXPECT_TRUE(out.filter.empty());
+}
+
+// A reply carries no selector: the one its request had picks its format.
+// An LDLM_ENQUEUE with a getattr intent answers DLM_REP, MDT_BODY, ...; an
+// enqueue without an intent DLM_REP, DLM_LVB.  Seen after its request, the
+// reply keeps its mdt_body (ids rewritten); alone, buffer 2 is unknown.
+TEST(Anonymizer, AReplyTakesTheFormatItsRequestChose) {
+  const std::uint64_t xid = 0x655400000080ULL;
+  auto rpc_message = [&](std::uint32_t type, std::vector<std::vector<std::uint8_t>> buffers) {
+    test::RpcSpec rpc;
+    rpc.type = type;
+    rpc.opc = LNETCAP_OPC_LDLM_ENQUEUE;
+    rpc.buffers = std::move(buffers);
+    auto payload = test::lustre_msg(rpc);
+    const bool request = type == LNETCAP_PTL_RPC_MSG_REQUEST;
+    test::LnetHeaderSpec h;
+    h.src = test::nid(request ? "10.0.3.2@tcp" : "10.0.3.1@tcp");
+    h.dst = test::nid(request ? "10.0.3.1@tcp" : "10.0.3.2@tcp");
+    h.portal = request ? LNETCAP_PORTAL_MDS_REQUEST : LNETCAP_PORTAL_MDC_REPLY;
+    h.match_bits = xid;
+    h.payload_length = static_cast<std::uint32_t>(payload.size());
+    test::RecordSpec r;
+    r.local = h.src;
+    r.peer = h.dst;
+    r.flags = 1;
+    return test::make_message(r, h, payload).bytes;
+  };
+  std::vector<std::uint8_t> intent(sizeof(struct lnetcap_ldlm_intent), 0);
+  store_le64(intent.data(), LNETCAP_ITF_GETATTR);
+  std::vector<std::uint8_t> body(sizeof(struct lnetcap_mdt_body), 0);
+  store_le64(body.data(), 0x200000401ULL);  // mbo_fid1.f_seq
+  const auto request = rpc_message(
+      LNETCAP_PTL_RPC_MSG_REQUEST, {std::vector<std::uint8_t>(sizeof(struct lnetcap_ldlm_request), 0), intent,
+                                    body, {}, bytes("secret-name")});
+  const auto reply = rpc_message(LNETCAP_PTL_RPC_MSG_REPLY,
+                                 {std::vector<std::uint8_t>(sizeof(struct lnetcap_ldlm_reply), 0), body});
+  Anonymizer seen(key(9)), alone(key(9));
+  const auto out_request = seen.rewrite_record(request);
+  EXPECT_FALSE(contains(out_request, std::string("secret-name")));
+  EXPECT_EQ(buffer(out_request, 3), body);  // the request's mdt_body: its format is known
+  EXPECT_EQ(buffer(seen.rewrite_record(reply), 2), body);
+  EXPECT_TRUE(all_zero(buffer(alone.rewrite_record(reply), 2)));
 }

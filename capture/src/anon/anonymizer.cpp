@@ -311,7 +311,16 @@ std::uint32_t Anonymizer::format_selector(const WireWriter& msg, std::uint32_t c
   return 0;
 }
 
-void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_hint) {
+void Anonymizer::remember_selector(const RpcKey& rpc, std::uint32_t sel) {
+  if (selectors_.insert_or_assign(rpc, sel).second) selector_order_.push_back(rpc);
+  if (selector_order_.size() > kMaxSelectors) {
+    selectors_.erase(selector_order_.front());
+    selector_order_.pop_front();
+  }
+}
+
+void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_hint,
+                                const std::optional<RpcKey>& rpc) {
   const WireReader probe{ByteSpan(p.data(), p.size())};
   const bool little =
       probe.u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_magic)) == LNETCAP_LUSTRE_MSG_MAGIC_V2;
@@ -337,7 +346,19 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
     is_reply = body.u32(BODY_FIELD(pb_type)) != LNETCAP_PTL_RPC_MSG_REQUEST;
   }
   bool have_sel = false;
-  const std::uint32_t sel = format_selector(msg, count, opc, is_reply, &have_sel);
+  std::uint32_t sel = format_selector(msg, count, opc, is_reply, &have_sel);
+  if (rpc && (opc == LNETCAP_OPC_MDS_REINT || opc == LNETCAP_OPC_LDLM_ENQUEUE)) {
+    if (!is_reply && have_sel) {
+      remember_selector(*rpc, sel);
+    } else if (is_reply) {
+      // Not erased: an early reply and the final one share the XID.
+      const auto it = selectors_.find(*rpc);
+      if (it != selectors_.end()) {
+        have_sel = true;
+        sel = it->second;
+      }
+    }
+  }
 
   // Replaces the uid/gid/projid in field f of the buffer at off.
   auto id_at = [&](WireField<4> f) {
@@ -480,7 +501,10 @@ std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
       payload.size() >= 16 && (load_le32(payload.data()) == LNETCAP_LNET_PROTO_PING_MAGIC ||
                                load_be32(payload.data()) == LNETCAP_LNET_PROTO_PING_MAGIC);
   if (msg.rpc.present) {
-    rewrite_ptlrpc(payload, msg.rpc.opc);
+    std::optional<RpcKey> rpc;
+    if (const auto xid = msg.xid())
+      rpc = RpcKey{msg.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST ? msg.lnet.src_nid : msg.lnet.dest_nid, *xid};
+    rewrite_ptlrpc(payload, msg.rpc.opc, rpc);
   } else if (ping_info && (!msg.lnet.portal || *msg.lnet.portal == 0)) {
     rewrite_ping_info(payload);
   } else {

@@ -20,10 +20,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../message.h"
@@ -72,13 +74,23 @@ class Anonymizer {
  private:
   std::optional<std::string> map_endpoint(std::string_view endpoint);
   std::vector<std::uint8_t> digest(const char* domain, const void* data, std::size_t len) const;
-  void rewrite_ptlrpc(std::vector<std::uint8_t>& payload, std::uint32_t opc_hint);
+  // An RPC as its request and reply both name it: the client's NID and the XID.
+  using RpcKey = std::pair<Nid, std::uint64_t>;
+  void rewrite_ptlrpc(std::vector<std::uint8_t>& payload, std::uint32_t opc_hint,
+                      const std::optional<RpcKey>& rpc);
+  void remember_selector(const RpcKey& rpc, std::uint32_t sel);
   static std::uint32_t format_selector(const WireWriter& msg, std::uint32_t count, std::uint32_t opc,
                                        bool is_reply, bool* have);
   void rewrite_ping_info(std::vector<std::uint8_t>& payload);
 
   std::vector<std::uint8_t> key_;
   std::map<Nid, Nid> nid_cache_;
+  // A reply carries no selector (rr_opcode, intent): the one its request
+  // had, when this anonymizer saw the request, picks the reply's format.
+  // The oldest are forgotten first (a reply's request comes shortly before).
+  static constexpr std::size_t kMaxSelectors = 65536;
+  std::map<RpcKey, std::uint32_t> selectors_;
+  std::deque<RpcKey> selector_order_;
   Changes changes_;
 };
 
