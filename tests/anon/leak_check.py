@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A leak test that does not need to know what leaks.
 
-    leak_check.py ALLOWLIST INPUT OUTPUT [TEXT...]
+    leak_check.py ALLOWLIST INPUT OUTPUT [TEXT...] [-- OUTPUT [TEXT...]]...
 
 Every printable run of 4 or more bytes anywhere in INPUT (its packets and
 its metadata alike: pcapng options, interface names, comments, socklnd TCP
@@ -10,6 +10,12 @@ payloads) must be absent from OUTPUT (the anonymized file) and from each
 TEXT (what `lnetcap -v` / `-x` print of it), unless the run is on
 ALLOWLIST: protocol constants, each with the reason it may stay.  Exit 1
 listing every run that leaked and where.
+
+Groups after `--` are the same input anonymized with other keys.  A run
+counts as leaked only when every group holds it: bytes copied from the
+input are in all of them, while a keyed pseudonym that happens to spell a
+short run of the input (a token "77f6..." printed in hex, against the
+random bytes of a 1 MiB bulk write) is in one group only.
 
 What counts as the input's payloads and metadata: of a pcapng, every
 packet's bytes and every option value of every block (section, interface,
@@ -137,25 +143,40 @@ def is_allowed(run, allowed):
     return any(k.startswith(b"re:") and re.fullmatch(k[3:], run) for k in allowed)
 
 
+def found_in(secrets, paths, allowed):
+    """{run: first path holding it} for the runs of `secrets` in `paths`."""
+    where = {}
+    for path in paths:
+        with open(path, "rb") as f:
+            # Any occurrence of a printable input run lies inside one
+            # printable run of the output: search those only.
+            haystack = b"\n".join(sorted(runs(f.read())))
+        for s in secrets:
+            if s not in where and s in haystack and not is_allowed(s, allowed):
+                where[s] = path
+    return where
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     allowed = read_allowlist(sys.argv[1])
     secrets = input_runs(sys.argv[2])
-    leaks = []
-    for path in sys.argv[3:]:
-        with open(path, "rb") as f:
-            # Any occurrence of a printable input run lies inside one
-            # printable run of the output: search those only.
-            haystack = b"\n".join(sorted(runs(f.read())))
-        for s in sorted(secrets):
-            if s not in haystack or is_allowed(s, allowed):
-                continue
-            leaks.append((path, s))
-    for path, s in leaks:
-        print(f"LEAK {path}: {s.decode('ascii')!r}")
-    print(f"{len(secrets)} printable runs of >= {MIN_RUN} bytes in the payloads and metadata of {sys.argv[2]}; "
-          f"{len(leaks)} found in the anonymized output", file=sys.stderr)
+    groups, group = [], []
+    for arg in sys.argv[3:] + ["--"]:
+        if arg == "--":
+            if group:
+                groups.append(group)
+            group = []
+        else:
+            group.append(arg)
+    found = [found_in(secrets, g, allowed) for g in groups]
+    leaks = sorted(s for s in found[0] if all(s in f for f in found[1:]))
+    for s in leaks:
+        print(f"LEAK {' and '.join(f[s] for f in found)}: {s.decode('ascii')!r}")
+    print(f"{len(secrets)} printable runs of >= {MIN_RUN} bytes in the payloads and metadata of "
+          f"{sys.argv[2]}; {len(leaks)} found in the anonymized output "
+          f"({len(groups)} keys)", file=sys.stderr)
     sys.exit(1 if leaks else 0)
 
 

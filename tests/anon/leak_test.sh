@@ -20,25 +20,38 @@ on_exit "rm -rf '$tmp'"
 if [ "$how" = daemon ]; then
 	lnetcapd=$build/capture/lnetcapd
 	[ -x "$lnetcapd" ] || { echo "SKIP: $lnetcapd not built"; exit 77; }
-	forced_user=${LNETCAP_LEAK_FORCED_USER:-$(id -un)}  # another user: the test must fail
-	printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$forced_user" "$tmp/anon.key" >"$tmp/anon.conf"
-	"$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$(id -gn)" -r "$input" --config "$tmp/anon.conf" \
-		--wait-subscribers 1 2>"$tmp/d.log" &
-	daemon=$!
-	on_exit "kill $daemon"
-	on_fail "cat '$tmp/d.log'"
-	wait_for_socket "$tmp/d.sock" 10
-	timeout 60 "$lnetcap" --from "ipc://$tmp/d.sock" -w "$tmp/anon.pcapng" 2>"$tmp/err" ||
-		fail "subscription failed: $(cat "$tmp/err")"
-	wait "$daemon" || fail "lnetcapd exited $?"
-else
-	"$lnetcap" -r "$input" -w "$tmp/anon.pcapng" --anonymize 2>"$tmp/err" ||
-		fail "lnetcap --anonymize failed: $(cat "$tmp/err")"
 fi
-"$lnetcap" -r "$tmp/anon.pcapng" -v >"$tmp/v.txt" 2>"$tmp/err" || fail "lnetcap -v failed: $(cat "$tmp/err")"
-"$lnetcap" -r "$tmp/anon.pcapng" -x >"$tmp/x.txt" 2>"$tmp/err" || fail "lnetcap -x failed: $(cat "$tmp/err")"
+forced_user=${LNETCAP_LEAK_FORCED_USER:-$(id -un)}  # another user: the daemon test must fail
+
+# anonymize K: INPUT anonymized with key file K.key into K.pcapng, printed
+# into K.v.txt and K.x.txt.  Fixed keys keep the test the same on every run.
+anonymize() {
+	local k=$1
+	printf 'lnetcap leak test key %s, fixed\n' "$k" >"$tmp/$k.key"
+	if [ "$how" = daemon ]; then
+		printf '[subscribers]\nanonymize-users = %s\nanonymize-key = %s\n' "$forced_user" "$tmp/$k.key" >"$tmp/$k.conf"
+		"$lnetcapd" --listen "ipc://$tmp/$k.sock" --group "$(id -gn)" -r "$input" --config "$tmp/$k.conf" \
+			--wait-subscribers 1 2>"$tmp/$k.log" &
+		local daemon=$!
+		on_exit "kill $daemon"
+		on_fail "cat '$tmp/$k.log'"
+		wait_for_socket "$tmp/$k.sock" 10
+		timeout 60 "$lnetcap" --from "ipc://$tmp/$k.sock" -w "$tmp/$k.pcapng" 2>"$tmp/err" ||
+			fail "subscription failed: $(cat "$tmp/err")"
+		wait "$daemon" || fail "lnetcapd exited $?"
+	else
+		"$lnetcap" -r "$input" -w "$tmp/$k.pcapng" --anon-key "$tmp/$k.key" 2>"$tmp/err" ||
+			fail "lnetcap --anon-key failed: $(cat "$tmp/err")"
+	fi
+	"$lnetcap" -r "$tmp/$k.pcapng" -v >"$tmp/$k.v.txt" 2>"$tmp/err" || fail "lnetcap -v failed: $(cat "$tmp/err")"
+	"$lnetcap" -r "$tmp/$k.pcapng" -x >"$tmp/$k.x.txt" 2>"$tmp/err" || fail "lnetcap -x failed: $(cat "$tmp/err")"
+}
+# Two keys: a run counts as leaked only when both outputs hold it (a keyed
+# pseudonym spelling a short input run by chance does so under one key).
+anonymize a
+anonymize b
 rc=0
 python3 "$src/tests/anon/leak_check.py" "$src/tests/anon/leak-allowlist.txt" "$input" \
-	"$tmp/anon.pcapng" "$tmp/v.txt" "$tmp/x.txt" || rc=$?
+	"$tmp/a.pcapng" "$tmp/a.v.txt" "$tmp/a.x.txt" -- "$tmp/b.pcapng" "$tmp/b.v.txt" "$tmp/b.x.txt" || rc=$?
 check "no printable run of $(basename "$input") survives anonymization" test "$rc" = 0
-[ "$how" != daemon ] || contains "$tmp/d.log" "anonymized by anonymize-users"
+[ "$how" != daemon ] || contains "$tmp/a.log" "anonymized by anonymize-users"

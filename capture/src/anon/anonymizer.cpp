@@ -333,6 +333,7 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
     p.clear();
     return;
   }
+  WireWriter(msg).u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_padding_3), 0);
   // The header's own padding after lm_buflens.
   const std::size_t lens_end = sizeof(struct lnetcap_lustre_msg_v2) + sizeof(std::uint32_t) * count;
   std::fill(p.begin() + static_cast<std::ptrdiff_t>(std::min(lens_end, off)),
@@ -382,6 +383,13 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
       case Treatment::kKeep:
         break;
       case Treatment::kPtlrpcBody: {
+        // Padding words carry nothing Lustre defines: zero, whatever they hold
+        // (all lie in the v2 body, which kPtlrpcBody requires).
+        WireWriter body = msg.from(off);
+        const std::span<std::uint8_t> pad0 = body.span(BODY_FIELD(pb_padding0));
+        std::fill(pad0.begin(), pad0.end(), 0);
+        body.u64(BODY_FIELD(pb_padding64_0), 0);
+        body.u64(BODY_FIELD(pb_padding64_1), 0);
         id_at(BODY_FIELD(pb_projid));
         if (len >= LNETCAP_PTLRPC_BODY_V2_LEN) {
           id_at(BODY_FIELD(pb_uid));
