@@ -6,7 +6,11 @@
 
 For every RQF_* format in lustre/ptlrpc/layout.c at TAG: the opcode whose
 server handler table names it (TGT_*_HDL(..., NAME, ...) uses &RQF_NAME),
-and its request (client) and reply (server) RMF_* fields in order.  Only
+and its request (client) and reply (server) RMF_* fields in order.  Then
+the formats the MDT picks inside a handler (lustre/mdt/mdt_handler.c): by
+an MDS_REINT's rr_opcode (reint_fmts[]), by an enqueue's intent
+(mdt_intent_opc()'s switch) and by an open intent's rr_opcode
+(intent_fmts[]).  Only
 facts are written (names and numbers), never Lustre's code; the unit test
 RpcFormats.* compares include/lnetcap/rpc_formats.h with these files.
 
@@ -89,7 +93,8 @@ def opcode_values(git_dir, tag):
             continue
     else:
         sys.exit("layout-extract: no lustre_idl.h")
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s*([A-Z][A-Z0-9_]+)\s*=\s*(\d+)\s*,", idl, re.M)}
+    return {m.group(1): int(m.group(2), 0)
+            for m in re.finditer(r"^\s*([A-Z][A-Z0-9_]+)\s*=\s*(0x[0-9a-fA-F]+|\d+)\s*,", idl, re.M)}
 
 
 def handler_opcodes(git_dir, tag):
@@ -105,6 +110,34 @@ def handler_opcodes(git_dir, tag):
         for m in re.finditer(r"^#define\s+(\w+)\s+(\w+)\s*$", text, re.M):
             aliases[m.group(1)] = m.group(2)
     return names, aliases
+
+
+def selectors(git_dir, tag, values):
+    """(kind, selector value, RQF name) of the MDT's in-handler choices."""
+    mdt = show(git_dir, tag, "lustre/mdt/mdt_handler.c")
+    out = []
+    for table, kind in (("reint_fmts", "reint"), ("intent_fmts", "intent_reint")):
+        m = re.search(r"\*" + table + r"\[REINT_MAX\]\s*=\s*\{(.*?)\};", mdt, re.S)
+        if not m:
+            sys.exit(f"layout-extract: no {table}[] in mdt_handler.c")
+        for r in re.finditer(r"\[(REINT_\w+)\]\s*=\s*&RQF_(\w+)", m.group(1)):
+            out.append((kind, values[r.group(1)], r.group(2)))
+    # mdt_intent_opc(): case labels, then the it_format they set.
+    start = mdt.index("mdt_intent_opc(")
+    body = mdt[mdt.index("switch (it_opc)", start):]
+    body = body[:body.index("\n\tdefault:")]
+    pending = []
+    for line in body.splitlines():
+        c = re.match(r"\s*case\s+([A-Z_|\s]+):", line)
+        if c:
+            pending.append(sum(values[n.strip()] for n in c.group(1).split("|")))
+            continue
+        f = re.search(r"it_format\s*=\s*&RQF_(\w+);", line)
+        if f:
+            out.extend(("intent", v, f.group(1)) for v in pending)
+        if f or re.search(r"\bbreak;|RETURN\(", line):
+            pending = []
+    return out
 
 
 def main():
@@ -125,6 +158,11 @@ def main():
         if name in handled:
             opc = str(values[aliases.get(name, name)])
         print(f"{name} opc={opc} req={','.join(req)} rep={','.join(rep)}")
+    print("# @KIND SELECTOR RQF: the MDT picks RQF_ for an MDS_REINT whose rr_opcode is SELECTOR")
+    print("# (reint), an LDLM_ENQUEUE whose intent is SELECTOR (intent) or an open intent's rr_opcode")
+    print("# (intent_reint)")
+    for kind, value, name in selectors(git_dir, tag, values):
+        print(f"@{kind} {value:#x} {name}")
 
 
 if __name__ == "__main__":

@@ -7,12 +7,15 @@
  * Source: lustre/ptlrpc/layout.c (struct req_format RQF_*, and the
  * req_msg_field arrays they name), the server handler tables that tie an
  * opcode to its format (TGT_*_HDL(..., NAME, ...) uses &RQF_NAME), and for
- * the formats chosen inside a handler: mdt_reint_opcode()'s table (by
- * mdt_rec_reint.rr_opcode) and mdt_intent_opc() (by ldlm_intent.opc).
- * scripts/layout-extract.py writes the layout.c facts of each release to
- * tests/data/layout-extract-<tag>.txt and the test RpcFormats.* checks
- * every row below against them, so a release that changes a format fails
- * the test rather than being misread.
+ * the formats chosen inside a handler (mdt_handler.c): reint_fmts[] (by
+ * mdt_rec_reint.rr_opcode), mdt_intent_opc() (by ldlm_intent.opc) and
+ * intent_fmts[] (an open intent's rr_opcode).  scripts/layout-extract.py
+ * writes these facts of each release to tests/data/layout-extract-<tag>.txt
+ * and the test RpcFormats.* checks every row below against them, so a
+ * release that changes a format fails the test rather than being misread.
+ * Not from an extract: the opcode of formats no server handler table names
+ * (the client picks them: CONNECT, *_GET_INFO_*, *_SET_INFO*, callbacks)
+ * and the intent bits of LDLM_INTENT_BASIC/QUOTA (quota and glimpse code).
  *
  * Consumers (C and C++): the anonymizer (capture/src/anon/) reads it now;
  * the agent's decoder and the Wireshark plugin are meant to read it too
@@ -27,7 +30,8 @@
  *     OPC       the opcode (LNETCAP_OPC_OPC) the format serves
  *     SEL_KIND  ANY: every message of OPC may have this format (several
  *                    rows of one opcode: the message has one of them);
- *               REINT: only MDS_REINT whose rr_opcode is SEL;
+ *               REINT: only MDS_REINT whose rr_opcode's bit is in SEL
+ *                    (LNETCAP_REINT_BIT(): REINT_RMENTRY uses the unlink format);
  *               INTENT: only LDLM_ENQUEUE whose ldlm_intent.opc has a bit
  *                    of SEL, or, SEL 0, an enqueue without an intent;
  *               BATCH_ITEM: a sub-request inside MDS_BATCH, never a
@@ -55,6 +59,8 @@
 
 #define LNETCAP_LUSTRE_V(major, minor, patch)                                  \
 	(((major) << 16) | ((minor) << 8) | (patch))
+
+#define LNETCAP_REINT_BIT(op) (1u << LNETCAP_REINT_##op)
 
 /* ldlm_intent.opc bits (bodies.h's LNETCAP_INTENT_LIST) as constants. */
 enum lnetcap_intent_flag {
@@ -357,43 +363,43 @@ enum lnetcap_rpc_sel_kind {
 	X(MDS_REINT, MDS_REINT, ANY, 0, 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY)) \
-	X(MDS_REINT_CREATE, MDS_REINT, REINT, LNETCAP_REINT_CREATE, 0, 0,\
+	X(MDS_REINT_CREATE, MDS_REINT, REINT, LNETCAP_REINT_BIT(CREATE), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, CAPA1)) \
-	X(MDS_REINT_CREATE_ACL, MDS_REINT, REINT, LNETCAP_REINT_CREATE, 0, LNETCAP_LUSTRE_V(2, 16, 0),\
+	X(MDS_REINT_CREATE_ACL, MDS_REINT, REINT, LNETCAP_REINT_BIT(CREATE), 0, LNETCAP_LUSTRE_V(2, 16, 0),\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME, EADATA, DLM_REQ, FILE_SECCTX_NAME, FILE_SECCTX, SELINUX_POL, FILE_ENCCTX),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, CAPA1)) \
-	X(MDS_REINT_CREATE_ACL, MDS_REINT, REINT, LNETCAP_REINT_CREATE, LNETCAP_LUSTRE_V(2, 16, 0), 0,\
+	X(MDS_REINT_CREATE_ACL, MDS_REINT, REINT, LNETCAP_REINT_BIT(CREATE), LNETCAP_LUSTRE_V(2, 16, 0), 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME, EADATA, DLM_REQ, FILE_SECCTX_NAME, FILE_SECCTX, SELINUX_POL, FILE_ENCCTX),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, CAPA1, MDT_MD)) \
-	X(MDS_REINT_CREATE_SLAVE, MDS_REINT, REINT, LNETCAP_REINT_CREATE, 0, 0,\
+	X(MDS_REINT_CREATE_SLAVE, MDS_REINT, REINT, LNETCAP_REINT_BIT(CREATE), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME, EADATA, DLM_REQ),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, CAPA1)) \
-	X(MDS_REINT_CREATE_SYM, MDS_REINT, REINT, LNETCAP_REINT_CREATE, 0, 0,\
+	X(MDS_REINT_CREATE_SYM, MDS_REINT, REINT, LNETCAP_REINT_BIT(CREATE), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME, SYMTGT, DLM_REQ, FILE_SECCTX_NAME, FILE_SECCTX, SELINUX_POL, FILE_ENCCTX),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, CAPA1)) \
-	X(MDS_REINT_LINK, MDS_REINT, REINT, LNETCAP_REINT_LINK, 0, 0,\
+	X(MDS_REINT_LINK, MDS_REINT, REINT, LNETCAP_REINT_BIT(LINK), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, CAPA2, NAME, DLM_REQ, SELINUX_POL),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY)) \
-	X(MDS_REINT_MIGRATE, MDS_REINT, REINT, LNETCAP_REINT_MIGRATE, 0, 0,\
+	X(MDS_REINT_MIGRATE, MDS_REINT, REINT, LNETCAP_REINT_BIT(MIGRATE), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, CAPA2, NAME, SYMTGT, DLM_REQ, SELINUX_POL, MDT_EPOCH, CLOSE_DATA, EADATA),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, MDT_MD, LOGCOOKIES, CAPA1, CAPA2)) \
-	X(MDS_REINT_OPEN, MDS_REINT, REINT, LNETCAP_REINT_OPEN, 0, 0,\
+	X(MDS_REINT_OPEN, MDS_REINT, REINT, LNETCAP_REINT_BIT(OPEN), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, CAPA2, NAME, EADATA, FILE_SECCTX_NAME, FILE_SECCTX, SELINUX_POL, FILE_ENCCTX),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, MDT_MD, ACL, CAPA1, CAPA2)) \
-	X(MDS_REINT_RENAME, MDS_REINT, REINT, LNETCAP_REINT_RENAME, 0, 0,\
+	X(MDS_REINT_RENAME, MDS_REINT, REINT, LNETCAP_REINT_BIT(RENAME), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, CAPA2, NAME, SYMTGT, DLM_REQ, SELINUX_POL),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, MDT_MD, LOGCOOKIES, CAPA1, CAPA2)) \
-	X(MDS_REINT_RESYNC, MDS_REINT, REINT, LNETCAP_REINT_RESYNC, 0, 0,\
+	X(MDS_REINT_RESYNC, MDS_REINT, REINT, LNETCAP_REINT_BIT(RESYNC), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, DLM_REQ),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY)) \
-	X(MDS_REINT_SETATTR, MDS_REINT, REINT, LNETCAP_REINT_SETATTR, 0, 0,\
+	X(MDS_REINT_SETATTR, MDS_REINT, REINT, LNETCAP_REINT_BIT(SETATTR), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, MDT_EPOCH, EADATA, LOGCOOKIES, DLM_REQ),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, MDT_MD, ACL, CAPA1, CAPA2)) \
-	X(MDS_REINT_SETXATTR, MDS_REINT, REINT, LNETCAP_REINT_SETXATTR, 0, 0,\
+	X(MDS_REINT_SETXATTR, MDS_REINT, REINT, LNETCAP_REINT_BIT(SETXATTR), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME, EADATA, DLM_REQ, SELINUX_POL),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY)) \
-	X(MDS_REINT_UNLINK, MDS_REINT, REINT, LNETCAP_REINT_UNLINK, 0, 0,\
+	X(MDS_REINT_UNLINK, MDS_REINT, REINT, LNETCAP_REINT_BIT(UNLINK) | LNETCAP_REINT_BIT(RMENTRY), 0, 0,\
 	  LNETCAP_RMFS(PTLRPC_BODY, REC_REINT, CAPA1, NAME, DLM_REQ, SELINUX_POL),\
 	  LNETCAP_RMFS(PTLRPC_BODY, MDT_BODY, MDT_MD, LOGCOOKIES, CAPA1, CAPA2)) \
 	X(MDS_RMFID, MDS_RMFID, ANY, 0, 0, 0,\
@@ -519,7 +525,7 @@ struct lnetcap_rpc_format {
 	const char *name;   /* RQF_ name without "RQF_" */
 	unsigned int opc;   /* LNETCAP_OPC_* */
 	enum lnetcap_rpc_sel_kind sel_kind;
-	unsigned int sel;   /* LNETCAP_REINT_* or LNETCAP_ITF_* bits */
+	unsigned int sel;   /* LNETCAP_REINT_BIT()s or LNETCAP_ITF_* bits */
 	unsigned int since, until; /* LNETCAP_LUSTRE_V(); 0: no bound */
 	unsigned char req[LNETCAP_RPC_FORMAT_MAX_BUFS]; /* enum lnetcap_rmf */
 	unsigned char rep[LNETCAP_RPC_FORMAT_MAX_BUFS];
@@ -552,7 +558,7 @@ static inline int lnetcap_rpc_format_matches(const struct lnetcap_rpc_format *f,
 	if (!have_sel || f->sel_kind == LNETCAP_SEL_ANY)
 		return 1;
 	if (f->sel_kind == LNETCAP_SEL_REINT)
-		return f->sel == sel;
+		return sel < 32 && ((f->sel >> sel) & 1u);
 	return f->sel == 0 ? sel == 0 : (f->sel & sel) != 0;
 }
 

@@ -34,7 +34,7 @@ std::map<std::string, Extracted> read_extract(const std::filesystem::path& p) {
   std::map<std::string, Extracted> out;
   std::ifstream in(p);
   for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#' || line[0] == '@') continue;
     std::stringstream ls(line);
     std::string name, opc, req, rep;
     ls >> name >> opc >> req >> rep;
@@ -103,6 +103,54 @@ TEST(RpcFormats, MatchLustreLayoutExtracts) {
       }
     }
     for (const auto& [name, _] : lustre) EXPECT_TRUE(seen.count(name)) << tag << ": RQF_" << name << " missing";
+  }
+}
+
+// "@reint 0x8 MDS_REINT_UNLINK": the formats the MDT picks inside a handler.
+struct Selector {
+  std::string kind, rqf;
+  unsigned value;
+};
+std::vector<Selector> read_selectors(const std::filesystem::path& p) {
+  std::vector<Selector> out;
+  std::ifstream in(p);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '@') continue;
+    std::stringstream ls(line.substr(1));
+    Selector s;
+    std::string value;
+    ls >> s.kind >> value >> s.rqf;
+    s.value = static_cast<unsigned>(std::stoul(value, nullptr, 0));
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The selector of every row the MDT picks by rr_opcode or intent is the
+// one mdt_handler.c uses, in every release.
+TEST(RpcFormats, SelectorsMatchTheMdtHandlers) {
+  for (const auto& file : extracts()) {
+    const auto sels = read_selectors(file);
+    ASSERT_GE(sels.size(), 15u) << file;
+    for (const auto& s : sels) {
+      SCOPED_TRACE(file.filename().string() + " @" + s.kind + " RQF_" + s.rqf);
+      bool found = false;
+      for (const auto& f : lnetcap_rpc_formats) {
+        if (s.rqf != f.name) continue;
+        found = true;
+        if (s.kind == "reint") {
+          EXPECT_EQ(f.sel_kind, LNETCAP_SEL_REINT);
+          EXPECT_TRUE(lnetcap_rpc_format_matches(&f, LNETCAP_OPC_MDS_REINT, 1, s.value));
+        } else if (s.kind == "intent") {
+          EXPECT_EQ(f.sel_kind, LNETCAP_SEL_INTENT);
+          EXPECT_EQ(f.sel & s.value, s.value) << "intent bits";
+        } else {  // intent_reint: an open intent's own format
+          EXPECT_EQ(f.sel_kind, LNETCAP_SEL_INTENT);
+          EXPECT_NE(f.sel & (LNETCAP_ITF_OPEN | LNETCAP_ITF_CREAT), 0u);
+        }
+      }
+      EXPECT_TRUE(found);
+    }
   }
 }
 
