@@ -69,6 +69,7 @@ std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
     p.rotation = rotation;
     p.post_rotate_command = opts.post_rotate_command;
     p.section_comments = metadata;
+    p.anonymized = opts.anonymize;
     // Subscriptions name their node themselves (one interface per node and NI).
     if (opts.read_file.empty() && opts.from.empty() && !opts.anonymize)
       p.interface_note = "on " + host_name();

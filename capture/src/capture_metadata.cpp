@@ -23,6 +23,13 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
+// A filter is free text: it can hold a jobid, a target name or a NID in a
+// form rewrite_text() does not know, so an anonymized trace only says there
+// was one.
+std::string filter_line(const Options& opts) {
+  return opts.anonymize ? "filter: set (not shown in an anonymized trace)" : "filter: " + one_line(opts.filter);
+}
+
 constexpr const char* kAnonymizedNote =
     "anonymized by lnetcap: NIDs, jobids, uids/gids/projids and names replaced, bulk "
     "data dropped (docs/ANONYMIZE.md)";
@@ -49,7 +56,7 @@ std::vector<std::string> capture_metadata(const Options& opts, bool live,
     std::string step = std::string("rewritten by lnetcap ") + LNETCAP_VERSION;
     if (!opts.anonymize) step += " on " + host_name() + ": " + opts.command_line;
     c.push_back(step);
-    if (!opts.filter.empty()) c.push_back("filter: " + one_line(opts.filter));
+    if (!opts.filter.empty()) c.push_back(filter_line(opts));
     if (opts.anonymize) c.push_back(kAnonymizedNote);
     return c;
   }
@@ -61,7 +68,7 @@ std::vector<std::string> capture_metadata(const Options& opts, bool live,
     c.push_back("lustre: " + live::describe_lustre(live::detect_lustre()));
   }
   if (!opts.anonymize) c.push_back("command: " + opts.command_line);
-  if (!opts.filter.empty()) c.push_back("filter: " + one_line(opts.filter));
+  if (!opts.filter.empty()) c.push_back(filter_line(opts));
   if (opts.anonymize) c.push_back(kAnonymizedNote);
   return c;
 }

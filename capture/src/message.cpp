@@ -11,6 +11,7 @@
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
+#include "lnetcap/rpc_formats.h"
 #include "lnetcap/rpc_predicates.h"
 
 namespace lnetcap {
@@ -147,10 +148,6 @@ void decode_lnet(ByteSpan h, LnetFields& f) {
   f.present = true;
 }
 
-bool is_ldlm_opcode(std::uint32_t opc) {
-  return opc >= LNETCAP_OPC_LDLM_ENQUEUE && opc <= LNETCAP_OPC_LDLM_GL_CALLBACK;
-}
-
 // Decodes lustre_msg_v2 + ptlrpc_body (and the LDLM buffer) from a payload
 // prefix.  Every read is bounds-checked against the captured bytes.
 void decode_ptlrpc(ByteSpan pl, const LnetFields& lnet, PtlrpcFields& r, LdlmFields& d) {
@@ -208,10 +205,13 @@ void decode_ptlrpc(ByteSpan pl, const LnetFields& lnet, PtlrpcFields& r, LdlmFie
 #undef BODY
 #undef MSG
 
-  // LDLM: buffer 1 is an ldlm_request (requests) or ldlm_reply (replies);
-  // both start with lock_flags and a lock_desc, read up to its policy data.
+  // LDLM: buffer 1 is an ldlm_request (requests) or ldlm_reply (replies)
+  // where the format table says so (not a glimpse reply's LVB); both start
+  // with lock_flags and a lock_desc, read up to its policy data.
 #define REQ(field) LNETCAP_FIELD(struct lnetcap_ldlm_request, field)
-  if (!is_ldlm_opcode(r.opc) || r.bufcount < 2) return;
+  const bool reply = r.type != LNETCAP_PTL_RPC_MSG_REQUEST;
+  const enum lnetcap_rmf buf1 = lnetcap_rpc_buffer_kind(r.opc, 0, 0, reply, 1);
+  if ((buf1 != LNETCAP_RMF_DLM_REQ && buf1 != LNETCAP_RMF_DLM_REP) || r.bufcount < 2) return;
   const std::size_t known = offsetof(struct lnetcap_ldlm_request, lock_desc.l_policy_data);
   const WireReader q = msg.from(hdr + LNETCAP_LUSTRE_MSG_ROUND8(body_len));
   if (msg.u32(lustre_msg_buflen(1)) < known || !q.has(0, known)) return;

@@ -40,6 +40,10 @@ PcapngSink::PcapngSink(PcapngSinkOptions opts) : opts_(std::move(opts)) {
 void PcapngSink::open_file(const std::string& path) {
   writer_ = std::make_unique<pcapng::Writer>(path, opts_.packet_buffered);
   pcapng::SectionInfo s = default_section_info();
+  if (opts_.anonymized) {
+    s.os.clear();
+    s.hardware.clear();
+  }
   s.comments = opts_.section_comments;
   writer_->begin_section(s);
   delivered_.clear();

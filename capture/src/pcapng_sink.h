@@ -26,6 +26,9 @@ struct PcapngSinkOptions {
   std::string interface_note;
   output::RotationOptions rotation;  // -C/-G/-W (base is taken from path)
   std::string post_rotate_command;   // -z
+  // --anonymize: the section header does not name the writer's kernel and
+  // machine (shb_os, shb_hardware) either.
+  bool anonymized = false;
 };
 
 class PcapngSink : public RecordSink {

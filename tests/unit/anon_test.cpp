@@ -8,6 +8,9 @@
 #include <algorithm>
 
 #include "error.h"
+#include "codec/lustre_msg.h"
+#include "codec/wire_reader.h"
+#include "lnetcap/rpc_formats.h"
 #include "message_fixtures.h"
 
 using namespace lnetcap;
@@ -67,6 +70,44 @@ test::OwnedMessage reint_create() {
   r.flags = 1;
   r.comm = "simulate";
   return test::make_message(r, h, payload);
+}
+
+// A request of opcode opc carrying `buffers` after its ptlrpc_body.
+test::OwnedMessage request(std::uint32_t opc, std::vector<std::vector<std::uint8_t>> buffers) {
+  test::RpcSpec rpc;
+  rpc.opc = opc;
+  rpc.buffers = std::move(buffers);
+  auto payload = test::lustre_msg(rpc);
+  test::LnetHeaderSpec h;
+  h.src = test::nid("10.0.3.2@tcp");
+  h.dst = test::nid("10.0.3.1@tcp");
+  h.portal = LNETCAP_PORTAL_OST_IO;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  test::RecordSpec r;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.flags = 1;
+  return test::make_message(r, h, payload);
+}
+
+std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+
+// Buffer i of an anonymized record's PtlRPC message.
+std::vector<std::uint8_t> buffer(const std::vector<std::uint8_t>& record, std::uint32_t i) {
+  std::string why;
+  auto v = parse_record(record, &why);
+  EXPECT_TRUE(v) << why;
+  const WireReader msg{v->payload};
+  const std::uint32_t count = msg.u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_bufcount));
+  std::size_t off = LNETCAP_LUSTRE_MSG_HDR_SIZE(count);
+  for (std::uint32_t k = 0; k < i; ++k) off += LNETCAP_LUSTRE_MSG_ROUND8(msg.u32(lustre_msg_buflen(k)));
+  const std::uint32_t len = msg.u32(lustre_msg_buflen(i));
+  return {v->payload.begin() + static_cast<std::ptrdiff_t>(off),
+          v->payload.begin() + static_cast<std::ptrdiff_t>(off + len)};
+}
+
+bool all_zero(const std::vector<std::uint8_t>& b) {
+  return std::all_of(b.begin(), b.end(), [](std::uint8_t c) { return c == 0; });
 }
 
 }  // namespace
@@ -179,4 +220,110 @@ TEST(Anonymizer, KeyFileIsCreatedOnceAndReused) {
   EXPECT_EQ(k1.size(), 32u);
   std::remove(path.c_str());
   EXPECT_THROW(Anonymizer(std::vector<std::uint8_t>(4, 1)), Error);
+}
+
+// An opcode the format table does not know: every buffer after the
+// ptlrpc_body is zeros, whatever it looks like (a handle-sized name, a
+// struct-sized blob).  The old code kept any 8- or 24-byte buffer.
+TEST(Anonymizer, AnUnknownOpcodeIsScrubbedWhole) {
+  for (std::uint32_t opc : {4242u, unsigned{LNETCAP_OPC_LDLM_SET_INFO}, unsigned{LNETCAP_OPC_MDS_SETXATTR}}) {
+    SCOPED_TRACE(opc);
+    auto in = request(opc, {bytes("striped"), std::vector<std::uint8_t>(24, 'S'), bytes("name-of-a-file.txt")});
+    Anonymizer a(key(2));
+    const auto out = a.rewrite_record(in.bytes);
+    EXPECT_FALSE(contains(out, std::string("striped")));
+    EXPECT_FALSE(contains(out, std::string("SSSS")));
+    EXPECT_FALSE(contains(out, std::string("name-of")));
+    for (std::uint32_t i = 1; i <= 3; ++i) EXPECT_TRUE(all_zero(buffer(out, i))) << "buffer " << i;
+    std::string why;
+    EXPECT_EQ(decode_message(*parse_record(out, &why), 0, 0).rpc.opc, opc);  // the body stays
+  }
+}
+
+// A known opcode with more buffers than any of its formats has: the extra
+// ones are of no known kind, so zeros; the known ones keep their numbers.
+TEST(Anonymizer, BuffersPastTheFormatAreScrubbed) {
+  Anonymizer a(key(2));
+  const auto out = a.rewrite_record(request(LNETCAP_OPC_OBD_PING, {bytes("extra-secret")}).bytes);
+  EXPECT_FALSE(contains(out, std::string("extra-secret")));
+  EXPECT_TRUE(all_zero(buffer(out, 1)));
+}
+
+// OST_WRITE with short I/O (issue 32): the 8 bytes of file data in
+// RMF_SHORT_IO were kept as a "handle"; the niobuf's numbers stay.
+TEST(Anonymizer, ShortIoDataIsScrubbedAndExtentsKept) {
+  std::vector<std::uint8_t> obdo(sizeof(struct lnetcap_obdo), 0), ioobj(sizeof(struct lnetcap_obd_ioobj), 1),
+      niobuf(sizeof(struct lnetcap_niobuf_remote), 0);
+  store_le64(niobuf.data(), 0x1000);  // rnb_offset
+  Anonymizer a(key(4));
+  const auto out =
+      a.rewrite_record(request(LNETCAP_OPC_OST_WRITE, {obdo, ioobj, niobuf, {}, bytes("hello-1\n")}).bytes);
+  EXPECT_FALSE(contains(out, std::string("hello-1")));
+  EXPECT_TRUE(all_zero(buffer(out, 5)));
+  EXPECT_EQ(buffer(out, 3), niobuf);
+  EXPECT_EQ(buffer(out, 2), ioobj);
+}
+
+// Interface names: socklnd streams and live NIs named by their NID were
+// kept whole, with the real addresses (issue 32).
+TEST(Anonymizer, InterfaceNamesLoseAddressesAndHostNames) {
+  Anonymizer a(key(6));
+  const std::string tcp = a.map_nid(test::nid("10.0.3.2@tcp")).to_string();
+  const std::string peer = a.map_nid(test::nid("10.0.3.1@tcp")).to_string();
+  EXPECT_EQ(a.rewrite_interface_name("10.0.3.2:1023-10.0.3.1:988"),
+            tcp.substr(0, tcp.find('@')) + ":1023-" + peer.substr(0, peer.find('@')) + ":988");
+  EXPECT_EQ(a.rewrite_interface_name("10.77.0.1@tcp"), a.map_nid(test::nid("10.77.0.1@tcp")).to_string());
+  EXPECT_EQ(a.rewrite_interface_name("o2ib1"), "o2ib1");
+  EXPECT_EQ(a.rewrite_interface_name("node17-ib0"), "anonymized");
+  const auto v6 = a.rewrite_interface_name("[2001:db8::2]:1023-[2001:db8::1]:988");
+  EXPECT_EQ(v6.find("2001:db8"), std::string::npos) << v6;
+  CaptureInterface in{"10.0.3.2:1023-10.0.3.1:988", "10.0.3.2:1023 -> 10.0.3.1:988 socklnd V3 control",
+                      "Linux node17", "x86_64", "tcp port 988 and host node17", 0};
+  const auto out = a.rewrite_interface(in);
+  for (const std::string* s : {&out.name, &out.description, &out.os, &out.hardware, &out.filter})
+    EXPECT_EQ(s->find("10.0.3"), std::string::npos) << *s;
+  EXPECT_TRUE(out.os.empty());
+  EXPECT_TRUE(out.filter.empty());
+}
+
+// A reply carries no selector: the one its request had picks its format.
+// An LDLM_ENQUEUE with a getattr intent answers DLM_REP, MDT_BODY, ...; an
+// enqueue without an intent DLM_REP, DLM_LVB.  Seen after its request, the
+// reply keeps its mdt_body (ids rewritten); alone, buffer 2 is unknown.
+TEST(Anonymizer, AReplyTakesTheFormatItsRequestChose) {
+  const std::uint64_t xid = 0x655400000080ULL;
+  auto rpc_message = [&](std::uint32_t type, std::vector<std::vector<std::uint8_t>> buffers) {
+    test::RpcSpec rpc;
+    rpc.type = type;
+    rpc.opc = LNETCAP_OPC_LDLM_ENQUEUE;
+    rpc.buffers = std::move(buffers);
+    auto payload = test::lustre_msg(rpc);
+    const bool request = type == LNETCAP_PTL_RPC_MSG_REQUEST;
+    test::LnetHeaderSpec h;
+    h.src = test::nid(request ? "10.0.3.2@tcp" : "10.0.3.1@tcp");
+    h.dst = test::nid(request ? "10.0.3.1@tcp" : "10.0.3.2@tcp");
+    h.portal = request ? LNETCAP_PORTAL_MDS_REQUEST : LNETCAP_PORTAL_MDC_REPLY;
+    h.match_bits = xid;
+    h.payload_length = static_cast<std::uint32_t>(payload.size());
+    test::RecordSpec r;
+    r.local = h.src;
+    r.peer = h.dst;
+    r.flags = 1;
+    return test::make_message(r, h, payload).bytes;
+  };
+  std::vector<std::uint8_t> intent(sizeof(struct lnetcap_ldlm_intent), 0);
+  store_le64(intent.data(), LNETCAP_ITF_GETATTR);
+  std::vector<std::uint8_t> body(sizeof(struct lnetcap_mdt_body), 0);
+  store_le64(body.data(), 0x200000401ULL);  // mbo_fid1.f_seq
+  const auto request = rpc_message(
+      LNETCAP_PTL_RPC_MSG_REQUEST, {std::vector<std::uint8_t>(sizeof(struct lnetcap_ldlm_request), 0), intent,
+                                    body, {}, bytes("secret-name")});
+  const auto reply = rpc_message(LNETCAP_PTL_RPC_MSG_REPLY,
+                                 {std::vector<std::uint8_t>(sizeof(struct lnetcap_ldlm_reply), 0), body});
+  Anonymizer seen(key(9)), alone(key(9));
+  const auto out_request = seen.rewrite_record(request);
+  EXPECT_FALSE(contains(out_request, std::string("secret-name")));
+  EXPECT_EQ(buffer(out_request, 3), body);  // the request's mdt_body: its format is known
+  EXPECT_EQ(buffer(seen.rewrite_record(reply), 2), body);
+  EXPECT_TRUE(all_zero(buffer(alone.rewrite_record(reply), 2)));
 }

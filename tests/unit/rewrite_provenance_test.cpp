@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,32 @@ TEST(RewriteProvenance, AnAnonymizedRewriteKeepsNoHostOrCommand) {
   for (const auto& i : b.interfaces()) {
     EXPECT_TRUE(i.comments.empty());
     EXPECT_EQ(i.description.find("node17"), std::string::npos);
+  }
+  unlink(in.c_str());
+  unlink(out.c_str());
+  unlink(key.c_str());
+}
+
+// The section header of an anonymized rewrite: no filter text (it can name
+// a jobid) and not the writer's OS and machine either.
+TEST(RewriteProvenance, AnAnonymizedRewriteHidesTheFilterAndTheWritersMachine) {
+  const std::string in = temp_path("in3.pcapng"), out = temp_path("anon3.pcapng"),
+                    key = temp_path("key3");
+  write_input(in);
+  ASSERT_EQ(run_lnetcap({"-r", in, "-w", out, "--anon-key", key, "not", "jobid", "secretjob.42"}), 0);
+  pcapng::Reader b(out);
+  pcapng::Packet p;
+  while (b.next(p)) {
+  }
+  const pcapng::SectionInfo& s = b.sections().at(0);
+  for (const std::string& c : s.comments) EXPECT_EQ(c.find("secretjob"), std::string::npos) << c;
+  EXPECT_NE(std::find(s.comments.begin(), s.comments.end(), "filter: set (not shown in an anonymized trace)"),
+            s.comments.end());
+  EXPECT_TRUE(s.os.empty()) << s.os;
+  EXPECT_TRUE(s.hardware.empty()) << s.hardware;
+  for (const auto& i : b.interfaces()) {
+    EXPECT_TRUE(i.os.empty());
+    EXPECT_EQ(i.name.find("node17"), std::string::npos);
   }
   unlink(in.c_str());
   unlink(out.c_str());

@@ -16,24 +16,19 @@
 #include "../message.h"
 #include "../record.h"
 #include "codec/lustre_msg.h"
+#include "buffer_policy.h"
 #include "codec/wire_reader.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
+#include "lnetcap/rpc_formats.h"
 
 namespace lnetcap::anon {
 namespace {
 
 constexpr std::size_t kMinKeyBytes = 16;
 
-bool is_ost_opcode(std::uint32_t opc) { return opc <= LNETCAP_OPC_OST_SEEK; }
-bool is_ldlm_opcode(std::uint32_t opc) {
-  return opc >= LNETCAP_OPC_LDLM_ENQUEUE && opc <= LNETCAP_OPC_LDLM_SET_INFO;
-}
-bool is_connect_opcode(std::uint32_t opc) {
-  return opc == LNETCAP_OPC_OST_CONNECT || opc == LNETCAP_OPC_MDS_CONNECT ||
-         opc == LNETCAP_OPC_MGS_CONNECT;
-}
+#define BODY_FIELD(field) LNETCAP_FIELD(struct lnetcap_ptlrpc_body, field)
 
 // A buffer holding text: printable bytes, then only NULs.
 bool looks_like_string(const std::uint8_t* p, std::size_t n) {
@@ -182,8 +177,47 @@ std::string Anonymizer::rewrite_text(std::string_view text) {
   return out;
 }
 
+// "10.0.3.2:1023" or "[fe80::1]:988" -> the same endpoint with the address
+// replaced by the pseudonym of its @tcp NID, so it matches the NIDs of the
+// records; nullopt when the text is not an endpoint.
+std::optional<std::string> Anonymizer::map_endpoint(std::string_view ep) {
+  const std::size_t colon = ep.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == ep.size()) return std::nullopt;
+  const std::string_view port = ep.substr(colon + 1);
+  if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  std::string_view addr = ep.substr(0, colon);
+  const bool v6 = addr.size() > 2 && addr.front() == '[' && addr.back() == ']';
+  if (v6) addr = addr.substr(1, addr.size() - 2);
+  auto nid = Nid::parse(std::string(addr) + "@tcp");
+  if (!nid) return std::nullopt;
+  const std::string mapped = map_nid(*nid).to_string();
+  const std::string a = mapped.substr(0, mapped.rfind('@'));
+  ++changes_.nids;
+  return (v6 ? "[" + a + "]" : a) + ":" + std::string(port);
+}
+
+// An interface name may stay only as what lnetcap itself writes there: a net
+// name ("o2ib1"), a NID (mapped) or a socklnd stream's "A:port-B:port"
+// (addresses mapped).  Anything else could be a host name: replaced.
+std::string Anonymizer::rewrite_interface_name(std::string_view name) {
+  if (Net::parse(name)) return std::string(name);
+  if (auto nid = Nid::parse(name)) {
+    ++changes_.nids;
+    return map_nid(*nid).to_string();
+  }
+  // "A:p-B:q": the dash between the ports (IPv6 addresses have no dashes).
+  const std::size_t dash = name.find("-");
+  if (dash != std::string_view::npos) {
+    auto a = map_endpoint(name.substr(0, dash));
+    auto b = map_endpoint(name.substr(dash + 1));
+    if (a && b) return *a + "-" + *b;
+  }
+  return "anonymized";
+}
+
 CaptureInterface Anonymizer::rewrite_interface(const CaptureInterface& in) {
-  CaptureInterface out = in;
+  CaptureInterface out;
+  out.name = rewrite_interface_name(in.name);
   // Descriptions may name hosts; keep only the NIDs they mention, mapped.
   std::string nids;
   const std::string mapped = rewrite_text(in.description);
@@ -192,12 +226,13 @@ CaptureInterface Anonymizer::rewrite_interface(const CaptureInterface& in) {
     b = b == std::string::npos ? 0 : b + 1;
     std::size_t e = mapped.find(' ', at);
     auto candidate = mapped.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    while (!candidate.empty() && candidate.back() == ',') candidate.pop_back();
     if (Nid::parse(candidate)) nids += (nids.empty() ? "" : ", ") + candidate;
   }
   out.description = "anonymized interface" + (nids.empty() ? "" : "; NIDs " + nids);
-  out.hardware.clear();
-  out.filter = rewrite_text(in.filter);
-  out.comments.clear();  // free text that may name hosts, like descriptions
+  // os, hardware, the filter text and comments are free text that may name
+  // hosts, jobs or files: not copied (an allowlist has nothing to keep there).
+  out.snaplen = in.snaplen;
   return out;
 }
 
@@ -243,15 +278,89 @@ void Anonymizer::rewrite_ping_info(std::vector<std::uint8_t>& p) {
   }
 }
 
-void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_hint) {
+// The selector that picks one of an opcode's formats (rpc_formats.h): an
+// MDS_REINT request's rr_opcode, an LDLM_ENQUEUE request's intent opcode
+// (0 without an intent).  Replies do not carry it: *have stays false and
+// only what every format of the opcode agrees on is read.
+std::uint32_t Anonymizer::format_selector(const WireWriter& msg, std::uint32_t count, std::uint32_t opc,
+                                          bool is_reply, bool* have) {
+  *have = false;
+  if (is_reply || count < 2) return 0;
+  const std::uint32_t body_len = msg.reader().u32(lustre_msg_buflen(0));
+  const std::size_t buf1 = LNETCAP_LUSTRE_MSG_HDR_SIZE(count) + LNETCAP_LUSTRE_MSG_ROUND8(body_len);
+  if (opc == LNETCAP_OPC_MDS_REINT) {
+    const WireReader rec = msg.from(buf1).reader();
+    constexpr auto kOp = LNETCAP_FIELD(struct lnetcap_mdt_rec_reint, rr_opcode);
+    if (!rec.has(kOp)) return 0;
+    *have = true;
+    return rec.u32(kOp);
+  }
+  if (opc == LNETCAP_OPC_LDLM_ENQUEUE) {
+    if (count == 2) {
+      *have = true;  // no intent buffer
+      return 0;
+    }
+    const std::uint32_t dlm_len = msg.reader().u32(lustre_msg_buflen(1));
+    const std::uint32_t it_len = msg.reader().u32(lustre_msg_buflen(2));
+    const WireReader it = msg.from(buf1 + LNETCAP_LUSTRE_MSG_ROUND8(dlm_len)).reader();
+    constexpr auto kIt = LNETCAP_FIELD(struct lnetcap_ldlm_intent, opc);
+    if (it_len != sizeof(struct lnetcap_ldlm_intent) || !it.has(kIt)) return 0;
+    *have = true;
+    return static_cast<std::uint32_t>(it.u64(kIt));
+  }
+  return 0;
+}
+
+void Anonymizer::remember_selector(const RpcKey& rpc, std::uint32_t sel) {
+  if (selectors_.insert_or_assign(rpc, sel).second) selector_order_.push_back(rpc);
+  if (selector_order_.size() > kMaxSelectors) {
+    selectors_.erase(selector_order_.front());
+    selector_order_.pop_front();
+  }
+}
+
+void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_hint,
+                                const std::optional<RpcKey>& rpc) {
   const WireReader probe{ByteSpan(p.data(), p.size())};
   const bool little =
       probe.u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_magic)) == LNETCAP_LUSTRE_MSG_MAGIC_V2;
   const WireWriter msg(std::span<std::uint8_t>(p), Endian{little});
   const std::uint32_t count = msg.reader().u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_bufcount));
-  if (count == 0 || count > LNETCAP_PTLRPC_MAX_BUFCOUNT) return;
   std::size_t off = LNETCAP_LUSTRE_MSG_HDR_SIZE(count);
+  if (count == 0 || count > LNETCAP_PTLRPC_MAX_BUFCOUNT || off > p.size()) {
+    // Not a message lnetcap can walk: nothing of it is known to be safe.
+    changes_.payload_bytes_dropped += p.size();
+    p.clear();
+    return;
+  }
+  WireWriter(msg).u32(LNETCAP_FIELD(struct lnetcap_lustre_msg_v2, lm_padding_3), 0);
+  // The header's own padding after lm_buflens.
+  const std::size_t lens_end = sizeof(struct lnetcap_lustre_msg_v2) + sizeof(std::uint32_t) * count;
+  std::fill(p.begin() + static_cast<std::ptrdiff_t>(std::min(lens_end, off)),
+            p.begin() + static_cast<std::ptrdiff_t>(off), 0);
+
   std::uint32_t opc = opc_hint;
+  bool is_reply = false;
+  {
+    const WireReader body = msg.from(off).reader();
+    if (body.has(BODY_FIELD(pb_opc))) opc = body.u32(BODY_FIELD(pb_opc));
+    is_reply = body.u32(BODY_FIELD(pb_type)) != LNETCAP_PTL_RPC_MSG_REQUEST;
+  }
+  bool have_sel = false;
+  std::uint32_t sel = format_selector(msg, count, opc, is_reply, &have_sel);
+  if (rpc && (opc == LNETCAP_OPC_MDS_REINT || opc == LNETCAP_OPC_LDLM_ENQUEUE)) {
+    if (!is_reply && have_sel) {
+      remember_selector(*rpc, sel);
+    } else if (is_reply) {
+      // Not erased: an early reply and the final one share the XID.
+      const auto it = selectors_.find(*rpc);
+      if (it != selectors_.end()) {
+        have_sel = true;
+        sel = it->second;
+      }
+    }
+  }
+
   // Replaces the uid/gid/projid in field f of the buffer at off.
   auto id_at = [&](WireField<4> f) {
     WireWriter buf = msg.from(off);
@@ -260,7 +369,6 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
     buf.u32(f, map_id(v));
     if (v) ++changes_.ids;
   };
-#define BODY(field) LNETCAP_FIELD(struct lnetcap_ptlrpc_body, field)
 #define MDT(field) LNETCAP_FIELD(struct lnetcap_mdt_body, field)
 #define REINT(field) LNETCAP_FIELD(struct lnetcap_mdt_rec_reint, field)
 #define SETATTR(field) LNETCAP_FIELD(struct lnetcap_mdt_rec_setattr, field)
@@ -268,66 +376,103 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
   for (std::uint32_t i = 0; i < count && off < p.size(); ++i) {
     const std::uint32_t len = msg.reader().u32(lustre_msg_buflen(i));
     const std::size_t end = std::min<std::size_t>(off + len, p.size());
-    if (i == 0) {  // ptlrpc_body
-      const WireReader body = msg.from(off).reader();
-      if (body.has(BODY(pb_opc))) opc = body.u32(BODY(pb_opc));
-      id_at(BODY(pb_projid));
-      if (len >= LNETCAP_PTLRPC_BODY_V2_LEN) {
-        id_at(BODY(pb_uid));
-        id_at(BODY(pb_gid));
-      }
-      const std::span<std::uint8_t> jobid = msg.from(off).span(BODY(pb_jobid));
-      if (len >= LNETCAP_PTLRPC_BODY_V3_LEN && !jobid.empty()) {
-        char* j = reinterpret_cast<char*>(jobid.data());
-        const std::size_t n = strnlen(j, LNETCAP_LUSTRE_JOBID_SIZE);
-        if (n) {
-          const std::string m = map_string(std::string_view(j, n), "jobid");
-          std::memcpy(j, m.data(), n);
-          ++changes_.jobids;
+    const std::size_t padded_end = std::min<std::size_t>(off + LNETCAP_LUSTRE_MSG_ROUND8(len), p.size());
+    const enum lnetcap_rmf kind =
+        i == 0 ? LNETCAP_RMF_PTLRPC_BODY : lnetcap_rpc_buffer_kind(opc, have_sel, sel, is_reply, i);
+    switch (len == 0 ? Treatment::kKeep : treatment(kind, len)) {
+      case Treatment::kKeep:
+        break;
+      case Treatment::kPtlrpcBody: {
+        // Padding words carry nothing Lustre defines: zero, whatever they hold
+        // (all lie in the v2 body, which kPtlrpcBody requires).
+        WireWriter body = msg.from(off);
+        const std::span<std::uint8_t> pad0 = body.span(BODY_FIELD(pb_padding0));
+        std::fill(pad0.begin(), pad0.end(), 0);
+        body.u64(BODY_FIELD(pb_padding64_0), 0);
+        body.u64(BODY_FIELD(pb_padding64_1), 0);
+        id_at(BODY_FIELD(pb_projid));
+        if (len >= LNETCAP_PTLRPC_BODY_V2_LEN) {
+          id_at(BODY_FIELD(pb_uid));
+          id_at(BODY_FIELD(pb_gid));
         }
+        const std::span<std::uint8_t> jobid = msg.from(off).span(BODY_FIELD(pb_jobid));
+        if (len >= LNETCAP_PTLRPC_BODY_V3_LEN && !jobid.empty()) {
+          char* j = reinterpret_cast<char*>(jobid.data());
+          const std::size_t n = strnlen(j, LNETCAP_LUSTRE_JOBID_SIZE);
+          if (n) {
+            const std::string m = map_string(std::string_view(j, n), "jobid");
+            std::memcpy(j, m.data(), n);
+            ++changes_.jobids;
+          }
+          // Bytes after the jobid's NUL are whatever the sender's buffer held.
+          std::fill(jobid.begin() + static_cast<std::ptrdiff_t>(n), jobid.end(), 0);
+        }
+        break;
       }
-    } else if (len == 0) {
-      // nothing to do
-    } else if ((is_ldlm_opcode(opc) && i == 1) ||                        // ldlm_request/reply
-               (opc == LNETCAP_OPC_LDLM_ENQUEUE && i == 2 && len == 8) ||  // ldlm_intent
-               ((opc == LNETCAP_OPC_OST_READ || opc == LNETCAP_OPC_OST_WRITE) &&
-                ((i == 2 && len % 24 == 0) || (i == 3 && len % 16 == 0))) ||  // ioobj, niobufs
-               len == 24 || len == 8 ||                                   // ioepoch/seq range, handle
-               (is_connect_opcode(opc) && len == 192)) {                   // obd_connect_data
-      // structured and free of identities: kept as is
-    } else if (len == sizeof(struct lnetcap_mdt_body)) {
-      for (auto f : {MDT(mbo_fsuid), MDT(mbo_fsgid), MDT(mbo_uid), MDT(mbo_gid), MDT(mbo_suppgid),
-                     MDT(mbo_uid_h), MDT(mbo_gid_h), MDT(mbo_projid)})
-        id_at(f);
-    } else if (len == sizeof(struct lnetcap_mdt_rec_reint)) {
-      for (auto f : {REINT(rr_fsuid), REINT(rr_fsuid_h), REINT(rr_fsgid), REINT(rr_fsgid_h),
-                     REINT(rr_suppgid1), REINT(rr_suppgid1_h), REINT(rr_suppgid2), REINT(rr_suppgid2_h)})
-        id_at(f);
-      const WireReader rec = msg.from(off).reader();
-      if (rec.has(REINT(rr_opcode)) && rec.u32(REINT(rr_opcode)) == LNETCAP_REINT_SETATTR)
-        for (auto f : {SETATTR(sa_uid), SETATTR(sa_gid), SETATTR(sa_projid)}) id_at(f);
-    } else if (len == sizeof(struct lnetcap_obdo) && is_ost_opcode(opc)) {
-      for (auto f : {OBDO(o_uid), OBDO(o_gid), OBDO(o_uid_h), OBDO(o_gid_h), OBDO(o_projid)}) id_at(f);
-    } else {
-      // Names, symlink targets, UUIDs, xattrs, layouts, ACLs, LVBs, ...
-      std::uint8_t* b = &p[off];
-      const std::size_t n = end - off;
-      if (looks_like_string(b, n)) {
-        const std::size_t sl = strnlen(reinterpret_cast<char*>(b), n);
-        const std::string m = map_string(std::string_view(reinterpret_cast<char*>(b), sl), "name");
-        std::memcpy(b, m.data(), sl);
-      } else {
-        std::memset(b, 0, n);
+      case Treatment::kDlm: {
+        // ldlm_request and ldlm_reply both begin lock_flags, a padding or
+        // count word, then the lock_desc (bodies.h asserts the offsets).
+        constexpr auto kType = LNETCAP_FIELD(struct lnetcap_ldlm_request, lock_desc.l_resource.lr_type);
+        constexpr auto kName = LNETCAP_FIELD(struct lnetcap_ldlm_request, lock_desc.l_resource.lr_name);
+        static_assert(offsetof(struct lnetcap_ldlm_request, lock_desc) ==
+                      offsetof(struct lnetcap_ldlm_reply, lock_desc));
+        const WireWriter dlm = msg.from(off);
+        if (dlm.reader().u32(kType) == LNETCAP_LDLM_PLAIN) {
+          const std::span<std::uint8_t> name = dlm.span(kName);
+          const auto d = digest("resname", name.data(), name.size());
+          std::copy_n(d.begin(), std::min(d.size(), name.size()), name.begin());
+          ++changes_.buffers;
+        }
+        break;
       }
-      ++changes_.buffers;
+      case Treatment::kMdtBody:
+        for (auto f : {MDT(mbo_fsuid), MDT(mbo_fsgid), MDT(mbo_uid), MDT(mbo_gid), MDT(mbo_suppgid),
+                       MDT(mbo_uid_h), MDT(mbo_gid_h), MDT(mbo_projid)})
+          id_at(f);
+        break;
+      case Treatment::kReint: {
+        for (auto f : {REINT(rr_fsuid), REINT(rr_fsuid_h), REINT(rr_fsgid), REINT(rr_fsgid_h),
+                       REINT(rr_suppgid1), REINT(rr_suppgid1_h), REINT(rr_suppgid2), REINT(rr_suppgid2_h)})
+          id_at(f);
+        const WireReader rec = msg.from(off).reader();
+        if (rec.u32(REINT(rr_opcode)) == LNETCAP_REINT_SETATTR)
+          for (auto f : {SETATTR(sa_uid), SETATTR(sa_gid), SETATTR(sa_projid)}) id_at(f);
+        break;
+      }
+      case Treatment::kObdo:
+        for (auto f : {OBDO(o_uid), OBDO(o_gid), OBDO(o_uid_h), OBDO(o_gid_h), OBDO(o_projid)}) id_at(f);
+        break;
+      case Treatment::kToken: {
+        std::uint8_t* b = &p[off];
+        const std::size_t n = end - off;
+        if (looks_like_string(b, n)) {
+          const std::size_t sl = strnlen(reinterpret_cast<char*>(b), n);
+          const std::string m = map_string(std::string_view(reinterpret_cast<char*>(b), sl), "name");
+          std::memcpy(b, m.data(), sl);
+        } else {
+          std::memset(b, 0, n);
+        }
+        ++changes_.buffers;
+        break;
+      }
+      case Treatment::kZero:
+        std::memset(&p[off], 0, end - off);
+        ++changes_.buffers;
+        break;
     }
-    off += LNETCAP_LUSTRE_MSG_ROUND8(len);
+    // Padding to the next buffer: whatever the sender's memory held.
+    std::fill(p.begin() + static_cast<std::ptrdiff_t>(end), p.begin() + static_cast<std::ptrdiff_t>(padded_end), 0);
+    off = padded_end;
+  }
+  // Bytes after the last buffer belong to no buffer.
+  if (off < p.size()) {
+    changes_.payload_bytes_dropped += p.size() - off;
+    p.resize(off);
   }
 #undef OBDO
 #undef SETATTR
 #undef REINT
 #undef MDT
-#undef BODY
 }
 
 std::vector<std::uint8_t> Anonymizer::rewrite_record(ByteSpan bytes) {
@@ -364,7 +509,10 @@ std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
       payload.size() >= 16 && (load_le32(payload.data()) == LNETCAP_LNET_PROTO_PING_MAGIC ||
                                load_be32(payload.data()) == LNETCAP_LNET_PROTO_PING_MAGIC);
   if (msg.rpc.present) {
-    rewrite_ptlrpc(payload, msg.rpc.opc);
+    std::optional<RpcKey> rpc;
+    if (const auto xid = msg.xid())
+      rpc = RpcKey{msg.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST ? msg.lnet.src_nid : msg.lnet.dest_nid, *xid};
+    rewrite_ptlrpc(payload, msg.rpc.opc, rpc);
   } else if (ping_info && (!msg.lnet.portal || *msg.lnet.portal == 0)) {
     rewrite_ping_info(payload);
   } else {

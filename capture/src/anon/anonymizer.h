@@ -20,12 +20,16 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../message.h"
+#include "../codec/wire_reader.h"
 #include "../nid.h"
 #include "../source.h"
 
@@ -54,9 +58,11 @@ class Anonymizer {
   /// The same for a record the caller has already decoded (msg.rec points
   /// into it): the pipeline decodes each record once.
   std::vector<std::uint8_t> rewrite_record(const Message& msg);
-  /// Interface names are net names (kept); descriptions are replaced by the
-  /// pseudonyms of the NIDs they mention.
+  /// Interface names keep only net names and mapped NIDs or stream
+  /// endpoints; descriptions become the pseudonyms of the NIDs they
+  /// mention; os, hardware, filter and comments are dropped.
   CaptureInterface rewrite_interface(const CaptureInterface& in);
+  std::string rewrite_interface_name(std::string_view name);
   /// Replaces every NID written in text ("... 10.0.0.1@tcp ...").
   std::string rewrite_text(std::string_view text);
 
@@ -66,12 +72,25 @@ class Anonymizer {
   const Changes& changes() const { return changes_; }
 
  private:
+  std::optional<std::string> map_endpoint(std::string_view endpoint);
   std::vector<std::uint8_t> digest(const char* domain, const void* data, std::size_t len) const;
-  void rewrite_ptlrpc(std::vector<std::uint8_t>& payload, std::uint32_t opc_hint);
+  // An RPC as its request and reply both name it: the client's NID and the XID.
+  using RpcKey = std::pair<Nid, std::uint64_t>;
+  void rewrite_ptlrpc(std::vector<std::uint8_t>& payload, std::uint32_t opc_hint,
+                      const std::optional<RpcKey>& rpc);
+  void remember_selector(const RpcKey& rpc, std::uint32_t sel);
+  static std::uint32_t format_selector(const WireWriter& msg, std::uint32_t count, std::uint32_t opc,
+                                       bool is_reply, bool* have);
   void rewrite_ping_info(std::vector<std::uint8_t>& payload);
 
   std::vector<std::uint8_t> key_;
   std::map<Nid, Nid> nid_cache_;
+  // A reply carries no selector (rr_opcode, intent): the one its request
+  // had, when this anonymizer saw the request, picks the reply's format.
+  // The oldest are forgotten first (a reply's request comes shortly before).
+  static constexpr std::size_t kMaxSelectors = 65536;
+  std::map<RpcKey, std::uint32_t> selectors_;
+  std::deque<RpcKey> selector_order_;
   Changes changes_;
 };
 
