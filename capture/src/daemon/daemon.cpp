@@ -253,6 +253,7 @@ class DaemonRun {
     ServingUse use;
     use.connections = connections_->open_connections();
     use.max_connections = connections_->max_connections();
+    use.max_connections_per_user = connections_->max_per_user();
     use.connections_refused = connections_->refused();
     use.subscriptions_refused = subscribers_->refused();
     use.filter_terms = subscribers_->filter_terms();

@@ -115,7 +115,7 @@ const std::vector<DaemonSetting> kSettings = {
     // Bounds
     {.option = "max-connections", .group = "subscribers", .key = "max-connections", .kind = K::kNumber, .min = 1,
      .max = 1000000, .field = FIELD(limits.max_connections), .section = S::kBounds, .argument = "N",
-     .help = "connections at once (default 1024, at most the\nfile descriptor limit less 128)"},
+     .help = "connections at once (default 1024, at most what\nthe file descriptor limit leaves; 8 more for\nroot and lnetcapd's own user)"},
     {.option = "max-subscribers", .group = "subscribers", .key = "max-subscribers", .kind = K::kNumber, .min = 1,
      .max = 100000, .field = FIELD(limits.max_subscribers), .section = S::kBounds, .argument = "N",
      .help = "subscriptions and dumps at once (default 64)"},

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../error.h"
+#include "accept_gate.h"
 
 namespace lnetcap::daemon {
 namespace {
@@ -88,6 +89,7 @@ MetricsHttpServer::MetricsHttpServer(const std::string& listen,
   }
   ::freeaddrinfo(res);
   if (listen_fd_ < 0) throw listen_error(listen, why);
+  accept_gate::ungated_listener(listen_fd_);  // its clients have their own bound (kMaxClients)
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &len);

@@ -24,6 +24,10 @@ class RefusalLog {
   /// Call now and then (and at exit): writes the summary of an interval
   /// that has ended with refusals not logged one by one.
   void tick(Clock::time_point now = Clock::now());
+  /// At exit: the summary of the current interval, if it has one.
+  void finish() {
+    if (in_interval_) summarise();
+  }
   std::uint64_t total() const { return total_; }
 
  private:

@@ -7,6 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include "../error.h"
 #include "../record.h"
 #include "../signals.h"
@@ -36,6 +38,12 @@ std::string user_of(const subscribe::Peer& peer) {
   if (peer.uid >= 0) return "uid " + std::to_string(peer.uid);
   if (!peer.user_id.empty()) return "key " + peer.user_id;
   return "address " + peer.address;
+}
+
+// Root and lnetcapd's own user (the admin) on the local socket: they may
+// use what is kept back from everyone else.
+bool is_privileged(const subscribe::Peer& peer) {
+  return peer.uid == 0 || (peer.uid >= 0 && peer.uid == static_cast<long>(::geteuid()));
 }
 }  // namespace
 
@@ -86,21 +94,57 @@ std::size_t SubscriberSet::filter_terms() const {
   return n;
 }
 
+// Fair shares (issue 34): every budget is bounded in total, of one user
+// (a local uid, a CurveZMQ key, an insecure TCP address), and of all
+// unprivileged users together, so that no user takes what another needs
+// and root's and lnetcapd's own user's requests always find room
+// (serving_limits.h, docs/DAEMON.md "What is bounded").
 std::string SubscriberSet::limit_broken(const Subscriber& joining, bool dump) const {
+  const std::string user = user_of(joining.peer);
+  const bool privileged = is_privileged(joining.peer);
+  std::size_t mine = 0, others = 0, my_dumps = 0, others_dumps = 0, my_terms = 0, others_terms = 0;
+  for (const auto& [id, s] : subscribers_) {
+    const bool same = user_of(s.peer) == user;
+    const bool unprivileged = !is_privileged(s.peer);
+    mine += same;
+    others += unprivileged;
+    my_dumps += same && s.dump;
+    others_dumps += unprivileged && s.dump;
+    if (same) my_terms += s.filter.terms();
+    if (unprivileged) others_terms += s.filter.terms();
+  }
+  const FairShares shares = fair_shares(limits_);
+  const std::size_t terms = joining.filter.terms();
   if (subscribers_.size() >= limits_.max_subscribers)
     return "lnetcapd serves at most " + std::to_string(limits_.max_subscribers) +
            " subscribers at once (--max-subscribers)";
-  const std::string user = user_of(joining.peer);
-  std::size_t mine = 0;
-  for (const auto& [id, s] : subscribers_) mine += user_of(s.peer) == user;
+  if (!privileged && others >= shares.unprivileged_subscribers)
+    return "lnetcapd serves at most " + std::to_string(shares.unprivileged_subscribers) +
+           " subscribers of users other than root and its own at once (--max-subscribers " +
+           std::to_string(limits_.max_subscribers) + " less " +
+           std::to_string(limits_.max_subscribers - shares.unprivileged_subscribers) + " kept for them)";
   if (mine >= limits_.max_per_user)
     return "lnetcapd serves at most " + std::to_string(limits_.max_per_user) + " subscribers of one user (" +
            user + ") at once (--max-subscribers-per-user)";
   if (dump && dumps_ >= kMaxDumps)
     return "lnetcapd sends at most " + std::to_string(kMaxDumps) + " dumps at once";
-  if (filter_terms() + joining.filter.terms() > limits_.max_filter_terms)
+  if (dump && my_dumps >= kMaxDumpsPerUser)
+    return "lnetcapd sends at most " + std::to_string(kMaxDumpsPerUser) + " dumps to one user (" + user +
+           ") at once";
+  if (dump && !privileged && others_dumps >= kMaxDumps - kPrivilegedDumps)
+    return "lnetcapd sends at most " + std::to_string(kMaxDumps - kPrivilegedDumps) +
+           " dumps to users other than root and its own at once";
+  if (filter_terms() + terms > limits_.max_filter_terms)
     return "the subscribers' filters together may have at most " + std::to_string(limits_.max_filter_terms) +
-           " terms; this one's " + std::to_string(joining.filter.terms()) + " would go beyond";
+           " terms; this one's " + std::to_string(terms) + " would go beyond";
+  if (my_terms + terms > shares.terms_per_user)
+    return "the filters of one user (" + user + ") together may have at most " +
+           std::to_string(shares.terms_per_user) + " terms; this one's " + std::to_string(terms) +
+           " would go beyond";
+  if (!privileged && others_terms + terms > shares.unprivileged_terms)
+    return "the filters of users other than root and its own together may have at most " +
+           std::to_string(shares.unprivileged_terms) + " terms; this one's " + std::to_string(terms) +
+           " would go beyond";
   return "";
 }
 

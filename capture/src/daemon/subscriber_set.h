@@ -191,6 +191,10 @@ class SubscriberSet {
   // Dumps in progress at once: each pins the recorder's records it has
   // still to send, even once the recorder has let them go.
   static constexpr std::size_t kMaxDumps = 4;
+  // Of them, one user's at most, and how many only root and lnetcapd's own
+  // user may take (fair shares, issue 34).
+  static constexpr std::size_t kMaxDumpsPerUser = 2;
+  static constexpr std::size_t kPrivilegedDumps = 1;
 
  private:
 
