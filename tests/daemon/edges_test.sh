@@ -322,6 +322,59 @@ keys-and-config)
 	expect_eq "exit status with --config DIR" "$(rc cd)" 1
 	contains "$tmp/cd.err" "is a directory"
 	;;
+log-forgery-and-floods)
+	# Issue 34 item 3.  A newline in a client's description started a
+	# forged log line; 3000 refused subscriptions made 3000 lines.  Peer
+	# text is escaped; repeated refusals are logged a few at a time, then
+	# counted in one line per 10 s.
+	need_cmd python3
+	start_ipc d -r "$sample" --rate 5
+	python3 - "$tmp/d.sock" <<-'EOF' || fail "the raw subscriber failed"
+		import ctypes, struct, sys, time
+		path = sys.argv[1]
+		z = ctypes.CDLL("libzmq.so.5")
+		z.zmq_ctx_new.restype = ctypes.c_void_p
+		z.zmq_socket.restype = ctypes.c_void_p
+		z.zmq_socket.argtypes = [ctypes.c_void_p, ctypes.c_int]
+		z.zmq_connect.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+		z.zmq_send.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+		z.zmq_close.argtypes = [ctypes.c_void_p]
+		z.zmq_ctx_term.argtypes = [ctypes.c_void_p]
+		z.zmq_setsockopt.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+		ctx = z.zmq_ctx_new()
+		s = z.zmq_socket(ctx, 5)  # DEALER
+		zero = ctypes.c_int(0)
+		z.zmq_setsockopt(s, 17, ctypes.byref(zero), 4)  # ZMQ_LINGER 0 after the sends below drained
+		z.zmq_connect(s, ("ipc://" + path).encode())
+		def subscribe(filt, client):
+		    head = b"LNSB" + bytes([1, 1, 0, 0]) + struct.pack("<II", 0xffffffff, 0)
+		    z.zmq_send(s, head, len(head), 2)  # ZMQ_SNDMORE
+		    z.zmq_send(s, filt, len(filt), 2)
+		    z.zmq_send(s, client, len(client), 0)
+		subscribe(b"type get", b"evil\nlnetcapd: subscriber 99 (root, uid 0) subscribed: filter 'forged'\x1b[2J")
+		time.sleep(0.5)
+		for i in range(3000):
+		    subscribe(b"type (((", b"flood %d" % i)
+		time.sleep(2)  # the daemon reads them all before the connection goes
+		z.zmq_close(s)
+		z.zmq_ctx_term(ctx)
+	EOF
+	wait_for_log "$tmp/d.log" "evil" 30
+	check "no log line starts with the forged text" test "$(grep -c '^lnetcapd: subscriber 99 ' "$tmp/d.log")" = 0
+	expect_eq "lines naming the forged client, each the daemon's own" "$(grep -c 'evil' "$tmp/d.log")" \
+		"$(grep -c '^lnetcapd: subscriber 1 (evil\\012lnetcapd: subscriber 99 ' "$tmp/d.log")"
+	contains "$tmp/d.log" "evil\\012lnetcapd: subscriber 99 (root, uid 0) subscribed: filter 'forged'\\033[2J"
+	check "no terminal control in the log" test "$(tr -d '\n' <"$tmp/d.log" | tr -d '[:print:]' | wc -c)" = 0
+	# The refusals: a few one by one, then one line with the count.
+	wait_for_log "$tmp/d.log" "more subscriptions in the last 10 s" 30
+	one_by_one=$(grep -c '^lnetcapd: refused flood ' "$tmp/d.log")
+	summed=$(sed -n 's/^lnetcapd: refused \([0-9]*\) more subscriptions in the last 10 s.*/\1/p' "$tmp/d.log" | awk '{ n += $1 } END { print n + 0 }')
+	check "refusals logged one by one are few ($one_by_one)" test "$one_by_one" -le 15
+	expect_eq "refusals logged one by one plus those summed up" "$((one_by_one + summed))" 3000
+	check "the log stays short ($(wc -l <"$tmp/d.log") lines)" test "$(wc -l <"$tmp/d.log")" -lt 40
+	check "lnetcapd still serves" test -n "$(timeout 30 "$lnetcap" --from "$(uri d)" -c 1 2>/dev/null)"
+	kill "$d_pid"
+	;;
 *) fail "unknown case $case" ;;
 esac
 echo "PASS [$TEST_CASE]"

@@ -30,6 +30,7 @@
 #include "ipc_socket.h"
 #include "key_file_modes.h"
 #include "key_revocation.h"
+#include "log_text.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -136,11 +137,13 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
     running.anonymize = fresh.anonymize;
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", log_text(file).c_str(),
+                 log_text(e.what(), 1000).c_str());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
     return;
   } catch (const std::exception& e) {  // a library's own error: the daemon goes on as it was
-    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", log_text(file).c_str(),
+                 log_text(e.what(), 1000).c_str());
     return;
   }
   std::string needing_restart;
@@ -384,6 +387,7 @@ class DaemonRun {
     subscribers_->flush();
     dumping_ = subscribers_->pump_dumps(interfaces_, stats_);
     extras_->update(stats_, subscribers_->size(), subscribers_->total_dropped());
+    subscribers_->tick_logs();
     if (take_reload_request())
       reload(current_, argc_, argv_, zap_ ? &*zap_ : nullptr, *subscribers_, *extras_, stats_);
     if (Clock::now() >= next_heartbeat_) {
@@ -416,6 +420,7 @@ class DaemonRun {
   int shut_down() {
     notify_service_manager("STOPPING=1");
     subscribers_->log_totals();
+    connections_->finish_log();
     std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats_.received,
                  stats_.dropped);
     // What the in-kernel filters (the fixed one and the clause table) kept

@@ -13,6 +13,7 @@
 #include "../record.h"
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
+#include "log_text.h"
 #include "snap_length.h"
 #include "status_anonymization.h"
 
@@ -25,19 +26,15 @@ SubscriberSet::SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, 
 
 namespace {
 // Text a subscriber chose (its client name, its filter) as the log shows
-// it: never more than a line, whatever it sent.
-std::string for_log(const std::string& text) {
-  constexpr std::size_t kMax = 200;
-  if (text.size() <= kMax) return text;
-  return text.substr(0, kMax) + "... (" + std::to_string(text.size()) + " bytes)";
-}
+// it: escaped, never more than a line, whatever it sent (log_text.h).
+std::string for_log(const std::string& text) { return log_text(text); }
 
 // Who a subscriber is, for --max-subscribers-per-user: a local uid, a
 // CurveZMQ key, else (insecure TCP) its address without the port.
 std::string user_of(const subscribe::Peer& peer) {
   if (peer.uid >= 0) return "uid " + std::to_string(peer.uid);
-  if (!peer.user_id.empty()) return "key " + peer.user_id;
-  return "address " + peer.address;
+  if (!peer.user_id.empty()) return "key " + log_text(peer.user_id, 100);
+  return "address " + log_text(peer.address, 100);
 }
 
 // Root and lnetcapd's own user (the admin) on the local socket: they may
@@ -159,7 +156,7 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
     if (s.anonymized || why.empty()) continue;
     s.anonymized = true;
     std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
-                 s.number, s.client.c_str(), why.c_str());
+                 s.number, for_log(s.client).c_str(), why.c_str());
   }
   republish();  // its NID terms now name pseudonyms
 }
@@ -206,7 +203,7 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: ignoring a bad message from a subscriber: %s\n", e.what());
+    bad_messages_.event("lnetcapd: ignoring a bad message from a subscriber: " + for_log(e.what()));
   }
 }
 
@@ -214,7 +211,8 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
                               const subscribe::Peer& peer, bool dump) {
   const subscribe::Subscribe request = dump ? subscribe::decode_dump(frames) : subscribe::decode_subscribe(frames);
   if (dump && !recorder_) {
-    std::fprintf(stderr, "lnetcapd: refused a dump for %s: no flight recorder\n", request.client.c_str());
+    ++refused_;
+    refusals_.refused("lnetcapd: refused a dump for " + for_log(request.client) + ": no flight recorder");
     subscribe::send_frames(router_, id,
                            subscribe::encode(subscribe::Refuse{
                                "this lnetcapd keeps no flight recorder",
@@ -229,16 +227,15 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   try {
     s.filter = filter::Filter::parse(request.filter);
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: refused %s: %s\n", for_log(request.client).c_str(), for_log(e.what()).c_str());
+    refusals_.refused("lnetcapd: refused " + for_log(request.client) + ": " + for_log(e.what()));
     subscribe::send_frames(router_, id, subscribe::encode(subscribe::Refuse{e.what(), e.hint()}));
     return;
   }
   if (subscribers_.count(id)) remove(id, "subscribed again");
   if (const std::string limit = limit_broken(s, dump); !limit.empty()) {
     ++refused_;
-    if ((refused_ & (refused_ - 1)) == 0)  // the 1st, 2nd, 4th...: a flood logs little
-      std::fprintf(stderr, "lnetcapd: refused %s (%s): %s; %" PRIu64 " refused so far\n",
-                   for_log(request.client).c_str(), describe(peer).c_str(), limit.c_str(), refused_);
+    refusals_.refused("lnetcapd: refused " + for_log(request.client) + " (" + describe(peer) + "): " + limit +
+                      "; " + std::to_string(refused_) + " refused so far");
     subscribe::send_frames(router_, id,
                            subscribe::encode(subscribe::Refuse{limit, "try again later, or ask the "
                                                                       "node's administrator"}));
@@ -258,18 +255,20 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   if (s.anonymized)  // the source's description may name a NID
     accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
   if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
-    std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
+    churn_.event("lnetcapd: " + for_log(request.client) + " went away before it was accepted");
     if (!dump) republish();
     return;
   }
-  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) %s: filter '%s', snaplen %s%s%s\n",
-               s.number, for_log(s.client).c_str(), describe(peer).c_str(),
-               dump ? ("asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records").c_str()
-                    : "subscribed",
-               for_log(s.filter_text).c_str(),
-               s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
-                                                          : std::to_string(s.snaplen).c_str(),
-               s.anonymized ? ", anonymized by " : "", forced_by.c_str());
+  {
+    char line[160];
+    std::snprintf(line, sizeof line, "lnetcapd: subscriber %" PRIu64 " (", s.number);
+    churn_.event(line + for_log(request.client) + ", " + describe(peer) + ") " +
+                 (dump ? "asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records"
+                       : std::string("subscribed")) +
+                 ": filter '" + for_log(request.filter) + "', snaplen " +
+                 (s.snaplen == subscribe::kSnaplenAsCaptured ? std::string("as captured") : std::to_string(s.snaplen)) +
+                 (s.anonymized ? ", anonymized by " + forced_by : std::string()));
+  }
   if (dump) ++dumps_;
   subscribers_.emplace(id, std::move(s));
 }
@@ -279,10 +278,10 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   if (it == subscribers_.end()) return;
   const Subscriber& s = it->second;
   if (s.dump) --dumps_;
-  std::fprintf(stderr,
-               "lnetcapd: subscriber %" PRIu64 " (%s) %s: %" PRIu64 " matched, %" PRIu64
-               " sent, %" PRIu64 " dropped\n",
-               s.number, for_log(s.client).c_str(), why, s.matched, s.sent, s.dropped);
+  char counts[200];
+  std::snprintf(counts, sizeof counts, ": %" PRIu64 " matched, %" PRIu64 " sent, %" PRIu64 " dropped", s.matched,
+                s.sent, s.dropped);
+  churn_.event("lnetcapd: subscriber " + std::to_string(s.number) + " (" + for_log(s.client) + ") " + why + counts);
   subscribers_.erase(it);
   republish();  // narrowing is safe whenever it happens
 }
@@ -544,12 +543,21 @@ std::size_t SubscriberSet::end_subscribers(const std::function<bool(const Subscr
   return ids.size();
 }
 
-void SubscriberSet::log_totals() const {
+void SubscriberSet::tick_logs() {
+  refusals_.tick();
+  bad_messages_.tick();
+  churn_.tick();
+}
+
+void SubscriberSet::log_totals() {
+  refusals_.finish();
+  bad_messages_.finish();
+  churn_.finish();
   for (const auto& [id, s] : subscribers_)
     std::fprintf(stderr,
                  "lnetcapd: subscriber %" PRIu64 " (%s)%s: %" PRIu64 " matched, %" PRIu64
                  " sent, %" PRIu64 " dropped\n",
-                 s.number, s.client.c_str(), s.end_sent ? "" : " (end not delivered)", s.matched,
+                 s.number, for_log(s.client).c_str(), s.end_sent ? "" : " (end not delivered)", s.matched,
                  s.sent, s.dropped);
 }
 
