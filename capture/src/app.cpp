@@ -277,6 +277,15 @@ int run(const Options& opts) {
       finish_all();
     } catch (...) {
     }
+    // A subscription that ends in an error (its key revoked, its daemon
+    // lost) still says what it got: the closing counts it has, then the
+    // error (issue 34).
+    if (live && !opts.from.empty()) {
+      try {
+        print_counts(source->stats(), matched, live, opts.verbose);
+      } catch (...) {
+      }
+    }
     throw;
   }
   progress.finish();

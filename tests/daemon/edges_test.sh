@@ -293,6 +293,11 @@ keys-and-config)
 	kill -HUP "$ks_pid"
 	wait_for_exit "$rev" 10
 	contains "$tmp/rev.err" "its key was revoked"
+	wait "$rev"
+	expect_eq "exit status of the revoked key's subscriber" "$?" 1
+	# Issue 34: it still prints the closing counts it has.
+	contains "$tmp/rev.err" "messages captured"
+	contains "$tmp/rev.err" "messages dropped by kernel"
 	# Refused handshakes are logged with a rate limit.
 	"$lnetcapd" --gen-key "$tmp/stranger.key" >/dev/null
 	for i in $(seq 15); do
@@ -374,6 +379,83 @@ log-forgery-and-floods)
 	check "the log stays short ($(wc -l <"$tmp/d.log") lines)" test "$(wc -l <"$tmp/d.log")" -lt 40
 	check "lnetcapd still serves" test -n "$(timeout 30 "$lnetcap" --from "$(uri d)" -c 1 2>/dev/null)"
 	kill "$d_pid"
+	;;
+ipv6-listen)
+	# Issue 34 item 4: --listen tcp://[::1]:PORT failed with "No such
+	# device" (libzmq binds IPv6 only with ZMQ_IPV6 set).
+	[ -e /proc/net/if_inet6 ] && ip -6 addr show lo 2>/dev/null | grep -q '::1' || skip "no IPv6 on lo"
+	start v6 -r "$sample" --listen 'tcp://[::1]:*' --allow-insecure-tcp --wait-subscribers 1
+	tcp=$(endpoint v6)
+	case $tcp in "tcp://[::1]:"*) ;; *) fail "bound $tcp, not on [::1]" ;; esac
+	run sub "$lnetcap" --from "$tcp" -w "$tmp/v6.pcapng"
+	expect_eq "exit status of a subscriber over [::1] ($(cat "$tmp/sub.err"))" "$(rc sub)" 0
+	expect_eq "records over [::1]" "$(count "$tmp/v6.pcapng")" 149
+	wait_for_exit "$v6_pid" 30
+	lacks "$tmp/v6.log" "No such device"
+	;;
+option-bounds)
+	# Issue 34 item 4: --metrics-listen 99999 served on port 34463
+	# (getaddrinfo wraps), and --recorder-size 99999999G was taken.
+	run port "$lnetcapd" -r "$sample" --listen "ipc://$tmp/p.sock" --group "$(id -gn)" --metrics-listen 99999
+	expect_eq "exit status with --metrics-listen 99999" "$(rc port)" 1
+	contains "$tmp/port.err" "port 99999 is not a port (1 to 65535"
+	run port2 "$lnetcapd" -r "$sample" --listen "ipc://$tmp/p.sock" --group "$(id -gn)" --metrics-listen 127.0.0.1:65536
+	expect_eq "exit status with --metrics-listen 127.0.0.1:65536" "$(rc port2)" 1
+	contains "$tmp/port2.err" "port 65536 is not a port"
+	run size "$lnetcapd" -r "$sample" --listen "ipc://$tmp/s.sock" --group "$(id -gn)" --recorder-size 99999999G
+	expect_eq "exit status with --recorder-size 99999999G" "$(rc size)" 1
+	contains "$tmp/size.err" "invalid size '99999999G' for --recorder-size"
+	contains "$tmp/size.err" "at most 1024G"
+	printf '[recorder]\nsize = 2000G\n' >"$tmp/big.conf"
+	run sizef "$lnetcapd" -r "$sample" --listen "ipc://$tmp/s.sock" --group "$(id -gn)" --config "$tmp/big.conf"
+	expect_eq "exit status with [recorder] size = 2000G" "$(rc sizef)" 1
+	contains "$tmp/sizef.err" "at most 1024G"
+	# The largest allowed is taken (the replay ends at once, holding little).
+	start ok -r "$sample" --listen "ipc://$tmp/ok.sock" --group "$(id -gn)" --recorder-size 1024G \
+		--metrics-listen 127.0.0.1:0
+	wait_for_exit "$ok_pid" 30
+	wait "$ok_pid"
+	expect_eq "exit status with --recorder-size 1024G" "$?" 0
+	;;
+socket-directory)
+	# Issue 34 item 4: a socket directory others may write (or that
+	# belongs to another user) was taken without a word.  As sshd's
+	# StrictModes: refused, naming the directory and the fix.
+	mkdir -m 0770 "$tmp/shared"
+	run gw "$lnetcapd" -r "$sample" --listen "ipc://$tmp/shared/d.sock" --group "$(id -gn)"
+	expect_eq "exit status with a group-writable socket directory" "$(rc gw)" 1
+	contains "$tmp/gw.err" "its directory $tmp/shared may be written by its group (mode 0770)"
+	check "nothing was left in it" test -z "$(ls -A "$tmp/shared")"
+	chmod 1777 "$tmp/shared"  # sticky, as /tmp: others cannot take the name
+	start sticky -r "$sample" --listen "ipc://$tmp/shared/d.sock" --group "$(id -gn)"
+	wait_for_exit "$sticky_pid" 30
+	wait "$sticky_pid"
+	expect_eq "exit status with a sticky socket directory" "$?" 0
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -m 0755 "$tmp/theirs"
+		chown 60001 "$tmp/theirs"
+		run other "$lnetcapd" -r "$sample" --listen "ipc://$tmp/theirs/d.sock" --group "$(id -gn)"
+		expect_eq "exit status with a socket directory of another user" "$(rc other)" 1
+		contains "$tmp/other.err" "its directory $tmp/theirs belongs to uid 60001, neither root nor lnetcapd's own user"
+	fi
+	;;
+insecure-tcp-warning)
+	# Issue 34 item 4: insecure TCP said nothing.  One warning at start.
+	start insec -r "$sample" --listen 'tcp://127.0.0.1:*' --listen "ipc://$tmp/insec.sock" --group "$(id -gn)" \
+		--allow-insecure-tcp --wait-subscribers 1
+	tcp=$(endpoint insec)
+	wait_for_log "$tmp/insec.log" "warning: $tcp is neither authenticated nor encrypted (--allow-insecure-tcp)" 30
+	run sub "$lnetcap" --from "$tcp" -c 3
+	expect_eq "exit status over insecure TCP" "$(rc sub)" 0
+	kill "$insec_pid"
+	wait_for_exit "$insec_pid" 20
+	expect_eq "insecure-TCP warnings" "$(grep -c 'neither authenticated nor encrypted' "$tmp/insec.log")" 1
+	lacks "$tmp/insec.log" "ipc://$tmp/insec.sock is neither"
+	# CurveZMQ: no warning.
+	"$lnetcapd" --gen-key "$tmp/client.key" >"$tmp/authorized" || fail "--gen-key"
+	start cz -r "$sample" --listen 'tcp://127.0.0.1:*' --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key"
+	wait_for_exit "$cz_pid" 30
+	lacks "$tmp/cz.log" "neither authenticated nor encrypted"
 	;;
 *) fail "unknown case $case" ;;
 esac

@@ -61,6 +61,9 @@ std::string listen_on(zmq::socket_t& router, const std::string& uri, const Daemo
                 "give --authorized-keys FILE (CurveZMQ, docs/DAEMON.md), or on a trusted network "
                 "--allow-insecure-tcp, or use the local socket");
   if (!ipc) {
+    // libzmq binds IPv6 addresses only with ZMQ_IPV6 set ("No such device"
+    // for tcp://[::1]:PORT without it); set per endpoint, before its bind.
+    router.set(zmq::sockopt::ipv6, subscribe::is_ipv6_endpoint(endpoint) ? 1 : 0);
     try {
       router.bind(endpoint);
     } catch (const zmq::error_t& e) {
@@ -284,6 +287,16 @@ class DaemonRun {
                    endpoint.c_str(), curved ? " with CurveZMQ, server key " : "",
                    curved ? server_keys_.public_z85.c_str() : "");
     }
+    // Once, at start: whoever can reach an insecure TCP endpoint reads every record.
+    std::string insecure;
+    for (const auto& endpoint : bound_)
+      if (endpoint.rfind("tcp://", 0) == 0 && !curve_) insecure += (insecure.empty() ? "" : ", ") + endpoint;
+    if (!insecure.empty())
+      std::fprintf(stderr,
+                   "lnetcapd: warning: %s is neither authenticated nor encrypted (--allow-insecure-tcp): "
+                   "anyone who can reach it reads every record; use --authorized-keys (CurveZMQ) outside a "
+                   "trusted test network\n",
+                   insecure.c_str());
     // Type=notify: ready once the source is open (attached) and the sockets listen.
     if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts_.source)))
       std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");

@@ -100,6 +100,7 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
                        ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
     monitor.connect("inproc://curve-handshake");
   }
+  if (is_ipv6_endpoint(uri_)) socket_.set(zmq::sockopt::ipv6, 1);  // else libzmq cannot reach [::1]
   socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
   socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
   check_local_socket_access(uri_);
