@@ -51,7 +51,8 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
     return subscribe::open_subscriptions(opts.from, opts.filter,
                                          opts.snaplen.value_or(subscribe::kSnaplenAsCaptured),
                                          subscribe::CurveClient{opts.curve_key, opts.server_key},
-                                         opts.dump ? subscribe::Request::kDump : subscribe::Request::kSubscribe);
+                                         opts.dump ? subscribe::Request::kDump : subscribe::Request::kSubscribe,
+                                         std::chrono::seconds(opts.reconnect_seconds));
   return open_capture_source(opts, filter);
 }
 
@@ -126,6 +127,7 @@ void print_counts(const SourceStats& s, std::uint64_t matched, bool live, int ve
   } else if (s.dropped) {
     line("lnetcap: the capture reports " + std::to_string(s.dropped) + " messages dropped");
   }
+  for (const auto& note : s.notes) line("lnetcap: " + note);
   text::write_all(stderr, out, "the message counts");
 }
 

@@ -57,6 +57,13 @@ run() {
 	echo $? >"$tmp/$name.rc"
 }
 rc() { cat "$tmp/$1.rc"; }
+# records_at_least NAME N: daemon NAME has delivered N records or more.
+records_at_least() {
+	status_of "$1" || return 1
+	local n
+	n=$(sed -n 's/^  records received: *//p' "$tmp/$1.status")
+	[ "${n:-0}" -ge "$2" ]
+}
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
 case $case in
@@ -456,6 +463,61 @@ insecure-tcp-warning)
 	start cz -r "$sample" --listen 'tcp://127.0.0.1:*' --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key"
 	wait_for_exit "$cz_pid" 30
 	lacks "$tmp/cz.log" "neither authenticated nor encrypted"
+	;;
+subscriber-survives-restart)
+	# Issue 34 item 5.  A daemon killed mid-stream and started again: the
+	# subscriber subscribes again with the same filter, marks the gap (a
+	# comment on the first record after it, a line in its statistics) and
+	# ends with the new daemon's stream; a merge goes on with the other
+	# stream meanwhile.  Without the new daemon, --reconnect bounds the wait.
+	start_ipc r -r "$sample" --rate 20 --wait-subscribers 2
+	start_ipc o -r "$sample" --rate 20 --wait-subscribers 1
+	"$lnetcap" --from "$(uri r)" --reconnect 30 -w "$tmp/one.pcapng" 'not type ack' 2>"$tmp/one.err" &
+	one=$!
+	daemons+=($one)
+	"$lnetcap" --from "$(uri r)" --from "$(uri o)" --reconnect 30 -w "$tmp/merged.pcapng" 2>"$tmp/merged.err" &
+	merged=$!
+	daemons+=($merged)
+	wait_for 30 "records to flow" records_at_least r 30
+	kill -KILL "$r_pid"
+	wait_for_log "$tmp/one.err" "went away; subscribing again when it is back" 20
+	wait_for_log "$tmp/merged.err" "went away; subscribing again when it is back" 20
+	start_ipc r2 -r "$sample" --rate 20 --wait-subscribers 2 --listen "$(uri r)"
+	wait_for_log "$tmp/one.err" "(subscribed again)" 30
+	wait_for_exit "$one" 40
+	wait "$one"
+	expect_eq "exit status of the subscriber across the restart ($(tail -3 "$tmp/one.err"))" "$?" 0
+	wait_for_exit "$merged" 40
+	wait "$merged"
+	expect_eq "exit status of the merge across the restart ($(tail -3 "$tmp/merged.err"))" "$?" 0
+	contains "$tmp/r2.log" "filter 'not type ack'"  # the same filter, subscribed again
+	# Records of both daemons: some of the first, all the second's.
+	want=$("$lnetcap" -r "$sample" 'not type ack' 2>/dev/null | wc -l)
+	got=$(count "$tmp/one.pcapng")
+	check "the subscriber has the second daemon's $want records and some of the first's ($got)" \
+		test "$got" -gt "$want"
+	check "the subscriber's output is a whole pcapng" "$pcap_dump" "$tmp/one.pcapng" >/dev/null
+	check "the gap is marked in the output" grep -aq "restarted at .*; records in between not seen" "$tmp/one.pcapng"
+	check "the statistics name the restart" \
+		grep -Eq "^lnetcap: lnetcapd at $(uri r) restarted at [0-9T:Z-]+; records in between not seen\$" "$tmp/one.err"
+	contains "$tmp/one.err" "messages captured"
+	mgot=$(count "$tmp/merged.pcapng")
+	check "the merge has every record of the other stream and both daemons' ($mgot)" test "$mgot" -gt 298
+	check "the merge marks the gap" grep -aq "records in between not seen" "$tmp/merged.pcapng"
+	# A daemon that does not come back: the wait is bounded.
+	start_ipc g -r "$sample" --rate 20 --wait-subscribers 1
+	"$lnetcap" --from "$(uri g)" --reconnect 2 -w "$tmp/gone.pcapng" 2>"$tmp/gone.err" &
+	gone_sub=$!
+	daemons+=($gone_sub)
+	wait_for 30 "records to flow" records_at_least g 10
+	kill -KILL "$g_pid"
+	wait_for_exit "$gone_sub" 15
+	wait "$gone_sub"
+	expect_eq "exit status when the daemon does not come back" "$?" 1
+	contains "$tmp/gone.err" "did not come back within 2 s"
+	captured=$(sed -n 's/^\([0-9]*\) messages captured$/\1/p' "$tmp/gone.err")
+	check "its closing counts say what it got (${captured:-?} captured)" test -n "$captured"
+	contains "$tmp/gone.err" "$captured messages received by filter"
 	;;
 *) fail "unknown case $case" ;;
 esac
