@@ -52,7 +52,8 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
     return subscribe::open_subscriptions(opts.from, opts.filter,
                                          opts.snaplen.value_or(subscribe::kSnaplenAsCaptured),
                                          subscribe::CurveClient{opts.curve_key, opts.server_key},
-                                         opts.dump ? subscribe::Request::kDump : subscribe::Request::kSubscribe);
+                                         opts.dump ? subscribe::Request::kDump : subscribe::Request::kSubscribe,
+                                         std::chrono::seconds(opts.reconnect_seconds));
   return open_capture_source(opts, filter);
 }
 
@@ -129,6 +130,7 @@ void print_counts(const SourceStats& s, std::uint64_t matched, bool live, int ve
     if (s.dropped) line("lnetcap: the capture reports " + std::to_string(s.dropped) + " messages dropped");
     out += output::damage_count_line(s.received, s.damaged, output::DamageWarnings::kDefaultMaxLines);
   }
+  for (const auto& note : s.notes) line("lnetcap: " + note);
   text::write_all(stderr, out, "the message counts");
 }
 
@@ -306,6 +308,15 @@ int run(const Options& opts) {
     try {
       finish_all();
     } catch (...) {
+    }
+    // A subscription that ends in an error (its key revoked, its daemon
+    // lost) still says what it got: the closing counts it has, then the
+    // error (issue 34).
+    if (live && !opts.from.empty()) {
+      try {
+        print_counts(source->stats(), matched, live, opts.verbose);
+      } catch (...) {
+      }
     }
     throw;
   }

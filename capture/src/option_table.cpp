@@ -44,6 +44,11 @@ const std::vector<AgentOption> kOptions = {
              "key goes into the daemon's authorized-keys file)"},
     {.option = "server-key", .argument = A::kRequired, .apply = SET(o.server_key = v), .section = S::kInput,
      .usage = " KEY", .help = "for tcp:// --from: the daemon's public key (Z85)\nor a file holding it"},
+    {.option = "reconnect", .argument = A::kRequired, .min = 0, .max = 86400,
+     .apply = SET(o.reconnect_seconds = static_cast<std::uint32_t>(row.number(v))), .section = S::kInput,
+     .usage = " S",
+     .help = "with --from: when a daemon goes away without\nending the stream (killed, restarted), subscribe\n"
+             "again as soon as it is back, for at most S\nseconds (default 60; 0: give up at once)"},
     {.option = "dump", .apply = SET(o.dump = true), .section = S::kInput,
      .help = "with --from: the records lnetcapd's flight\nrecorder holds (filter and sinks as usual), e.g.\n"
              "lnetcap --from local --dump -w incident.pcapng"},

@@ -20,6 +20,7 @@ struct Options {
   std::string write_file;     // -w FILE ("-" = stdout)
   std::string interface;      // -i NI, NID, net or network interface
   std::vector<std::string> from;  // --from URI (repeatable): lnetcapd subscriptions
+  std::uint32_t reconnect_seconds = 60;  // --reconnect S: wait this long for a daemon that went away (0: not)
   std::string curve_key;          // --curve-key FILE: own key pair for tcp:// --from
   std::string server_key;         // --server-key KEY|FILE: lnetcapd's public key
   bool dump = false;              // --dump: the daemon's flight recorder instead of its stream

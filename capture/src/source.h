@@ -57,6 +57,9 @@ struct SourceStats {
   std::uint64_t queue_dropped = 0;
   // Source-specific counters for -v ("socklnd HELLOs V3", 6), in print order.
   std::vector<std::pair<std::string, std::uint64_t>> details;
+  // Events the closing statistics name, one line each ("lnetcapd at URI
+  // restarted at T; records in between not seen").
+  std::vector<std::string> notes;
 };
 
 /// lnetcapd opens its live eBPF source with the subscribers' clause table

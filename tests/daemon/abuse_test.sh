@@ -52,6 +52,8 @@ status_says() {
 	timeout 20 "$lnetcap" --from "$(uri "$1")" --status 2>/dev/null | grep -Eq "^  $2: +$3\$"
 }
 repeat() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
+# lines_with TEXT N FILES...: exactly N lines of FILES hold TEXT (for wait_for: evaluated on each try).
+lines_with() { local text=$1 n=$2; shift 2; [ "$(cat "$@" 2>/dev/null | grep -cF -- "$text")" = "$n" ]; }
 # honest NAME: a subscriber of the whole sample replay equals the direct conversion.
 direct() { [ -s "$tmp/direct.pcapng" ] || timeout 60 "$lnetcap" -r "$1" -w "$tmp/direct.pcapng" 2>/dev/null; }
 # big_trace FILE N: the socklnd sample N times, shifted in time (a larger replay).
@@ -104,18 +106,20 @@ huge-filter)
 	wait_for_exit "$d_pid" ;;
 filter-terms-budget)
 	# Item 6: filters are evaluated on the loop thread for every record:
-	# their terms together are bounded (--status shows them).
+	# their terms together are bounded (--status shows them), and so are
+	# one user's (issue 34: half of the total).
 	start_daemon d -r "$sample" --rate 5
 	f1000="type get$(repeat ' or type get' 999)"
-	for i in 1 2 3 4; do
+	for i in 1 2; do
 		timeout 60 "$lnetcap" --from "$(uri d)" -w "$tmp/big$i.pcapng" "$f1000" 2>"$tmp/big$i.err" &
 		wait_for_log "$tmp/d.log" "subscriber $i ("
 	done
-	run_sub fifth --from "$(uri d)" -w "$tmp/fifth.pcapng" "$f1000"
-	expect_eq "exit of the fifth 1000-term subscriber" "$(rc_of fifth)" 1
-	contains "$tmp/fifth.err" "filters together may have at most 4096 terms"
+	run_sub third --from "$(uri d)" -w "$tmp/third.pcapng" "$f1000"
+	expect_eq "exit of the third 1000-term subscriber of one user" "$(rc_of third)" 1
+	contains "$tmp/third.err" "the filters of one user (uid $(id -u)) together may have at most 2048 terms"
 	run_sub status --from "$(uri d)" --status
-	check "--status counts the filter terms" grep -Eq "^  filter terms: +4000$" "$tmp/status.out"
+	check "--status counts the filter terms" grep -Eq "^  filter terms: +2000$" "$tmp/status.out"
+	check "--status names one user's share" grep -Eq "^  filter terms of one user at most: +2048$" "$tmp/status.out"
 	kill "$d_pid" ;;
 connection-flood)
 	# Item 2: about 1,000 plain connections to the ipc socket made libzmq
@@ -314,5 +318,131 @@ curve-key-limits)
 	wait "$holder"
 	check "lnetcapd still runs" alive "$d_pid"
 	kill "$d_pid" ;;
+fd-limit-flood)
+	# Issue 34 item 1: at a hard nofile of 256, ~770 plain connections from
+	# four users aborted the daemon inside libzmq ("Too many open files
+	# (src/ipc_listener.cpp:325)": its ipc listener asserts on EMFILE).
+	# The accept gate refuses connections beyond the limits before libzmq
+	# sees them: 800 connections of four uids, then root's and a fifth
+	# user's subscriptions are served.
+	need_cmd prlimit setpriv
+	need_file /usr/bin/python3  # run as other users: not a shim in root's home
+	[ "$(id -u)" = 0 ] || skip "needs root (connections of several uids)"
+	chmod 0755 "$tmp"
+	mkdir -m 1777 "$tmp/flags"
+	prlimit --nofile=256:256 -- "$lnetcapd" --listen "ipc://$tmp/d.sock" --group nogroup \
+		-r "$sample" --rate 2 --linger 1 2>"$tmp/d.log" &
+	d_pid=$!
+	on_fail 'tail -20 "$tmp/d.log"'
+	wait_for_socket "$tmp/d.sock"
+	flooders=()
+	for u in 1 2 3 4; do
+		setpriv --reuid=$((60000 + u)) --regid=65534 --clear-groups -- /usr/bin/python3 - "$tmp/d.sock" "$tmp/flags/ready$u" "$tmp/flags/stop" <<-'EOF' &
+			import os, socket, sys, time
+			path, ready, stop = sys.argv[1:4]
+			held = []
+			for i in range(200):
+			    for attempt in range(50):
+			        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+			        try:
+			            s.connect(path)
+			            held.append(s)
+			            break
+			        except OSError:
+			            s.close()
+			            time.sleep(0.01)
+			open(ready, "w").close()
+			deadline = time.time() + 100
+			while not os.path.exists(stop) and time.time() < deadline:
+			    time.sleep(0.1)
+		EOF
+		flooders+=($!)
+	done
+	for u in 1 2 3 4; do wait_for_file "$tmp/flags/ready$u" 60; done
+	wait_for_log "$tmp/d.log" "refused a connection"
+	check "lnetcapd survives 800 connections at a hard limit of 256 descriptors" alive "$d_pid"
+	lacks "$tmp/d.log" "Too many open files"
+	# While the flood holds its connections: root (the reserve) and a
+	# fifth user are served.
+	run_sub root --from "$(uri d)" -c 5
+	expect_eq "exit of root's subscriber during the flood" "$(rc_of root)" 0
+	expect_eq "records of root's subscriber" "$(wc -l <"$tmp/root.out")" 5
+	timeout 60 setpriv --reuid=60005 --regid=65534 --clear-groups -- "$lnetcap" --from "$(uri d)" -c 5 \
+		>"$tmp/fifth.out" 2>"$tmp/fifth.err"
+	expect_eq "exit of a fifth user's subscriber during the flood" "$?" 0
+	expect_eq "records of the fifth user's subscriber" "$(wc -l <"$tmp/fifth.out")" 5
+	run_sub status --from "$(uri d)" --status
+	at_most=$(sed -n 's/^  connections at most: *//p' "$tmp/status.out")
+	open=$(sed -n 's/^  connections: *//p' "$tmp/status.out")
+	refused=$(sed -n 's/^  connections refused: *//p' "$tmp/status.out")
+	check "connections are bounded below the descriptor limit (${at_most:-?})" test "${at_most:-999}" -lt 200
+	check "open connections within the bound (${open:-?} of ${at_most:-?})" test "${open:-999}" -le "$((${at_most:-0} + 8))"
+	check "the flood's excess was refused (${refused:-?})" test "${refused:-0}" -ge 600
+	touch "$tmp/flags/stop"
+	for p in "${flooders[@]}"; do wait "$p"; done
+	run_sub after --from "$(uri d)" -c 5
+	expect_eq "exit of a subscriber after the flood" "$(rc_of after)" 0
+	check "lnetcapd still runs" alive "$d_pid"
+	kill "$d_pid" ;;
+fair-filter-terms)
+	# Issue 34 item 2: one user's 4 subscriptions x 1024 terms took the
+	# whole filter budget (4096), and root's one-term subscription was
+	# refused.  Now one user gets half of it, all but root and lnetcapd's
+	# own user three quarters: the third of that user's filters is refused,
+	# another user's and root's are served.
+	need_cmd setpriv
+	[ "$(id -u)" = 0 ] || skip "needs root (subscribers of several uids)"
+	chmod 0755 "$tmp"
+	start_daemon d -r "$sample" --rate 5 --group nogroup
+	on_fail 'tail -20 "$tmp/d.log"'
+	f1024="type put$(repeat ' or type put' 1023)"
+	for i in 1 2 3 4; do
+		timeout 60 setpriv --reuid=60001 --regid=65534 --clear-groups -- "$lnetcap" --from "$(uri d)" "$f1024" \
+			>/dev/null 2>"$tmp/a$i.err" &
+		echo $! >"$tmp/a$i.pid"
+		wait_for 30 "the daemon to answer subscription $i" grep -qE "subscriber $i \(|refused .*uid 60001" "$tmp/d.log"
+		sleep 0.2
+	done
+	wait_for 30 "two refusals" lines_with 'may have at most 2048 terms' 2 "$tmp"/a[34].err
+	check "the attacker's first two subscriptions run" alive "$(cat "$tmp/a1.pid")"
+	check "the attacker's second subscription runs" alive "$(cat "$tmp/a2.pid")"
+	timeout 60 setpriv --reuid=60002 --regid=65534 --clear-groups -- "$lnetcap" --from "$(uri d)" -c 3 "$f1024" \
+		>"$tmp/b.out" 2>"$tmp/b.err"
+	expect_eq "exit of another user's 1024-term subscriber" "$?" 0
+	run_sub root --from "$(uri d)" -c 3 "type put"
+	expect_eq "exit of root's one-term subscriber" "$(rc_of root)" 0
+	expect_eq "records of root's subscriber" "$(wc -l <"$tmp/root.out")" 3
+	run_sub status --from "$(uri d)" --status
+	check "--status names the unprivileged share" grep -Eq "^  filter terms of other users than root and lnetcapd's at most: +3072$" "$tmp/status.out"
+	kill "$d_pid" ;;
+fair-dumps)
+	# Issue 34 item 2: four dumps held (never read) by one user took every
+	# dump slot; another user's dump was refused.  Now one user holds at
+	# most 2, and one slot is kept for root and lnetcapd's own user.
+	need_cmd setpriv
+	[ "$(id -u)" = 0 ] || skip "needs root (dumps of several uids)"
+	chmod 0755 "$tmp"
+	big_trace "$tmp/big.pcapng" 8
+	start_daemon d -r "$tmp/big.pcapng" --keep-serving --recorder-size 64M --queue 2 --linger 1 --group nogroup
+	on_fail 'tail -20 "$tmp/d.log"'
+	wait_for 60 "the replay's end" status_says d "records received" 23280
+	mkfifo -m 666 "$tmp/dump.fifo"
+	exec 3<>"$tmp/dump.fifo"
+	for i in 1 2 3 4; do
+		setpriv --reuid=60001 --regid=65534 --clear-groups -- "$lnetcap" --from "$(uri d)" --dump -w "$tmp/dump.fifo" \
+			2>"$tmp/a$i.err" &
+		wait_for 30 "the daemon to answer dump $i" grep -qE "subscriber $i \(|dumps to one user" "$tmp/d.log"
+	done
+	wait_for 30 "two dumps refused" lines_with 'at most 2 dumps to one user (uid 60001)' 2 "$tmp"/a[1-4].err
+	timeout 60 setpriv --reuid=60002 --regid=65534 --clear-groups -- "$lnetcap" --from "$(uri d)" --dump -c 5 \
+		>"$tmp/b.out" 2>"$tmp/b.err"
+	expect_eq "exit of another user's dump while one user holds its dumps" "$?" 0
+	expect_eq "records of the other user's dump" "$(wc -l <"$tmp/b.out")" 5
+	run_sub root --from "$(uri d)" --dump -c 5
+	expect_eq "exit of root's dump" "$(rc_of root)" 0
+	lacks "$tmp/d.log" "dump abandoned"  # the held dumps were still held
+	kill "$d_pid"
+	wait_for_exit "$d_pid" 20
+	exec 3<&- ;;
 *) fail "unknown case $case" ;;
 esac

@@ -562,14 +562,17 @@ extcap-unprivileged)
     chown -R lnetcap-test "$tmp"
     user_group=$(id -gn lnetcap-test); user_uid=$(id -u lnetcap-test)
   fi
-  # The daemon is root's; only the socket's group lets the user in.
-  "$lnetcapd" --listen "ipc://$tmp/d.sock" --group "$user_group" -r "$sample" --wait-subscribers 1 2>"$tmp/d.log" &
+  # The daemon is root's; only the socket's group lets the user in.  Its
+  # directory is the daemon's own (one the user owns is refused, as sshd's
+  # StrictModes: the user could replace the socket).
+  mkdir -m 755 "$tmp/run"
+  "$lnetcapd" --listen "ipc://$tmp/run/d.sock" --group "$user_group" -r "$sample" --wait-subscribers 1 2>"$tmp/d.log" &
   daemons+=($!); d_pid=$!
-  wait_for_socket "$tmp/d.sock" 10
+  wait_for_socket "$tmp/run/d.sock" 10
   env=(env HOME="$tmp" WIRESHARK_CONFIG_DIR="$tmp/conf" TZ=UTC)
   "${RUNAS[@]}" "${env[@]}" tshark -D >"$tmp/ifaces.out" 2>"$tmp/ifaces.err" || fail "tshark -D: $(cat "$tmp/ifaces.err")"
   contains "$tmp/ifaces.out" "lnetcapd (LNet messages through lnetcapd (no privileges))"
-  "${RUNAS[@]}" "${env[@]}" timeout 60 tshark -i lnetcapd -o "extcap.lnetcapd.from:ipc://$tmp/d.sock" \
+  "${RUNAS[@]}" "${env[@]}" timeout 60 tshark -i lnetcapd -o "extcap.lnetcapd.from:ipc://$tmp/run/d.sock" \
     -f 'opcode LDLM_ENQUEUE' -a duration:30 -w "$tmp/ws.pcapng" >"$tmp/ws.out" 2>"$tmp/ws.err" ||
     fail "tshark -i lnetcapd: $(cat "$tmp/ws.err")"
   daemon_exit d

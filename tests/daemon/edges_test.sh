@@ -57,6 +57,13 @@ run() {
 	echo $? >"$tmp/$name.rc"
 }
 rc() { cat "$tmp/$1.rc"; }
+# records_at_least NAME N: daemon NAME has delivered N records or more.
+records_at_least() {
+	status_of "$1" || return 1
+	local n
+	n=$(sed -n 's/^  records received: *//p' "$tmp/$1.status")
+	[ "${n:-0}" -ge "$2" ]
+}
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
 case $case in
@@ -293,6 +300,11 @@ keys-and-config)
 	kill -HUP "$ks_pid"
 	wait_for_exit "$rev" 10
 	contains "$tmp/rev.err" "its key was revoked"
+	wait "$rev"
+	expect_eq "exit status of the revoked key's subscriber" "$?" 1
+	# Issue 34: it still prints the closing counts it has.
+	contains "$tmp/rev.err" "messages captured"
+	contains "$tmp/rev.err" "messages dropped by kernel"
 	# Refused handshakes are logged with a rate limit.
 	"$lnetcapd" --gen-key "$tmp/stranger.key" >/dev/null
 	for i in $(seq 15); do
@@ -321,6 +333,191 @@ keys-and-config)
 	run cd "$lnetcapd" -r "$sample" --listen "$(uri x)" --config "$tmp/confdir"
 	expect_eq "exit status with --config DIR" "$(rc cd)" 1
 	contains "$tmp/cd.err" "is a directory"
+	;;
+log-forgery-and-floods)
+	# Issue 34 item 3.  A newline in a client's description started a
+	# forged log line; 3000 refused subscriptions made 3000 lines.  Peer
+	# text is escaped; repeated refusals are logged a few at a time, then
+	# counted in one line per 10 s.
+	need_cmd python3
+	start_ipc d -r "$sample" --rate 5
+	python3 - "$tmp/d.sock" <<-'EOF' || fail "the raw subscriber failed"
+		import ctypes, struct, sys, time
+		path = sys.argv[1]
+		z = ctypes.CDLL("libzmq.so.5")
+		z.zmq_ctx_new.restype = ctypes.c_void_p
+		z.zmq_socket.restype = ctypes.c_void_p
+		z.zmq_socket.argtypes = [ctypes.c_void_p, ctypes.c_int]
+		z.zmq_connect.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+		z.zmq_send.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+		z.zmq_close.argtypes = [ctypes.c_void_p]
+		z.zmq_ctx_term.argtypes = [ctypes.c_void_p]
+		z.zmq_setsockopt.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+		ctx = z.zmq_ctx_new()
+		s = z.zmq_socket(ctx, 5)  # DEALER
+		zero = ctypes.c_int(0)
+		z.zmq_setsockopt(s, 17, ctypes.byref(zero), 4)  # ZMQ_LINGER 0 after the sends below drained
+		z.zmq_connect(s, ("ipc://" + path).encode())
+		def subscribe(filt, client):
+		    head = b"LNSB" + bytes([1, 1, 0, 0]) + struct.pack("<II", 0xffffffff, 0)
+		    z.zmq_send(s, head, len(head), 2)  # ZMQ_SNDMORE
+		    z.zmq_send(s, filt, len(filt), 2)
+		    z.zmq_send(s, client, len(client), 0)
+		subscribe(b"type get", b"evil\nlnetcapd: subscriber 99 (root, uid 0) subscribed: filter 'forged'\x1b[2J")
+		time.sleep(0.5)
+		for i in range(3000):
+		    subscribe(b"type (((", b"flood %d" % i)
+		time.sleep(2)  # the daemon reads them all before the connection goes
+		z.zmq_close(s)
+		z.zmq_ctx_term(ctx)
+	EOF
+	wait_for_log "$tmp/d.log" "evil" 30
+	check "no log line starts with the forged text" test "$(grep -c '^lnetcapd: subscriber 99 ' "$tmp/d.log")" = 0
+	expect_eq "lines naming the forged client, each the daemon's own" "$(grep -c 'evil' "$tmp/d.log")" \
+		"$(grep -c '^lnetcapd: subscriber 1 (evil\\012lnetcapd: subscriber 99 ' "$tmp/d.log")"
+	contains "$tmp/d.log" "evil\\012lnetcapd: subscriber 99 (root, uid 0) subscribed: filter 'forged'\\033[2J"
+	check "no terminal control in the log" test "$(tr -d '\n' <"$tmp/d.log" | tr -d '[:print:]' | wc -c)" = 0
+	# The refusals: a few one by one, then one line with the count.
+	wait_for_log "$tmp/d.log" "more subscriptions in the last 10 s" 30
+	one_by_one=$(grep -c '^lnetcapd: refused flood ' "$tmp/d.log")
+	summed=$(sed -n 's/^lnetcapd: refused \([0-9]*\) more subscriptions in the last 10 s.*/\1/p' "$tmp/d.log" | awk '{ n += $1 } END { print n + 0 }')
+	check "refusals logged one by one are few ($one_by_one)" test "$one_by_one" -le 15
+	expect_eq "refusals logged one by one plus those summed up" "$((one_by_one + summed))" 3000
+	check "the log stays short ($(wc -l <"$tmp/d.log") lines)" test "$(wc -l <"$tmp/d.log")" -lt 40
+	check "lnetcapd still serves" test -n "$(timeout 30 "$lnetcap" --from "$(uri d)" -c 1 2>/dev/null)"
+	kill "$d_pid"
+	;;
+ipv6-listen)
+	# Issue 34 item 4: --listen tcp://[::1]:PORT failed with "No such
+	# device" (libzmq binds IPv6 only with ZMQ_IPV6 set).
+	[ -e /proc/net/if_inet6 ] && ip -6 addr show lo 2>/dev/null | grep -q '::1' || skip "no IPv6 on lo"
+	start v6 -r "$sample" --listen 'tcp://[::1]:*' --allow-insecure-tcp --wait-subscribers 1
+	tcp=$(endpoint v6)
+	case $tcp in "tcp://[::1]:"*) ;; *) fail "bound $tcp, not on [::1]" ;; esac
+	run sub "$lnetcap" --from "$tcp" -w "$tmp/v6.pcapng"
+	expect_eq "exit status of a subscriber over [::1] ($(cat "$tmp/sub.err"))" "$(rc sub)" 0
+	expect_eq "records over [::1]" "$(count "$tmp/v6.pcapng")" 149
+	wait_for_exit "$v6_pid" 30
+	lacks "$tmp/v6.log" "No such device"
+	;;
+option-bounds)
+	# Issue 34 item 4: --metrics-listen 99999 served on port 34463
+	# (getaddrinfo wraps), and --recorder-size 99999999G was taken.
+	run port "$lnetcapd" -r "$sample" --listen "ipc://$tmp/p.sock" --group "$(id -gn)" --metrics-listen 99999
+	expect_eq "exit status with --metrics-listen 99999" "$(rc port)" 1
+	contains "$tmp/port.err" "port 99999 is not a port (1 to 65535"
+	run port2 "$lnetcapd" -r "$sample" --listen "ipc://$tmp/p.sock" --group "$(id -gn)" --metrics-listen 127.0.0.1:65536
+	expect_eq "exit status with --metrics-listen 127.0.0.1:65536" "$(rc port2)" 1
+	contains "$tmp/port2.err" "port 65536 is not a port"
+	run size "$lnetcapd" -r "$sample" --listen "ipc://$tmp/s.sock" --group "$(id -gn)" --recorder-size 99999999G
+	expect_eq "exit status with --recorder-size 99999999G" "$(rc size)" 1
+	contains "$tmp/size.err" "invalid size '99999999G' for --recorder-size"
+	contains "$tmp/size.err" "at most 1024G"
+	printf '[recorder]\nsize = 2000G\n' >"$tmp/big.conf"
+	run sizef "$lnetcapd" -r "$sample" --listen "ipc://$tmp/s.sock" --group "$(id -gn)" --config "$tmp/big.conf"
+	expect_eq "exit status with [recorder] size = 2000G" "$(rc sizef)" 1
+	contains "$tmp/sizef.err" "at most 1024G"
+	# The largest allowed is taken (the replay ends at once, holding little).
+	start ok -r "$sample" --listen "ipc://$tmp/ok.sock" --group "$(id -gn)" --recorder-size 1024G \
+		--metrics-listen 127.0.0.1:0
+	wait_for_exit "$ok_pid" 30
+	wait "$ok_pid"
+	expect_eq "exit status with --recorder-size 1024G" "$?" 0
+	;;
+socket-directory)
+	# Issue 34 item 4: a socket directory others may write (or that
+	# belongs to another user) was taken without a word.  As sshd's
+	# StrictModes: refused, naming the directory and the fix.
+	mkdir -m 0770 "$tmp/shared"
+	run gw "$lnetcapd" -r "$sample" --listen "ipc://$tmp/shared/d.sock" --group "$(id -gn)"
+	expect_eq "exit status with a group-writable socket directory" "$(rc gw)" 1
+	contains "$tmp/gw.err" "its directory $tmp/shared may be written by its group (mode 0770)"
+	check "nothing was left in it" test -z "$(ls -A "$tmp/shared")"
+	chmod 1777 "$tmp/shared"  # sticky, as /tmp: others cannot take the name
+	start sticky -r "$sample" --listen "ipc://$tmp/shared/d.sock" --group "$(id -gn)"
+	wait_for_exit "$sticky_pid" 30
+	wait "$sticky_pid"
+	expect_eq "exit status with a sticky socket directory" "$?" 0
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -m 0755 "$tmp/theirs"
+		chown 60001 "$tmp/theirs"
+		run other "$lnetcapd" -r "$sample" --listen "ipc://$tmp/theirs/d.sock" --group "$(id -gn)"
+		expect_eq "exit status with a socket directory of another user" "$(rc other)" 1
+		contains "$tmp/other.err" "its directory $tmp/theirs belongs to uid 60001, neither root nor lnetcapd's own user"
+	fi
+	;;
+insecure-tcp-warning)
+	# Issue 34 item 4: insecure TCP said nothing.  One warning at start.
+	start insec -r "$sample" --listen 'tcp://127.0.0.1:*' --listen "ipc://$tmp/insec.sock" --group "$(id -gn)" \
+		--allow-insecure-tcp --wait-subscribers 1
+	tcp=$(endpoint insec)
+	wait_for_log "$tmp/insec.log" "warning: $tcp is neither authenticated nor encrypted (--allow-insecure-tcp)" 30
+	run sub "$lnetcap" --from "$tcp" -c 3
+	expect_eq "exit status over insecure TCP" "$(rc sub)" 0
+	kill "$insec_pid"
+	wait_for_exit "$insec_pid" 20
+	expect_eq "insecure-TCP warnings" "$(grep -c 'neither authenticated nor encrypted' "$tmp/insec.log")" 1
+	lacks "$tmp/insec.log" "ipc://$tmp/insec.sock is neither"
+	# CurveZMQ: no warning.
+	"$lnetcapd" --gen-key "$tmp/client.key" >"$tmp/authorized" || fail "--gen-key"
+	start cz -r "$sample" --listen 'tcp://127.0.0.1:*' --authorized-keys "$tmp/authorized" --curve-key "$tmp/server.key"
+	wait_for_exit "$cz_pid" 30
+	lacks "$tmp/cz.log" "neither authenticated nor encrypted"
+	;;
+subscriber-survives-restart)
+	# Issue 34 item 5.  A daemon killed mid-stream and started again: the
+	# subscriber subscribes again with the same filter, marks the gap (a
+	# comment on the first record after it, a line in its statistics) and
+	# ends with the new daemon's stream; a merge goes on with the other
+	# stream meanwhile.  Without the new daemon, --reconnect bounds the wait.
+	start_ipc r -r "$sample" --rate 20 --wait-subscribers 2
+	start_ipc o -r "$sample" --rate 20 --wait-subscribers 1
+	"$lnetcap" --from "$(uri r)" --reconnect 30 -w "$tmp/one.pcapng" 'not type ack' 2>"$tmp/one.err" &
+	one=$!
+	daemons+=($one)
+	"$lnetcap" --from "$(uri r)" --from "$(uri o)" --reconnect 30 -w "$tmp/merged.pcapng" 2>"$tmp/merged.err" &
+	merged=$!
+	daemons+=($merged)
+	wait_for 30 "records to flow" records_at_least r 30
+	kill -KILL "$r_pid"
+	wait_for_log "$tmp/one.err" "went away; subscribing again when it is back" 20
+	wait_for_log "$tmp/merged.err" "went away; subscribing again when it is back" 20
+	start_ipc r2 -r "$sample" --rate 20 --wait-subscribers 2 --listen "$(uri r)"
+	wait_for_log "$tmp/one.err" "(subscribed again)" 30
+	wait_for_exit "$one" 40
+	wait "$one"
+	expect_eq "exit status of the subscriber across the restart ($(tail -3 "$tmp/one.err"))" "$?" 0
+	wait_for_exit "$merged" 40
+	wait "$merged"
+	expect_eq "exit status of the merge across the restart ($(tail -3 "$tmp/merged.err"))" "$?" 0
+	contains "$tmp/r2.log" "filter 'not type ack'"  # the same filter, subscribed again
+	# Records of both daemons: some of the first, all the second's.
+	want=$("$lnetcap" -r "$sample" 'not type ack' 2>/dev/null | wc -l)
+	got=$(count "$tmp/one.pcapng")
+	check "the subscriber has the second daemon's $want records and some of the first's ($got)" \
+		test "$got" -gt "$want"
+	check "the subscriber's output is a whole pcapng" "$pcap_dump" "$tmp/one.pcapng" >/dev/null
+	check "the gap is marked in the output" grep -aq "restarted at .*; records in between not seen" "$tmp/one.pcapng"
+	check "the statistics name the restart" \
+		grep -Eq "^lnetcap: lnetcapd at $(uri r) restarted at [0-9T:Z-]+; records in between not seen\$" "$tmp/one.err"
+	contains "$tmp/one.err" "messages captured"
+	mgot=$(count "$tmp/merged.pcapng")
+	check "the merge has every record of the other stream and both daemons' ($mgot)" test "$mgot" -gt 298
+	check "the merge marks the gap" grep -aq "records in between not seen" "$tmp/merged.pcapng"
+	# A daemon that does not come back: the wait is bounded.
+	start_ipc g -r "$sample" --rate 20 --wait-subscribers 1
+	"$lnetcap" --from "$(uri g)" --reconnect 2 -w "$tmp/gone.pcapng" 2>"$tmp/gone.err" &
+	gone_sub=$!
+	daemons+=($gone_sub)
+	wait_for 30 "records to flow" records_at_least g 10
+	kill -KILL "$g_pid"
+	wait_for_exit "$gone_sub" 15
+	wait "$gone_sub"
+	expect_eq "exit status when the daemon does not come back" "$?" 1
+	contains "$tmp/gone.err" "did not come back within 2 s"
+	captured=$(sed -n 's/^\([0-9]*\) messages captured$/\1/p' "$tmp/gone.err")
+	check "its closing counts say what it got (${captured:-?} captured)" test -n "$captured"
+	contains "$tmp/gone.err" "$captured messages received by filter"
 	;;
 *) fail "unknown case $case" ;;
 esac

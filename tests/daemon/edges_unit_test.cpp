@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 
 #include "daemon/flight_recorder.h"
 #include "daemon/incident_file.h"
+#include "daemon/log_text.h"
 #include "daemon/metrics_http.h"
 #include "daemon/refusal_log.h"
 #include "daemon/rpc_metrics.h"
@@ -142,6 +144,63 @@ TEST(RefusalLogEdges, AFloodIsSummedUp) {
   EXPECT_NE(text.find("refused 597 more CurveZMQ handshakes in the last 10 s; the last: refused key 599"),
             std::string::npos)
       << text;
+}
+
+// Issue 34: 3000 refusals make a bounded number of lines, and the summary
+// gives the count of those not logged one by one.
+TEST(RefusalLogEdges, ThreeThousandRefusalsMakeBoundedLinesWithTheCount) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* out = ::open_memstream(&buf, &len);
+  {
+    RefusalLog log("subscriptions", std::chrono::seconds(10), 5, out);
+    const auto t = RefusalLog::Clock::now();
+    for (int i = 0; i < 3000; ++i)
+      log.refused("lnetcapd: refused client " + std::to_string(i), t + std::chrono::milliseconds(i));
+    log.finish();  // at exit: the interval's summary, not lost
+  }
+  std::fclose(out);
+  const std::string text(buf, len);
+  std::free(buf);
+  const auto lines = std::count(text.begin(), text.end(), '\n');
+  EXPECT_LE(lines, 7) << text;  // 5 one by one, the notice, the summary
+  EXPECT_NE(text.find("lnetcapd: refused 2995 more subscriptions in the last 10 s; the last: refused client 2999\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(RefusalLogEdges, EventsWithoutAVerbAreSummedUpToo) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* out = ::open_memstream(&buf, &len);
+  {
+    RefusalLog log("subscriptions and departures", std::chrono::seconds(10), 2, out, "");
+    const auto t = RefusalLog::Clock::now();
+    for (int i = 0; i < 10; ++i) log.event("lnetcapd: subscriber " + std::to_string(i) + " left", t);
+    log.tick(t + std::chrono::seconds(10));
+  }
+  std::fclose(out);
+  const std::string text(buf, len);
+  std::free(buf);
+  EXPECT_NE(text.find("lnetcapd: further subscriptions and departures are summed up every 10 s\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("lnetcapd: 8 more subscriptions and departures in the last 10 s; the last: subscriber 9 left\n"),
+            std::string::npos) << text;
+}
+
+// Issue 34: peer text cannot start a log line of its own, nor carry
+// terminal controls, nor be longer than its bound.
+TEST(LogText, PeerTextStaysOnItsLine) {
+  EXPECT_EQ(log_text("lnetcap 1.0 on host"), "lnetcap 1.0 on host");
+  EXPECT_EQ(log_text("evil\nlnetcapd: subscriber 9 (root) subscribed"),
+            "evil\\012lnetcapd: subscriber 9 (root) subscribed");
+  EXPECT_EQ(log_text("a\rb\x1b[31mc\\d\xff"), "a\\015b\\033[31mc\\\\d\\377");
+  const std::string long_text(1000, 'x');
+  EXPECT_EQ(log_text(long_text, 10), "xxxxxxxxxx... (1000 bytes)");
+  for (int c = 0; c < 256; ++c) {
+    const std::string out = log_text(std::string(1, static_cast<char>(c)));
+    for (const char o : out) EXPECT_TRUE(o >= 0x20 && o < 0x7f) << c;
+  }
 }
 
 TEST(IncidentFile, NeverReplacesAndLeavesNothingOnFailure) {

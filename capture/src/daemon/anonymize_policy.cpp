@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "anonymize_policy.h"
 
+#include "log_text.h"
+
 namespace lnetcap::daemon {
 
 std::string AnonymizePolicy::forces(const subscribe::Peer& peer) const {
@@ -16,9 +18,10 @@ std::string AnonymizePolicy::forces(const subscribe::Peer& peer) const {
 }
 
 std::string describe(const subscribe::Peer& peer) {
-  if (!peer.user_id.empty()) return "key " + peer.user_id;
+  // Peer text, escaped for the log (log_text.h).
+  if (!peer.user_id.empty()) return "key " + log_text(peer.user_id, 100);
   if (peer.uid >= 0) return "uid " + std::to_string(peer.uid);
-  return peer.address.empty() ? "unknown peer" : peer.address;
+  return peer.address.empty() ? "unknown peer" : log_text(peer.address, 100);
 }
 
 }  // namespace lnetcap::daemon

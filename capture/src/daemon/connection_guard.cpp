@@ -3,6 +3,9 @@
 
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+
+#include "accept_gate.h"
+#include "log_text.h"
 
 namespace lnetcap::daemon {
 
@@ -25,36 +31,51 @@ std::uint64_t raise_fd_limit() {
 }
 
 namespace {
-long local_uid(int fd) {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  sockaddr_storage local{};
-  socklen_t local_len = sizeof local;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) == 0 &&
-      local.ss_family == AF_UNIX && ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-    return static_cast<long>(cred.uid);
-  return -1;
-}
-
 std::string monitor_endpoint() {
   static std::atomic<unsigned> n{0};
   return "inproc://lnetcapd-connections-" + std::to_string(n++);
 }
 }  // namespace
 
+unsigned open_descriptors() {
+  std::error_code ec;
+  unsigned n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
+}
+
 ConnectionGuard::ConnectionGuard(zmq::context_t& context, zmq::socket_t& router, const ServingLimits& limits)
     : router_(router), monitor_(context, zmq::socket_type::pair) {
+  // Every descriptor libzmq and lnetcapd hold now (the source, the
+  // context's threads, its sockets' mailboxes, the log) stays; the running
+  // daemon needs ServingLimits::kRuntimeFds more at most (metrics clients,
+  // trigger files, the monitor, reloads); the rest serves connections,
+  // with kPrivilegedConnections of it kept for root and lnetcapd's user.
   const std::uint64_t fds = raise_fd_limit();
-  const std::uint64_t usable = fds > 2ull * ServingLimits::kReservedFds ? fds - ServingLimits::kReservedFds
-                                                                       : fds / 2;
+  const std::uint64_t taken = open_descriptors() + ServingLimits::kRuntimeFds +
+                              ServingLimits::kPrivilegedConnections;
+  const std::uint64_t usable = fds > taken + 4 ? fds - taken : 4;
   max_connections_ = static_cast<unsigned>(std::min<std::uint64_t>(limits.max_connections, usable));
-  // A local user may hold its subscriptions' connections and a few more
-  // (a merge, a --status), never everyone's.
+  if (max_connections_ < limits.max_connections)
+    std::fprintf(stderr,
+                 "lnetcapd: serving at most %u connections (--max-connections %u is more than the "
+                 "file descriptor limit of %llu allows)\n",
+                 max_connections_, limits.max_connections, static_cast<unsigned long long>(fds));
+  // A user may hold its subscriptions' connections and a few more (a
+  // merge, a --status), never everyone's: at most a quarter of them.
   max_per_uid_ = std::max(limits.max_per_user * 2 + 8, 16u);
-  if (max_per_uid_ > max_connections_) max_per_uid_ = max_connections_;
+  max_per_uid_ = std::max(1u, std::min(max_per_uid_, max_connections_ / 4));
+  accept_gate::Limits gate;
+  gate.max_connections = max_connections_;
+  gate.max_per_user = max_per_uid_;
+  gate.privileged_reserve = ServingLimits::kPrivilegedConnections;
+  gate.privileged_uid = static_cast<long>(::geteuid());
+  accept_gate::arm(gate);
   const std::string endpoint = monitor_endpoint();
   if (zmq_socket_monitor(router_.handle(), endpoint.c_str(),
-                         ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) != 0)
+                         ZMQ_EVENT_DISCONNECTED) != 0)
     throw zmq::error_t();
   // Unbounded: an event dropped would leave a descriptor counted for ever,
   // and the monitor's sender would wait for room in libzmq's I/O thread.
@@ -83,11 +104,9 @@ bool ConnectionGuard::admit_key(int fd, const std::string& key) {
   if (per_key_[key] >= max_per_uid_) {
     ::shutdown(fd, SHUT_RDWR);  // libzmq drops it (as in handle_events)
     ++refused_;
-    if ((refused_ & (refused_ - 1)) == 0)
-      std::fprintf(stderr,
-                   "lnetcapd: refused a connection of key %s: that user's connections reached (%u); "
-                   "%llu refused so far\n",
-                   key.c_str(), max_per_uid_, static_cast<unsigned long long>(refused_));
+    refusals_.refused("lnetcapd: refused a connection of key " + log_text(key, 100) +
+                      ": that user's connections reached (" + std::to_string(max_per_uid_) + "); " +
+                      std::to_string(refused_) + " refused so far");
     return false;
   }
   key_of_[fd] = key;
@@ -96,7 +115,6 @@ bool ConnectionGuard::admit_key(int fd, const std::string& key) {
 }
 
 unsigned ConnectionGuard::handle_events() {
-  unsigned refused_now = 0;
   zmq::message_t event, address;
   for (;;) {
     try {
@@ -111,37 +129,31 @@ unsigned ConnectionGuard::handle_events() {
     std::int32_t fd;
     std::memcpy(&type, event.data(), 2);
     std::memcpy(&fd, static_cast<const char*>(event.data()) + 2, 4);
-    if (type == ZMQ_EVENT_DISCONNECTED) {
-      auto it = open_.find(fd);
-      if (it == open_.end()) continue;
-      if (it->second >= 0 && --per_uid_[it->second] == 0) per_uid_.erase(it->second);
-      open_.erase(it);
-      forget_key(fd);
-      continue;
-    }
-    if (type != ZMQ_EVENT_ACCEPTED) continue;
-    const long uid = local_uid(fd);
-    const bool over_all = open_.size() >= max_connections_;
-    const bool over_uid = uid >= 0 && per_uid_[uid] >= max_per_uid_;
-    if (over_all || over_uid) {
-      // libzmq reads end-of-file, drops the connection and closes the
-      // descriptor itself (its DISCONNECTED is not counted: never opened).
-      ::shutdown(fd, SHUT_RDWR);
+    if (type == ZMQ_EVENT_DISCONNECTED) forget_key(fd);
+  }
+  // The gate refused these in libzmq's I/O thread; they are logged here.
+  const accept_gate::Counts c = accept_gate::counts();
+  unsigned refused_now = 0;
+  const struct {
+    std::uint64_t now, before;
+    const char* why;
+  } kinds[] = {{c.refused_total, gate_seen_.refused_total, "--max-connections reached"},
+               {c.refused_user, gate_seen_.refused_user, "that user's connections reached"},
+               {c.refused_descriptors, gate_seen_.refused_descriptors, "no file descriptor free"}};
+  for (const auto& k : kinds)
+    for (std::uint64_t i = k.before; i < k.now; ++i) {
       ++refused_;
       ++refused_now;
-      if ((refused_ & (refused_ - 1)) == 0)  // the 1st, 2nd, 4th, 8th...: a flood logs little
-        std::fprintf(stderr,
-                     "lnetcapd: refused a connection%s: %s (%u); %llu refused so far\n",
-                     uid >= 0 ? (" of uid " + std::to_string(uid)).c_str() : "",
-                     over_all ? "--max-connections reached" : "that user's connections reached",
-                     over_all ? max_connections_ : max_per_uid_,
-                     static_cast<unsigned long long>(refused_));
-      continue;
+      refusals_.refused("lnetcapd: refused a connection" +
+                        (c.last_refused_uid >= 0 ? " of uid " + std::to_string(c.last_refused_uid) : std::string()) +
+                        ": " + k.why + " (" + std::to_string(k.why[0] == 't' ? max_per_uid_ : max_connections_) +
+                        "); " + std::to_string(refused_) + " refused so far");
     }
-    open_[fd] = uid;
-    if (uid >= 0) ++per_uid_[uid];
-  }
+  refusals_.tick();
+  gate_seen_ = c;
   return refused_now;
 }
+
+unsigned ConnectionGuard::open_connections() const { return accept_gate::counts().open; }
 
 }  // namespace lnetcap::daemon

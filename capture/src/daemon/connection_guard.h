@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // connection_guard.h - lnetcapd's bound on connections.  libzmq accepts
 // every connection to a ROUTER socket and aborts the process when accept()
-// fails with EMFILE: about a thousand plain connections to the ipc socket
-// took the daemon down (issue 25).  The guard raises RLIMIT_NOFILE to its
-// hard limit, watches the socket's ACCEPTED and DISCONNECTED events, and
-// shuts down (shutdown(2), never close: the descriptor stays libzmq's) any
-// connection beyond the limit - overall, or of one local uid - so libzmq
-// drops it and its descriptor comes back before the process runs out.
+// fails with EMFILE (issues 25 and 34).  The guard raises RLIMIT_NOFILE to
+// its hard limit, works out how many connections the descriptors left
+// allow, and arms the accept gate (accept_gate.h), which refuses every
+// connection beyond them - overall, or of one local uid - before libzmq
+// sees it, and never lets libzmq's accept() fail for want of a descriptor.
 // A CurveZMQ key is one user too: its connections are known by their
-// first message (the key is learnt from the handshake, after ACCEPTED),
-// and one beyond the key's share is shut down the same way.
+// first message (the key is learnt from the handshake, after the accept),
+// and one beyond the key's share is shut down (shutdown(2), never close:
+// the descriptor stays libzmq's) so libzmq drops it.
 #pragma once
 
 #include <zmq.hpp>
@@ -18,6 +18,8 @@
 #include <map>
 #include <string>
 
+#include "accept_gate.h"
+#include "refusal_log.h"
 #include "serving_limits.h"
 
 namespace lnetcap::daemon {
@@ -31,10 +33,13 @@ class ConnectionGuard {
   /// Stops watching; before the context is closed (which waits for every
   /// socket, the monitor's too).
   void close();
+  /// At exit: the refusal log's summary.
+  void finish_log() { refusals_.finish(); }
 
   /// The socket to poll for events (ZMQ_POLLIN).
   zmq::socket_t& events() { return monitor_; }
-  /// Handles the events queued; returns how many connections it refused.
+  /// Handles the events queued and logs the gate's refusals; returns how
+  /// many connections were refused since the last call.
   unsigned handle_events();
   /// A message arrived on connection `fd` from CurveZMQ key `key` (its
   /// Z85 text): false when that key already holds its share of
@@ -44,7 +49,7 @@ class ConnectionGuard {
   /// Connections one user (a local uid, a CurveZMQ key) may hold.
   unsigned max_per_user() const { return max_per_uid_; }
 
-  unsigned open_connections() const { return static_cast<unsigned>(open_.size()); }
+  unsigned open_connections() const;
   unsigned max_connections() const { return max_connections_; }
   std::uint64_t refused() const { return refused_; }
 
@@ -55,8 +60,8 @@ class ConnectionGuard {
   zmq::socket_t monitor_;
   unsigned max_connections_;
   unsigned max_per_uid_;
-  std::map<int, long> open_;             // descriptor -> local uid (-1: TCP)
-  std::map<long, unsigned> per_uid_;     // open connections of each local uid
+  accept_gate::Counts gate_seen_;        // the gate's refusals logged so far
+  RefusalLog refusals_{"connections"};   // a flood logs a few lines and a count
   std::map<int, std::string> key_of_;    // descriptor -> CurveZMQ key (once it spoke)
   std::map<std::string, unsigned> per_key_;  // open connections of each key
   std::uint64_t refused_ = 0;

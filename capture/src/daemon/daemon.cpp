@@ -30,6 +30,7 @@
 #include "ipc_socket.h"
 #include "key_file_modes.h"
 #include "key_revocation.h"
+#include "log_text.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -60,6 +61,9 @@ std::string listen_on(zmq::socket_t& router, const std::string& uri, const Daemo
                 "give --authorized-keys FILE (CurveZMQ, docs/DAEMON.md), or on a trusted network "
                 "--allow-insecure-tcp, or use the local socket");
   if (!ipc) {
+    // libzmq binds IPv6 addresses only with ZMQ_IPV6 set ("No such device"
+    // for tcp://[::1]:PORT without it); set per endpoint, before its bind.
+    router.set(zmq::sockopt::ipv6, subscribe::is_ipv6_endpoint(endpoint) ? 1 : 0);
     try {
       router.bind(endpoint);
     } catch (const zmq::error_t& e) {
@@ -136,11 +140,13 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
     running.anonymize = fresh.anonymize;
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", log_text(file).c_str(),
+                 log_text(e.what(), 1000).c_str());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcapd: hint: %s\n", e.hint().c_str());
     return;
   } catch (const std::exception& e) {  // a library's own error: the daemon goes on as it was
-    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", file.c_str(), e.what());
+    std::fprintf(stderr, "lnetcapd: reload of %s failed, nothing changed: %s\n", log_text(file).c_str(),
+                 log_text(e.what(), 1000).c_str());
     return;
   }
   std::string needing_restart;
@@ -253,6 +259,7 @@ class DaemonRun {
     ServingUse use;
     use.connections = connections_->open_connections();
     use.max_connections = connections_->max_connections();
+    use.max_connections_per_user = connections_->max_per_user();
     use.connections_refused = connections_->refused();
     use.subscriptions_refused = subscribers_->refused();
     use.filter_terms = subscribers_->filter_terms();
@@ -280,6 +287,16 @@ class DaemonRun {
                    endpoint.c_str(), curved ? " with CurveZMQ, server key " : "",
                    curved ? server_keys_.public_z85.c_str() : "");
     }
+    // Once, at start: whoever can reach an insecure TCP endpoint reads every record.
+    std::string insecure;
+    for (const auto& endpoint : bound_)
+      if (endpoint.rfind("tcp://", 0) == 0 && !curve_) insecure += (insecure.empty() ? "" : ", ") + endpoint;
+    if (!insecure.empty())
+      std::fprintf(stderr,
+                   "lnetcapd: warning: %s is neither authenticated nor encrypted (--allow-insecure-tcp): "
+                   "anyone who can reach it reads every record; use --authorized-keys (CurveZMQ) outside a "
+                   "trusted test network\n",
+                   insecure.c_str());
     // Type=notify: ready once the source is open (attached) and the sockets listen.
     if (!notify_service_manager("READY=1\nSTATUS=serving " + describe_source(opts_.source)))
       std::fprintf(stderr, "lnetcapd: warning: could not notify the service manager (NOTIFY_SOCKET)\n");
@@ -383,6 +400,7 @@ class DaemonRun {
     subscribers_->flush();
     dumping_ = subscribers_->pump_dumps(interfaces_, stats_);
     extras_->update(stats_, subscribers_->size(), subscribers_->total_dropped());
+    subscribers_->tick_logs();
     if (take_reload_request())
       reload(current_, argc_, argv_, zap_ ? &*zap_ : nullptr, *subscribers_, *extras_, stats_);
     if (Clock::now() >= next_heartbeat_) {
@@ -415,6 +433,7 @@ class DaemonRun {
   int shut_down() {
     notify_service_manager("STOPPING=1");
     subscribers_->log_totals();
+    connections_->finish_log();
     std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats_.received,
                  stats_.dropped);
     // What the in-kernel filters (the fixed one and the clause table) kept

@@ -22,6 +22,9 @@ namespace {
 using K = ValueKind;
 using S = UsageSection;
 constexpr std::uint64_t kWeek = 7 * 86400;
+// Memory sizes (--recorder-size, --memory-budget): the daemon holds them
+// in RAM, so a size no node has is a mistake (99999999G was taken before).
+constexpr std::uint64_t kMaxMemorySize = 1024ull << 30;
 
 const std::vector<DaemonSetting> kSettings = {
     // Source
@@ -115,7 +118,7 @@ const std::vector<DaemonSetting> kSettings = {
     // Bounds
     {.option = "max-connections", .group = "subscribers", .key = "max-connections", .kind = K::kNumber, .min = 1,
      .max = 1000000, .field = FIELD(limits.max_connections), .section = S::kBounds, .argument = "N",
-     .help = "connections at once (default 1024, at most the\nfile descriptor limit less 128)"},
+     .help = "connections at once (default 1024, at most what\nthe file descriptor limit leaves; 8 more for\nroot and lnetcapd's own user)"},
     {.option = "max-subscribers", .group = "subscribers", .key = "max-subscribers", .kind = K::kNumber, .min = 1,
      .max = 100000, .field = FIELD(limits.max_subscribers), .section = S::kBounds, .argument = "N",
      .help = "subscriptions and dumps at once (default 64)"},
@@ -123,14 +126,14 @@ const std::vector<DaemonSetting> kSettings = {
      .kind = K::kNumber, .min = 1, .max = 100000, .field = FIELD(limits.max_per_user), .section = S::kBounds,
      .argument = "N", .help = "of one uid or CurveZMQ key (default 16)"},
     {.option = "memory-budget", .group = "subscribers", .key = "memory-budget", .kind = K::kSize, .min = 4096,
-     .field = FIELD(limits.memory_budget), .section = S::kBounds, .argument = "SIZE",
+     .max = kMaxMemorySize, .field = FIELD(limits.memory_budget), .section = S::kBounds, .argument = "SIZE",
      .help = "what subscribers' queues may hold together\n(k, M, G; default 1G): each queue holds at most\n"
              "SIZE / --max-subscribers bytes"},
 
     // Flight recorder
     {.option = "recorder-size", .group = "recorder", .key = "size", .kind = K::kSize, .min = 4096,
-     .field = FIELD(recorder.max_bytes), .section = S::kRecorder, .argument = "SIZE",
-     .help = "keep the newest records up to SIZE bytes (k, M, G)"},
+     .max = kMaxMemorySize, .field = FIELD(recorder.max_bytes), .section = S::kRecorder, .argument = "SIZE",
+     .help = "keep the newest records up to SIZE bytes (k, M, G;\nat most 1024G)"},
     {.option = "recorder-seconds", .group = "recorder", .key = "seconds", .kind = K::kSeconds, .max = kWeek,
      .field = FIELD(recorder.max_ns), .section = S::kRecorder, .argument = "S",
      .help = "keep the records of the last S seconds"},
@@ -203,7 +206,8 @@ std::string article(const std::string& noun) {
     case K::kSize: {
       const std::string what = "invalid size '" + text + "'" + for_option +
                                " (expected bytes, or a number with k, M or G; at least " +
-                               std::to_string(s.min / 1024) + "k)";
+                               std::to_string(s.min / 1024) + "k" +
+                               (s.max ? ", at most " + std::to_string(s.max >> 30) + "G" : std::string()) + ")";
       if (file) file->fail(s.key, what, "e.g. 256M");
       throw Error(what, "e.g. 256M");
     }
@@ -262,7 +266,7 @@ void set_checked(const DaemonSetting& s, const std::string& text, ConfigGroup* f
       if (auto v = parse_whole_number(text, s.min, s.max)) return set_number(s, o, *v);
       break;
     case K::kSize:
-      if (auto v = parse_size(text, 1); v && *v >= s.min) return set_number(s, o, *v);
+      if (auto v = parse_size(text, 1); v && *v >= s.min && (!s.max || *v <= s.max)) return set_number(s, o, *v);
       break;
     case K::kSeconds:
       if (auto v = parse_seconds_ns(text, static_cast<double>(s.max))) return set_number(s, o, *v);

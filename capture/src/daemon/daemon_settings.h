@@ -55,7 +55,7 @@ struct DaemonSetting {
   const char* group = nullptr;   // [group] in lnetcapd.conf; nullptr: command line only
   const char* key = nullptr;     // its key there
   ValueKind kind = ValueKind::kText;
-  std::uint64_t min = 0, max = 0;  // kNumber's range, kSize's least, kSeconds' most
+  std::uint64_t min = 0, max = 0;  // kNumber's range, kSize's range (max 0: any), kSeconds' most
   const char* choices = nullptr;   // kChoice: "auto, fentry or kprobe"
   const char* noun = nullptr;      // kChoice, kList: what one value is ("attach mode")
   const char* hint = nullptr;      // kList: what to write when the file's list is empty

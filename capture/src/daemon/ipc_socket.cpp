@@ -70,9 +70,38 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// As sshd's StrictModes judges a user's files: the socket's directory must
+// be owned by root or by lnetcapd's own user, and writable by nobody else
+// (unless sticky, as /tmp is: then others cannot rename or remove what
+// lnetcapd puts there).  Whoever else may write it can take the socket's
+// name away from the daemon and put their own listener in its place.
+void check_directory(const std::string& path) {
+  const std::string dir = directory_of(path);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
+    throw Error("cannot listen on " + path + ": cannot look at its directory " + dir + ": " + std::strerror(errno),
+                "does the directory exist? choose another path with --listen");
+  const uid_t me = ::geteuid();
+  if (st.st_uid != 0 && st.st_uid != me)
+    throw Error("refusing to listen on " + path + ": its directory " + dir + " belongs to uid " +
+                    std::to_string(st.st_uid) + ", neither root nor lnetcapd's own user (uid " +
+                    std::to_string(me) + "), who could replace the socket with their own",
+                "use a directory only root or lnetcapd's user owns, such as /run/lnetcap, or chown " + dir);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    throw Error("refusing to listen on " + path + ": its directory " + dir + " may be written by " +
+                    ((st.st_mode & S_IWOTH) ? "everyone" : "its group") + " (mode " +
+                    [&] {
+                      char m[8];
+                      std::snprintf(m, sizeof m, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+                      return std::string(m);
+                    }() + "), who could replace the socket with their own",
+                "chmod go-w " + dir + " (or +t), or choose another path with --listen");
+}
+
 }  // namespace
 
 void bind_ipc_socket(zmq::socket_t& router, const std::string& path, gid_t gid) {
+  check_directory(path);
   const bool stale = check_what_is_there(path);
   std::string private_dir = directory_of(path) + "/.lnetcapd.XXXXXX";
   if (!::mkdtemp(private_dir.data()))

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../error.h"
+#include "accept_gate.h"
 
 namespace lnetcap::daemon {
 namespace {
@@ -62,8 +63,11 @@ MetricsHttpServer::MetricsHttpServer(const std::string& listen,
                                      std::function<std::string(std::uint64_t)> body)
     : body_(std::move(body)) {
   auto [host, port] = split_listen(listen);
-  if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5)
+  if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos)
     throw listen_error(listen, "no port number");
+  // getaddrinfo takes the number modulo 65536: 99999 served on 34463.
+  if (port.size() > 5 || std::stoul(port) > 65535)
+    throw listen_error(listen, "port " + port + " is not a port (1 to 65535; 0: one the kernel picks)");
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -88,6 +92,7 @@ MetricsHttpServer::MetricsHttpServer(const std::string& listen,
   }
   ::freeaddrinfo(res);
   if (listen_fd_ < 0) throw listen_error(listen, why);
+  accept_gate::ungated_listener(listen_fd_);  // its clients have their own bound (kMaxClients)
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &len);

@@ -6,8 +6,12 @@
 namespace lnetcap::daemon {
 
 RefusalLog::RefusalLog(std::string what, std::chrono::seconds interval, unsigned lines_per_interval,
-                       std::FILE* out)
-    : what_(std::move(what)), interval_(interval), lines_per_interval_(lines_per_interval), out_(out) {}
+                       std::FILE* out, std::string verb)
+    : what_(std::move(what)),
+      verb_(std::move(verb)),
+      interval_(interval),
+      lines_per_interval_(lines_per_interval),
+      out_(out) {}
 
 void RefusalLog::refused(const std::string& line, Clock::time_point now) {
   tick(now);
@@ -22,8 +26,8 @@ void RefusalLog::refused(const std::string& line, Clock::time_point now) {
     ++logged_;
     std::fprintf(out_, "%s\n", line.c_str());
     if (logged_ == lines_per_interval_)
-      std::fprintf(out_, "lnetcapd: further refused %s are summed up every %lld s\n", what_.c_str(),
-                   static_cast<long long>(interval_.count()));
+      std::fprintf(out_, "lnetcapd: further %s%s%s are summed up every %lld s\n", verb_.c_str(),
+                   verb_.empty() ? "" : " ", what_.c_str(), static_cast<long long>(interval_.count()));
     return;
   }
   ++suppressed_;
@@ -36,8 +40,9 @@ void RefusalLog::tick(Clock::time_point now) {
 
 void RefusalLog::summarise() {
   if (suppressed_)
-    std::fprintf(out_, "lnetcapd: refused %" PRIu64 " more %s in the last %lld s; the last: %s\n",
-                 suppressed_, what_.c_str(), static_cast<long long>(interval_.count()), last_.c_str());
+    std::fprintf(out_, "lnetcapd: %s%s%" PRIu64 " more %s in the last %lld s; the last: %s\n", verb_.c_str(),
+                 verb_.empty() ? "" : " ", suppressed_, what_.c_str(), static_cast<long long>(interval_.count()),
+                 last_.c_str());
   std::fflush(out_);
   in_interval_ = false;
   suppressed_ = 0;

@@ -7,10 +7,13 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include "../error.h"
 #include "../record.h"
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
+#include "log_text.h"
 #include "snap_length.h"
 #include "status_anonymization.h"
 
@@ -23,19 +26,21 @@ SubscriberSet::SubscriberSet(zmq::socket_t& router, subscribe::Accept identity, 
 
 namespace {
 // Text a subscriber chose (its client name, its filter) as the log shows
-// it: never more than a line, whatever it sent.
-std::string for_log(const std::string& text) {
-  constexpr std::size_t kMax = 200;
-  if (text.size() <= kMax) return text;
-  return text.substr(0, kMax) + "... (" + std::to_string(text.size()) + " bytes)";
-}
+// it: escaped, never more than a line, whatever it sent (log_text.h).
+std::string for_log(const std::string& text) { return log_text(text); }
 
 // Who a subscriber is, for --max-subscribers-per-user: a local uid, a
 // CurveZMQ key, else (insecure TCP) its address without the port.
 std::string user_of(const subscribe::Peer& peer) {
   if (peer.uid >= 0) return "uid " + std::to_string(peer.uid);
-  if (!peer.user_id.empty()) return "key " + peer.user_id;
-  return "address " + peer.address;
+  if (!peer.user_id.empty()) return "key " + log_text(peer.user_id, 100);
+  return "address " + log_text(peer.address, 100);
+}
+
+// Root and lnetcapd's own user (the admin) on the local socket: they may
+// use what is kept back from everyone else.
+bool is_privileged(const subscribe::Peer& peer) {
+  return peer.uid == 0 || (peer.uid >= 0 && peer.uid == static_cast<long>(::geteuid()));
 }
 }  // namespace
 
@@ -86,21 +91,57 @@ std::size_t SubscriberSet::filter_terms() const {
   return n;
 }
 
+// Fair shares (issue 34): every budget is bounded in total, of one user
+// (a local uid, a CurveZMQ key, an insecure TCP address), and of all
+// unprivileged users together, so that no user takes what another needs
+// and root's and lnetcapd's own user's requests always find room
+// (serving_limits.h, docs/DAEMON.md "What is bounded").
 std::string SubscriberSet::limit_broken(const Subscriber& joining, bool dump) const {
+  const std::string user = user_of(joining.peer);
+  const bool privileged = is_privileged(joining.peer);
+  std::size_t mine = 0, others = 0, my_dumps = 0, others_dumps = 0, my_terms = 0, others_terms = 0;
+  for (const auto& [id, s] : subscribers_) {
+    const bool same = user_of(s.peer) == user;
+    const bool unprivileged = !is_privileged(s.peer);
+    mine += same;
+    others += unprivileged;
+    my_dumps += same && s.dump;
+    others_dumps += unprivileged && s.dump;
+    if (same) my_terms += s.filter.terms();
+    if (unprivileged) others_terms += s.filter.terms();
+  }
+  const FairShares shares = fair_shares(limits_);
+  const std::size_t terms = joining.filter.terms();
   if (subscribers_.size() >= limits_.max_subscribers)
     return "lnetcapd serves at most " + std::to_string(limits_.max_subscribers) +
            " subscribers at once (--max-subscribers)";
-  const std::string user = user_of(joining.peer);
-  std::size_t mine = 0;
-  for (const auto& [id, s] : subscribers_) mine += user_of(s.peer) == user;
+  if (!privileged && others >= shares.unprivileged_subscribers)
+    return "lnetcapd serves at most " + std::to_string(shares.unprivileged_subscribers) +
+           " subscribers of users other than root and its own at once (--max-subscribers " +
+           std::to_string(limits_.max_subscribers) + " less " +
+           std::to_string(limits_.max_subscribers - shares.unprivileged_subscribers) + " kept for them)";
   if (mine >= limits_.max_per_user)
     return "lnetcapd serves at most " + std::to_string(limits_.max_per_user) + " subscribers of one user (" +
            user + ") at once (--max-subscribers-per-user)";
   if (dump && dumps_ >= kMaxDumps)
     return "lnetcapd sends at most " + std::to_string(kMaxDumps) + " dumps at once";
-  if (filter_terms() + joining.filter.terms() > limits_.max_filter_terms)
+  if (dump && my_dumps >= kMaxDumpsPerUser)
+    return "lnetcapd sends at most " + std::to_string(kMaxDumpsPerUser) + " dumps to one user (" + user +
+           ") at once";
+  if (dump && !privileged && others_dumps >= kMaxDumps - kPrivilegedDumps)
+    return "lnetcapd sends at most " + std::to_string(kMaxDumps - kPrivilegedDumps) +
+           " dumps to users other than root and its own at once";
+  if (filter_terms() + terms > limits_.max_filter_terms)
     return "the subscribers' filters together may have at most " + std::to_string(limits_.max_filter_terms) +
-           " terms; this one's " + std::to_string(joining.filter.terms()) + " would go beyond";
+           " terms; this one's " + std::to_string(terms) + " would go beyond";
+  if (my_terms + terms > shares.terms_per_user)
+    return "the filters of one user (" + user + ") together may have at most " +
+           std::to_string(shares.terms_per_user) + " terms; this one's " + std::to_string(terms) +
+           " would go beyond";
+  if (!privileged && others_terms + terms > shares.unprivileged_terms)
+    return "the filters of users other than root and its own together may have at most " +
+           std::to_string(shares.unprivileged_terms) + " terms; this one's " + std::to_string(terms) +
+           " would go beyond";
   return "";
 }
 
@@ -115,7 +156,7 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
     if (s.anonymized || why.empty()) continue;
     s.anonymized = true;
     std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
-                 s.number, s.client.c_str(), why.c_str());
+                 s.number, for_log(s.client).c_str(), why.c_str());
   }
   republish();  // its NID terms now name pseudonyms
 }
@@ -162,7 +203,7 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: ignoring a bad message from a subscriber: %s\n", e.what());
+    bad_messages_.event("lnetcapd: ignoring a bad message from a subscriber: " + for_log(e.what()));
   }
 }
 
@@ -170,7 +211,8 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
                               const subscribe::Peer& peer, bool dump) {
   const subscribe::Subscribe request = dump ? subscribe::decode_dump(frames) : subscribe::decode_subscribe(frames);
   if (dump && !recorder_) {
-    std::fprintf(stderr, "lnetcapd: refused a dump for %s: no flight recorder\n", request.client.c_str());
+    ++refused_;
+    refusals_.refused("lnetcapd: refused a dump for " + for_log(request.client) + ": no flight recorder");
     subscribe::send_frames(router_, id,
                            subscribe::encode(subscribe::Refuse{
                                "this lnetcapd keeps no flight recorder",
@@ -185,16 +227,15 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   try {
     s.filter = filter::Filter::parse(request.filter);
   } catch (const Error& e) {
-    std::fprintf(stderr, "lnetcapd: refused %s: %s\n", for_log(request.client).c_str(), for_log(e.what()).c_str());
+    refusals_.refused("lnetcapd: refused " + for_log(request.client) + ": " + for_log(e.what()));
     subscribe::send_frames(router_, id, subscribe::encode(subscribe::Refuse{e.what(), e.hint()}));
     return;
   }
   if (subscribers_.count(id)) remove(id, "subscribed again");
   if (const std::string limit = limit_broken(s, dump); !limit.empty()) {
     ++refused_;
-    if ((refused_ & (refused_ - 1)) == 0)  // the 1st, 2nd, 4th...: a flood logs little
-      std::fprintf(stderr, "lnetcapd: refused %s (%s): %s; %" PRIu64 " refused so far\n",
-                   for_log(request.client).c_str(), describe(peer).c_str(), limit.c_str(), refused_);
+    refusals_.refused("lnetcapd: refused " + for_log(request.client) + " (" + describe(peer) + "): " + limit +
+                      "; " + std::to_string(refused_) + " refused so far");
     subscribe::send_frames(router_, id,
                            subscribe::encode(subscribe::Refuse{limit, "try again later, or ask the "
                                                                       "node's administrator"}));
@@ -214,18 +255,20 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   if (s.anonymized)  // the source's description may name a NID
     accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
   if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
-    std::fprintf(stderr, "lnetcapd: %s went away before it was accepted\n", request.client.c_str());
+    churn_.event("lnetcapd: " + for_log(request.client) + " went away before it was accepted");
     if (!dump) republish();
     return;
   }
-  std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s, %s) %s: filter '%s', snaplen %s%s%s\n",
-               s.number, for_log(s.client).c_str(), describe(peer).c_str(),
-               dump ? ("asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records").c_str()
-                    : "subscribed",
-               for_log(s.filter_text).c_str(),
-               s.snaplen == subscribe::kSnaplenAsCaptured ? "as captured"
-                                                          : std::to_string(s.snaplen).c_str(),
-               s.anonymized ? ", anonymized by " : "", forced_by.c_str());
+  {
+    char line[160];
+    std::snprintf(line, sizeof line, "lnetcapd: subscriber %" PRIu64 " (", s.number);
+    churn_.event(line + for_log(request.client) + ", " + describe(peer) + ") " +
+                 (dump ? "asked for the flight recorder's " + std::to_string(s.backlog.size()) + " records"
+                       : std::string("subscribed")) +
+                 ": filter '" + for_log(request.filter) + "', snaplen " +
+                 (s.snaplen == subscribe::kSnaplenAsCaptured ? std::string("as captured") : std::to_string(s.snaplen)) +
+                 (s.anonymized ? ", anonymized by " + forced_by : std::string()));
+  }
   if (dump) ++dumps_;
   subscribers_.emplace(id, std::move(s));
 }
@@ -235,10 +278,10 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   if (it == subscribers_.end()) return;
   const Subscriber& s = it->second;
   if (s.dump) --dumps_;
-  std::fprintf(stderr,
-               "lnetcapd: subscriber %" PRIu64 " (%s) %s: %" PRIu64 " matched, %" PRIu64
-               " sent, %" PRIu64 " dropped\n",
-               s.number, for_log(s.client).c_str(), why, s.matched, s.sent, s.dropped);
+  char counts[200];
+  std::snprintf(counts, sizeof counts, ": %" PRIu64 " matched, %" PRIu64 " sent, %" PRIu64 " dropped", s.matched,
+                s.sent, s.dropped);
+  churn_.event("lnetcapd: subscriber " + std::to_string(s.number) + " (" + for_log(s.client) + ") " + why + counts);
   subscribers_.erase(it);
   republish();  // narrowing is safe whenever it happens
 }
@@ -500,12 +543,21 @@ std::size_t SubscriberSet::end_subscribers(const std::function<bool(const Subscr
   return ids.size();
 }
 
-void SubscriberSet::log_totals() const {
+void SubscriberSet::tick_logs() {
+  refusals_.tick();
+  bad_messages_.tick();
+  churn_.tick();
+}
+
+void SubscriberSet::log_totals() {
+  refusals_.finish();
+  bad_messages_.finish();
+  churn_.finish();
   for (const auto& [id, s] : subscribers_)
     std::fprintf(stderr,
                  "lnetcapd: subscriber %" PRIu64 " (%s)%s: %" PRIu64 " matched, %" PRIu64
                  " sent, %" PRIu64 " dropped\n",
-                 s.number, s.client.c_str(), s.end_sent ? "" : " (end not delivered)", s.matched,
+                 s.number, for_log(s.client).c_str(), s.end_sent ? "" : " (end not delivered)", s.matched,
                  s.sent, s.dropped);
 }
 

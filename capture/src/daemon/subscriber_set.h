@@ -36,6 +36,7 @@
 #include "../subscribe/zmq_frames.h"
 #include "anonymize_policy.h"
 #include "flight_recorder.h"
+#include "refusal_log.h"
 #include "serving_limits.h"
 
 namespace lnetcap::daemon {
@@ -97,8 +98,12 @@ class SubscriberSet {
   /// Queues END for every subscriber that has not got it yet; true once
   /// every subscriber has it (a stopped one gets it when it drains).
   bool send_end(const subscribe::End& end, const SourceStats& stats);
-  /// Logs every subscriber's counters (at exit).
-  void log_totals() const;
+  /// Logs every subscriber's counters (at exit), and the summaries of the
+  /// rate-limited logs.
+  void log_totals();
+  /// Writes the rate-limited logs' summaries of intervals that have ended
+  /// (refusals, bad messages, subscribers coming and going: refusal_log.h).
+  void tick_logs();
   /// Subscribers of the live stream (a dump in progress is not one: it
   /// must not start a replay held by --wait-subscribers).
   std::size_t size() const { return subscribers_.size() - dumps_; }
@@ -191,6 +196,10 @@ class SubscriberSet {
   // Dumps in progress at once: each pins the recorder's records it has
   // still to send, even once the recorder has let them go.
   static constexpr std::size_t kMaxDumps = 4;
+  // Of them, one user's at most, and how many only root and lnetcapd's own
+  // user may take (fair shares, issue 34).
+  static constexpr std::size_t kMaxDumpsPerUser = 2;
+  static constexpr std::size_t kPrivilegedDumps = 1;
 
  private:
 
@@ -210,6 +219,11 @@ class SubscriberSet {
   bool kernel_passes_everything_ = false;
   ServingLimits limits_;
   std::uint64_t refused_ = 0;
+  // Peers decide how often these happen: each is logged at a bounded rate
+  // with counts (refusal_log.h).
+  RefusalLog refusals_{"subscriptions"};
+  RefusalLog bad_messages_{"bad messages from subscribers", std::chrono::seconds(10), 5, stderr, "ignored"};
+  RefusalLog churn_{"subscriptions and departures", std::chrono::seconds(10), 50, stderr, ""};
   SourceStats last_stats_;  // of the last deliver(): for heartbeats sent while waiting
   std::uint64_t last_watermark_ = 0;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "zap_handler.h"
 
+#include "log_text.h"
+
 #include <zmq.h>
 
 #include <chrono>
@@ -72,7 +74,7 @@ void ZapHandler::serve() {
           user = z85;
         } else {
           text = "key not in the authorized-keys file";
-          refusals_.refused("lnetcapd: refused a CurveZMQ client from " + request[3].to_string() +
+          refusals_.refused("lnetcapd: refused a CurveZMQ client from " + log_text(request[3].to_string(), 100) +
                             ": key " + z85 + " is not authorized");
         }
       }

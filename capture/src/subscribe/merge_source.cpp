@@ -99,6 +99,7 @@ SourceStats MergeSource::stats() const {
     total.filtered += one.filtered;
     total.queue_dropped += one.queue_dropped;
     total.details.insert(total.details.end(), one.details.begin(), one.details.end());
+    total.notes.insert(total.notes.end(), one.notes.begin(), one.notes.end());
   }
   return total;
 }

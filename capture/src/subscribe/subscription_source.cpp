@@ -9,6 +9,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <thread>
 
 #include "../error.h"
 #include "../signals.h"
@@ -80,45 +82,28 @@ void check_local_socket_access(const std::string& uri) {
 
 SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& request,
                                        const CurveClient& curve, std::chrono::milliseconds answer_timeout,
-                                       Request kind)
-    : uri_(normalize_endpoint(uri)), socket_(context_, zmq::socket_type::dealer) {
+                                       Request kind, std::chrono::seconds reconnect_for)
+    : uri_(normalize_endpoint(uri)),
+      request_(request),
+      curve_(curve),
+      kind_(kind),
+      reconnect_for_(kind == Request::kSubscribe ? reconnect_for : std::chrono::seconds(0)),
+      socket_(context_, zmq::socket_type::dealer),
+      monitor_(context_, zmq::socket_type::pair) {
   const bool tcp = uri_.rfind("tcp://", 0) == 0;
   const bool use_curve = tcp && (!curve.key_file.empty() || !curve.server_key.empty());
-  if (use_curve) {
-    if (curve.key_file.empty() || curve.server_key.empty())
-      throw Error("CurveZMQ for " + uri_ + " needs both --curve-key FILE and --server-key KEY",
-                  "the daemon prints its public key when it starts; make your key pair with "
-                  "lnetcapd --gen-key FILE");
-    const CurveKeyPair own = read_key_file(curve.key_file);
-    socket_.set(zmq::sockopt::curve_serverkey, read_public_key(curve.server_key, "server key"));
-    socket_.set(zmq::sockopt::curve_publickey, own.public_z85);
-    socket_.set(zmq::sockopt::curve_secretkey, own.secret_z85);
-  }
-  zmq::socket_t monitor(context_, zmq::socket_type::pair);
-  if (use_curve) {
-    zmq_socket_monitor(socket_.handle(), "inproc://curve-handshake",
-                       ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
-    monitor.connect("inproc://curve-handshake");
-  }
-  socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
-  socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
+  if (use_curve && (curve.key_file.empty() || curve.server_key.empty()))
+    throw Error("CurveZMQ for " + uri_ + " needs both --curve-key FILE and --server-key KEY",
+                "the daemon prints its public key when it starts; make your key pair with "
+                "lnetcapd --gen-key FILE");
   check_local_socket_access(uri_);
-  try {
-    socket_.connect(uri_);
-  } catch (const zmq::error_t& e) {
-    throw Error("cannot connect to " + uri_ + ": " + e.what(),
-                "give --from local, a socket path, ipc://PATH or tcp://HOST:PORT");
-  }
-  send_frames(socket_, {},
-              kind == Request::kDump     ? encode_dump(request)
-              : kind == Request::kStatus ? encode_status_request()
-                                         : encode(request));
+  open_socket();
   Frames answer;
   const auto deadline = Clock::now() + answer_timeout;
   for (;;) {
     if (stop_requested()) throw Error("interrupted while waiting for lnetcapd at " + uri_);
     if (receive(answer, kTick)) break;
-    if (use_curve && handshake_refused(monitor))
+    if (use_curve && handshake_refused(monitor_))
       throw Error("lnetcapd at " + uri_ + " refused the CurveZMQ handshake",
                   "is your public key (in " + curve.key_file + ") in its authorized-keys file, and is "
                   "--server-key its public key? it logs a refused key");
@@ -148,8 +133,119 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
     }
     default: throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
   }
-  if (use_curve) zmq_socket_monitor(socket_.handle(), nullptr, 0);
   last_heard_ = last_polled_ = Clock::now();
+}
+
+void SubscriptionSource::open_socket() {
+  const bool use_curve = uri_.rfind("tcp://", 0) == 0 && (!curve_.key_file.empty() || !curve_.server_key.empty());
+  if (monitor_) monitor_.close();
+  if (socket_) {
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.close();
+  }
+  socket_ = zmq::socket_t(context_, zmq::socket_type::dealer);
+  if (use_curve) {
+    const CurveKeyPair own = read_key_file(curve_.key_file);
+    socket_.set(zmq::sockopt::curve_serverkey, read_public_key(curve_.server_key, "server key"));
+    socket_.set(zmq::sockopt::curve_publickey, own.public_z85);
+    socket_.set(zmq::sockopt::curve_secretkey, own.secret_z85);
+  }
+  // A refused handshake is known only from the monitor; so is a daemon
+  // that went away (the connection dropped).
+  const std::string endpoint = "inproc://lnetcap-subscription-" + std::to_string(sockets_made_++);
+  zmq_socket_monitor(socket_.handle(), endpoint.c_str(),
+                     ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_DISCONNECTED);
+  monitor_ = zmq::socket_t(context_, zmq::socket_type::pair);
+  monitor_.connect(endpoint);
+  if (is_ipv6_endpoint(uri_)) socket_.set(zmq::sockopt::ipv6, 1);  // else libzmq cannot reach [::1]
+  socket_.set(zmq::sockopt::linger, 200);  // a BYE may still go out at exit
+  socket_.set(zmq::sockopt::rcvhwm, 0);    // the daemon's side holds the bound
+  try {
+    socket_.connect(uri_);
+  } catch (const zmq::error_t& e) {
+    throw Error("cannot connect to " + uri_ + ": " + e.what(),
+                "give --from local, a socket path, ipc://PATH or tcp://HOST:PORT");
+  }
+  send_frames(socket_, {},
+              kind_ == Request::kDump     ? encode_dump(request_)
+              : kind_ == Request::kStatus ? encode_status_request()
+                                          : encode(request_));
+}
+
+bool SubscriptionSource::disconnected() {
+  zmq::message_t event, address;
+  bool gone = false;
+  while (monitor_.recv(event, zmq::recv_flags::dontwait)) {
+    if (event.more()) (void)monitor_.recv(address);
+    std::uint16_t id = 0;
+    if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+    if (id == ZMQ_EVENT_DISCONNECTED) gone = true;
+    if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH || id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+      throw Error("lnetcapd at " + uri_ + " refused the CurveZMQ handshake",
+                  "is your public key in its authorized-keys file, and is --server-key its public key?");
+  }
+  return gone;
+}
+
+std::uint64_t SubscriptionSource::watermark_ns() const {
+  // Waiting for a live daemon to come back: it will send nothing older
+  // than now (what it missed is not seen), so a merge goes on with the
+  // other streams meanwhile.  A replay promised nothing: neither does this.
+  if (reconnecting_ && watermark_when_lost_ != 0) {
+    timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<std::uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(now.tv_nsec) -
+           1000000000ULL;
+  }
+  return counters_.watermark_ns;
+}
+
+bool SubscriptionSource::reconnect_step() {
+  const auto now = Clock::now();
+  if (now - lost_at_ > reconnect_for_)
+    throw Error("lost contact with lnetcapd at " + uri_ + ": it went away and did not come back within " +
+                    std::to_string(reconnect_for_.count()) + " s",
+                "is lnetcapd running? --reconnect S waits longer");
+  if (!trying_) {
+    if (now < next_try_) {
+      std::this_thread::sleep_for(std::min<Clock::duration>(next_try_ - now, kTick));
+      return false;
+    }
+    open_socket();
+    trying_ = true;
+    try_deadline_ = now + std::chrono::seconds(2);
+  }
+  Frames answer;
+  if (receive(answer, kTick)) {
+    switch (message_type(answer)) {
+      case MessageType::kAccept: {
+        accept_ = decode_accept(answer);
+        reconnecting_ = trying_ = false;
+        pause_ = std::chrono::milliseconds(100);
+        iface_map_.clear();
+        last_heard_ = last_polled_ = Clock::now();
+        char when[64] = "?";
+        const std::time_t t = std::time(nullptr);
+        std::tm tm{};
+        if (gmtime_r(&t, &tm)) std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        restart_note_ = "lnetcapd at " + uri_ + " restarted at " + when + "; records in between not seen";
+        restarts_.push_back(restart_note_);
+        std::fprintf(stderr, "lnetcap: %s (subscribed again)\n", restart_note_.c_str());
+        return true;
+      }
+      case MessageType::kRefuse: {
+        const Refuse r = decode_refuse(answer);
+        throw Error("lnetcapd at " + uri_ + " refused the subscription after its restart: " + r.message, r.hint);
+      }
+      default: break;  // not an answer to this request
+    }
+  }
+  if (Clock::now() >= try_deadline_ || disconnected()) {
+    trying_ = false;  // nobody there yet: try again after a pause, longer each time
+    next_try_ = Clock::now() + pause_;
+    pause_ = std::min<std::chrono::milliseconds>(pause_ * 2, std::chrono::seconds(5));
+  }
+  return false;
 }
 
 SubscriptionSource::~SubscriptionSource() {
@@ -183,6 +279,13 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       say_bye();
       draining_ = true;
     }
+    if (reconnecting_ && !draining_) {
+      if (!reconnect_step()) {
+        out = CapturedRecord{};  // an idle tick: a merge goes on with the others
+        return true;
+      }
+      continue;
+    }
     if (batch_next_ < batch_.size()) {  // frames_ still holds the batch
       const BatchEntry& e = batch_[batch_next_++];
       take_record(e.meta, e.record, e.comments, out);
@@ -203,6 +306,27 @@ bool SubscriptionSource::next(CapturedRecord& out) {
           last_heard_ = after;  // away during the wait (stopped inside poll)
           continue;
         }
+        if (reconnect_for_.count() > 0 && disconnected()) {
+          // The daemon went away without ending the stream: wait for it.
+          std::fprintf(stderr, "lnetcap: lnetcapd at %s went away; subscribing again when it is back "
+                               "(for at most %lld s)\n",
+                       uri_.c_str(), static_cast<long long>(reconnect_for_.count()));
+          before_.matched += last_seq_;
+          before_.subscriber_dropped += last_seq_ - delivered_;
+          before_.source_received += counters_.source_received;
+          before_.source_dropped += counters_.source_dropped;
+          delivered_before_ += delivered_;
+          watermark_when_lost_ = counters_.watermark_ns;
+          // The next daemon numbers and counts from the start.
+          last_seq_ = 0;
+          delivered_ = 0;
+          counters_ = Counters{};
+          reconnecting_ = true;
+          trying_ = false;
+          lost_at_ = after;
+          next_try_ = after;  // at once: a restart may be quick
+          continue;
+        }
         if (after - last_heard_ > kSilenceLimit)
           throw Error("lost contact with lnetcapd at " + uri_ + ": nothing heard for 10 s",
                       "is lnetcapd still running?");
@@ -218,10 +342,23 @@ bool SubscriptionSource::next(CapturedRecord& out) {
     switch (message_type(frames_)) {
       case MessageType::kInterface: {
         InterfaceAnnouncement a = decode_interface(frames_);
-        if (a.id != interfaces_.size()) throw protocol_error(uri_, "interfaces announced out of order");
+        if (a.id != iface_map_.size()) throw protocol_error(uri_, "interfaces announced out of order");
         // One pcapng interface per node and NI: say which node it is.
         a.iface.description += (a.iface.description.empty() ? "on " : ", on ") + accept_.node;
-        interfaces_.push_back(std::move(a.iface));
+        // A restarted daemon announces its interfaces again: the same one
+        // is the same pcapng interface.
+        std::uint32_t local = static_cast<std::uint32_t>(interfaces_.size());
+        if (!restarts_.empty())
+          for (std::uint32_t i = 0; i < interfaces_.size(); ++i) {
+            const CaptureInterface& k = interfaces_[i];
+            if (k.name == a.iface.name && k.description == a.iface.description && k.os == a.iface.os &&
+                k.hardware == a.iface.hardware && k.filter == a.iface.filter && k.snaplen == a.iface.snaplen) {
+              local = i;
+              break;
+            }
+          }
+        if (local == interfaces_.size()) interfaces_.push_back(std::move(a.iface));
+        iface_map_.push_back(local);
         continue;
       }
       case MessageType::kRecord: {
@@ -257,7 +394,7 @@ bool SubscriptionSource::next(CapturedRecord& out) {
 void SubscriptionSource::take_record(const RecordMeta& m, ByteSpan bytes,
                                      const std::vector<ByteSpan>& comments, CapturedRecord& out) {
   if (m.seq <= last_seq_) throw protocol_error(uri_, "record sequence numbers went backwards");
-  if (m.interface_id >= interfaces_.size())
+  if (m.interface_id >= iface_map_.size())
     throw protocol_error(uri_, "record on an interface never announced");
   const std::uint64_t gap = m.seq - last_seq_ - 1;  // dropped for this subscriber
   gap_drops_ += gap;
@@ -265,32 +402,41 @@ void SubscriptionSource::take_record(const RecordMeta& m, ByteSpan bytes,
   counters_ = m.counters;
   out = CapturedRecord{};
   out.ts_ns = m.ts_ns;
-  out.interface_id = m.interface_id;
+  out.interface_id = iface_map_[m.interface_id];
   out.bytes = bytes;
   out.orig_len = m.orig_len;
   out.epb_flags = m.epb_flags;
   out.has_drops_before = m.has_drops_before || gap > 0;
   out.drops_before = m.drops_before + gap;
   for (const auto& c : comments) out.comments.emplace_back(c.begin(), c.end());
+  if (!restart_note_.empty()) {  // the first record after a restart marks the gap
+    out.comments.push_back(restart_note_);
+    restart_note_.clear();
+  }
   ++delivered_;
 }
 
 SourceStats SubscriptionSource::stats() const {
   SourceStats s;
-  s.received = delivered_;
+  s.received = delivered_before_ + delivered_;
   // At the end every matched record is either delivered or dropped; before
   // it, records may still be on their way, so only the gaps are certain.
-  s.queue_dropped = ended_ ? counters_.matched - delivered_ : gap_drops_;
-  s.dropped = counters_.source_dropped + s.queue_dropped;
-  s.details = {{"lnetcapd " + uri_ + ": records matching the filter", counters_.matched},
-               {"lnetcapd " + uri_ + ": records the source delivered", counters_.source_received},
-               {"lnetcapd " + uri_ + ": records the source dropped", counters_.source_dropped}};
+  // (Of a daemon that went away, what it matched after the last record it
+  // sent is not known: not counted.)
+  s.queue_dropped = ended_ ? before_.subscriber_dropped + (counters_.matched - delivered_) : gap_drops_;
+  s.dropped = before_.source_dropped + counters_.source_dropped + s.queue_dropped;
+  s.details = {{"lnetcapd " + uri_ + ": records matching the filter", before_.matched + counters_.matched},
+               {"lnetcapd " + uri_ + ": records the source delivered",
+                before_.source_received + counters_.source_received},
+               {"lnetcapd " + uri_ + ": records the source dropped", before_.source_dropped + counters_.source_dropped}};
+  s.notes = restarts_;
   return s;
 }
 
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
                                                  const std::string& filter, std::uint32_t snaplen,
-                                                 const CurveClient& curve, Request kind) {
+                                                 const CurveClient& curve, Request kind,
+                                                 std::chrono::seconds reconnect_for) {
   Subscribe request;
   request.filter = filter;
   request.snaplen = snaplen;
@@ -299,7 +445,8 @@ std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>&
                    " uid " + std::to_string(::getuid());
   std::vector<std::unique_ptr<TimedSource>> sources;
   for (const auto& uri : uris)
-    sources.push_back(std::make_unique<SubscriptionSource>(uri, request, curve, std::chrono::seconds(5), kind));
+    sources.push_back(
+        std::make_unique<SubscriptionSource>(uri, request, curve, std::chrono::seconds(5), kind, reconnect_for));
   if (sources.size() == 1) return std::move(sources.front());
   return std::make_unique<MergeSource>(std::move(sources));
 }

@@ -6,6 +6,15 @@
 // (records lnetcapd dropped because this subscriber's queue was full) is
 // added to the record's epb_dropcount, next to the source's own drops, and
 // to the counters of the status line and the ISB.
+//
+// A daemon that goes away without ending the stream (killed, crashed: the
+// connection drops) is waited for: the subscription is made again, with
+// the same request, as soon as a daemon answers at the URI again, trying
+// with a growing pause for at most `reconnect_for` (--reconnect).  The
+// first record after it carries a pcapng comment, and the statistics a
+// line: "lnetcapd at URI restarted at T; records in between not seen".
+// Meanwhile next() returns idle ticks, so a merge goes on with the other
+// streams.  A daemon that ends the stream (END) is not waited for.
 #pragma once
 
 #include <zmq.hpp>
@@ -46,13 +55,14 @@ class SubscriptionSource : public TimedSource {
   /// Error when it refuses (the filter's error) or does not answer.
   SubscriptionSource(const std::string& uri, const Subscribe& request, const CurveClient& curve = {},
                      std::chrono::milliseconds answer_timeout = std::chrono::seconds(5),
-                     Request kind = Request::kSubscribe);
+                     Request kind = Request::kSubscribe,
+                     std::chrono::seconds reconnect_for = std::chrono::seconds(0));
   ~SubscriptionSource() override;
   bool next(CapturedRecord& out) override;
   const std::vector<CaptureInterface>& interfaces() const override { return interfaces_; }
   SourceStats stats() const override;
   void request_stop() override { stop_ = true; }
-  std::uint64_t watermark_ns() const override { return counters_.watermark_ns; }
+  std::uint64_t watermark_ns() const override;
   const Accept& daemon() const { return accept_; }
   /// The answer to Request::kStatus.
   const Status& status() const { return status_; }
@@ -60,14 +70,40 @@ class SubscriptionSource : public TimedSource {
 
  private:
   bool receive(Frames& frames, std::chrono::milliseconds timeout);
+  /// A fresh socket to uri_ (with CurveZMQ when given), the request sent.
+  void open_socket();
+  /// Whether the connection to the daemon dropped (the monitor says so).
+  bool disconnected();
+  /// One step of waiting for the daemon to come back; true once it has
+  /// accepted the subscription again.  Throws when the bound is over.
+  bool reconnect_step();
   void say_bye();
   /// One record (of a RECORD or a BATCH) into out; its gap counts as drops.
   void take_record(const RecordMeta& m, ByteSpan bytes, const std::vector<ByteSpan>& comments,
                    CapturedRecord& out);
 
   std::string uri_;
+  Subscribe request_;
+  CurveClient curve_;
+  Request kind_;
+  std::chrono::seconds reconnect_for_;
   zmq::context_t context_;
   zmq::socket_t socket_;
+  zmq::socket_t monitor_;   // the socket's DISCONNECTED events
+  unsigned sockets_made_ = 0;  // names the monitor's inproc endpoint
+  // Reconnecting: since when, the next try, the pause before the one after.
+  bool reconnecting_ = false;
+  std::chrono::steady_clock::time_point lost_at_, next_try_, try_deadline_;
+  std::chrono::milliseconds pause_{100};
+  bool trying_ = false;  // a request is out, waiting for its answer
+  std::uint64_t watermark_when_lost_ = 0;
+  std::string restart_note_;        // for the next record's comment
+  std::vector<std::string> restarts_;  // every restart, for stats()
+  // The daemon's interface ids (since its last start) -> ours.
+  std::vector<std::uint32_t> iface_map_;
+  // Counters of the daemons before the current one (restarts).
+  Counters before_;
+  std::uint64_t delivered_before_ = 0;
   Accept accept_;
   Status status_;
   std::vector<CaptureInterface> interfaces_;
@@ -86,7 +122,8 @@ class SubscriptionSource : public TimedSource {
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
                                                  const std::string& filter,
                                                  std::uint32_t snaplen, const CurveClient& curve = {},
-                                                 Request kind = Request::kSubscribe);
+                                                 Request kind = Request::kSubscribe,
+                                                 std::chrono::seconds reconnect_for = std::chrono::seconds(0));
 
 /// `lnetcap --from URI... --status`: asks each daemon and prints its answer.
 void print_daemon_status(const std::vector<std::string>& uris, const CurveClient& curve, std::FILE* out);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "zmq_frames.h"
 
+#include <algorithm>
+
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -97,6 +99,11 @@ bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_
   }
   frames.resize(n);
   return true;
+}
+
+bool is_ipv6_endpoint(const std::string& endpoint) {
+  return endpoint.rfind("tcp://[", 0) == 0 ||
+         (endpoint.rfind("tcp://", 0) == 0 && std::count(endpoint.begin(), endpoint.end(), ':') > 2);
 }
 
 std::string normalize_endpoint(const std::string& uri) {

@@ -39,6 +39,9 @@ struct Peer {
 bool receive_frames(zmq::socket_t& socket, Frames& frames, std::string* routing_id = nullptr,
                     Peer* peer = nullptr);
 
+/// A tcp:// endpoint whose host is an IPv6 address ("tcp://[::1]:7800"):
+/// libzmq reaches it only with ZMQ_IPV6 set on the socket.
+bool is_ipv6_endpoint(const std::string& endpoint);
 /// "local" -> the default socket; "/path" -> ipc:///path; other URIs as they are.
 std::string normalize_endpoint(const std::string& uri);
 
