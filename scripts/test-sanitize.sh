@@ -12,6 +12,10 @@
 #    under TCG emulation an ASan binary is several times slower again;
 #  - packaging: it builds .deb/.rpm packages from the sources with the
 #    distribution's flags, not this build.
+# Among what it runs: the label report-modes (tests/reports/report_modes_test.sh),
+# every report mode of lnetcap -r and lnetcapd's metrics over every capture in
+# samples/ and tests/data/corpus/ and the fuzz_report inputs, failing on any
+# sanitizer report (docs/FUZZING.md).
 # The Wireshark plugin is loaded by tshark, which is not built with ASan,
 # so in this build it keeps normal flags; fuzz_plugin checks it instead.
 set -euo pipefail

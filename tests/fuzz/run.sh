@@ -75,6 +75,8 @@ check_target() {
 	opts+=(${LNETCAP_FUZZ_EXTRA:-})
 	case $t in
 	filter|format) opts+=(-max_len=512) ;;
+	# 4 bytes a message: up to 1024 messages, as report_input.h allows 4096.
+	report) opts+=(-max_len=4096) ;;
 	# Wireshark keeps per-capture state (wmem file scope) on purpose and
 	# frees nothing at exit.
 	plugin) opts+=(-detect_leaks=0); ASAN_OPTIONS+=:detect_leaks=0 ;;
