@@ -15,6 +15,7 @@
 
 #include "lnetcap-node.h"
 #include "lnetcap-tables.h"
+#include "ws-version.h"
 
 struct lnetcap_node {
 	guint index;          /* 1-based */
@@ -28,9 +29,10 @@ struct lnetcap_node {
  * frame yet), so a label can name an NI whose frames come later. */
 #define NODE_PROBE_AHEAD 64
 
-static wmem_map_t *iface_node;     /* interface id + 1 -> node */
+static wmem_map_t *iface_node;     /* (section << 32 | interface id) + 1 -> node */
+static wmem_map_t *placed;         /* section -> its next interface to place, + 1 */
 static wmem_map_t *nodes;          /* index -> node */
-static wmem_map_t *latest_by_host; /* host -> its latest node */
+static wmem_map_t *latest_by_host; /* "section/host" -> its latest node */
 static wmem_map_t *host_nodes;     /* host -> how many nodes say it */
 static wmem_map_t *node_by_nid;    /* interface name (NID) -> node */
 
@@ -72,26 +74,36 @@ static lnetcap_node_t *new_node(const char *host)
 	return n;
 }
 
-/* Places interface i; FALSE when it does not exist or the table is full. */
-static gboolean place_interface(packet_info *pinfo, guint32 i)
+static guint64 *iface_key(guint section, guint32 i)
 {
-	const char *name = epan_get_interface_name(pinfo->epan, i);
-	const char *desc = epan_get_interface_description(pinfo->epan, i);
-	const char *host;
+	guint64 *k = wmem_new(wmem_file_scope(), guint64);
+	*k = ((guint64)section << 32 | i) + 1;
+	return k;
+}
+
+/* Places interface i of a section; FALSE when the table is full.  A new
+ * section (a file appended to another, cat a.pcapng b.pcapng) starts new
+ * nodes: its interfaces join no node of another section. */
+static gboolean place_interface(packet_info *pinfo, guint section, guint32 i)
+{
+	const char *name = LNETCAP_IFACE_NAME(pinfo->epan, i, section);
+	const char *desc = LNETCAP_IFACE_DESCR(pinfo->epan, i, section);
+	const char *host, *host_key;
 	lnetcap_node_t *n;
 
 	if (lnetcap_table_is_full(iface_node))
 		return FALSE;
 	/* 4.0 names an interface it does not have "unknown", with no
-	 * description; lnetcap describes every interface it writes. */
-	if (!name)
-		name = "";
-	name = wmem_strdup(wmem_file_scope(), name);
+	 * description; lnetcap describes every interface it writes.  One whose
+	 * name is not known keeps the node of the ones before it. */
+	name = name ? wmem_strdup(wmem_file_scope(), name)
+		    : wmem_strdup_printf(wmem_file_scope(), "interface %u", i);
 	host = host_of(desc);
-	n = (lnetcap_node_t *)wmem_map_lookup(latest_by_host, host);
+	host_key = wmem_strdup_printf(wmem_file_scope(), "%u/%s", section, host);
+	n = (lnetcap_node_t *)wmem_map_lookup(latest_by_host, host_key);
 	if (!n || wmem_map_contains(n->names, name)) {
 		n = new_node(host);
-		wmem_map_insert(latest_by_host, (gpointer)host, n);
+		wmem_map_insert(latest_by_host, (gpointer)host_key, n);
 	}
 	wmem_map_insert(n->names, (gpointer)name, n);
 	if (!n->first)
@@ -102,7 +114,8 @@ static gboolean place_interface(packet_info *pinfo, guint32 i)
 		if (!wmem_map_contains(node_by_nid, name))
 			wmem_map_insert(node_by_nid, (gpointer)name, n);
 	}
-	wmem_map_insert(iface_node, GUINT_TO_POINTER(i + 1), n);
+	wmem_map_insert(iface_node, iface_key(section, i), n);
+	wmem_map_insert(placed, GUINT_TO_POINTER(section + 1), GUINT_TO_POINTER(i + 2));
 	return TRUE;
 }
 
@@ -117,19 +130,24 @@ static guint32 interface_of(const packet_info *pinfo)
 const lnetcap_node_t *lnetcap_node_of(packet_info *pinfo)
 {
 	guint32 iface = interface_of(pinfo);
-	lnetcap_node_t *n = (lnetcap_node_t *)wmem_map_lookup(iface_node,
-							      GUINT_TO_POINTER(iface + 1));
+	guint section = pinfo->rec ? pinfo->rec->section_number : 0;
+	guint64 key = ((guint64)section << 32 | iface) + 1;
+	lnetcap_node_t *n = (lnetcap_node_t *)wmem_map_lookup(iface_node, &key);
 	guint32 i;
 
 	if (n)
 		return n;
-	for (i = wmem_map_size(iface_node); i <= iface; i++)
-		if (!place_interface(pinfo, i))
+	/* Interfaces in order: their nodes depend on those before them. */
+	i = GPOINTER_TO_UINT(wmem_map_lookup(placed, GUINT_TO_POINTER(section + 1)));
+	i = i ? i - 1 : 0;
+	for (; i <= iface; i++)
+		if (!place_interface(pinfo, section, i))
 			break;
-	for (; i < iface + NODE_PROBE_AHEAD && epan_get_interface_description(pinfo->epan, i); i++)
-		if (!place_interface(pinfo, i))
+	for (; i < iface + NODE_PROBE_AHEAD &&
+	       LNETCAP_IFACE_DESCR(pinfo->epan, i, section); i++)
+		if (!place_interface(pinfo, section, i))
 			break;
-	return (const lnetcap_node_t *)wmem_map_lookup(iface_node, GUINT_TO_POINTER(iface + 1));
+	return (const lnetcap_node_t *)wmem_map_lookup(iface_node, &key);
 }
 
 guint lnetcap_node_index(const lnetcap_node_t *node)
@@ -162,7 +180,9 @@ const lnetcap_node_t *lnetcap_node_by_nid(const char *nid)
 void lnetcap_register_node(void)
 {
 	iface_node = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-					    g_direct_hash, g_direct_equal);
+					    g_int64_hash, g_int64_equal);
+	placed = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					g_direct_hash, g_direct_equal);
 	nodes = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 				       g_direct_hash, g_direct_equal);
 	latest_by_host = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
