@@ -82,6 +82,10 @@ chmod a+r "$WORK/cat-1.pcapng"
 got=$(ts -r "$WORK/cat-1.pcapng" -Y lnetcap.rec.seq_gap -T fields -e lnetcap.rec.seq \
 	-e lnetcap.rec.seq_gap | tr '\t\n' ' |')
 expect_eq "gaps in client and router-1 appended as two sections" "$got" "$((seq20 + 1)) 1|"
+nc=$(count "$WORK/client.pcapng" "lnetcap")
+got=$(ts -r "$WORK/cat-1.pcapng" -T fields -e frame.number -e lnetcap.node.index |
+	awk -v nc="$nc" '{print ($1 <= nc ? "client" : "router") "=" $2}' | sort -u | tr '\n' ' ')
+expect_eq "node numbers of the two sections' records" "$got" "client=1 router=2 "
 pass "two sections: exactly the one gap"
 
 # 6. Ping kind: a FWD or RECV of a ping GET takes it from the linked SEND.
