@@ -11,6 +11,9 @@
 #include "lnetcap-flags.h"
 
 extern const value_string lnetcap_direction_vals[];
+/* SEND, RECV, FWD, DROP, WIRE: the words lnetcap's own text output prints
+ * (capture/src/text/line.cpp), for the Info column and lnetcap.seen_by. */
+extern const value_string lnetcap_direction_words[];
 /* ~0 sentinels, for fields with BASE_SPECIAL_VALS (other values print as
  * plain numbers, not "Unknown (n)"): "unknown" (a CPU a converter could not know), "none" (no
  * supplementary group), "EOF" (OBD_OBJECT_EOF, a lock to the end of file). */

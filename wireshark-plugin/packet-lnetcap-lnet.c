@@ -283,16 +283,45 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	 * is shows only in the sending task (lnet_ping_kind). */
 	if (type == LNETCAP_MSG_GET && pkt->portal == LNETCAP_PORTAL_LNET_RESERVED &&
 	    pkt->match_bits == LNETCAP_LNET_PING_MATCHBITS) {
-		const char *kind = lnet_ping_kind(tvb);
-		proto_item_set_generated(proto_tree_add_string(t, hf_ping_kind, tvb, 0, 0, kind));
-		col_append_fstr(pinfo->cinfo, COL_INFO, " [%s]",
-				strcmp(kind, "recovery") == 0 ? "recovery ping" :
-				strcmp(kind, "discovery") == 0 ? "discovery ping" : "ping");
+		/* Shown by lnetcap_lnet_ping_kind, once the cross-node links
+		 * say whether the sender's SEND knows it better. */
+		pkt->ping_get = TRUE;
+		pkt->ping_kind = lnet_ping_kind(tvb);
+		pkt->lnet_tree = t;
 	}
 	proto_item_append_text(ti, ", %s %s " UTF8_RIGHTWARDS_ARROW " %s",
 			       val_to_str(type, lnetcap_msg_type_vals, "type %u"),
 			       pkt->src_str, pkt->dst_str);
 	return (int)hdr_len;
+}
+
+void lnetcap_lnet_ping_kind(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    lnetcap_pkt_t *pkt)
+{
+	const char *kind = pkt->ping_kind, *sent;
+	proto_item *it;
+
+	if (!pkt->ping_get)
+		return;
+	/* Only the sender's record names the task: a router's FWD and the
+	 * receiver's RECV of the same GET take the kind of its SEND when the
+	 * merged capture links them (packet-lnetcap-xnode.c). */
+	if (strcmp(kind, "unknown") == 0 && pkt->direction != LNETCAP_DIR_SEND &&
+	    (sent = lnetcap_xnode_send_ping_kind(pinfo, pkt)) != NULL &&
+	    strcmp(sent, "unknown") != 0) {
+		kind = sent;
+		it = proto_tree_add_string_format_value(pkt->lnet_tree ? pkt->lnet_tree : tree,
+			hf_ping_kind, tvb, 0, 0, kind, "%s (from the sender's SEND in frame %u)",
+			kind, pkt->xnode_send_frame);
+	} else {
+		it = proto_tree_add_string(pkt->lnet_tree ? pkt->lnet_tree : tree, hf_ping_kind,
+					   tvb, 0, 0, kind);
+	}
+	proto_item_set_generated(it);
+	pkt->ping_kind = kind;
+	col_append_fstr(pinfo->cinfo, COL_INFO, " [%s]",
+			strcmp(kind, "recovery") == 0 ? "recovery ping" :
+			strcmp(kind, "discovery") == 0 ? "discovery ping" : "ping");
 }
 
 /* struct lnet_ping_info: payload of a ping REPLY and of a discovery push. */
@@ -513,7 +542,7 @@ void lnetcap_register_lnet(int proto)
 		{ &hf_ping_kind, { "Ping kind", "lnetcap.lnet.ping_kind", FT_STRING, BASE_NONE,
 		  NULL, 0, "recovery (LNet health: monitor_thread), discovery (lnet_discovery), "
 		  "ping (a user's lctl/lnetctl ping, or any other task) or unknown (no task in the "
-		  "record)", HFILL } },
+		  "record); a FWD or RECV takes the kind of the SEND a merged capture links it to", HFILL } },
 		{ &hf_ping, { "LNet ping info", "lnetcap.ping", FT_NONE, BASE_NONE,
 		  NULL, 0, "struct lnet_ping_info", HFILL } },
 		{ &hf_ping_magic, { "Magic", "lnetcap.ping.magic", FT_UINT32, BASE_HEX,

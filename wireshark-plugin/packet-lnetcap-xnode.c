@@ -88,6 +88,7 @@ typedef struct xn_msg {
 	guint8 prefix[XN_PREFIX];
 	guint32 prefix_len;
 	gboolean failed;           /* its sender recorded that it never left */
+	const char *send_ping_kind; /* the SEND's ping kind (LNet ping GETs) */
 } xn_msg_t;
 
 typedef struct xn_list {
@@ -353,8 +354,10 @@ static void first_pass(tvbuff_t *tvb, packet_info *pinfo, const lnetcap_pkt_t *p
 		m->prefix_len = prefix_len;
 	}
 	place(m, role, pinfo->num, &pinfo->abs_ts, ni);
-	if (role == XN_SEND)
+	if (role == XN_SEND) {
 		m->failed = FALSE;  /* a new attempt of it is on its way */
+		m->send_ping_kind = pkt->ping_get ? pkt->ping_kind : NULL;
+	}
 	fr->msg = m;
 	if (fr->attempts) {
 		fr->attempts->last_msg = m;
@@ -468,8 +471,31 @@ static void show_attempts(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, c
 	(void)pinfo;
 }
 
+const char *lnetcap_xnode_send_ping_kind(packet_info *pinfo, const lnetcap_pkt_t *pkt)
+{
+	const xn_frame_t *fr = (const xn_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo,
+		proto_lnetcap, XN_PROTO_DATA_KEY);
+
+	if (!fr || !fr->msg || !fr->msg->send_frame || fr->msg->send_frame == pinfo->num)
+		return NULL;
+	return fr->msg->send_ping_kind;
+}
+
+/* What the layers after the link (ping kind, flow graph) need of it. */
+static void note_links(lnetcap_pkt_t *pkt, const xn_frame_t *fr)
+{
+	const xn_msg_t *m = fr->msg;
+
+	if (!m)
+		return;
+	pkt->xnode_send_frame = m->send_frame;
+	/* The hop a RECV ends is shown by the record that began it: the
+	 * last router's FWD, or the sender's SEND on a direct hop. */
+	pkt->xnode_prev_hop_seen = fr->role == XN_RECV && (m->nhops > 0 || m->send_frame);
+}
+
 void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			const lnetcap_pkt_t *pkt)
+			lnetcap_pkt_t *pkt)
 {
 	guint32 rec_hdr_len, lnet_hdr_len, flags, role;
 	xn_frame_t *fr;
@@ -504,6 +530,7 @@ void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	m = fr->msg;
 	if (!m)
 		return;
+	note_links(pkt, fr);
 	/* A message seen by one node only has nothing to link (an attempt
 	 * chain is still worth showing). */
 	if (!!m->send_frame + !!m->recv_frame + (m->nhops > 0) < 2 ||

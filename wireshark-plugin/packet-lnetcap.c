@@ -21,6 +21,7 @@
 
 #include "packet-lnetcap.h"
 #include "lnetcap-names.h"
+#include "lnetcap-node.h"
 #include "lnetcap-tables.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/record.h"
@@ -38,6 +39,9 @@ int proto_lnetcap = -1;
 int lnetcap_tap = -1;
 
 static int hf_rec = -1;
+static int hf_node = -1;
+static int hf_node_index = -1;
+static int hf_seen_by = -1;
 static int hf_rec_magic = -1;
 static int hf_rec_version = -1;
 static int hf_rec_hdr_len = -1;
@@ -89,8 +93,8 @@ lnetcap_ws_bool lnetcap_pref_decode_rpc = TRUE;
 static dissector_handle_t lnetcap_handle;
 static int at_lnetcap_nid = -1;
 
-/* Last sequence number per sequence domain (cpu), first pass only. */
-static wmem_map_t *last_seq_by_cpu;
+/* Last sequence number per sequence domain (node and cpu), first pass only. */
+static wmem_map_t *last_seq_by_domain;
 /* msg_id -> frame of the message's first record, for OUTCOME links. */
 static wmem_map_t *frame_by_msg_id;
 
@@ -232,13 +236,6 @@ static void add_rec_nid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
 	proto_tree_add_string(tree, hf, tvb, off, 20, buf);
 }
 
-/* Sequence gap before this record, computed on the first pass in frame
- * order and remembered for later passes.  The sequence is kept per
- * sequence domain, which is the record's cpu field: live capture numbers
- * records per CPU (the BPF ring's per-CPU counters), while converters and
- * other sources that know no CPU (cpu = ~0) number all records of the
- * source in one sequence across all of its interfaces.  A per-interface
- * check would report false gaps for both. */
 /* First pass: the frame holding the first record of msg_id, remembered for
  * the outcome records that link to it (record.h: msg_id, OUTCOME). */
 static guint32 outcome_frame(packet_info *pinfo, guint64 msg_id, gboolean outcome)
@@ -263,20 +260,29 @@ static guint32 outcome_frame(packet_info *pinfo, guint64 msg_id, gboolean outcom
 	return fr->outcome_of;
 }
 
-static guint64 seq_gap(packet_info *pinfo, guint32 cpu, guint64 seq, gboolean *untracked)
+/* Sequence gap before this record, computed on the first pass in frame
+ * order and remembered for later passes.  The sequence is kept per
+ * sequence domain: the capturing node (lnetcap-node.c) and the record's cpu
+ * field.  Live capture numbers records per CPU (the BPF ring's per-CPU
+ * counters) across all NIs of its node, while converters and other sources
+ * that know no CPU (cpu = ~0) number all records of the source in one
+ * sequence across all of its interfaces: a per-interface check would report
+ * false gaps for both.  In a capture merged from several nodes each node
+ * counts on its own, so a CPU's sequence is followed per node. */
+static guint64 seq_gap(packet_info *pinfo, guint node, guint32 cpu, guint64 seq,
+		       gboolean *untracked)
 {
 	lnetcap_frame_t *fr = (lnetcap_frame_t *)p_get_proto_data(
 		wmem_file_scope(), pinfo, proto_lnetcap, 0);
 	if (!fr) {
 		guint64 *last;
+		guint64 domain = ((guint64)node << 32) | cpu;
 		fr = wmem_new0(wmem_file_scope(), lnetcap_frame_t);
-		last = (guint64 *)wmem_map_lookup(last_seq_by_cpu, GUINT_TO_POINTER(cpu));
+		last = (guint64 *)wmem_map_lookup(last_seq_by_domain, &domain);
 		if (!last) {
 			/* A full table means no gap detection for new domains. */
 			last = wmem_new(wmem_file_scope(), guint64);
-			if (!lnetcap_table_is_full(last_seq_by_cpu))
-				wmem_map_insert(last_seq_by_cpu, GUINT_TO_POINTER(cpu), last);
-			else
+			if (!lnetcap_table_insert(last_seq_by_domain, &domain, sizeof(domain), last))
 				fr->untracked = TRUE;
 		} else if (seq > *last + 1) {
 			fr->seq_gap = seq - *last - 1;
@@ -307,17 +313,19 @@ unreadable_reason(guint flags)
 struct rec_fields {
 	guint32 hdr_len, lnet_hdr_len, flags, direction, health, retries, cpu;
 	guint32 payload_len, payload_caplen;
+	const lnetcap_node_t *node;  /* the capturing node */
 };
 
 /* The record's sequence number, and the records missing before it. */
-static void dissect_rec_seq(tvbuff_t *tvb, packet_info *pinfo, proto_tree *rt, guint32 cpu)
+static void dissect_rec_seq(tvbuff_t *tvb, packet_info *pinfo, proto_tree *rt, guint node,
+			    guint32 cpu)
 {
 	proto_item *it;
 	guint64 seq, gap;
 	gboolean untracked;
 
 	proto_tree_add_item_ret_uint64(rt, hf_rec_seq, tvb, REC(seq), ENC_LITTLE_ENDIAN, &seq);
-	gap = seq_gap(pinfo, cpu, seq, &untracked);
+	gap = seq_gap(pinfo, node, cpu, seq, &untracked);
 	if (untracked)
 		lnetcap_table_full_note(tvb, pinfo, rt, "sequence domain");
 	if (gap) {
@@ -441,7 +449,7 @@ static gboolean dissect_rec_header(tvbuff_t *tvb, packet_info *pinfo, proto_item
 		proto_tree_add_item(rt, hf_rec_pid, tvb, REC(pid), ENC_LITTLE_ENDIAN);
 		proto_tree_add_item(rt, hf_rec_comm, tvb, REC(comm), ENC_ASCII);
 	}
-	dissect_rec_seq(tvb, pinfo, rt, r->cpu);
+	dissect_rec_seq(tvb, pinfo, rt, lnetcap_node_index(r->node), r->cpu);
 	dissect_rec_payload_lengths(tvb, pinfo, rt, r);
 	add_rec_nid(rt, tvb, pinfo, hf_rec_local_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid));
 	add_rec_nid(rt, tvb, pinfo, hf_rec_peer_nid, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid));
@@ -493,6 +501,25 @@ static void dissect_rec_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	    pkt->match_bits != LNETCAP_LNET_PING_MATCHBITS && !pkt->ping_info)
 		lnetcap_link_bulk(tvb, pinfo, lt, pkt);
 	lnetcap_xnode_link(tvb, pinfo, lt, pkt);
+	lnetcap_lnet_ping_kind(tvb, pinfo, lt, pkt);
+}
+
+/* The capturing node (lnetcap-node.c) and what it saw the message do. */
+static void dissect_rec_node(tvbuff_t *tvb, packet_info *pinfo, proto_tree *lt, proto_item *ti,
+			     const lnetcap_pkt_t *pkt)
+{
+	const char *word = val_to_str_const(pkt->direction, lnetcap_direction_words, "?");
+	proto_item *it;
+
+	it = proto_tree_add_string(lt, hf_node, tvb, 0, 0, pkt->node);
+	proto_item_set_generated(it);
+	it = proto_tree_add_uint(lt, hf_node_index, tvb, 0, 0, pkt->node_index);
+	proto_item_set_generated(it);
+	it = proto_tree_add_string_format_value(lt, hf_seen_by, tvb, 0, 0,
+		wmem_strdup_printf(pinfo->pool, "%s %s", pkt->node, word),
+		"%s, %s", pkt->node, word);
+	proto_item_set_generated(it);
+	proto_item_append_text(ti, ", %s on %s", word, pkt->node);
 }
 
 /* What the statistics (taps) count of this record. */
@@ -501,6 +528,13 @@ static void queue_tap(packet_info *pinfo, const lnetcap_pkt_t *pkt)
 	lnetcap_tap_info_t *tap = wmem_new0(pinfo->pool, lnetcap_tap_info_t);
 
 	tap->health = pkt->health;
+	tap->direction = pkt->direction;
+	tap->node = pkt->node;
+	tap->node_index = pkt->node_index;
+	lnetcap_nid_to_str(&pkt->peer, tap->peer_str, sizeof(tap->peer_str));
+	tap->received = pkt->received;
+	tap->ping_kind = pkt->ping_get ? pkt->ping_kind : NULL;
+	tap->xnode_prev_hop_seen = pkt->xnode_prev_hop_seen;
 	if (pkt->have_lnet) {
 		tap->msg_type = pkt->msg_type;
 		tap->portal = pkt->portal;
@@ -540,6 +574,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 
 	ti = proto_tree_add_item(tree, proto_lnetcap, tvb, 0, -1, ENC_NA);
 	lt = proto_item_add_subtree(ti, ett_lnetcap);
+	r.node = lnetcap_node_of(pinfo);
 	rec_item = proto_tree_add_item(lt, hf_rec, tvb, 0, -1, ENC_NA);
 	rt = proto_item_add_subtree(rec_item, ett_rec);
 	if (!dissect_rec_header(tvb, pinfo, rec_item, rt, &r))
@@ -551,7 +586,24 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	pkt->retries = r.retries;
 	pkt->payload_len = r.payload_len;
 	pkt->payload_caplen = r.payload_caplen;
+	pkt->node = lnetcap_node_label(r.node, pinfo->pool);
+	pkt->node_index = lnetcap_node_index(r.node);
+	{
+		guint8 raw[20];
+		tvb_memcpy(tvb, raw, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid), 20);
+		lnetcap_nid_from_raw(&pkt->peer, raw);
+	}
+	/* Which end of the hop: the same rule as the cross-node links'. */
+	pkt->received = r.direction == LNETCAP_DIR_RECV ||
+		(r.direction == LNETCAP_DIR_DROP && r.hdr_len >= LNETCAP_REC_HDR_LEN &&
+		 tvb_get_guint8(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, drop_reason)) >=
+			 LNETCAP_DROP_RECV_NO_MATCH);
+	dissect_rec_node(tvb, pinfo, lt, ti, pkt);
 	dissect_rec_lnet(tvb, pinfo, tree, lt, &r, pkt);
+	/* Who saw it, first in the Info column, whatever the layers above
+	 * wrote there: "[10.77.0.3@tcp FWD] PUT ..." */
+	col_prepend_fstr(pinfo->cinfo, COL_INFO, "[%s %s] ", pkt->node,
+			 val_to_str(pkt->direction, lnetcap_direction_words, "dir %u"));
 	queue_tap(pinfo, pkt);
 	return tvb_captured_length(tvb);
 }
@@ -580,6 +632,15 @@ void proto_register_lnetcap(void)
 	static hf_register_info hf[] = {
 		{ &hf_rec, { "Capture record", "lnetcap.rec", FT_NONE, BASE_NONE,
 		  NULL, 0, "lnetcap record pseudo-header", HFILL } },
+		{ &hf_node, { "Capturing node", "lnetcap.node", FT_STRING, BASE_NONE,
+		  NULL, 0, "The node whose capture holds this record (its host name, or its "
+		  "first NID when the host name does not tell nodes apart), from the pcapng "
+		  "interface it was written on", HFILL } },
+		{ &hf_node_index, { "Capturing node number", "lnetcap.node.index", FT_UINT32,
+		  BASE_DEC, NULL, 0, "1 for the node of the first interface of the file, 2 for "
+		  "the next node, ... (one per original file of a mergecap merge)", HFILL } },
+		{ &hf_seen_by, { "Seen by", "lnetcap.seen_by", FT_STRING, BASE_NONE,
+		  NULL, 0, "Capturing node and what it saw: SEND, RECV, FWD, DROP or WIRE", HFILL } },
 		{ &hf_rec_magic, { "Magic", "lnetcap.rec.magic", FT_UINT32, BASE_HEX,
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_rec_version, { "Version", "lnetcap.rec.version", FT_UINT16, BASE_DEC,
@@ -672,6 +733,8 @@ void proto_register_lnetcap(void)
 	lnetcap_register_xnode(proto_lnetcap);
 	lnetcap_register_tables(proto_lnetcap);
 	lnetcap_register_lov(proto_lnetcap);
+	lnetcap_register_node();
+	lnetcap_register_flow(proto_lnetcap);
 
 	lnetcap_handle = register_dissector("lnetcap", dissect_lnetcap, proto_lnetcap);
 	lnetcap_tap = register_tap("lnetcap");
@@ -681,8 +744,8 @@ void proto_register_lnetcap(void)
 	register_conversation_filter("lnetcap", "LNetCap", conv_filter_valid, lnetcap_conv_filter_string
 		LNETCAP_CONV_FILTER_USER_DATA);
 
-	last_seq_by_cpu = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-						g_direct_hash, g_direct_equal);
+	last_seq_by_domain = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+						    g_int64_hash, g_int64_equal);
 	frame_by_msg_id = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 						 g_int64_hash, g_int64_equal);
 

@@ -58,6 +58,10 @@ typedef struct lnetcap_pkt {
 	guint32 retries;
 	guint32 payload_len;
 	guint32 payload_caplen;
+	const char *node;        /* label of the capturing node (lnetcap-node.h) */
+	guint32 node_index;
+	lnetcap_nid_t peer;      /* next hop (send, forward) or previous hop (receive) */
+	gboolean received;       /* the receiver's record: RECV, or a DROP in lnet_parse */
 	/* LNet header */
 	gboolean have_lnet;
 	guint32 msg_type;
@@ -72,6 +76,12 @@ typedef struct lnetcap_pkt {
 	char src_str[LNETCAP_NID_STRLEN];
 	char dst_str[LNETCAP_NID_STRLEN];
 	gboolean ping_info;      /* payload was an lnet_ping_info */
+	gboolean ping_get;       /* LNet's ping GET (portal 0, ping match bits) */
+	const char *ping_kind;   /* of a ping GET: recovery, discovery, ping, unknown */
+	proto_tree *lnet_tree;   /* the LNet header's subtree */
+	/* cross-node (packet-lnetcap-xnode.c) */
+	guint32 xnode_send_frame;      /* the sender's SEND of this message, 0 if none */
+	gboolean xnode_prev_hop_seen;  /* a RECV whose hop a SEND/FWD record shows */
 	/* PtlRPC */
 	gboolean is_rpc;
 	lnetcap_rpc_t rpc;
@@ -94,6 +104,14 @@ typedef struct lnetcap_tap_info {
 	nstime_t req_time;
 	guint32 health;
 	const char *jobid;
+	/* who saw it (the flow graph, lnetcap-flow.c) */
+	guint32 direction;
+	const char *node;
+	guint32 node_index;
+	char peer_str[LNETCAP_NID_STRLEN];
+	gboolean received;
+	const char *ping_kind;
+	gboolean xnode_prev_hop_seen;
 } lnetcap_tap_info_t;
 
 extern int lnetcap_tap;
@@ -235,7 +253,19 @@ void lnetcap_register_stats_tree(void);
 void lnetcap_register_xnode(int proto);
 void lnetcap_xnode_register_prefs(module_t *mod);
 void lnetcap_xnode_link(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			const lnetcap_pkt_t *pkt);
+			lnetcap_pkt_t *pkt);
+/* The ping kind the sender's SEND of this message had (NULL if unknown). */
+const char *lnetcap_xnode_send_ping_kind(packet_info *pinfo, const lnetcap_pkt_t *pkt);
+
+/* LNet's ping GETs: which kind (lnet_ping_kind of the sending task, or of
+ * the linked SEND for a FWD/RECV), in the tree and the Info column; called
+ * after the cross-node link (packet-lnetcap-lnet.c). */
+void lnetcap_lnet_ping_kind(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    lnetcap_pkt_t *pkt);
+
+/* The LNet flow graph (Statistics > Flow Graph, tshark -z flow,lnet): each
+ * hop between the nodes that saw it (lnetcap-flow.c). */
+void lnetcap_register_flow(int proto);
 
 /* Handoff helpers for the LNet layer. */
 void lnetcap_handoff_lnet(void);

@@ -36,4 +36,18 @@ typedef lnetcap_ws_bool lnetcap_conv_valid_t;
 typedef gboolean lnetcap_conv_valid_t;
 #endif
 
+/* A record's interface id counts within its pcapng section.  Wireshark
+ * 4.1+ (4.2) names an interface by id and section; 4.0's
+ * epan_get_interface_name/_description take the id alone and index the
+ * IDBs of the whole file, so they are right for the first section only (a
+ * file appended to another with cat): there the plugin knows no name. */
+#if WIRESHARK_VERSION_MAJOR > 4 || (WIRESHARK_VERSION_MAJOR == 4 && WIRESHARK_VERSION_MINOR >= 1)
+#define LNETCAP_IFACE_NAME(epan, i, s) epan_get_interface_name((epan), (i), (s))
+#define LNETCAP_IFACE_DESCR(epan, i, s) epan_get_interface_description((epan), (i), (s))
+#else
+#define LNETCAP_IFACE_NAME(epan, i, s) ((s) == 0 ? epan_get_interface_name((epan), (i)) : NULL)
+#define LNETCAP_IFACE_DESCR(epan, i, s) \
+	((s) == 0 ? epan_get_interface_description((epan), (i)) : NULL)
+#endif
+
 #endif /* LNETCAP_WS_VERSION_H */

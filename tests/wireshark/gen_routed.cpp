@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -160,11 +161,20 @@ class Routed {
       w.begin_section({"lnetcap gen_routed (SYNTHETIC)", "Linux", "x86_64",
                        {std::string("synthetic routed capture, node ") + names[n] +
                         "; see tests/wireshark/gen_routed.cpp"}});
-      CaptureInterface i;
-      i.name = names[n];
-      i.description = "synthetic";
-      const std::uint32_t id = w.add_interface(LNETCAP_LINKTYPE, i);
+      // One interface per NI, named by its NID and described as lnetcap
+      // describes a live capture's ("LNet NI ..., on HOST"): the plugin
+      // tells the nodes of the merged file apart by that.
+      std::map<std::string, std::uint32_t> ifaces;
       for (const Ev& e : ev_[n]) {
+        const std::string nid = e.h.local_nid.to_string();
+        if (ifaces.count(nid)) continue;
+        CaptureInterface i;
+        i.name = nid;
+        i.description = "LNet NI " + nid + ", synthetic, on " + names[n];
+        ifaces[nid] = w.add_interface(LNETCAP_LINKTYPE, i);
+      }
+      for (const Ev& e : ev_[n]) {
+        const std::uint32_t id = ifaces[e.h.local_nid.to_string()];
         Bytes out;
         const std::size_t cap = std::min<std::size_t>(64, e.payload.size());
         RecordHeader h = e.h;

@@ -16,17 +16,17 @@ row() {  # row FRAME: the ELC fields and the Info column of one frame
 		-E aggregator=, -e lnetcap.elc.flags -e lnetcap.elc.lock_count -e lnetcap.elc.handle \
 		-e _ws.col.Info
 }
-expect_row 1 "0x00000000|2|0x00000000005e7e10,0x00000000005e7e11|OST_DESTROY request xid 0x3000 10.0.0.1@tcp → 10.0.0.2@tcp (cancels 2 locks)" \
+expect_row 1 "0x00000000|2|0x00000000005e7e10,0x00000000005e7e11|[node 1 SEND] OST_DESTROY request xid 0x3000 10.0.0.1@tcp → 10.0.0.2@tcp (cancels 2 locks)" \
 	"OST_DESTROY cancels two locks in its DLM_REQ buffer (buffer 2)"
-expect_row 3 "0x00000000|0||OST_DESTROY request xid 0x3080 10.0.0.1@tcp → 10.0.0.2@tcp" \
+expect_row 3 "0x00000000|0||[node 1 SEND] OST_DESTROY request xid 0x3080 10.0.0.1@tcp → 10.0.0.2@tcp" \
 	"OST_DESTROY with lock_count 0: no handle, though the buffer has two zero slots"
-expect_row 5 "|3|0x00000000005e7e12,0x00000000005e7e13,0x00000000005e7e14|LDLM_ENQUEUE request xid 0x3100 10.0.0.1@tcp → 10.0.0.2@tcp PW EXTENT (cancels 3 locks)" \
+expect_row 5 "|3|0x00000000005e7e12,0x00000000005e7e13,0x00000000005e7e14|[node 1 SEND] LDLM_ENQUEUE request xid 0x3100 10.0.0.1@tcp → 10.0.0.2@tcp PW EXTENT (cancels 3 locks)" \
 	"LDLM_ENQUEUE: slots 1-3 are early cancels, slot 0 (the enqueued lock) is not"
-expect_row 7 "|||LDLM_ENQUEUE request xid 0x3180 10.0.0.1@tcp → 10.0.0.2@tcp PW EXTENT" \
+expect_row 7 "|||[node 1 SEND] LDLM_ENQUEUE request xid 0x3180 10.0.0.1@tcp → 10.0.0.2@tcp PW EXTENT" \
 	"LDLM_ENQUEUE with lock_count 1 cancels nothing"
-expect_row 9 "0x00000000|3|0x00000000005e7e15,0x00000000005e7e16,0x00000000005e7e17|LDLM_CANCEL request xid 0x3200 10.0.0.1@tcp → 10.0.0.2@tcp" \
+expect_row 9 "0x00000000|3|0x00000000005e7e15,0x00000000005e7e16,0x00000000005e7e17|[node 1 SEND] LDLM_CANCEL request xid 0x3200 10.0.0.1@tcp → 10.0.0.2@tcp" \
 	"LDLM_CANCEL's handles are cancelled locks"
-expect_row 11 "0x00000000|2|0x00000000005e7e18,0x00000000005e7e19|MDS_SWAP_LAYOUTS request xid 0x3280 10.0.0.1@tcp → 10.0.0.2@tcp (cancels 2 locks)" \
+expect_row 11 "0x00000000|2|0x00000000005e7e18,0x00000000005e7e19|[node 1 SEND] MDS_SWAP_LAYOUTS request xid 0x3280 10.0.0.1@tcp → 10.0.0.2@tcp (cancels 2 locks)" \
 	"MDS_SWAP_LAYOUTS cancels two locks in its DLM_REQ buffer (buffer 5)"
 expect_count "$v" "lnetcap.mdt.swap_layouts.flags == 0x5 && lnetcap.mdt.swap_layouts.check_dv1 == 1 && lnetcap.mdt.swap_layouts.keep_mtime == 1 && lnetcap.mdt.swap_layouts.check_dv2 == 0" 1
 # The enqueued lock's own handle stays an LDLM handle only.

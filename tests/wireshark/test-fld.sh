@@ -29,9 +29,9 @@ expect_row 6 "FLD${t}${t}0x0000000200000400${t}0x0000000240000400${t}0${t}0x0000
 	"ranges cut by the snap length: the captured one shown"
 
 info=$(ts -r "$v" -T fields -E separator='|' -e frame.number -e _ws.col.Info -e _ws.expert.message)
-grep -q '^1|FLD_QUERY request .* FLD_LOOKUP seq 0x200000401|' <<<"$info" || fail "frame 1 Info: $(sed -n 1p <<<"$info")"
-grep -q '^2|FLD_QUERY reply .* \[0x200000400-0x240000400) MDT 0|' <<<"$info" || fail "frame 2 Info: $(sed -n 2p <<<"$info")"
-grep -q '^4|FLD_READ reply .* 3 range(s)|' <<<"$info" || fail "frame 4 Info: $(sed -n 4p <<<"$info")"
+grep -q '^1|\[node 1 [A-Z]*\] FLD_QUERY request .* FLD_LOOKUP seq 0x200000401|' <<<"$info" || fail "frame 1 Info: $(sed -n 1p <<<"$info")"
+grep -q '^2|\[node 1 [A-Z]*\] FLD_QUERY reply .* \[0x200000400-0x240000400) MDT 0|' <<<"$info" || fail "frame 2 Info: $(sed -n 2p <<<"$info")"
+grep -q '^4|\[node 1 [A-Z]*\] FLD_READ reply .* 3 range(s)|' <<<"$info" || fail "frame 4 Info: $(sed -n 4p <<<"$info")"
 pass "Info column: operation, sequence, range, range count"
 grep -q '^5|.*lsra_count 1000: the buffer (56 bytes) holds only 2 range' <<<"$info" ||
 	fail "frame 5: no warning for lsra_count past the buffer: $(sed -n 5p <<<"$info")"

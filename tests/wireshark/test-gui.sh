@@ -26,17 +26,19 @@ for _ in $(seq 50); do [ -s "$WORK/display" ] && break; sleep 0.2; done
 export DISPLAY=":$(head -1 "$WORK/display")"
 [ "$DISPLAY" != ":" ] || fail "Xvfb did not start: $(cat "$WORK/xvfb.log")"
 
-# gui NAME ARGS...: starts Wireshark on the corpus, waits for its window,
-# sizes it and takes a screenshot $WORK/NAME.png; leaves it running.
+# gui NAME ARGS...: starts Wireshark on the corpus (or on $gui_file), waits
+# for its window, sizes it and takes a screenshot $WORK/NAME.png; leaves it
+# running.
+gui_file=$fs
 gui() {
 	local name=$1 win
 	shift
 	(cd "$WORK" && exec "${RUNAS[@]}" env -i PATH="$PATH" HOME="$WORK" TZ=UTC LC_ALL=C.UTF-8 \
 		DISPLAY="$DISPLAY" XDG_RUNTIME_DIR="$WORK/run" \
 		WIRESHARK_PLUGIN_DIR="$WORK/plugins" WIRESHARK_CONFIG_DIR="$WORK/config" \
-		wireshark -C Lustre -r "$fs" "$@") > "$WORK/$name.out" 2> "$WORK/$name.err" &
+		wireshark -C Lustre -r "$gui_file" "$@") > "$WORK/$name.out" 2> "$WORK/$name.err" &
 	pids+=("$!")
-	win=$(timeout 90 xdotool search --sync --name '^lustre-fs-part1' 2>/dev/null | head -1)
+	win=$(timeout 90 xdotool search --sync --name "^$(basename "$gui_file" .pcapng)" 2>/dev/null | head -1)
 	[ -n "$win" ] || fail "Wireshark ($name) opened no window: $(tail -5 "$WORK/$name.err")"
 	xdotool windowsize "$win" 1280 800 windowmove "$win" 0 0 2>/dev/null
 	sleep 3
@@ -45,6 +47,24 @@ gui() {
 	# to its end (the layout of the open reply).
 	[ "$name" = tree ] && xdotool mousemove 100 462 click 1 sleep 1 key End sleep 1 \
 		key shift+Right sleep 1 key End 2>/dev/null && sleep 2
+	# The merged capture: expand the LNetCap tree one level (the capturing
+	# node, what it saw, the record and the links to the other nodes).
+	[ "$name" = merged ] && xdotool mousemove 100 462 click 1 sleep 1 key Right 2>/dev/null &&
+		sleep 2
+	# The flow graph of the displayed frames: Statistics (menu at x 325)
+	# > Flow Graph (its 17th item, y 436 on this 1280x800 screen), then
+	# "Limit to display filter" and the flow type LNet (typed into the
+	# opened combo box).
+	if [ "$name" = flow ]; then
+		xdotool mousemove 325 10 click 1 sleep 1.5 mousemove 356 436 click 1 2>/dev/null
+		win=$(timeout 30 xdotool search --sync --name 'Wireshark · Flow · ' 2>/dev/null | head -1)
+		[ -n "$win" ] || fail "Statistics > Flow Graph opened no dialog"
+		sleep 3
+		xdotool mousemove 18 585 click 1 sleep 1 mousemove 676 585 click 1 sleep 1 \
+			type --delay 100 LNet 2>/dev/null
+		xdotool key Return 2>/dev/null
+		sleep 4
+	fi
 	import -window root "$WORK/$name.png" || fail "screenshot failed"
 	kill -0 "${pids[-1]}" 2>/dev/null || fail "Wireshark ($name) died: $(tail -5 "$WORK/$name.err")"
 	kill "${pids[-1]}"
@@ -75,7 +95,29 @@ pixels() { awk -v c="$1" 'toupper($0) ~ c {sub(":", "", $1); n += $1} END {print
 [ "$(pixels '#C3EAFF')" -gt 50000 ] || fail "no light-blue bulk rows in the GUI's packet list ($(pixels '#C3EAFF') pixels)"
 pass "error reply and bulk rows coloured by the Lustre profile in the GUI"
 
-# 3. Statistics > Service Response Time > LNetCap (here through -z
+# 3. A capture merged from three nodes' files (samples/lnet-routed-3node.pcapng:
+#    client 10.77.0.1@tcp, router 10.77.0.3@tcp, server 10.78.0.2@tcp1):
+#    the profile's "Seen by" column names each record's node and what it saw,
+#    the details the capturing node (frame 11, the router's FWD of a ping).
+gui_file=$(stage "$LNETCAP_SOURCE_DIR/samples/lnet-routed-3node.pcapng")
+gui merged -g 11 -Y 'frame.number <= 24'
+pass "Wireshark shows the merged capture with the Seen by column"
+#    Statistics > Flow Graph, type LNet, limited to one lctl ping across the
+#    router and its reply (frames 7-12): 4 arrows, client -> router ->
+#    server and back; the server's RECV and the client's RECV end hops the
+#    FWDs drew.  All Flows would draw 6, between the end NIDs.  Each item's
+#    row is drawn in its packet's colour (the profile's "LNet only" light
+#    green, #EAFFEA): about 21,800 pixels per row (87,074 for the 4).
+gui flow -Y 'frame.number >= 7 && frame.number <= 12'
+convert "$WORK/flow.png" -format %c histogram:info:- > "$WORK/flow.hist"
+hist=$WORK/flow.hist
+green=$(awk -v c='#EAFFEA' 'toupper($0) ~ c {sub(":", "", $1); n += $1} END {print n + 0}' "$hist")
+[ "$green" -gt 60000 ] && [ "$green" -lt 110000 ] ||
+	fail "the LNet flow graph of frames 7-12 is not 4 rows ($green light-green pixels)"
+pass "the LNet flow graph draws the routed ping hop by hop (4 items)"
+gui_file=$fs
+
+# 4. Statistics > Service Response Time > LNetCap (here through -z
 #    lnetcap,srt): the dialog must fill and Wireshark come back to idle.
 #    SRT tables of one row per opcode value (1103 rows each) made the 4.0
 #    dialog hide and re-sort thousands of empty rows one at a time: it spun

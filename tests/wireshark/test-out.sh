@@ -70,19 +70,19 @@ expect 14 "0${t}2${t}40${t}8192" "MDS_BATCH in bulk: buh_count 2, the 1 size the
 	lnetcap.out.batch.header.inline_length lnetcap.out.batch.header.count \
 	lnetcap.out.batch.header.update_count lnetcap.out.bulk_size
 info=$(ts -r "$v" -T fields -E separator='|' -e frame.number -e _ws.col.Info -e _ws.expert.message)
-for want in '1|OUT_UPDATE request .* 3 update(s): OUT_CREATE OUT_INDEX_INSERT OUT_ATTR_SET|$' \
-	'2|OUT_UPDATE reply .* 3 result(s)|$' \
+for want in '1|\[node 1 [A-Z]*\] OUT_UPDATE request .* 3 update(s): OUT_CREATE OUT_INDEX_INSERT OUT_ATTR_SET|$' \
+	'2|\[node 1 [A-Z]*\] OUT_UPDATE reply .* 3 result(s)|$' \
 	'3|.*|object_update: needs 40 bytes at offset 312, but the message says its data end at offset 312$' \
 	'4|.*|object_update_param: needs 8 bytes at offset 312, but the message says its data end at offset 312$' \
 	'5|.*ourp_lens: needs 2 bytes at offset 240, but the message says its data end at offset 240$' \
 	'6|.*|Inline length 4096 is past the end of the buffer (72 bytes left)$' \
 	'7|.*|object_update was not captured: snap length too small$' \
-	'8|MDS_BATCH request .* 2 sub-request(s)|$' \
+	'8|\[node 1 [A-Z]*\] MDS_BATCH request .* 2 sub-request(s)|$' \
 	'10|.*|batched lustre_msg: needs 32 bytes at offset 648, but the message says its data end at offset 648$' \
 	'11|.*batched lustre_msg: needs 32 bytes at offset 232, but the message says its data end at offset 232$' \
 	'12|.*|lm_bufcount 1000: more than 32 buffers$' \
-	'13|OUT_UPDATE request .* (3 bulk buffer(s))|update buffer size: needs 8 bytes at offset 264, but the message says its data end at offset 264$' \
-	'14|MDS_BATCH request .* 40 sub-request(s) (2 bulk buffer(s))|update buffer size: needs 8 bytes at offset 264, but the message says its data end at offset 264$'; do
+	'13|\[node 1 [A-Z]*\] OUT_UPDATE request .* (3 bulk buffer(s))|update buffer size: needs 8 bytes at offset 264, but the message says its data end at offset 264$' \
+	'14|\[node 1 [A-Z]*\] MDS_BATCH request .* 40 sub-request(s) (2 bulk buffer(s))|update buffer size: needs 8 bytes at offset 264, but the message says its data end at offset 264$'; do
 	grep -q "^$want" <<<"$info" || fail "Info/expert: no line matching '$want'"
 done
 pass "Info column and one warning per hostile list"

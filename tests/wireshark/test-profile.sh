@@ -5,8 +5,8 @@
 #  - every colouring rule is a valid filter and colours the frames it is
 #    meant for in the vectors (errors, resends, health failures, gaps,
 #    truncation) and the real corpus (bulk transfers);
-#  - with -C Lustre the packet list has the XID, opcode, response time and
-#    job id columns.
+#  - with -C Lustre the packet list has the seen-by (node and direction),
+#    XID, opcode, response time and job id columns.
 [ -n "${LNETCAP_BUILD_DIR:-}" ] || skip "LNETCAP_BUILD_DIR unset"
 DESTDIR="$WORK/dest" cmake --install "$LNETCAP_BUILD_DIR" --component lnetcap-profile >/dev/null ||
 	fail "cmake --install --component lnetcap-profile failed"
@@ -69,8 +69,8 @@ ts -C Lustre --color -r "$v" > /dev/null 2> "$WORK/err.txt" || fail "tshark -C L
 
 # Columns.
 line=$(ts -C Lustre -r "$v" -Y 'frame.number == 4' | tr -s ' ')
-[ "$line" = " 4 0.006250000 10.0.0.2@tcp → 10.0.0.1@tcp OST 0x0000000000001080 OST_WRITE 0.005000000 624 OST_WRITE reply xid 0x1080 10.0.0.2@tcp → 10.0.0.1@tcp" ] ||
+[ "$line" = " 4 0.006250000 node 1 SEND 10.0.0.2@tcp → 10.0.0.1@tcp OST 0x0000000000001080 OST_WRITE 0.005000000 624 [node 1 SEND] OST_WRITE reply xid 0x1080 10.0.0.2@tcp → 10.0.0.1@tcp" ] ||
 	fail "columns of -C Lustre: '$line'"
 line=$(ts -C Lustre -r "$v" -Y 'frame.number == 3' | tr -s ' ')
 case "$line" in *" 0x0000000000001080 OST_WRITE dd.1000 680 "*) ;; *) fail "job id column: '$line'" ;; esac
-pass "columns: XID, opcode, response time, job id"
+pass "columns: seen by, XID, opcode, response time, job id"

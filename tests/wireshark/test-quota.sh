@@ -56,12 +56,12 @@ n=$(ts -r "$v" -Y "frame.number == 7" -T fields -e lnetcap.ldlm.qlvb.id_qunit)
 pass "frame 7: the lquota_lvb is still decoded"
 
 info=$(ts -r "$v" -T fields -E separator='|' -e frame.number -e _ws.col.Info -e _ws.expert.message)
-for want in '1|QUOTA_DQACQ request .* USRQUOTA id 1000 ACQ REPORT count 4096|' \
-	'3|MDS_QUOTACTL request .* LUSTRE_Q_GETQUOTA USRQUOTA id 1000|' \
-	'5|OST_QUOTACTL request .* LUSTRE_Q_GETQUOTAPOOL GRPQUOTA id 100 pool "flash"|' \
-	'6|LDLM_ENQUEUE request .* PR PLAIN intent quota_dqacq USRQUOTA id 1000 PREACQ|' \
-	'8|LDLM_ENQUEUE request .* intent quota_conn GRPQUOTA id 0|' \
-	'9|QUOTA_DQACQ request .*|quota_body (buffer 1) was not captured: snap length too small'; do
+for want in '1|\[node 1 [A-Z]*\] QUOTA_DQACQ request .* USRQUOTA id 1000 ACQ REPORT count 4096|' \
+	'3|\[node 1 [A-Z]*\] MDS_QUOTACTL request .* LUSTRE_Q_GETQUOTA USRQUOTA id 1000|' \
+	'5|\[node 1 [A-Z]*\] OST_QUOTACTL request .* LUSTRE_Q_GETQUOTAPOOL GRPQUOTA id 100 pool "flash"|' \
+	'6|\[node 1 [A-Z]*\] LDLM_ENQUEUE request .* PR PLAIN intent quota_dqacq USRQUOTA id 1000 PREACQ|' \
+	'8|\[node 1 [A-Z]*\] LDLM_ENQUEUE request .* intent quota_conn GRPQUOTA id 0|' \
+	'9|\[node 1 [A-Z]*\] QUOTA_DQACQ request .*|quota_body (buffer 1) was not captured: snap length too small'; do
 	grep -q "^$want" <<<"$info" || fail "Info/expert: no line matching '$want'"
 done
 pass "Info column: command, quota type, id, flags, count; snapped body flagged"
