@@ -31,6 +31,7 @@ std::string errors_json(const std::map<std::int32_t, std::uint64_t>& by_status) 
 // The fields every group and the total share.
 std::string stats_fields(const GroupStats& g) {
   return "\"messages\": " + num(g.messages) + ", \"bytes\": " + num(g.bytes) +
+         ", \"bulk_bytes\": " + num(g.bulk_bytes) +
          ", \"requests\": " + num(g.requests) + ", \"replies\": " + num(g.replies) +
          ", \"errors\": " + num(g.errors) + ", \"unanswered\": " + num(g.unanswered) +
          ", \"latency_ns\": " + latency_json(g.latencies_ns) +

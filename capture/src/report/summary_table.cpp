@@ -25,7 +25,7 @@ void section(std::string& out, Dimension d, const std::map<std::string, GroupSta
   for (const auto& [k, g] : groups) kw = std::max(kw, k.size());
   std::string heading = std::string("By ") + dimension_name(d);
   out += "\n" + pad(heading, kw, false);
-  for (const char* h : {"msgs", "bytes", "reqs", "replies", "errors", "unans"})
+  for (const char* h : {"msgs", "bytes", "bulk", "reqs", "replies", "errors", "unans"})
     out += " " + pad(h, h[0] == 'b' ? 12 : 7, true);
   for (const char* h : {"p50", "p90", "p99", "max"}) out += " " + pad(h, 9, true);
   out += "\n";
@@ -40,6 +40,7 @@ void section(std::string& out, Dimension d, const std::map<std::string, GroupSta
     out += pad(e->first, kw, false);
     out += " " + pad(std::to_string(g.messages), 7, true);
     out += " " + pad(std::to_string(g.bytes), 12, true);
+    out += " " + pad(std::to_string(g.bulk_bytes), 12, true);
     out += " " + pad(std::to_string(g.requests), 7, true);
     out += " " + pad(std::to_string(g.replies), 7, true);
     out += " " + pad(std::to_string(g.errors), 7, true);

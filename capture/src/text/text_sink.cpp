@@ -21,10 +21,11 @@ void TextSink::consume(const CapturedRecord&, const Message& msg,
                        const std::vector<CaptureInterface>&) {
   line_.clear();
   ++counter_;
+  const std::optional<report::BulkLink> link = bulk_.observe(msg);
   if (format_)
     format_->render(msg, counter_, line_);
   else
-    format_line(msg, style_, line_);
+    format_line(msg, style_, line_, link ? &*link : nullptr);
   if (hex_) format_hex(msg.rec.payload, line_);
   line_ += '\n';
   write_line();

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "../report/bulk_linker.h"
 #include "../sink.h"
 #include "format.h"
 #include "line.h"
@@ -32,6 +33,7 @@ class TextSink : public RecordSink {
   bool packet_buffered_;
   std::uint64_t counter_ = 0;
   std::string line_;
+  report::BulkLinker bulk_;  // names the RPC of bulk transfers
 };
 
 }  // namespace lnetcap::text
