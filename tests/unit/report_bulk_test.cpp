@@ -59,6 +59,8 @@ struct Case {
   Seen seen;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 class BulkOnEveryLnd : public ::testing::TestWithParam<Case> {};
 
 // Every bulk record names its RPC, whoever recorded it and on any LND.

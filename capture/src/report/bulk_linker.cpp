@@ -2,6 +2,7 @@
 #include "bulk_linker.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
@@ -36,9 +37,10 @@ bool is_reply_portal(std::uint32_t portal) {
   }
 }
 
-// lm_magic sits at bytes 8..11 of a lustre_msg_v2: a PUT whose payload was
-// captured that far and is no PtlRPC message is data.
-constexpr std::uint32_t kMagicEnd = 12;
+// A PUT whose payload was captured past lm_magic and is no PtlRPC message
+// is data.
+constexpr std::size_t kMagicEnd =
+    offsetof(struct lnetcap_lustre_msg_v2, lm_magic) + sizeof(std::uint32_t);
 
 enum TransferKind { kGetReturn = 0, kPutAck = 1 };
 
