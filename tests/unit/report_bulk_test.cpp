@@ -10,6 +10,7 @@
 #include "daemon/rpc_metrics.h"
 #include "report/command_scope.h"
 #include "report/summary.h"
+#include "report/summary_format.h"
 #include "text/line.h"
 
 using namespace lnetcap;
@@ -363,6 +364,62 @@ TEST(BulkCommandScope, TheCommandsBulkRepliesAreItsOwn) {
   std::vector<bool> kept;
   for (const Message* m : b.messages()) kept.push_back(scope.includes(*m));
   EXPECT_EQ(kept, (std::vector<bool>{true, true, true, true, false, false, false, false, false}));
+}
+
+// --- latency split of a merged client + server capture ----------------------
+
+TEST(LatencySplit, ClockOffsetLeavesNoTransitNegativeAndBulkApart) {
+  // True times in ms; the server's clock is 5 ms ahead of the client's.
+  // request sent 10, arrives 12; GET 13 (client sees it 14, REPLY 15),
+  // REPLY in at 16; reply sent 20, arrives 22.
+  BulkRecords c("10.77.0.2@o2ib", "10.77.0.1@o2ib", Seen::kClient);
+  BulkRecords s("10.77.0.2@o2ib", "10.77.0.1@o2ib", Seen::kServer);
+  const std::uint64_t xid = 0x1000;
+  c.request(10, xid, xid, LNETCAP_OPC_OST_WRITE, "dd.0");
+  s.request(12 + 5, xid, xid, LNETCAP_OPC_OST_WRITE, "dd.0");
+  s.get(13 + 5, xid, kGetMd);
+  c.get(14, xid, kGetMd);
+  c.data_reply(15, kGetMd);
+  s.data_reply(16 + 5, kGetMd);
+  s.reply(20 + 5, xid, LNETCAP_OPC_OST_WRITE);
+  c.reply(22, xid, LNETCAP_OPC_OST_WRITE);
+  std::vector<Message> all;
+  for (const BulkRecords* b : {&c, &s})
+    for (const auto& o : b->all()) all.push_back(o.msg);
+  std::stable_sort(all.begin(), all.end(), [](const Message& a, const Message& b) { return a.ts_ns < b.ts_ns; });
+  all.front().rec.hdr.flags |= LNETCAP_REC_F_QUEUE_VALID;  // the client's SEND of the request
+  all.front().rec.hdr.queue_ns = 300000;
+  ASSERT_EQ(all.front().rec.hdr.direction, LNETCAP_DIR_SEND);
+  Summary sum;
+  for (const Message& m : all) sum.add(m);
+  const SummaryReport r = sum.report();
+  ASSERT_EQ(r.latency_split.by_opcode.size(), 1u);
+  const LatencySplitStats& w = r.latency_split.by_opcode.at("OST_WRITE");
+  constexpr std::uint64_t ms = BulkRecords::kMs;
+  EXPECT_EQ(r.latency_split.clock_offset_ns.at("10.77.0.2@o2ib -> 10.77.0.1@o2ib"), 5 * static_cast<std::int64_t>(ms));
+  EXPECT_EQ(w.client_queue, (std::vector<std::uint64_t>{300000}));
+  EXPECT_EQ(w.request_transit, (std::vector<std::uint64_t>{2 * ms}));
+  EXPECT_EQ(w.bulk, (std::vector<std::uint64_t>{3 * ms}));    // GET sent 13, REPLY in 16
+  EXPECT_EQ(w.server, (std::vector<std::uint64_t>{5 * ms}));  // 12..20, less the bulk
+  EXPECT_EQ(w.reply_transit, (std::vector<std::uint64_t>{2 * ms}));
+  const std::string t = render_table(r);
+  EXPECT_NE(t.find("Clock offset 10.77.0.2@o2ib -> 10.77.0.1@o2ib: server +5.00ms"), std::string::npos) << t;
+  EXPECT_NE(t.find("\nLatency split (p50)       rpcs     queue   request    server      bulk     reply\n"
+                   "OST_WRITE                    1   300.0us    2.00ms    5.00ms    3.00ms    2.00ms\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(render_json(r).find("\"latency_split\": {\"clock_offset_ns\": {\"10.77.0.2@o2ib -> 10.77.0.1@o2ib\": 5000000}"),
+            std::string::npos);
+}
+
+TEST(LatencySplit, OneNodesCaptureHasNone) {
+  BulkRecords b("10.0.3.2@tcp", "10.0.3.1@tcp", Seen::kClient);
+  write_and_read(b);
+  Summary s;
+  for (const Message* m : b.messages()) s.add(*m);
+  EXPECT_TRUE(s.report().latency_split.empty());
+  EXPECT_EQ(render_table(s.report()).find("Latency split"), std::string::npos);
+  EXPECT_EQ(render_json(s.report()).find("latency_split"), std::string::npos);
 }
 
 }  // namespace

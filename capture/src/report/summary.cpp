@@ -136,6 +136,7 @@ void Summary::add(const Message& m) {
 
   const std::optional<RpcMatch> match = matcher_.observe(m);
   const std::optional<BulkLink> found = bulk_.observe(m);
+  split_.add(m, found);
   // A bulk transfer or its REPLY/ACK: a message of its RPC.  (The ACK of
   // a reply is named in the text but stays an LNet message of its own.)
   const BulkLink* link = found && found->bulk() && !m.rpc.present ? &*found : nullptr;
@@ -214,6 +215,7 @@ SummaryReport Summary::report() const {
     const std::optional<Nid> nid = Nid::parse(k);
     r.lnet.by_local_ni[nid ? display_nid(*nid) : k] = v;
   }
+  r.latency_split = split_.report();
   for (const RpcRequest& req : matcher_.pending())
     add_rpc_figure(r, request_keys(req), [](GroupStats& g, const void*) { ++g.unanswered; },
                    nullptr);

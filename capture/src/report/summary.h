@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bulk_linker.h"
+#include "latency_split.h"
 #include "message.h"
 #include "rpc_matcher.h"
 
@@ -95,6 +96,8 @@ struct SummaryReport {
   LnetHealth lnet;
   std::array<std::map<std::string, GroupStats>, kDimensions.size()> groups;  // indexed by Dimension
   std::uint64_t first_ts_ns = 0, last_ts_ns = 0;
+  /// RPCs whose client and server records are both in the capture.
+  LatencySplitReport latency_split;
   const std::map<std::string, GroupStats>& by(Dimension d) const {
     return groups[static_cast<int>(d)];
   }
@@ -119,6 +122,7 @@ class Summary {
   SummaryReport acc_;
   RpcMatcher matcher_;
   BulkLinker bulk_;
+  LatencySplit split_;
   std::map<Nid, Nid> primary_;  // NID -> first NID of its peer (ping replies)
 };
 
