@@ -291,6 +291,8 @@ int run(const Options& opts) {
       const Message msg = decode_message(*view, rec.ts_ns, rec.interface_id);
       ++seen;
       if (file_source) progress.update(file_source->position());
+      if (!anonymizing)
+        for (auto& s : sinks) s->observe(msg);
       if (!filter.matches(msg)) continue;
       if (scope && !scope->includes(msg)) continue;
       if (anonymizing) {

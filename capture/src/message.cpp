@@ -120,14 +120,17 @@ void decode_lnet(ByteSpan h, LnetFields& f) {
   }
   switch (f.type) {
     case LNETCAP_MSG_ACK:
+      f.wmd_interface = u.u64(LNETCAP_FIELD(struct lnetcap_ack, dst_wmd.wh_interface_cookie));
+      f.wmd_object = u.u64(LNETCAP_FIELD(struct lnetcap_ack, dst_wmd.wh_object_cookie));
       f.match_bits = u.u64(LNETCAP_FIELD(struct lnetcap_ack, match_bits));
       f.mlength = u.u32(LNETCAP_FIELD(struct lnetcap_ack, mlength));
       break;
     case LNETCAP_MSG_PUT:
 #define PUT(field) LNETCAP_FIELD(struct lnetcap_put, field)
-      f.ack_requested =
-          u.u64(PUT(ack_wmd.wh_interface_cookie)) != LNETCAP_LNET_WIRE_COOKIE_NONE ||
-          u.u64(PUT(ack_wmd.wh_object_cookie)) != LNETCAP_LNET_WIRE_COOKIE_NONE;
+      f.wmd_interface = u.u64(PUT(ack_wmd.wh_interface_cookie));
+      f.wmd_object = u.u64(PUT(ack_wmd.wh_object_cookie));
+      f.ack_requested = f.wmd_interface != LNETCAP_LNET_WIRE_COOKIE_NONE ||
+                        f.wmd_object != LNETCAP_LNET_WIRE_COOKIE_NONE;
       f.match_bits = u.u64(PUT(match_bits));
       f.hdr_data = u.u64(PUT(hdr_data));
       f.portal = u.u32(PUT(ptl_index));
@@ -136,11 +139,17 @@ void decode_lnet(ByteSpan h, LnetFields& f) {
       break;
     case LNETCAP_MSG_GET:
 #define GET(field) LNETCAP_FIELD(struct lnetcap_get, field)
+      f.wmd_interface = u.u64(GET(return_wmd.wh_interface_cookie));
+      f.wmd_object = u.u64(GET(return_wmd.wh_object_cookie));
       f.match_bits = u.u64(GET(match_bits));
       f.portal = u.u32(GET(ptl_index));
       f.offset = u.u32(GET(src_offset));
       f.sink_length = u.u32(GET(sink_length));
 #undef GET
+      break;
+    case LNETCAP_MSG_REPLY:
+      f.wmd_interface = u.u64(LNETCAP_FIELD(struct lnetcap_reply, dst_wmd.wh_interface_cookie));
+      f.wmd_object = u.u64(LNETCAP_FIELD(struct lnetcap_reply, dst_wmd.wh_object_cookie));
       break;
     default:
       break;

@@ -27,6 +27,11 @@ struct LnetFields {
   std::uint32_t sink_length = 0;            // GET
   std::uint32_t mlength = 0;                // ACK
   bool ack_requested = false;               // PUT with a real ack_wmd
+  // The message's wire handle (docs/protocol.md 1.2), opaque cookies: a
+  // PUT's ack_wmd, a GET's return_wmd, an ACK's or a REPLY's dst_wmd.  A
+  // REPLY names the GET it answers by it (dst_wmd = the GET's return_wmd),
+  // on socklnd and for the RDMA REPLY of o2iblnd, kfilnd and gnilnd alike.
+  std::uint64_t wmd_interface = 0, wmd_object = 0;
 };
 
 struct PtlrpcFields {

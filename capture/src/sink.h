@@ -17,6 +17,12 @@ class RecordSink {
   /// interfaces is the source's current list (it may have grown).
   virtual void consume(const CapturedRecord& rec, const Message& msg,
                        const std::vector<CaptureInterface>& interfaces) = 0;
+  /// Called for every decoded record before the filter, passed or not,
+  /// unless the output is anonymized (then only consume() sees them, in
+  /// pseudonyms).  A sink that annotates a message from earlier ones (the
+  /// text: which RPC a bulk REPLY belongs to) learns here from what the
+  /// filter hides; consume() of a record that passed follows its observe().
+  virtual void observe(const Message& msg) { (void)msg; }
   /// End of capture (normal end, -c reached, signal or error): flush and
   /// write trailers.  stats are the source's final counters.
   virtual void finish(const std::vector<CaptureInterface>& interfaces,

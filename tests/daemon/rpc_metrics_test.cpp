@@ -50,6 +50,9 @@ TEST_P(RpcMetricsOnSample, EqualTheSummary) {
     EXPECT_EQ(sample(text, "lnetcap_opcode_requests_total" + l + "}"), g.requests) << opcode;
     EXPECT_EQ(sample(text, "lnetcap_opcode_replies_total" + l + "}"), g.replies) << opcode;
     EXPECT_EQ(sample(text, "lnetcap_opcode_messages_total" + l + "}"), g.messages) << opcode;
+    // Bulk counts for its RPC's opcode in both (report/bulk_linker.h).
+    EXPECT_EQ(sample(text, "lnetcap_opcode_bytes_total" + l + "}"), g.bytes) << opcode;
+    EXPECT_EQ(sample(text, "lnetcap_opcode_bulk_bytes_total" + l + "}"), g.bulk_bytes) << opcode;
     EXPECT_EQ(sample(text, "lnetcap_opcode_rpc_latency_seconds_count" + l + "}"), g.latencies_ns.size())
         << opcode;
     for (double le : report::kLatencyBuckets) {
@@ -62,6 +65,10 @@ TEST_P(RpcMetricsOnSample, EqualTheSummary) {
     }
   }
   EXPECT_EQ(sample(text, "lnetcap_requests_total"), r.total.requests);
+  EXPECT_EQ(sample(text, "lnetcap_bulk_bytes_total"), r.total.bulk_bytes);
+  for (const auto& [target, g] : r.by(report::Dimension::kTarget))
+    EXPECT_EQ(sample(text, "lnetcap_target_bulk_bytes_total{target=\"" + target + "\"}"), g.bulk_bytes)
+        << target;
   EXPECT_EQ(sample(text, "lnetcap_rpc_latency_seconds_count"), r.total.latencies_ns.size());
   for (const auto& [status, n] : r.total.errors_by_status)
     EXPECT_EQ(sample(text, "lnetcap_rpc_errors_total{status=\"" + std::to_string(status) + "\"}"), n);

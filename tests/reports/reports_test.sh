@@ -47,9 +47,11 @@ summary-table)
   expect_exit 0 "$lnetcap" -r "$sample" --summary
   contains "$tmp/out" "lnetcap summary: 149 messages"
   contains "$tmp/out" "RPCs: 65 requests, 65 replies, 65 matched, 1 errors, 0 unanswered"
-  grep -Eq '^LDLM_ENQUEUE +42 +[0-9]+ +21 +21 +0 +0 ' "$tmp/out" || fail "LDLM_ENQUEUE row"
+  grep -Eq '^LDLM_ENQUEUE +42 +[0-9]+ +0 +21 +21 +0 +0 ' "$tmp/out" || fail "LDLM_ENQUEUE row"
+  # OST_WRITE: 4 requests and replies, then the 1 MiB its GET pulled (corpus README).
+  grep -Eq '^OST_WRITE +10 +[0-9]+ +1048576 +4 +4 +0 +0 ' "$tmp/out" || fail "OST_WRITE row with its bulk"
   contains "$tmp/out" "LLOG_ORIGIN_HANDLE_CREATE    -2 (ENOENT)"
-  for section in "By opcode" "By portal" "By peer" "By jobid"; do contains "$tmp/out" "$section"; done
+  for section in "By opcode" "By portal" "By peer" "By jobid" "By target"; do contains "$tmp/out" "$section"; done
   # A summary replaces the per-message lines.
   lacks "$tmp/out" "SEND PUT" ;;
 summary-json-corpus-counts)
@@ -106,6 +108,74 @@ assert len(lat) >= 60, len(lat)
 for key, theirs in (("p90", rank(90)), ("p99", rank(99)), ("max", lat[-1])):
     assert abs(ours[key] / 1e9 - theirs) < 2e-6, (key, ours[key], theirs)
 print("tshark pairs", len(lat), "max", lat[-1])
+PY
+  ;;
+summary-bulk-vs-plugin)
+  # Every bulk record of the sample names its RPC, and bytes per opcode,
+  # jobid and target are message bytes plus bulk bytes.  Which RPC each
+  # bulk frame belongs to comes from the Wireshark plugin's own linking
+  # (its checked-in golden tests/wireshark/golden/corpus-fs-info.txt, the
+  # plugin run over this sample), not from lnetcap; the lengths from the
+  # LNet headers as the text lines print them.
+  need_sample
+  plugin=$src/tests/wireshark/golden/corpus-fs-info.txt
+  [ -f "$plugin" ] || skip "$plugin missing"
+  expect_exit 0 "$lnetcap" -n -r "$sample"
+  cp "$tmp/out" "$tmp/lines"
+  expect_exit 0 "$lnetcap" -n -r "$sample" --summary=json
+  python3 - "$plugin" "$tmp/lines" "$tmp/out" <<'PY' || fail "bulk attribution differs from the plugin's"
+import collections, json, re, sys
+plugin = {}
+for line in open(sys.argv[1]):
+    if line.startswith("#"):
+        continue
+    frame, info = line.rstrip("\n").split("|", 1)
+    m = re.search(r"\[(bulk|reply ACK) of (\S+) xid (0x[0-9a-f]+)\]", info)
+    if m:
+        plugin[int(frame)] = (m.group(1), m.group(2), int(m.group(3), 16))
+lines = open(sys.argv[2]).read().splitlines()
+assert len(lines) == 149, len(lines)
+ours, rpcs = {}, {}
+for n, line in enumerate(lines, 1):
+    m = re.search(r": (bulk|reply ACK) of (\S+) xid (0x[0-9a-f]+)", line)
+    if m:
+        ours[n] = (m.group(1), m.group(2), int(m.group(3), 16))
+    m = re.search(r"^\S+ \S+ PUT (\S+) > (\S+) \S+ xid (0x[0-9a-f]+) .*: (\S+) request( jobid (\S+))?", line)
+    if m:
+        rpcs[int(m.group(3), 16)] = {"target": m.group(2), "jobid": m.group(6) or "(none)"}
+bulk = {n: v for n, v in plugin.items() if v[0] == "bulk"}
+assert len(bulk) >= 8, bulk  # MGS_CONFIG_READ, MDS_READPAGE, OST_WRITE and OST_READ bulk
+assert ours == plugin, (sorted(set(ours.items()) ^ set(plugin.items())))
+# Every GET and PUT on a bulk portal names its RPC.
+for n, line in enumerate(lines, 1):
+    if re.search(r" (GET|PUT) .* (OST|MDS|MGS)_BULK ", line):
+        assert ours.get(n, ("",))[0] == "bulk", line
+# Bytes per opcode / jobid / target, computed from the lines and the plugin's links.
+want = {d: collections.defaultdict(lambda: [0, 0]) for d in ("opcode", "jobid", "target")}
+none_bytes = 0
+for n, line in enumerate(lines, 1):
+    length = int(re.search(r" len (\d+)", line).group(1))
+    m = re.search(r": (\S+) (request|reply|error|early reply)\b", line)
+    if m and "bulk of" not in line and "reply ACK of" not in line:
+        want["opcode"][m.group(1)][0] += length
+    if n in bulk:
+        _, op, xid = bulk[n]
+        keys = {"opcode": op, "jobid": rpcs[xid]["jobid"], "target": rpcs[xid]["target"]}
+        for d, k in keys.items():
+            want[d][k][0] += length
+            want[d][k][1] += length
+    elif re.search(r" (ACK|REPLY) ", line):
+        none_bytes += length
+d = json.load(open(sys.argv[3]))
+got = {g["opcode"]: [g["bytes"], g["bulk_bytes"]] for g in d["by_opcode"]}
+assert got == dict(want["opcode"]), (got, dict(want["opcode"]))
+assert got["OST_WRITE"][1] == 1048576 and got["OST_READ"][1] == 1048576, got
+for dim in ("jobid", "target"):
+    got = {g[dim]: g["bulk_bytes"] for g in d["by_" + dim] if g["bulk_bytes"]}
+    assert got == {k: v[1] for k, v in want[dim].items()}, (dim, got, dict(want[dim]))
+portal = {g["portal"]: g["bytes"] for g in d["by_portal"]}
+assert portal.get("(none)", 0) == none_bytes, (portal, none_bytes)
+assert d["total"]["bulk_bytes"] == sum(v[1] for v in want["opcode"].values()), d["total"]
 PY
   ;;
 summary-prometheus)

@@ -33,10 +33,14 @@ TEST(ReportFormat, TableShowsTotalsGroupsAndErrors) {
   EXPECT_TRUE(contains(t, "\nBy portal"));
   EXPECT_TRUE(contains(t, "\nBy peer"));
   EXPECT_TRUE(contains(t, "\nBy jobid"));
-  // LDLM_ENQUEUE: 5 msgs, 1624 bytes, 2 reqs, 2 replies, 0 errors, 0 unanswered, 2/4/4/4 ms.
-  EXPECT_TRUE(contains(t, "LDLM_ENQUEUE           5         1624       2       2       0       0    2.00ms    4.00ms    4.00ms    4.00ms\n"))
+  EXPECT_TRUE(contains(t, "\nBy target"));
+  // LDLM_ENQUEUE: 5 msgs, 1624 bytes, no bulk, 2 reqs, 2 replies, 0 errors, 0 unanswered, 2/4/4/4 ms.
+  EXPECT_TRUE(contains(t, "LDLM_ENQUEUE           5         1624            0       2       2       0       0    2.00ms    4.00ms    4.00ms    4.00ms\n"))
       << t;
-  EXPECT_TRUE(contains(t, "OBD_PING               1          400       1       0       0       1         -         -         -         -\n"))
+  EXPECT_TRUE(contains(t, "OBD_PING               1          400            0       1       0       0       1         -         -         -         -\n"))
+      << t;
+  // OST_WRITE: request, bulk GET (linked, 0 bytes: a GET has no payload), reply.
+  EXPECT_TRUE(contains(t, "OST_WRITE              3          700            0       1       1       0       0    8.00ms    8.00ms    8.00ms    8.00ms\n"))
       << t;
   EXPECT_TRUE(contains(t, "  MDS_GETATTR                  -2 (ENOENT)                  1\n")) << t;
 }
@@ -44,18 +48,19 @@ TEST(ReportFormat, TableShowsTotalsGroupsAndErrors) {
 TEST(ReportFormat, JsonCarriesEveryFigure) {
   const std::string j = render_json(scenario_report());
   EXPECT_TRUE(contains(j, "\"percentile\": \"nearest-rank\""));
-  EXPECT_TRUE(contains(j, "\"total\": {\"messages\": 11, \"bytes\": 3424, \"requests\": 5, "
+  EXPECT_TRUE(contains(j, "\"total\": {\"messages\": 11, \"bytes\": 3424, \"bulk_bytes\": 0, \"requests\": 5, "
                           "\"replies\": 4, \"errors\": 1, \"unanswered\": 1, \"latency_ns\": "
                           "{\"count\": 4, \"p50\": 2000000, \"p90\": 8000000, \"p99\": 8000000, "
                           "\"max\": 8000000}, \"errors_by_status\": [{\"status\": -2, \"name\": "
                           "\"-2 (ENOENT)\", \"count\": 1}]}"))
       << j;
-  EXPECT_TRUE(contains(j, "{\"opcode\": \"OBD_PING\", \"messages\": 1, \"bytes\": 400, "
+  EXPECT_TRUE(contains(j, "{\"opcode\": \"OBD_PING\", \"messages\": 1, \"bytes\": 400, \"bulk_bytes\": 0, "
                           "\"requests\": 1, \"replies\": 0, \"errors\": 0, \"unanswered\": 1, "
                           "\"latency_ns\": {\"count\": 0, \"p50\": null, \"p90\": null, \"p99\": "
                           "null, \"max\": null}, \"errors_by_status\": []}"))
       << j;
   EXPECT_TRUE(contains(j, "\"by_jobid\": [\n    {\"jobid\": \"(none)\""));
+  EXPECT_TRUE(contains(j, "\"by_target\": [\n    {\"target\": \"10.0.3.1@tcp\""));
   EXPECT_TRUE(contains(j, "\"lnet_types\": {\"GET\": 1, \"PUT\": 10}"));
 }
 

@@ -127,7 +127,10 @@ TEST(ReportSummary, LatencyPercentilesOverAllRpcs) {
 TEST(ReportSummary, ByOpcode) {
   const SummaryReport r = scenario_report();
   const auto& op = r.by(Dimension::kOpcode);
-  ASSERT_EQ(op.size(), 4u);  // the bulk GET has no opcode
+  ASSERT_EQ(op.size(), 4u);
+  // The bulk GET is the OST_WRITE's (report/bulk_linker.h): 0 bytes, a GET.
+  EXPECT_EQ(op.at("OST_WRITE").messages, 3u);
+  EXPECT_EQ(op.at("OST_WRITE").bulk_bytes, 0u);
   const GroupStats& enq = op.at("LDLM_ENQUEUE");
   EXPECT_EQ(enq.messages, 5u);
   EXPECT_EQ(enq.bytes, 800u + 224u + 600u);

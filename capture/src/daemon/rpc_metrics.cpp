@@ -118,6 +118,10 @@ void RpcMetrics::add(const Message& m) {
   // as in --summary (report/summary.cpp).
   if (m.rec.hdr.is_outcome() || m.rec.hdr.is_resend()) return;
   const std::optional<report::RpcMatch> match = matcher_.observe(m);
+  const std::optional<report::BulkLink> found = bulk_.observe(m);
+  // A bulk transfer or its REPLY/ACK: a message of its RPC (as in --summary).
+  const report::BulkLink* link = found && found->bulk() && !m.rpc.present ? &*found : nullptr;
+  const bool bulk = link != nullptr;
   const bool request = report::is_rpc_request(m);
   const bool reply = report::is_rpc_reply(m);
   const std::uint64_t bytes = m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
@@ -125,12 +129,15 @@ void RpcMetrics::add(const Message& m) {
   // Per-message figures by the message's own keys (report/summary.h).
   Group* own[kDims + 1] = {&total_, nullptr, nullptr, nullptr};
   if (report::has_rpc_body(m)) own[1 + kOpcode] = &opcode_group(m.rpc.opc);
+  else if (link) own[1 + kOpcode] = &opcode_group(link->rpc->opc);
   if (request || reply) own[1 + kTarget] = &target_group(request ? m.lnet.dest_nid : m.lnet.src_nid);
+  else if (link) own[1 + kTarget] = &target_group(link->rpc->server);
   own[1 + kPeer] = &peer_group(m);
   for (Group* g : own) {
     if (!g) continue;
     ++g->messages;
     g->bytes += bytes;
+    if (bulk) g->bulk_bytes += bytes;
     if (request) ++g->requests;
     if (reply) ++g->replies;
   }

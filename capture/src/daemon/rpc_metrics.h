@@ -5,7 +5,8 @@
 // triggers, scrapes).
 //
 // The RPC figures are the ones `lnetcap --summary` computes (the same
-// RpcMatcher, the same attribution rules of report/summary.h, the same
+// RpcMatcher and BulkLinker, the same attribution rules of report/summary.h
+// - bulk transfers count for their RPC's opcode and target -, the same
 // metric names as --summary=prometheus), kept in bounded memory: latency
 // histograms with report::kLatencyBuckets instead of every sample.
 //
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "../message.h"
+#include "../report/bulk_linker.h"
 #include "../report/rpc_matcher.h"
 #include "../report/summary_format.h"
 
@@ -71,6 +73,7 @@ class RpcMetrics {
   static constexpr std::size_t kBuckets = std::size(report::kLatencyBuckets);
   struct Group {
     std::uint64_t messages = 0, bytes = 0, requests = 0, replies = 0;
+    std::uint64_t bulk_bytes = 0;  // of bytes: bulk transfers linked to their RPC
     std::map<std::string, std::uint64_t> errors_by_status;  // bounded (see above)
     std::array<std::uint64_t, kBuckets> le{};  // latencies <= each bound (not cumulative here)
     std::uint64_t latency_count = 0;
@@ -95,6 +98,7 @@ class RpcMetrics {
   mutable std::mutex mutex_;
   unsigned max_label_values_;
   report::RpcMatcher matcher_;
+  report::BulkLinker bulk_;  // bulk GET/PUT/REPLY/ACK -> their RPC's opcode and target
   Group total_;
   std::array<std::map<std::string, Group>, kDims> groups_;
   std::array<std::unordered_map<std::string, std::string>, kDims> admitted_;

@@ -20,6 +20,7 @@ void CommandScope::remember(const Key& k) {
 
 bool CommandScope::includes(const Message& m) {
   bool mine = false;
+  const std::optional<BulkLink> link = bulk_.observe(m);
   if (is_rpc_request(m)) {
     mine = m.rpc.jobid == jobid_;
     if (mine) {
@@ -30,6 +31,7 @@ bool CommandScope::includes(const Message& m) {
   } else if (m.lnet.present && m.lnet.match_bits) {
     mine = rpcs_.count(key(m.lnet.src_nid, m.lnet.dest_nid, *m.lnet.match_bits)) != 0;
   }
+  if (!mine && link && !m.rpc.present) mine = link->rpc->jobid == jobid_;
   ++(mine ? included_ : excluded_);
   return mine;
 }

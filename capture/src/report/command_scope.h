@@ -5,11 +5,12 @@
 // Lustre when jobid_var=session): every request a process of that session
 // makes carries the jobid.  A message is the command's when it is such a
 // request, or when it carries the match bits of one between the same two
-// nodes: its replies (early ones too), its bulk PUTs and GETs, their ACKs.
-// Not attributable: LNet REPLYs of a bulk GET (no match bits), and RPCs
-// that Lustre's own threads send on the command's behalf (write-back by
-// ptlrpcd, lock cancels and callbacks by LDLM threads): they carry another
-// jobid.
+// nodes: its replies (early ones too), its bulk PUTs and GETs, their ACKs;
+// or when the bulk linker (bulk_linker.h) names one of its requests: the
+// REPLY of a bulk GET (no match bits: it names the GET's MD) and every
+// chunk of a multi-MiB bulk.  Not attributable: RPCs that Lustre's own
+// threads send on the command's behalf (write-back by ptlrpcd, lock
+// cancels and callbacks by LDLM threads): they carry another jobid.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <string>
 #include <tuple>
 
+#include "bulk_linker.h"
 #include "message.h"
 
 namespace lnetcap::report {
@@ -44,6 +46,7 @@ class CommandScope {
   std::size_t max_rpcs_;
   std::set<Key> rpcs_;
   std::deque<Key> order_;
+  BulkLinker bulk_;
   std::uint64_t included_ = 0, excluded_ = 0;
 };
 

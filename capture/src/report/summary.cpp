@@ -16,6 +16,7 @@ const char* dimension_name(Dimension d) {
     case Dimension::kPortal: return "portal";
     case Dimension::kPeer: return "peer";
     case Dimension::kJobid: return "jobid";
+    case Dimension::kTarget: return "target";
   }
   return "?";
 }
@@ -41,11 +42,11 @@ std::string jobid_key(const std::string& jobid) {
 
 // The groups an RPC (not a single message) is accounted to.
 struct RpcKeys {
-  std::string opcode, portal, peer, jobid;
+  std::string opcode, portal, peer, jobid, target;
 };
 
 RpcKeys request_keys(const RpcRequest& r) {
-  return {opcode_key(r.opc), portal_key(r.portal), r.peer, jobid_key(r.jobid)};
+  return {opcode_key(r.opc), portal_key(r.portal), r.peer, jobid_key(r.jobid), display_nid(r.server)};
 }
 
 void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
@@ -55,6 +56,7 @@ void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
   apply(acc.groups[static_cast<int>(Dimension::kPortal)][k.portal], arg);
   apply(acc.groups[static_cast<int>(Dimension::kPeer)][k.peer], arg);
   apply(acc.groups[static_cast<int>(Dimension::kJobid)][k.jobid], arg);
+  apply(acc.groups[static_cast<int>(Dimension::kTarget)][k.target], arg);
 }
 
 }  // namespace
@@ -133,27 +135,45 @@ void Summary::add(const Message& m) {
   if (m.ts_ns > acc_.last_ts_ns) acc_.last_ts_ns = m.ts_ns;
 
   const std::optional<RpcMatch> match = matcher_.observe(m);
+  const std::optional<BulkLink> found = bulk_.observe(m);
+  split_.add(m, found);
+  // A bulk transfer or its REPLY/ACK: a message of its RPC.  (The ACK of
+  // a reply is named in the text but stays an LNet message of its own.)
+  const BulkLink* link = found && found->bulk() && !m.rpc.present ? &*found : nullptr;
   const bool request = is_rpc_request(m);
   const bool reply = is_rpc_reply(m);
   const std::uint64_t bytes = m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
+  auto group = [this](Dimension d, const std::string& key) {
+    return &acc_.groups[static_cast<int>(d)][key];
+  };
 
-  // Per-message figures, by the message's own keys.
+  // Per-message figures, by the message's own keys (a linked one's RPC's).
   std::vector<GroupStats*> own;
   own.push_back(&acc_.total);
-  if (has_rpc_body(m)) own.push_back(&acc_.groups[0][opcode_key(m.rpc.opc)]);
-  own.push_back(&acc_.groups[1][portal_key(m.lnet.portal)]);
-  own.push_back(&acc_.groups[2][peer_key(m)]);
+  if (has_rpc_body(m)) own.push_back(group(Dimension::kOpcode, opcode_key(m.rpc.opc)));
+  else if (link) own.push_back(group(Dimension::kOpcode, opcode_key(link->rpc->opc)));
+  // The REPLY or ACK of a bulk GET or PUT carries no portal: its GET's or PUT's.
+  own.push_back(group(Dimension::kPortal, portal_key(link && !m.lnet.portal ? link->bulk_portal
+                                                                             : m.lnet.portal)));
+  own.push_back(group(Dimension::kPeer, peer_key(m)));
   if (has_rpc_body(m)) {
     std::string job = m.rpc.jobid;
     // Only requests carry a jobid: a final reply takes its request's; an
     // early reply or a reply to an unseen request has none we can know.
     std::string key = jobid_key(job);
     if (job.empty() && !request) key = match ? jobid_key(match->request.jobid) : kUnknownJobid;
-    own.push_back(&acc_.groups[3][key]);
+    own.push_back(group(Dimension::kJobid, key));
+    // The server: where a request goes, where anything else comes from.
+    own.push_back(group(Dimension::kTarget, display_nid(request ? m.lnet.dest_nid : m.lnet.src_nid)));
+  } else if (link) {
+    own.push_back(group(Dimension::kJobid, jobid_key(link->rpc->jobid)));
+    own.push_back(group(Dimension::kTarget, display_nid(link->rpc->server)));
   }
+  const bool bulk = link != nullptr;
   for (GroupStats* g : own) {
     ++g->messages;
     g->bytes += bytes;
+    if (bulk) g->bulk_bytes += bytes;
     if (request) ++g->requests;
     if (reply) ++g->replies;
   }
@@ -166,7 +186,7 @@ void Summary::add(const Message& m) {
   // RPC figures go to the request's groups; an orphan reply keeps its own.
   RpcKeys keys = match ? request_keys(match->request)
                        : RpcKeys{opcode_key(m.rpc.opc), portal_key(m.lnet.portal),
-                                 peer_key(m), kUnknownJobid};
+                                 peer_key(m), kUnknownJobid, display_nid(m.lnet.src_nid)};
   if (match) {
     add_rpc_figure(acc_, keys, [](GroupStats& g, const void* a) {
       g.latencies_ns.push_back(*static_cast<const std::uint64_t*>(a));
@@ -195,6 +215,7 @@ SummaryReport Summary::report() const {
     const std::optional<Nid> nid = Nid::parse(k);
     r.lnet.by_local_ni[nid ? display_nid(*nid) : k] = v;
   }
+  r.latency_split = split_.report();
   for (const RpcRequest& req : matcher_.pending())
     add_rpc_figure(r, request_keys(req), [](GroupStats& g, const void*) { ++g.unanswered; },
                    nullptr);

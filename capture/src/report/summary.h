@@ -11,6 +11,13 @@
 //  - latency, errors and unanswered requests are RPC figures: they count for
 //    the groups of the request (an unmatched error reply for its own groups);
 //  - bytes are the LNet payload length (what LNet moved, without headers);
+//  - bulk (report/bulk_linker.h): a bulk GET or PUT and the REPLY or ACK
+//    that completes it, once linked to their RPC, count as messages of the
+//    RPC's opcode, jobid and target too; their bytes are in bytes and also
+//    in bulk_bytes (so an opcode's bytes are its PtlRPC messages' plus its
+//    bulk); a bulk REPLY or ACK takes the portal of its GET or PUT instead
+//    of "(none)".  The ACK of a reply stays a message of its own;
+//  - target: the server NID of the RPC (the request's LNet destination);
 //  - an OUTCOME record (record.h: a failed send's DROP, linked to its SEND)
 //    is not a message: it counts only in drops by reason;
 //  - LNet health: every DROP counts in drops by reason; queue time (how
@@ -34,6 +41,8 @@
 #include <string>
 #include <vector>
 
+#include "bulk_linker.h"
+#include "latency_split.h"
 #include "message.h"
 #include "rpc_matcher.h"
 
@@ -41,7 +50,8 @@ namespace lnetcap::report {
 
 struct GroupStats {
   std::uint64_t messages = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;       // every message's payload, bulk included
+  std::uint64_t bulk_bytes = 0;  // of which bulk transfers linked to an RPC
   std::uint64_t requests = 0;
   std::uint64_t replies = 0;     // final replies, including error replies
   std::uint64_t errors = 0;      // replies reporting a failure (is_rpc_error)
@@ -50,10 +60,12 @@ struct GroupStats {
   std::vector<std::uint64_t> latencies_ns;  // one per matched request/reply
 };
 
-enum class Dimension { kOpcode = 0, kPortal, kPeer, kJobid };
-inline constexpr std::array<Dimension, 4> kDimensions = {Dimension::kOpcode, Dimension::kPortal,
-                                                         Dimension::kPeer, Dimension::kJobid};
-/// "opcode", "portal", "peer", "jobid": table headings, JSON keys, Prometheus labels.
+enum class Dimension { kOpcode = 0, kPortal, kPeer, kJobid, kTarget };
+inline constexpr std::array<Dimension, 5> kDimensions = {Dimension::kOpcode, Dimension::kPortal,
+                                                         Dimension::kPeer, Dimension::kJobid,
+                                                         Dimension::kTarget};
+/// "opcode", "portal", "peer", "jobid", "target": table headings, JSON keys,
+/// Prometheus labels.
 const char* dimension_name(Dimension d);
 
 /// Send attempts through one NI (local) or to one peer NI: what flaps.
@@ -82,8 +94,10 @@ struct SummaryReport {
   GroupStats total;
   std::map<std::string, std::uint64_t> lnet_types;  // "PUT" -> count
   LnetHealth lnet;
-  std::array<std::map<std::string, GroupStats>, 4> groups;  // indexed by Dimension
+  std::array<std::map<std::string, GroupStats>, kDimensions.size()> groups;  // indexed by Dimension
   std::uint64_t first_ts_ns = 0, last_ts_ns = 0;
+  /// RPCs whose client and server records are both in the capture.
+  LatencySplitReport latency_split;
   const std::map<std::string, GroupStats>& by(Dimension d) const {
     return groups[static_cast<int>(d)];
   }
@@ -107,6 +121,8 @@ class Summary {
 
   SummaryReport acc_;
   RpcMatcher matcher_;
+  BulkLinker bulk_;
+  LatencySplit split_;
   std::map<Nid, Nid> primary_;  // NID -> first NID of its peer (ping replies)
 };
 

@@ -29,8 +29,8 @@ std::string prom_labels(const std::string& label, const std::string& value, cons
 inline std::string status_label_text(std::int32_t status) { return std::to_string(status); }
 inline const std::string& status_label_text(const std::string& status) { return status; }
 
-/// The counter families every dimension has (messages, bytes, requests,
-/// replies, then errors per status), for any group type with those
+/// The counter families every dimension has (messages, bytes, bulk bytes,
+/// requests, replies, then errors per status), for any group type with those
 /// members: report::GroupStats and lnetcapd's RpcMetrics::Group.
 template <typename Group, typename Groups>
 void prom_group_counters(std::string& out, const std::string& prefix, const std::string& label,
@@ -42,7 +42,9 @@ void prom_group_counters(std::string& out, const std::string& prefix, const std:
   };
   static const Counter counters[] = {
       {"messages_total", &Group::messages, "LNet messages"},
-      {"bytes_total", &Group::bytes, "LNet payload bytes"},
+      {"bytes_total", &Group::bytes, "LNet payload bytes, bulk included"},
+      {"bulk_bytes_total", &Group::bulk_bytes,
+       "LNet payload bytes of bulk transfers linked to their RPC (also in bytes_total)"},
       {"requests_total", &Group::requests, "PtlRPC requests"},
       {"replies_total", &Group::replies, "PtlRPC final replies"},
   };

@@ -31,6 +31,7 @@ std::string errors_json(const std::map<std::int32_t, std::uint64_t>& by_status) 
 // The fields every group and the total share.
 std::string stats_fields(const GroupStats& g) {
   return "\"messages\": " + num(g.messages) + ", \"bytes\": " + num(g.bytes) +
+         ", \"bulk_bytes\": " + num(g.bulk_bytes) +
          ", \"requests\": " + num(g.requests) + ", \"replies\": " + num(g.replies) +
          ", \"errors\": " + num(g.errors) + ", \"unanswered\": " + num(g.unanswered) +
          ", \"latency_ns\": " + latency_json(g.latencies_ns) +
@@ -88,6 +89,26 @@ std::string render_json(const SummaryReport& r) {
       first = false;
     }
     out += first ? "]" : "\n  ]";
+  }
+  // Only merged client+server captures have this key (docs/REPORTS.md).
+  if (!r.latency_split.empty()) {
+    out += ",\n  \"latency_split\": {\"clock_offset_ns\": {";
+    first = true;
+    for (const auto& [pair, ns] : r.latency_split.clock_offset_ns) {
+      out += std::string(first ? "" : ", ") + json_string(pair) + ": " + std::to_string(ns);
+      first = false;
+    }
+    out += "}, \"by_opcode\": [";
+    first = true;
+    for (const auto& [op, s] : r.latency_split.by_opcode) {
+      out += std::string(first ? "\n" : ",\n") + "    {\"opcode\": " + json_string(op) +
+             ", \"client_queue_ns\": " + latency_json(s.client_queue) +
+             ", \"request_transit_ns\": " + latency_json(s.request_transit) +
+             ", \"server_ns\": " + latency_json(s.server) + ", \"bulk_ns\": " + latency_json(s.bulk) +
+             ", \"reply_transit_ns\": " + latency_json(s.reply_transit) + "}";
+      first = false;
+    }
+    out += first ? "]}" : "\n  ]}";
   }
   // Only captures with LNet health fields have this key (docs/REPORTS.md).
   if (!r.lnet.empty()) {

@@ -25,7 +25,7 @@ void section(std::string& out, Dimension d, const std::map<std::string, GroupSta
   for (const auto& [k, g] : groups) kw = std::max(kw, k.size());
   std::string heading = std::string("By ") + dimension_name(d);
   out += "\n" + pad(heading, kw, false);
-  for (const char* h : {"msgs", "bytes", "reqs", "replies", "errors", "unans"})
+  for (const char* h : {"msgs", "bytes", "bulk", "reqs", "replies", "errors", "unans"})
     out += " " + pad(h, h[0] == 'b' ? 12 : 7, true);
   for (const char* h : {"p50", "p90", "p99", "max"}) out += " " + pad(h, 9, true);
   out += "\n";
@@ -40,6 +40,7 @@ void section(std::string& out, Dimension d, const std::map<std::string, GroupSta
     out += pad(e->first, kw, false);
     out += " " + pad(std::to_string(g.messages), 7, true);
     out += " " + pad(std::to_string(g.bytes), 12, true);
+    out += " " + pad(std::to_string(g.bulk_bytes), 12, true);
     out += " " + pad(std::to_string(g.requests), 7, true);
     out += " " + pad(std::to_string(g.replies), 7, true);
     out += " " + pad(std::to_string(g.errors), 7, true);
@@ -102,6 +103,29 @@ void lnet_health_sections(std::string& out, const LnetHealth& l) {
   }
 }
 
+// Where the time of RPCs seen by both ends went (latency_split.h).
+void split_section(std::string& out, const LatencySplitReport& l) {
+  if (l.empty()) return;
+  std::size_t kw = 22;
+  for (const auto& [k, v] : l.by_opcode) kw = std::max(kw, k.size());
+  out += "\n" + pad("Latency split (p50)", kw, false) + " " + pad("rpcs", 7, true);
+  for (const char* h : {"queue", "request", "server", "bulk", "reply"}) out += " " + pad(h, 9, true);
+  out += "\n";
+  for (const auto& [k, s] : l.by_opcode) {
+    out += pad(k, kw, false) + " " + pad(std::to_string(s.request_transit.size()), 7, true);
+    for (const auto* v : {&s.client_queue, &s.request_transit, &s.server, &s.bulk, &s.reply_transit}) {
+      const LatencyFigures f = latency_figures(*v);
+      out += " " + pad(lat(f, &LatencyFigures::p50), 9, true);
+    }
+    out += "\n";
+  }
+  for (const auto& [pair, ns] : l.clock_offset_ns) {
+    const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+    out += "Clock offset " + pair + ": server " + (ns < 0 ? "-" : "+") + format_duration(mag) +
+           " (estimated so that no transit is negative)\n";
+  }
+}
+
 }  // namespace
 
 std::string render_table(const SummaryReport& r) {
@@ -134,6 +158,7 @@ std::string render_table(const SummaryReport& r) {
            format_duration(f.max) + "\n";
   }
   for (Dimension d : kDimensions) section(out, d, r.by(d));
+  split_section(out, r.latency_split);
   lnet_health_sections(out, r.lnet);
   if (t.errors) {
     out += "\nErrors by status\n";

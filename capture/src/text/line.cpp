@@ -95,9 +95,25 @@ void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
   }
 }
 
+// ": bulk of OST_WRITE xid 0x... jobid dd.500": the RPC a bulk transfer
+// (or its REPLY/ACK), or a reply's ACK, belongs to.
+void link_summary(const report::BulkLink& link, bool quiet, std::string& out) {
+  const report::BulkRpc& r = *link.rpc;
+  out += link.bulk() ? ": bulk of " : ": reply ACK of ";
+  const char* op = opcode_name(r.opc);
+  if (op) out += op;
+  else appendf(out, "opc %" PRIu32, r.opc);
+  if (quiet) return;
+  appendf(out, " xid 0x%" PRIx64, r.xid);
+  if (!r.jobid.empty()) out += " jobid " + report::wire_text(r.jobid);
+}
+
 }  // namespace
 
-void format_line(const Message& m, const LineStyle& st, std::string& out) {
+void format_line(const Message& m, const LineStyle& st, std::string& out,
+                 const report::BulkLink* link) {
+  // A PtlRPC message names its own RPC; the link is for the others.
+  if (link && (m.rpc.present || !link->rpc)) link = nullptr;
   const RecordHeader& h = m.rec.hdr;
   const LnetFields& l = m.lnet;
   out += clock_time(m.ts_ns, st.nano);
@@ -134,6 +150,8 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
       out += op ? op : "?";
       out += ' ';
       out += rt ? rt : "?";
+    } else if (link) {
+      link_summary(*link, true, out);
     }
     return;
   }
@@ -189,6 +207,8 @@ void format_line(const Message& m, const LineStyle& st, std::string& out) {
   if (h.flags & LNETCAP_REC_F_QUEUE_VALID) out += " queue " + report::format_duration(h.queue_ns);
   if (l.portal && *l.portal == 0 && l.match_bits == LNETCAP_LNET_PING_MATCHBITS)
     out += l.type == LNETCAP_MSG_GET ? ping_kind(h) : ": LNet discovery push";
+  else if (link)
+    link_summary(*link, false, out);
   else
     rpc_summary(m, st, out);
   if (st.verbose > 0) {

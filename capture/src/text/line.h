@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../message.h"
+#include "../report/bulk_linker.h"
 
 namespace lnetcap::text {
 
@@ -15,7 +16,10 @@ struct LineStyle {
   bool nano = false;   // --nano
 };
 
-void format_line(const Message& m, const LineStyle& style, std::string& out);
+/// link: what report::BulkLinker found for the message (a bulk GET, PUT,
+/// REPLY or ACK names its RPC: ": bulk of OST_WRITE xid 0x... jobid dd.0").
+void format_line(const Message& m, const LineStyle& style, std::string& out,
+                 const report::BulkLink* link = nullptr);
 /// tcpdump -x style hex dump of bytes, 16 per line, indented.
 void format_hex(ByteSpan bytes, std::string& out);
 

@@ -21,13 +21,22 @@ void TextSink::consume(const CapturedRecord&, const Message& msg,
                        const std::vector<CaptureInterface>&) {
   line_.clear();
   ++counter_;
+  // The link observe() found when it saw this record (the app calls it for
+  // every record, filtered or not); else, anonymized, from what passed.
+  const std::optional<report::BulkLink> link = observed_ ? observed_link_ : bulk_.observe(msg);
+  observed_ = false;
   if (format_)
     format_->render(msg, counter_, line_);
   else
-    format_line(msg, style_, line_);
+    format_line(msg, style_, line_, link ? &*link : nullptr);
   if (hex_) format_hex(msg.rec.payload, line_);
   line_ += '\n';
   write_line();
+}
+
+void TextSink::observe(const Message& msg) {
+  observed_link_ = bulk_.observe(msg);
+  observed_ = true;
 }
 
 // `lnetcap -r big | head`: once the reader has closed the pipe, printing

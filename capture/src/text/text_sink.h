@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "../report/bulk_linker.h"
 #include "../sink.h"
 #include "format.h"
 #include "line.h"
@@ -20,6 +21,9 @@ class TextSink : public RecordSink {
   void consume(const CapturedRecord& rec, const Message& msg,
                const std::vector<CaptureInterface>& interfaces) override;
   void finish(const std::vector<CaptureInterface>& interfaces, const SourceStats& stats) override;
+  /// Every record, filtered or not: a bulk REPLY names its RPC even when
+  /// the filter hides the request (lnetcap -r f 'type reply').
+  void observe(const Message& msg) override;
 
  private:
   void write_line();
@@ -32,6 +36,10 @@ class TextSink : public RecordSink {
   bool packet_buffered_;
   std::uint64_t counter_ = 0;
   std::string line_;
+  report::BulkLinker bulk_;  // names the RPC of bulk transfers
+  // observe()'s answer for the record consume() is about to print.
+  std::optional<report::BulkLink> observed_link_;
+  bool observed_ = false;
 };
 
 }  // namespace lnetcap::text
