@@ -96,6 +96,22 @@ TEST(ReportAssertion, BytesErrorsAndLatency) {
   EXPECT_FALSE(passes("latency_max(opcode OBD_PING) < 1000"));
 }
 
+TEST(ReportAssertion, UnansweredRequestsAreRememberedWithinTheMatchersBound) {
+  // A long live --assert whose replies are lost (or never captured) must not
+  // grow without bound: past the matcher's cap the oldest are forgotten, and
+  // a kept request still gets its latency.
+  AssertionEngine e({"latency_max() < 1s"}, 4);
+  for (std::uint64_t xid = 1; xid <= 3000; ++xid)
+    e.observe(test::rpc_request(xid, "10.0.3.2@tcp", "10.0.3.1@tcp", xid * 128,
+                                LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDS_REQUEST));
+  EXPECT_EQ(e.waiting_for_latency(), 4u);
+  e.observe(test::rpc_reply(5000 * 1000000ull, "10.0.3.2@tcp", "10.0.3.1@tcp", 3000 * 128,
+                            LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY));
+  EXPECT_EQ(e.waiting_for_latency(), 3u);
+  EXPECT_FALSE(e.evaluate().at(0).passed);  // 5 s less 3000 ns: one sample, over 1 s
+  EXPECT_NEAR(*e.value(0, 0), 4999.997, 1e-6);
+}
+
 TEST(ReportAssertion, ReportShowsObservedAgainstExpected) {
   const AssertionResult bad = run("count(opcode LDLM_ENQUEUE) <= 2");
   EXPECT_FALSE(bad.passed);

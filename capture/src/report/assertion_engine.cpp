@@ -27,7 +27,8 @@ std::string show(std::optional<double> v) {
 
 }  // namespace
 
-AssertionEngine::AssertionEngine(const std::vector<std::string>& texts) {
+AssertionEngine::AssertionEngine(const std::vector<std::string>& texts, std::size_t max_pending)
+    : matcher_(max_pending), max_pending_(max_pending) {
   for (const auto& t : texts) {
     assertions_.push_back(Assertion::parse(t));
     acc_.emplace_back(assertions_.back().calls().size());
@@ -60,8 +61,8 @@ void AssertionEngine::observe(const Message& m) {
     }
   }
   if (request && !latency_calls.empty())
-    pending_[RequestId{m.lnet.src_nid, m.lnet.dest_nid, *m.lnet.match_bits, m.ts_ns}] =
-        std::move(latency_calls);
+    remember(RequestId{m.lnet.src_nid, m.lnet.dest_nid, *m.lnet.match_bits, m.ts_ns},
+             std::move(latency_calls));
   if (!request && !reply) return;
   if (auto match = matcher_.observe(m)) {
     const RpcRequest& r = match->request;
@@ -70,6 +71,19 @@ void AssertionEngine::observe(const Message& m) {
     for (auto [a, c] : it->second) acc_[a][c].latencies_ns.push_back(match->latency_ns);
     pending_.erase(it);
   }
+}
+
+void AssertionEngine::remember(const RequestId& id,
+                               std::vector<std::pair<std::size_t, std::size_t>> calls) {
+  if (pending_.insert_or_assign(id, std::move(calls)).second) pending_order_.push_back(id);
+  while (pending_.size() > max_pending_ && !pending_order_.empty()) {
+    pending_.erase(pending_order_.front());
+    pending_order_.pop_front();
+  }
+  // Answered requests leave stale names behind: compact when they pile up
+  // (amortised O(1), as in RpcMatcher).
+  if (pending_order_.size() > 2 * pending_.size() + 1024)
+    std::erase_if(pending_order_, [this](const RequestId& r) { return !pending_.count(r); });
 }
 
 std::optional<double> AssertionEngine::value(std::size_t a, std::size_t c) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,10 +29,16 @@ class AssertionEngine {
  public:
   /// Parses every assertion up front, so bad syntax stops lnetcap before
   /// capture starts.  Throws Error.
-  explicit AssertionEngine(const std::vector<std::string>& texts);
+  /// max_pending bounds the requests remembered for their latency, as
+  /// RpcMatcher bounds its own (tests pass a small one).
+  explicit AssertionEngine(const std::vector<std::string>& texts,
+                           std::size_t max_pending = RpcMatcher::kDefaultMaxPending);
 
   void observe(const Message& m);
   std::vector<AssertionResult> evaluate() const;
+
+  /// Requests remembered for a latency call until their reply (bounded).
+  std::size_t waiting_for_latency() const { return pending_.size(); }
 
   /// The value of one call so far (nullopt: a latency without samples).
   std::optional<double> value(std::size_t assertion, std::size_t call) const;
@@ -50,7 +57,14 @@ class AssertionEngine {
   RpcMatcher matcher_;
   // Which latency calls a pending request matched, by request identity.
   using RequestId = std::tuple<Nid, Nid, std::uint64_t, std::uint64_t>;  // client, server, xid, ts
+  // A request the matcher gives up or replaces never gets its reply here:
+  // pending_ is capped at the matcher's own bound, oldest first.  That is
+  // exact: the matcher holds at most max_pending_ requests, all among the
+  // newest max_pending_ it saw, so an entry older than those is gone there.
+  void remember(const RequestId& id, std::vector<std::pair<std::size_t, std::size_t>> calls);
   std::map<RequestId, std::vector<std::pair<std::size_t, std::size_t>>> pending_;
+  std::deque<RequestId> pending_order_;  // insertion order; may name erased entries
+  std::size_t max_pending_;
 };
 
 /// "lnetcap: assert PASS: ..." lines for every result, plus a final verdict.
