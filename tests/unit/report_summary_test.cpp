@@ -73,6 +73,56 @@ TEST(ReportRpcMatcher, ResendOfABulkRpcReplacesTheOldRequestSafely) {
   EXPECT_TRUE(m.pending().empty());
 }
 
+TEST(ReportRpcMatcher, AMergedCaptureMatchesEachNodesOwnRecords) {
+  // Client and server captures merged: the server's RECV of the request is
+  // not a resend of the client's SEND.  Each side pairs its own records:
+  // the client's latency (5 ms) and the server's service time (2 ms).
+  RpcMatcher m;
+  const char* c = "10.0.3.2@tcp";
+  const char* s = "10.0.3.1@tcp";
+  Message sent = test::rpc_request(0, c, s, 0x80, LNETCAP_OPC_MDS_GETATTR, LNETCAP_PORTAL_MDS_REQUEST);
+  Message received = sent;
+  received.ts_ns = 1 * kMs;
+  received.rec.hdr.direction = LNETCAP_DIR_RECV;
+  Message answered = test::rpc_reply(3 * kMs, c, s, 0x80, LNETCAP_OPC_MDS_GETATTR,
+                                     LNETCAP_PORTAL_MDC_REPLY);
+  answered.rec.hdr.direction = LNETCAP_DIR_SEND;
+  Message got = test::rpc_reply(5 * kMs, c, s, 0x80, LNETCAP_OPC_MDS_GETATTR,
+                                LNETCAP_PORTAL_MDC_REPLY);
+  EXPECT_FALSE(m.observe(sent));
+  EXPECT_FALSE(m.observe(received));
+  EXPECT_EQ(m.pending().size(), 2u);
+  auto server = m.observe(answered);
+  ASSERT_TRUE(server);
+  EXPECT_EQ(server->latency_ns, 2 * kMs);
+  auto client = m.observe(got);
+  ASSERT_TRUE(client);
+  EXPECT_EQ(client->latency_ns, 5 * kMs);
+  EXPECT_EQ(client->request.ts_ns, 0u);
+  EXPECT_TRUE(m.pending().empty());
+}
+
+TEST(ReportRpcMatcher, ADropRecordIsNeitherARequestNorAReply) {
+  RpcMatcher m;
+  Message sent = test::rpc_request(0, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80,
+                                   LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDS_REQUEST);
+  Message dropped = sent;
+  dropped.ts_ns = 1 * kMs;
+  dropped.rec.hdr.direction = LNETCAP_DIR_DROP;
+  EXPECT_FALSE(m.observe(sent));
+  EXPECT_FALSE(m.observe(dropped));
+  ASSERT_EQ(m.pending().size(), 1u);
+  EXPECT_EQ(m.pending()[0].ts_ns, 0u);  // the SEND's, not replaced by its DROP
+  Message reply = test::rpc_reply(4 * kMs, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80,
+                                  LNETCAP_OPC_OBD_PING, LNETCAP_PORTAL_MDC_REPLY);
+  Message reply_dropped = reply;
+  reply_dropped.rec.hdr.direction = LNETCAP_DIR_DROP;
+  EXPECT_FALSE(m.observe(reply_dropped));
+  auto match = m.observe(reply);
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->latency_ns, 4 * kMs);
+}
+
 TEST(ReportRpcMatcher, GivesUpTheOldestRequestsPastTheCap) {
   RpcMatcher m(3);
   for (std::uint64_t xid = 1; xid <= 5; ++xid)

@@ -45,8 +45,28 @@ std::string peer_key(const Message& m) {
   return a + " <-> " + b;
 }
 
+std::optional<RpcMatcher::View> RpcMatcher::request_view(const Message& m) {
+  switch (m.rec.hdr.direction) {
+    case LNETCAP_DIR_SEND: return View::kClient;
+    case LNETCAP_DIR_RECV: return View::kServer;
+    case LNETCAP_DIR_DROP: return std::nullopt;
+    default: return View::kPath;  // forwarded, a wire recording, unknown
+  }
+}
+
+std::optional<RpcMatcher::View> RpcMatcher::reply_view(const Message& m) {
+  switch (m.rec.hdr.direction) {
+    case LNETCAP_DIR_RECV: return View::kClient;
+    case LNETCAP_DIR_SEND: return View::kServer;
+    case LNETCAP_DIR_DROP: return std::nullopt;
+    default: return View::kPath;
+  }
+}
+
 std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
   if (is_rpc_request(m)) {
+    const std::optional<View> view = request_view(m);
+    if (!view) return std::nullopt;
     auto e = std::make_shared<Entry>();
     RpcRequest& r = e->req;
     r.ts_ns = m.ts_ns;
@@ -59,9 +79,10 @@ std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
     r.jobid = m.rpc.jobid;
     r.pid = m.rec.hdr.pid;
     r.comm = m.rec.hdr.comm;
-    e->keys.emplace_back(r.client, r.server, r.xid);
+    e->keys.emplace_back(*view, r.client, r.server, r.xid);
     // REP_MBITS: the reply may come back on pb_mbits instead of the XID.
-    if (m.rpc.mbits != 0 && m.rpc.mbits != r.xid) e->keys.emplace_back(r.client, r.server, m.rpc.mbits);
+    if (m.rpc.mbits != 0 && m.rpc.mbits != r.xid)
+      e->keys.emplace_back(*view, r.client, r.server, m.rpc.mbits);
     for (const Key& k : e->keys) {
       // A resend reuses the XID: the newer request replaces the older one.
       auto old = by_key_.find(k);
@@ -87,7 +108,9 @@ std::optional<RpcMatch> RpcMatcher::observe(const Message& m) {
     return std::nullopt;
   }
   if (!is_rpc_reply(m)) return std::nullopt;
-  auto it = by_key_.find(Key{m.lnet.dest_nid, m.lnet.src_nid, *m.lnet.match_bits});
+  const std::optional<View> view = reply_view(m);
+  if (!view) return std::nullopt;
+  auto it = by_key_.find(Key{*view, m.lnet.dest_nid, m.lnet.src_nid, *m.lnet.match_bits});
   if (it == by_key_.end()) return std::nullopt;
   std::shared_ptr<Entry> e = it->second;
   forget(e);

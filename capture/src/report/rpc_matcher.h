@@ -64,14 +64,25 @@ class RpcMatcher {
   explicit RpcMatcher(std::size_t max_pending = kDefaultMaxPending) : max_pending_(max_pending) {}
 
   /// Feed every message in capture order.  For a final reply whose request
-  /// was seen, returns the request and the latency; otherwise nullopt.
+  /// was seen from the same side (see View), returns the request and the
+  /// latency; otherwise nullopt.  DROP records take no part: a dropped
+  /// request is not a new request, a dropped reply answers nothing.
   std::optional<RpcMatch> observe(const Message& m);
   /// Requests that have not been answered (yet), oldest first.
   std::vector<RpcRequest> pending() const;
   std::uint64_t given_up() const { return given_up_; }
 
  private:
-  using Key = std::tuple<Nid, Nid, std::uint64_t>;  // client, server, match bits
+  // Whose records pair up.  In a merged capture the client's SEND of a
+  // request and the server's RECV of it are two records of one RPC: each
+  // node's request is answered by that node's record of the reply (the
+  // client's latency, the server's service time, a router's or a wire
+  // recording's time in between), never one node's request by another's
+  // reply, and never one node's record taken for a resend of another's.
+  enum class View : std::uint8_t { kClient, kServer, kPath };
+  static std::optional<View> request_view(const Message& m);
+  static std::optional<View> reply_view(const Message& m);
+  using Key = std::tuple<View, Nid, Nid, std::uint64_t>;  // view, client, server, match bits
   struct Entry {
     RpcRequest req;
     std::vector<Key> keys;  // every key this entry is filed under
