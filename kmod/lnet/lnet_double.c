@@ -56,6 +56,7 @@
 #include <linux/completion.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
+#include <linux/capability.h>
 
 #include <lnet/lib-types.h>
 #include <lnetcap/lnet.h>
@@ -1953,6 +1954,9 @@ static long dbl_lnet_ioctl(struct file *file, unsigned int cmd,
 	u64 lo0 = LNETCAP_MKNID4(LNETCAP_MKNET(LNETCAP_LND_LOLND, 0), 0);
 	int rc;
 
+	/* As lnet_psdev_ioctl: every LNet ioctl needs CAP_SYS_ADMIN. */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
 	if (cmd != DBL_IOC_LIBCFS_PING_PEER)
 		return -EINVAL;
 	if (copy_from_user(&d, (void __user *)arg, sizeof(d)))
