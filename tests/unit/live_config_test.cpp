@@ -322,16 +322,17 @@ struct PingRecs {
   std::vector<RecordView> recs;
   static void hdr(std::uint8_t* h, std::uint32_t type, std::uint32_t plen) {
     Nid lo = Nid::from_nid4(std::uint64_t{LNETCAP_LND_LOLND} << 48);
-    lo.to_lnet_nid(h);
-    lo.to_lnet_nid(h + 20);
+    using H = struct lnetcap_hdr_nid16;
+    lo.to_lnet_nid(h + offsetof(H, dest_nid));
+    lo.to_lnet_nid(h + offsetof(H, src_nid));
     std::uint32_t pid = LNETCAP_LNET_PID_LUSTRE;
-    std::memcpy(h + 40, &pid, 4);
-    std::memcpy(h + 44, &pid, 4);
-    std::memcpy(h + 48, &type, 4);
-    std::memcpy(h + 52, &plen, 4);
-    if (type == LNETCAP_MSG_GET) {
+    std::memcpy(h + offsetof(H, dest_pid), &pid, 4);
+    std::memcpy(h + offsetof(H, src_pid), &pid, 4);
+    std::memcpy(h + offsetof(H, type), &type, 4);
+    std::memcpy(h + offsetof(H, payload_length), &plen, 4);
+    if (type == LNETCAP_MSG_GET) {  // ptl_index stays 0
       std::uint64_t mb = LNETCAP_LNET_PING_MATCHBITS;
-      std::memcpy(h + 56 + 16, &mb, 8);  // get.match_bits; ptl_index 0
+      std::memcpy(h + offsetof(H, msg) + offsetof(struct lnetcap_get, match_bits), &mb, 8);
     }
   }
   PingRecs() {
