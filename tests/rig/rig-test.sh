@@ -293,7 +293,16 @@ master)
 	# Under TCG, loading the programs alone takes seconds: the bound is
 	# generous, what matters is that it stops before any record.
 	[ "$(cat "$out/wrong.secs")" -le 90 ] || fail "the refusal took $(cat "$out/wrong.secs") s"
-	echo "master layout without BTF: exact capture, wrong table refused at start: ok"
+	# (c) an unknown release: a candidate table, used only once proven.
+	c=$out/candidate-2.17.60.txt
+	grep -q '^attach mode: kprobe, offsets from candidate table of Lustre 2.17.55-2.17.57 for unknown release 2.17.60' "$c" &&
+		grep -q '^self-check: passed' "$c" && grep -q '^rc=0$' "$c" ||
+		fail "the candidate table for 2.17.60 was not proven: $(cat "$c")"
+	c=$out/candidate-2.16.2.txt
+	grep -q '^attach mode: kprobe, offsets from candidate table of Lustre 2.15.0-2.17.54 for unknown release 2.16.2' "$c" &&
+		grep -q '^self-check: FAILED: ' "$c" && grep -q '^rc=1$' "$c" ||
+		fail "the wrong candidate table for 2.16.2 was not refused: $(cat "$c")"
+	echo "master layout without BTF: exact capture, wrong table refused at start, candidates proven or refused: ok"
 	;;
 smoke-btf | smoke-nobtf)
 	guest_run 300 "$guest/smoke.sh" RIG_VARIANT="${case_#smoke-}"

@@ -73,6 +73,9 @@ LustreEnv detect_lustre(const std::string& root_in) {
       {"sys/fs/lustre/version", "/sys/fs/lustre/version"},
       {"proc/fs/lustre/version", "/proc/fs/lustre/version"},
   };
+  // /sys/module/lnet/ also has srcversion (a checksum of the module's
+  // sources, present with MODULE_VERSION): it tells builds apart but names
+  // no release, so it selects nothing.
   // Since 2.17.54 (LU-18839) lnet.ko's MODULE_VERSION is the Lustre release
   // (LNET_VERSION = LUSTRE_VERSION_STRING), before it LNet's constant
   // "0.7.0".  The module's own version describes exactly the module whose

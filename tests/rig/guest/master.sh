@@ -9,7 +9,8 @@
 # a table known to be wrong (LNETCAP_TEST_ONLY_TABLE, test only), it must
 # stop at start with the self-check's message and write nothing.
 # Leaves in RIG_OUT: list.txt, capture.pcapng + capture.err + double.log
-# (a), wrong-list.txt, wrong.err, wrong.rc, wrong.secs (b).
+# (a), wrong-list.txt, wrong.err, wrong.rc, wrong.secs (b),
+# candidate-2.17.60.txt, candidate-2.16.2.txt (c).
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 dbg=/sys/kernel/debug/lnet
@@ -74,4 +75,14 @@ wait "$gen" 2>/dev/null || true
 cat "$RIG_OUT/wrong.err"
 echo "$rc" >"$RIG_OUT/wrong.rc"
 echo $((t1 - t0)) >"$RIG_OUT/wrong.secs"
+# (c) a release no table was read for: only a candidate, which the
+# self-check proves (2.17.60: the 2.17.55+ table) or refuses (2.16.2: the
+# 2.15.0-2.17.54 table, wrong for this module).
+for v in 2.17.60 2.16.2; do
+	echo "== (c) lnetcap -D --lustre-version $v"
+	rc=0
+	"$LNETCAP" -D --lustre-version $v >"$RIG_OUT/candidate-$v.txt" 2>&1 || rc=$?
+	echo "rc=$rc" >>"$RIG_OUT/candidate-$v.txt"
+	cat "$RIG_OUT/candidate-$v.txt"
+done
 echo "master double: done"
