@@ -114,12 +114,16 @@ int lnetcap_fentry_lnet_set_reply_msg_len(void *ctx)
 }
 
 /* Only the receive-side check (local_nid set) decides a drop in lnet_parse;
- * the LNDs' health simulation calls it with local_nid NULL. */
+ * the LNDs' health simulation calls it without one: local_nid NULL since
+ * 2.16 (struct lnet_nid *), LNET_NID_ANY in 2.15, where local_nid is a
+ * 64-bit lnet_nid_t value (lnet_nid_to_nid4(&ni->ni_nid), 0 for 0@lo). */
 SEC("fexit/lnet_drop_rule_match")
 int lnetcap_fexit_lnet_drop_rule_match(void *ctx)
 {
-	return lnetcap_on_drop_rule(lnetcap_arg(ctx, 1) != 0 &&
-				    (lnetcap_ret(ctx) & 0xff) != 0);
+	__u64 local = lnetcap_arg(ctx, 1);
+	bool rx = cfg.drop_rule_nid4 ? local != ~0ULL : local != 0;
+
+	return lnetcap_on_drop_rule(rx && (lnetcap_ret(ctx) & 0xff) != 0);
 }
 
 #elif defined(LNETCAP_MODE_KPROBE) || defined(LNETCAP_MODE_UPROBE)

@@ -189,8 +189,16 @@ struct lnetcap_cfg {
 	                      * accepts (none: nothing) */
 	__u8 clause_count;   /* <= LNETCAP_CFG_CLAUSES */
 	__u8 filter_sub;     /* lnetcapd: also test map "subfilter" (below) */
-	__u8 pad1;
+	__u8 drop_rule_nid4; /* lnet_drop_rule_match's local_nid is a 64-bit
+	                      * NID value (2.15: LNET_NID_ANY = not a receive),
+	                      * not a struct lnet_nid * (2.16+: NULL) */
 	struct lnetcap_clause clause[LNETCAP_CFG_CLAUSES];
+	/* The agent's start-up self-check (capture/src/live/self_check.h):
+	 * every message handled in this thread (its LNet self-ping) is
+	 * recorded whatever the filter and -Q say, with the thread id, so the
+	 * agent can compare it with what it knows and keep it out of the
+	 * capture.  0: none.  The thread never causes LNet traffic again. */
+	__u32 self_tid;
 } LNETCAP_PACKED;
 /* The programs read the clauses as words. */
 LNETCAP_ASSERT_OFFSET(struct lnetcap_cfg, clause, 120);

@@ -104,7 +104,7 @@ static __always_inline bool lnetcap_dir_wanted(__u8 dir)
 {
 	struct lnetcap_pcpu *pc;
 
-	if (cfg.dir_mask & (1U << dir))
+	if (cfg.dir_mask & (1U << dir) || lnetcap_self_task())
 		return true;
 	pc = lnetcap_pcpu();
 	lnetcap_count(pc, LNETCAP_STAT_SEEN);
@@ -153,7 +153,8 @@ static __always_inline bool lnetcap_drop_wanted(bool rx)
 {
 	struct lnetcap_pcpu *pc;
 
-	if (cfg.dir_mask & (rx ? LNETCAP_DIRMASK_DROP_RX : LNETCAP_DIRMASK_DROP_TX))
+	if (cfg.dir_mask & (rx ? LNETCAP_DIRMASK_DROP_RX : LNETCAP_DIRMASK_DROP_TX) ||
+	    lnetcap_self_task())
 		return true;
 	pc = lnetcap_pcpu();
 	lnetcap_count(pc, LNETCAP_STAT_SEEN);

@@ -141,6 +141,12 @@ struct lnetcap_fixed {
 	struct lnetcap_hdr_nid16 lh;
 };
 
+/* The current thread is the agent's self-check (cfg.self_tid). */
+static __always_inline bool lnetcap_self_task(void)
+{
+	return cfg.self_tid && (__u32)bpf_get_current_pid_tgid() == cfg.self_tid;
+}
+
 static __always_inline struct lnetcap_pcpu *lnetcap_pcpu(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -223,6 +229,9 @@ __noinline int lnetcap_cfg_keep(const struct lnetcap_fixed *f)
  */
 static __always_inline bool lnetcap_keep(const struct lnetcap_fixed *f)
 {
+	/* The agent's self-check ping: never filtered (cfg.self_tid). */
+	if (lnetcap_self_task())
+		return true;
 	/* DROP records were checked by their side (LNETCAP_DIRMASK_DROP_*). */
 	if (f->rh.direction != LNETCAP_DIR_DROP &&
 	    !(cfg.dir_mask & (1U << f->rh.direction)))
@@ -385,7 +394,7 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 	} else if (s->flags & LNETCAP_REC_F_HEALTH_VALID) {
 		f->rh.health_status = s->health;
 	}
-	if (s->flags & LNETCAP_REC_F_TASK_VALID) {
+	if ((s->flags & LNETCAP_REC_F_TASK_VALID) || lnetcap_self_task()) {
 		f->rh.pid = (__u32)bpf_get_current_pid_tgid();
 		bpf_get_current_comm(f->rh.comm, sizeof(f->rh.comm));
 	}

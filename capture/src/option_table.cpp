@@ -77,7 +77,7 @@ const std::vector<AgentOption> kOptions = {
      .section = S::kInput, .usage = " MODE", .help = "auto (default), fentry or kprobe"},
     {.option = "lustre-version", .argument = A::kRequired, .apply = SET(o.lustre_version = v),
      .section = S::kInput, .usage = " V",
-     .help = "Lustre release whose built-in offsets to use (2.15, 2.16, 2.17)\nwhen the node does not publish it"},
+     .help = "Lustre release X.Y.Z whose built-in offsets to use (2.15.0-2.17.57\nread; another gets the nearest older table if the self-check proves it)"},
     {.option = "port", .argument = A::kRequired, .min = 1, .max = 65535,
      .apply = SET(o.lnet_port = static_cast<std::uint16_t>(row.number(v))), .section = S::kInput, .usage = " N",
      .help = "socklnd TCP port (default 988)"},

@@ -54,6 +54,9 @@
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/completion.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/capability.h>
 
 #include <lnet/lib-types.h>
 #include <lnetcap/lnet.h>
@@ -77,9 +80,12 @@ static int dbl_lnd_recv(struct lnet_ni *ni, void *private,
 			struct bio_vec *kiov, unsigned int offset,
 			unsigned int mlen, unsigned int rlen);
 
+static int dbl_lo_send(struct lnet_ni *ni, void *private,
+		       struct lnet_msg *msg);
+/* The loopback LND: a message sent on 0@lo is parsed back on it (lolnd). */
 static const struct lnet_lnd dbl_lolnd = {
 	.lnd_type = LNETCAP_LND_LOLND,
-	.lnd_send = dbl_lnd_send,
+	.lnd_send = dbl_lo_send,
 	.lnd_recv = dbl_lnd_recv,
 };
 static const struct lnet_lnd dbl_socklnd = {
@@ -1097,6 +1103,31 @@ static int dbl_lnd_send(struct lnet_ni *ni, void *private,
 	return 0;
 }
 
+/*
+ * The loopback LND as lolnd_send() is: the message is handed straight to
+ * lnet_parse() on the same NI, in the sending thread, with the sender's
+ * payload as the "wire", then the send completes.  Only lnetcap's
+ * self-check ping (/dev/lnet, below) sends on 0@lo.
+ */
+static int dbl_lo_send(struct lnet_ni *ni, void *private,
+		       struct lnet_msg *msg)
+{
+	void *wire = NULL;
+
+	if (msg->msg_len) {
+		wire = kmalloc(msg->msg_len, GFP_KERNEL);
+		if (!wire)
+			return -ENOMEM;
+		dbl_kiov_read(msg->msg_kiov, msg->msg_niov, msg->msg_offset,
+			      wire, msg->msg_len);
+	}
+	msg->msg_health_status = LNET_MSG_STATUS_OK;
+	lnet_parse(ni, &msg->msg_hdr, &ni->ni_nid, wire, 0);
+	kfree(wire);
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
 /* "Receive": copy the payload from the wire buffer into the MD pages. */
 static int dbl_lnd_recv(struct lnet_ni *ni, void *private,
 			struct lnet_msg *msg, int delayed, unsigned int niov,
@@ -1803,6 +1834,163 @@ static int dbl_sc_lnet_ping(void)
 }
 
 /*
+ * "lnetctl ping 0@lo" (IOC_LIBCFS_PING_PEER on /dev/lnet), what lnetcap's
+ * start-up self-check does: LNetGet of this node's ping buffer on portal 0
+ * with the ping match bits from 0@lo to 0@lo; the loopback LND parses the
+ * GET, which becomes the REPLY carrying the ping info, parsed back into the
+ * sink.  All in the calling thread, as in LNet.  Not logged in double_log:
+ * it is lnetcap's own traffic, which no capture records.
+ */
+static int dbl_self_ping(void)
+{
+	struct lnet_ni *lo = &dbl_nis[DBL_NI_LO];
+	struct lnet_libmd *target_md = NULL, *sink_md = NULL;
+	struct dbl_ping_reply *target;
+	struct dbl_msg *dm = NULL;
+	struct lnet_msg *msg;
+	void *sink;
+	u64 cookie = dbl_cookie++;
+	bool log_was = dbl_log_on;
+	int i, rc = 0;
+
+	target = kzalloc(sizeof(*target) + 2 * sizeof(target->ns[0]),
+			 GFP_KERNEL);
+	sink = kzalloc(256, GFP_KERNEL);
+	if (target && sink) {
+		target_md = dbl_md_contig(target, sizeof(*target),
+					  LNET_MD_OP_GET | LNET_MD_TRUNCATE);
+		sink_md = dbl_md_contig(sink, 256, LNET_MD_TRUNCATE);
+	}
+	if (target_md && sink_md)
+		dm = dbl_msg_alloc();
+	if (!dm) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* the node's ping buffer: 0@lo and the TCP NI */
+	target->pi.pi_magic = LNETCAP_LNET_PROTO_PING_MAGIC;
+	target->pi.pi_features = 0x1 | 0x2 | 0x8 | 0x10;
+	target->pi.pi_pid = DBL_PID;
+	target->pi.pi_nnis = 2;
+	for (i = 0; i < 2; i++) {
+		const struct lnet_nid *n = &dbl_nis[i].ni_nid;
+
+		target->ns[i].ns_nid = LNETCAP_MKNID4(
+			LNETCAP_MKNET(n->nid_type, be16_to_cpu(n->nid_num)),
+			be32_to_cpu(n->nid_addr[0]));
+		target->ns[i].ns_status = LNETCAP_LNET_NI_STATUS_UP;
+	}
+	dbl_me_attach(LNETCAP_PORTAL_LNET_RESERVED, LNETCAP_LNET_PING_MATCHBITS,
+		      target_md);
+	dbl_me_attach(LNETCAP_PORTAL_LNET_RESERVED, cookie, sink_md);
+
+	msg = &dm->msg;
+	msg->msg_type = LNET_MSG_GET;
+	msg->msg_target.nid = lo->ni_nid;
+	msg->msg_target.pid = DBL_PID;
+	msg->msg_initiator = lo->ni_nid;
+	msg->msg_txni = lo;
+	msg->msg_txpeer = NULL;		/* lnet_handle_lo_send: no peer NI */
+	msg->msg_md = sink_md;
+	msg->msg_sending = 1;
+	msg->msg_tx_committed = 1;
+	dbl_hdr(&msg->msg_hdr, &lo->ni_nid, &lo->ni_nid, LNET_MSG_GET, 0);
+	msg->msg_hdr.msg.get.return_wmd.wh_interface_cookie = 0x1;
+	msg->msg_hdr.msg.get.return_wmd.wh_object_cookie = cookie;
+	msg->msg_hdr.msg.get.match_bits = LNETCAP_LNET_PING_MATCHBITS;
+	msg->msg_hdr.msg.get.ptl_index = LNETCAP_PORTAL_LNET_RESERVED;
+	msg->msg_hdr.msg.get.src_offset = 0;
+	msg->msg_hdr.msg.get.sink_length = 256;
+
+	dbl_log_on = false;
+	lnet_send(&lo->ni_nid, msg, NULL);	/* finalized (and freed) inside */
+	dbl_log_on = log_was;
+	if (((struct lnetcap_ping_info *)sink)->pi_magic !=
+	    LNETCAP_LNET_PROTO_PING_MAGIC)
+		rc = -EIO;
+out:
+	if (target_md && dbl_me_posted(target_md))
+		dbl_me_unlink(target_md);
+	if (sink_md && dbl_me_posted(sink_md))
+		dbl_me_unlink(sink_md);
+	kfree(sink_md);
+	kfree(target_md);
+	kfree(sink);
+	kfree(target);
+	return rc;
+}
+
+/* Lustre's uapi (libcfs_ioctl.h, lnet-dlc.h), the same from 2.15 to 2.17. */
+struct dbl_libcfs_ioctl_hdr {
+	__u32 ioc_len;
+	__u32 ioc_version;
+};
+
+struct dbl_lnet_process_id {
+	__u64 nid;
+	__u32 pid;
+};
+
+struct dbl_lnet_ioctl_ping_data {
+	struct dbl_libcfs_ioctl_hdr ping_hdr;
+	__u32 op_param;
+	__u32 ping_count;
+	__u32 ping_flags;
+	__u32 mr_info;
+	struct dbl_lnet_process_id ping_id;
+	struct dbl_lnet_process_id __user *ping_buf;
+	__u64 ping_src;
+};
+
+#define DBL_IOC_LIBCFS_PING_PEER	_IOWR('e', 62, long)
+#define DBL_LNET_IOCTL_VERSION2		0x0001000b
+
+/* /dev/lnet: only the ping of 0@lo; anything else as LNet refuses it. */
+static long dbl_lnet_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct dbl_lnet_ioctl_ping_data d;
+	struct dbl_lnet_process_id id = {};
+	u64 lo0 = LNETCAP_MKNID4(LNETCAP_MKNET(LNETCAP_LND_LOLND, 0), 0);
+	int rc;
+
+	/* As lnet_psdev_ioctl: every LNet ioctl needs CAP_SYS_ADMIN. */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	if (cmd != DBL_IOC_LIBCFS_PING_PEER)
+		return -EINVAL;
+	if (copy_from_user(&d, (void __user *)arg, sizeof(d)))
+		return -EFAULT;
+	if (d.ping_hdr.ioc_len != sizeof(d) ||
+	    d.ping_hdr.ioc_version != DBL_LNET_IOCTL_VERSION2)
+		return -EINVAL;
+	if (d.ping_id.nid != lo0)
+		return -EHOSTUNREACH;	/* the double pings only itself */
+	mutex_lock(&dbl_mutex);
+	rc = dbl_self_ping();
+	mutex_unlock(&dbl_mutex);
+	if (rc)
+		return rc;
+	id.nid = lo0;
+	id.pid = DBL_PID;
+	if (d.ping_count && d.ping_buf &&
+	    copy_to_user(d.ping_buf, &id, sizeof(id)))
+		return -EFAULT;
+	return 0;
+}
+
+static const struct file_operations dbl_lnet_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = dbl_lnet_ioctl,
+};
+
+static struct miscdevice dbl_lnet_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "lnet",
+	.fops = &dbl_lnet_fops,
+};
+
+/*
  * An incoming PtlRPC request that no ME of this node matches: lnet_parse
  * forwards it (when the destination is on another net) or drops it.
  */
@@ -2162,6 +2350,8 @@ static int __init lnet_double_init(void)
 			goto fail;
 	}
 	dbl_setup_nis();
+	if (misc_register(&dbl_lnet_dev))
+		goto fail;
 	dbl_dir_dentry = debugfs_create_dir("lnet", NULL);
 	debugfs_create_file("nis", 0444, dbl_dir_dentry, NULL, &dbl_nis_fops);
 	debugfs_create_file("double_ctl", 0200, dbl_dir_dentry, NULL,
@@ -2185,6 +2375,7 @@ static void __exit lnet_double_exit(void)
 	int i;
 
 	debugfs_remove_recursive(dbl_dir_dentry);
+	misc_deregister(&dbl_lnet_dev);
 	for (i = 0; i < DBL_BULK_PAGES; i++)
 		__free_page(dbl_bulk_pages[i]);
 	vfree(dbl_log);
@@ -2199,5 +2390,12 @@ MODULE_DESCRIPTION("LNet test double for the lnetcap kernel rig (not Lustre)");
  * /sys/module/lnet/version; the Lustre release is published elsewhere
  * (/sys/fs/lustre/version, by obdclass), which the double, being LNet
  * only like a router, does not have. */
+#ifdef LNETCAP_DOUBLE_RELEASE
+/* The "master" build (kmod/master/): lnet.ko of 2.17.54 and later
+ * publishes the Lustre release here (LU-18839: LNET_VERSION =
+ * LUSTRE_VERSION_STRING); the double's structs are 2.17.55+'s. */
+MODULE_VERSION(LNETCAP_DOUBLE_RELEASE);
+#else
 MODULE_VERSION("0.7.0");
+#endif
 MODULE_LICENSE("GPL");

@@ -15,7 +15,8 @@
 #     BTF) and btf/ (pahole -J --btf_base vmlinux + resolve_btfids, what
 #     kbuild's Makefile.modfinal would do with a vmlinux); plus
 #     nobtf/lnet.btf, standalone BTF of the double from its DWARF, for
-#     `lnetcap --btf` in kprobe mode;
+#     `lnetcap --btf` in kprobe mode; and master/, the double as a
+#     2.17.57 lnet.ko without BTF (release published, 2.17.55+ structs);
 #   - a busybox initramfs that mounts the host root read-only over 9p.
 # Writes RIG_DIR/rig.env for run-guest.sh and the tests.
 #
@@ -148,6 +149,16 @@ if [ "$(cat "$KM/.hash" 2>/dev/null)" != "$khash-$KVER" ]; then
 	done
 	# Standalone BTF of the double, from the DWARF of the no-BTF build.
 	pahole --btf_encode_detached="$KM/nobtf/lnet.btf" "$KM/nobtf/lnet.ko"
+	# master/: the double as lnet.ko of Lustre 2.17.57 presents itself
+	# without BTF: /sys/module/lnet/version = 2.17.57, 2.17.55+ structs
+	# (no BTF and no .btf file: lnetcap must take its built-in table).
+	mkdir -p "$KM/master" "$KM/src-master"
+	cp -r "$SRC/kmod/lnet/." "$KM/src-master/"
+	log "building kmod/lnet (master: release 2.17.57) against $KDIR"
+	make -s -C "$KDIR" M="$KM/src-master" LNETCAP_TOP="$SRC" LNETCAP_DOUBLE_RELEASE=2.17.57 \
+		modules >"$KM/lnet-master.build.log" 2>&1 ||
+		{ cat "$KM/lnet-master.build.log" >&2; die "kmod/lnet (master) build failed"; }
+	cp "$KM/src-master/lnet.ko" "$KM/master/"
 	echo "$khash-$KVER" >"$KM/.hash"
 fi
 
@@ -200,6 +211,7 @@ RIG_VMLINUX=$VMLINUX
 RIG_INITRD=$INITRD
 RIG_KMOD_NOBTF=$KM/nobtf
 RIG_KMOD_BTF=$KM/btf
+RIG_KMOD_MASTER=$KM/master
 RIG_RESOLVE_BTFIDS=$RESOLVE_BTFIDS
 EOF
 log "ready: $RIG_DIR/rig.env"

@@ -22,6 +22,13 @@ TEST(BtfLayout, DetachedBtfMatchesBuiltinTable) {
   EXPECT_EQ(l.lo.msg_routing_bit, 4);
 }
 
+// fexit lnet_drop_rule_match tells a receive-side call by local_nid: NULL
+// for "none" since 2.15.51, LNET_NID_ANY before, where it is a value.
+TEST(BtfLayout, DropRuleLocalNidFormFromPrototype) {
+  EXPECT_FALSE(live::layout_from_btf_file(LNETCAP_TEST_BTF, "", "2.16").drop_rule_nid4);
+  EXPECT_TRUE(live::layout_from_btf_file(LNETCAP_TEST_BTF_215, "", "2.15").drop_rule_nid4);
+}
+
 TEST(BtfLayout, ForeignBtfIsRefusedWithHint) {
   try {
     live::layout_from_btf_file("/sys/kernel/btf/vmlinux", "", "BTF of vmlinux");

@@ -147,3 +147,18 @@ struct lnet_msg lnetcap_keep_msg;
 struct lnet_libmd lnetcap_keep_md;
 struct lnet_ni lnetcap_keep_ni;
 struct lnet_peer_ni lnetcap_keep_lpni;
+
+/*
+ * lnet_drop_rule_match: local_nid is a struct lnet_nid * from 2.15.51
+ * (LU-10391), a 64-bit lnet_nid_t value before (built again with
+ * -DLNETCAP_LUSTRE_2_15 for that form); lnetcap reads which from BTF.
+ */
+#ifdef LNETCAP_LUSTRE_2_15
+typedef __u64 lnet_nid_t;
+bool lnet_drop_rule_match(struct lnet_hdr *hdr, lnet_nid_t local_nid, int *hstatus)
+#else
+bool lnet_drop_rule_match(struct lnet_hdr *hdr, struct lnet_nid *local_nid, int *hstatus)
+#endif
+{
+	return hdr && local_nid && hstatus;
+}

@@ -28,6 +28,7 @@ expect /usr/share/man/man8/lnetcapd.8
 expect /usr/lib/systemd/system/lnetcapd.service
 expect /usr/lib/sysusers.d/lnetcap.conf
 expect /usr/lib/tmpfiles.d/lnetcap.conf
+expect /usr/lib/udev/rules.d/60-lnetcap.rules
 expect /etc/lnetcap/lnetcapd.conf
 expect /usr/share/bash-completion/completions/lnetcap
 for f in dkms.conf dkms-make.sh Kbuild lnetcap_kfunc.c; do expect "/usr/src/lnetcap-$VERSION/$f"; done

@@ -46,6 +46,7 @@ has lnetcap /usr/share/man/man8/lnetcapd.8.gz
 has lnetcap /usr/lib/systemd/system/lnetcapd.service
 has lnetcap /usr/lib/sysusers.d/lnetcap.conf
 has lnetcap /usr/lib/tmpfiles.d/lnetcap.conf
+has lnetcap /usr/lib/udev/rules.d/60-lnetcap.rules
 has lnetcap /etc/lnetcap/lnetcapd.conf
 # The config is the admin's (kept on upgrade); the user exists before the
 # daemon can run; the service is installed, not started (docs/DAEMON.md).

@@ -63,7 +63,8 @@ DESTDIR=$DEST cmake --install "$BIN" --prefix /usr >"$WORK/install.log" 2>&1 ||
 rpmspec -P --define "_libdir /usr/lib/$MULTIARCH" --define "_usrsrc /usr/src" \
 	--define "_docdir /usr/share/doc" --define "_mandir /usr/share/man" \
 	--define "_unitdir /usr/lib/systemd/system" --define "_sysusersdir /usr/lib/sysusers.d" \
-	--define "_tmpfilesdir /usr/lib/tmpfiles.d" --define "_sysconfdir /etc" "$SPEC" |
+	--define "_tmpfilesdir /usr/lib/tmpfiles.d" --define "_udevrulesdir /usr/lib/udev/rules.d" \
+	--define "_sysconfdir /etc" "$SPEC" |
 	awk '/^%files/ {f = 1; next} /^%(changelog|package|description|prep|build|install|check|pre|post|preun)/ {f = 0}
 	     f && NF {sub(/^%(dir|doc|config\(noreplace\)|license) +/, ""); if ($0 ~ /^\//) print}' >"$WORK/files.txt"
 [ -s "$WORK/files.txt" ] || fail "no %files entries found"

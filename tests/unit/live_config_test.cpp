@@ -19,6 +19,9 @@
 #include "live/layout_check.h"
 #include "live/lustre_env.h"
 #include "live/seq_tracker.h"
+#include "live/self_check.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/record.h"
 
 namespace lnetcap::live {
 namespace {
@@ -282,6 +285,149 @@ TEST(LayoutCheck, FlagsImpossibleRecords) {
   EXPECT_TRUE(c.problem(rec("10.0.0.1@tcp", 7, 0)));
   EXPECT_TRUE(c.problem(rec("10.0.0.1@tcp", LNETCAP_MSG_PUT, (1u << 20) + 1)));
   EXPECT_FALSE(c.problem(rec("10.0.0.1@tcp", LNETCAP_MSG_ACK, 0)));
+}
+
+// 2.17.54+ publish the release as lnet.ko's version (LU-18839): it names
+// the module whose structs are read, and an LNet-only node has it too.
+TEST_F(LiveEnvFakeRoot, ReleaseFromTheLnetModule) {
+  file("sys/module/lnet/version", "2.17.57\n");
+  auto env = detect_lustre(root_);
+  EXPECT_EQ(env.version, "2.17.57");
+  EXPECT_EQ(env.version_source, "/sys/module/lnet/version");
+  file("sys/fs/lustre/version", "2.17.57\n");
+  EXPECT_EQ(detect_lustre(root_).version_source, "/sys/module/lnet/version");
+  file("sys/module/lnet/version", "0.7.0\n");  // 2.17.53 and older
+  EXPECT_EQ(detect_lustre(root_).version_source, "/sys/fs/lustre/version");
+}
+
+// The second line behind the self-check: a SEND's peer NI is on the
+// sending NI's net (lpni_nid, which a loopback ping cannot exercise).
+TEST(LayoutCheck, SendPeerOnTheLocalNet) {
+  RecordView v;
+  v.hdr.hook = LNETCAP_HOOK_LNET_NI_SEND;
+  v.hdr.direction = LNETCAP_DIR_SEND;
+  v.hdr.local_nid = *Nid::parse("10.0.0.1@tcp");
+  v.hdr.peer_nid = *Nid::parse("10.0.0.2@tcp");
+  LayoutCheck c({"10.0.0.1@tcp"});
+  EXPECT_FALSE(c.problem(v));
+  v.hdr.peer_nid = *Nid::parse("10.0.0.2@o2ib");
+  auto p = c.problem(v);
+  ASSERT_TRUE(p);
+  EXPECT_NE(p->find("not on the net of its local NI"), std::string::npos);
+}
+
+// The records a ping of 0@lo makes, as LNet makes them (self_check.h).
+struct PingRecs {
+  std::uint8_t get_hdr[96]{}, reply_hdr[96]{}, info[32]{};
+  std::vector<RecordView> recs;
+  static void hdr(std::uint8_t* h, std::uint32_t type, std::uint32_t plen) {
+    Nid lo = Nid::from_nid4(std::uint64_t{LNETCAP_LND_LOLND} << 48);
+    using H = struct lnetcap_hdr_nid16;
+    lo.to_lnet_nid(h + offsetof(H, dest_nid));
+    lo.to_lnet_nid(h + offsetof(H, src_nid));
+    std::uint32_t pid = LNETCAP_LNET_PID_LUSTRE;
+    std::memcpy(h + offsetof(H, dest_pid), &pid, 4);
+    std::memcpy(h + offsetof(H, src_pid), &pid, 4);
+    std::memcpy(h + offsetof(H, type), &type, 4);
+    std::memcpy(h + offsetof(H, payload_length), &plen, 4);
+    if (type == LNETCAP_MSG_GET) {  // ptl_index stays 0
+      std::uint64_t mb = LNETCAP_LNET_PING_MATCHBITS;
+      std::memcpy(h + offsetof(H, msg) + offsetof(struct lnetcap_get, match_bits), &mb, 8);
+    }
+  }
+  PingRecs() {
+    hdr(get_hdr, LNETCAP_MSG_GET, 0);
+    hdr(reply_hdr, LNETCAP_MSG_REPLY, sizeof(info));
+    std::uint32_t magic = LNETCAP_LNET_PROTO_PING_MAGIC;
+    std::memcpy(info, &magic, 4);
+    const Nid lo = Nid::from_nid4(std::uint64_t{LNETCAP_LND_LOLND} << 48);
+    auto rec = [&](std::uint8_t hook, std::uint8_t dir, const std::uint8_t* h, std::uint32_t plen) {
+      RecordView v;
+      v.hdr.hook = hook;
+      v.hdr.direction = dir;
+      v.hdr.local_nid = lo;
+      v.hdr.peer_nid = lo;
+      v.hdr.payload_len = plen;
+      v.hdr.payload_caplen = plen;
+      v.lnet_header = ByteSpan(h, 96);
+      v.payload = ByteSpan(info, plen);
+      return v;
+    };
+    recs.push_back(rec(LNETCAP_HOOK_LNET_NI_SEND, LNETCAP_DIR_SEND, get_hdr, 0));
+    recs.push_back(rec(LNETCAP_HOOK_LNET_PARSE, LNETCAP_DIR_RECV, get_hdr, 0));
+    recs.push_back(rec(LNETCAP_HOOK_LNET_NI_SEND, LNETCAP_DIR_SEND, reply_hdr, sizeof(info)));
+    recs.push_back(rec(LNETCAP_HOOK_LNET_FINALIZE, LNETCAP_DIR_RECV, reply_hdr, sizeof(info)));
+  }
+};
+
+TEST(SelfCheck, ProvesTheLoopbackPing) {
+  PingRecs p;
+  auto r = judge_self_ping(p.recs);
+  EXPECT_EQ(r.status, SelfCheckResult::kProven) << r.detail;
+}
+
+TEST(SelfCheck, NamesTheFieldThatDiffers) {
+  {  // msg_hdr read 16 bytes off: the header of another place in the msg
+    PingRecs p;
+    std::uint8_t junk[96]{};
+    p.recs[0].lnet_header = ByteSpan(junk, 96);
+    auto r = judge_self_ping(p.recs);
+    EXPECT_EQ(r.status, SelfCheckResult::kMismatch);
+    EXPECT_EQ(r.detail,
+              "in the ping's GET (SEND at lnet_ni_send), msg_hdr (type): expected GET (2), read ACK (0)");
+  }
+  {  // msg_len
+    PingRecs p;
+    p.recs[0].hdr.payload_len = 4096;
+    auto r = judge_self_ping(p.recs);
+    EXPECT_EQ(r.status, SelfCheckResult::kMismatch);
+    EXPECT_NE(r.detail.find("msg_len: expected 0, read 4096"), std::string::npos) << r.detail;
+  }
+  {  // payload read at the wrong place (msg_kiov / msg_offset)
+    PingRecs p;
+    std::uint8_t zeros[32]{};
+    p.recs[2].payload = ByteSpan(zeros, 32);
+    auto r = judge_self_ping(p.recs);
+    EXPECT_EQ(r.status, SelfCheckResult::kMismatch);
+    EXPECT_NE(r.detail.find("msg_kiov"), std::string::npos) << r.detail;
+  }
+  {  // msg_wanted
+    PingRecs p;
+    p.recs[3].hdr.payload_len = 7;
+    auto r = judge_self_ping(p.recs);
+    EXPECT_NE(r.detail.find("msg_wanted: expected 32, read 7"), std::string::npos) << r.detail;
+  }
+  {  // no RECV at lnet_finalize: the committed bits or msg_type misread
+    PingRecs p;
+    p.recs.pop_back();
+    auto r = judge_self_ping(p.recs);
+    EXPECT_EQ(r.status, SelfCheckResult::kMismatch);
+    EXPECT_NE(r.detail.find("RECV of its REPLY at lnet_finalize"), std::string::npos) << r.detail;
+  }
+  {  // nothing at all
+    auto r = judge_self_ping({});
+    EXPECT_EQ(r.status, SelfCheckResult::kMismatch);
+  }
+}
+
+// An unknown release gets a candidate, never an exact table; "0.7.0" with
+// no release is a candidate too.
+TEST(LiveAttachPlan, UnknownReleaseIsOnlyACandidate) {
+  Options o;
+  LustreEnv env;
+  env.lnet_loaded = true;
+  env.kprobes = true;
+  env.version = "2.17.58";
+  auto p = plan_attach(o, env);
+  EXPECT_TRUE(p.layout.candidate);
+  EXPECT_NE(p.describe().find("candidate"), std::string::npos);
+  env.version = "2.17.57";
+  EXPECT_FALSE(plan_attach(o, env).layout.candidate);
+  env.version.clear();
+  env.lnet_version = "0.7.0";
+  EXPECT_TRUE(plan_attach(o, env).layout.candidate);
+  env.lnet_version = "weird";
+  EXPECT_THROW(plan_attach(o, env), Error);
 }
 
 TEST(LiveAttachPlan, RefusesWithoutLnet) {

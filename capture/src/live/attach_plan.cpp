@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "attach_plan.h"
 
+#include <cstdlib>
+
 #include "../error.h"
 #include "lnet_debuginfo.h"
 
 namespace lnetcap::live {
 namespace {
-
-const char* kBtfHint =
-    "make one with `pahole --btf_encode_detached=lnet.btf lnet.ko` from Lustre's debuginfo "
-    "(lustre-debuginfo / the unstripped lnet.ko) and pass --btf lnet.btf, or run a Lustre "
-    "built with module BTF (fentry mode)";
 
 Layout btf_layout(const std::string& path, const std::string& base, const std::string& origin) {
 #ifdef LNETCAP_HAVE_BPF
@@ -44,19 +41,39 @@ Layout kprobe_layout(const Options& opts, const LustreEnv& env) {
   };
   std::string version = !opts.lustre_version.empty() ? opts.lustre_version : env.version;
   if (version.empty()) {
-    // An LNet-only node (a router) publishes no Lustre release.  Every
-    // release with a built-in table declares the fields read identically
-    // (layout_tables.cpp), so that one layout is the only candidate.
-    if (auto l = builtin_layout("2.16")) {
-      l->origin = "built-in table shared by Lustre " + builtin_versions() +
-                  " (no Lustre release published: LNet-only node)";
-      return noted(*l);
-    }
+    // An LNet-only node (a router) of 2.17.53 or older publishes no
+    // release; its lnet module says "0.7.0".  Every release up to 2.17.54
+    // lnetcap reads has the same offsets, but "0.7.0" does not exclude an
+    // older one: a candidate, used only once the self-check proves it.
+    if (env.lnet_version == "0.7.0") return noted(*lnet_0_7_0_candidate());
+    throw Error("no attach mode fits: the lnet module has no BTF (needed for fentry) and no "
+                "Lustre release is published (/sys/module/lnet/version says '" +
+                    env.lnet_version + "')",
+                exact_offsets_hint() + "; or name the release with --lustre-version X.Y.Z");
   }
   if (auto l = builtin_layout(version)) return noted(*l);
+  // An unknown release (newer than any read, or a maintenance release not
+  // read yet) is never mapped silently: the nearest older table is only a
+  // candidate for the self-check to prove or refuse.
+  if (auto l = candidate_layout(version)) return noted(*l);
   throw Error("no attach mode fits: the lnet module has no BTF (needed for fentry) and "
               "Lustre " + version + " has no built-in layout (known: " + builtin_versions() + ")",
-              kBtfHint);
+              exact_offsets_hint());
+}
+
+// LNETCAP_TEST_ONLY_TABLE=X.Y.Z: TEST ONLY (tests/rig, the self-check's
+// refusal): forces the built-in table of release X.Y.Z whatever the module
+// is, in either attach mode, so a test can run lnetcap with a table known
+// to be wrong.  Never documented for users; the origin says it loudly.
+std::optional<Layout> test_only_table() {
+  const char* v = std::getenv("LNETCAP_TEST_ONLY_TABLE");
+  if (!v || !*v) return std::nullopt;
+  auto l = builtin_layout(v);
+  if (!l)
+    throw Error(std::string("LNETCAP_TEST_ONLY_TABLE=") + v + ": no built-in table",
+                "this variable is for lnetcap's tests only; unset it");
+  l->origin = std::string("TEST-ONLY table of Lustre ") + v + " (LNETCAP_TEST_ONLY_TABLE)";
+  return l;
 }
 
 void need_kprobes(const LustreEnv& env) {
@@ -94,11 +111,13 @@ AttachPlan plan_attach(const Options& opts, const LustreEnv& env) {
     plan.kfunc = env.kfunc_module;
     plan.layout = btf_layout("/sys/kernel/btf/lnet", "/sys/kernel/btf/vmlinux",
                              "BTF of module lnet");
+    if (auto t = test_only_table()) plan.layout = *t;
     return plan;
   }
   need_kprobes(env);
   plan.mode = AttachMode::kKprobe;
   plan.layout = kprobe_layout(opts, env);
+  if (auto t = test_only_table()) plan.layout = *t;
   return plan;
 }
 

@@ -120,6 +120,19 @@ Layout layout_from_btf_file(const std::string& path, const std::string& base_pat
   lo.lpni_nid = r.offset("lnet_peer_ni", "lpni_nid");
   lo.md_niov = r.offset("lnet_libmd", "md_niov");
   lo.md_kiov = r.offset("lnet_libmd", "md_kiov");
+  // lnet_drop_rule_match(hdr, local_nid, hstatus): local_nid is a 64-bit
+  // lnet_nid_t up to 2.15.50, a struct lnet_nid * from 2.15.51 (LU-10391).
+  // Only the fentry program reads it; a BTF without the function (it is
+  // never missing from a module's BTF) keeps the pointer form.
+  std::int32_t fn = btf__find_by_name_kind(b.get(), "lnet_drop_rule_match", BTF_KIND_FUNC);
+  if (fn > 0) {
+    const btf_type* proto = btf__type_by_id(b.get(), btf__type_by_id(b.get(), fn)->type);
+    if (proto && btf_is_func_proto(proto) && btf_vlen(proto) >= 2) {
+      std::int32_t arg = btf__resolve_type(b.get(), btf_params(proto)[1].type);
+      const btf_type* at = arg > 0 ? btf__type_by_id(b.get(), arg) : nullptr;
+      out.drop_rule_nid4 = at && btf_is_int(at) && at->size == 8;
+    }
+  }
   return out;
 }
 

@@ -42,6 +42,13 @@ std::optional<std::string> LayoutCheck::problem(const RecordView& rec) {
     if (!ours)
       return "its local NI " + h.local_nid.to_string() + " is not one of this node's NIs";
   }
+  // LNet sends to a peer NI on the sending NI's own net (the next hop;
+  // msg_txpeer->lpni_nid): a peer elsewhere means lpni_nid, which the
+  // self-check's loopback ping cannot exercise, is not where it is read.
+  if (h.hook == LNETCAP_HOOK_LNET_NI_SEND && !zero(h.local_nid) && !zero(h.peer_nid) &&
+      (h.peer_nid.type != h.local_nid.type || h.peer_nid.num != h.local_nid.num))
+    return "its peer NI " + h.peer_nid.to_string() + " is not on the net of its local NI " +
+           h.local_nid.to_string();
   if (rec.lnet_header.size() == LNETCAP_HDR_NID16_LEN) {
     const WireReader lh(rec.lnet_header);
     std::uint32_t type = lh.u32(LNETCAP_FIELD(struct lnetcap_hdr_nid16, type));

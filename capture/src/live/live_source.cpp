@@ -59,6 +59,39 @@ std::unique_ptr<live::LoadedBpf> load(const live::AttachPlan& plan, const lnetca
   return live::load_skeleton<lnetcap_fentry>(cfg, ring, true, "fentry");
 }
 
+// What a self-check result means for the capture.  A mismatch always
+// stops it.  Where no self-ping is possible (LNet not configured: no NI,
+// nothing to capture yet; /dev/lnet missing), an exact source of offsets
+// (BTF, debuginfo, a table read for this very release) is used with a
+// warning and the plausibility check on the first records; a candidate
+// table (an unknown release) is refused, since nothing would prove it.
+void enforce_self_check(const live::SelfCheckResult& r, const live::Layout& layout,
+                        int verbose) {
+  using R = live::SelfCheckResult;
+  if (r.status == R::kMismatch)
+    throw Error("self-check failed: the struct offsets in use (" + layout.origin +
+                    ") do not match the running lnet module: " + r.detail +
+                    "; nothing was captured",
+                live::exact_offsets_hint() + "; `lnetcap -D` runs the same check");
+  if (r.status == R::kImpossible) {
+    if (layout.candidate)
+      throw Error("the offsets in use are only a candidate (" + layout.origin +
+                      ") and the self-check that would prove them could not run: " + r.detail,
+                  "configure LNet (lnetctl lnet configure) so lnetcap can ping 0@lo, or " +
+                      live::exact_offsets_hint());
+    std::fprintf(stderr,
+                 "lnetcap: warning: self-check not possible (%s); offsets from %s are used "
+                 "unproven, the first records are checked for plausibility\n",
+                 r.detail.c_str(), layout.origin.c_str());
+    return;
+  }
+  if (verbose) std::fprintf(stderr, "lnetcap: self-check %s\n", live::describe(r).c_str());
+  // Said even without -v: a release nobody read, captured on offsets
+  // proven on this node only by the self-check.
+  if (layout.candidate && !verbose)
+    std::fprintf(stderr, "lnetcap: note: %s, proven by the self-check\n", layout.origin.c_str());
+}
+
 #endif
 
 }  // namespace
@@ -81,6 +114,11 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   std::uint32_t ring = live::ring_bytes(opts, snaplen, page);
   lnetcap_cfg cfg = live::make_cfg(opts, filter, plan.layout.lo, snaplen);
   cfg.filter_sub = clauses == KernelClauses::kOn ? 1 : 0;
+  cfg.drop_rule_nid4 = plan.layout.drop_rule_nid4 ? 1 : 0;
+  // This thread makes the self-check's ping below and never LNet traffic
+  // again: its messages are recorded unfiltered and kept for the check.
+  const auto self_tid = static_cast<std::uint32_t>(gettid());
+  cfg.self_tid = self_tid;
   live::KernelMemmap memmap = live::detect_kernel_memmap();
   cfg.km = memmap.km;
 
@@ -137,6 +175,10 @@ std::unique_ptr<RecordSource> open_live_capture(const Options& opts, const filte
   if (!env.version.empty()) desc += ", Lustre " + env.version;
   auto src = std::make_unique<live::RingSource>(std::move(bpf), names, snaplen, desc,
                                                 plan.layout.origin);
+  // Before the first record is trusted (and before the caller opens any
+  // output): prove the offsets on a message whose every field is known.
+  live::SelfCheckResult check = src->self_check(self_tid);
+  enforce_self_check(check, plan.layout, opts.verbose);
   // -Z: the programs are attached and the ring and counters are mapped;
   // nothing below needs privileges.  The caller opens outputs after this.
   if (!opts.drop_user.empty()) live::drop_privileges(opts.drop_user);
@@ -169,6 +211,34 @@ int list_live_interfaces(const Options& opts) {
     live::AttachPlan plan = live::plan_attach(opts, env);
     std::printf("attach mode: %s\n", plan.describe().c_str());
     std::printf("payload: %s\n", live::detect_kernel_memmap().describe.c_str());
+    // The capture's own self-check, on programs loaded as a capture would
+    // load them (no filter): -D says whether a capture would start.
+    live::SelfCheckResult r;
+    try {
+      check_privileges();
+      const auto tid = static_cast<std::uint32_t>(gettid());
+      std::uint32_t snaplen = live::effective_snaplen(opts);
+      auto page = static_cast<std::uint32_t>(sysconf(_SC_PAGESIZE));
+      lnetcap_cfg cfg = live::make_cfg(opts, filter::Filter(), plan.layout.lo, snaplen);
+      cfg.drop_rule_nid4 = plan.layout.drop_rule_nid4 ? 1 : 0;
+      cfg.self_tid = tid;
+      cfg.km = live::detect_kernel_memmap().km;
+      live::RingSource src(load(plan, cfg, live::ring_bytes(opts, snaplen, page)), {}, snaplen,
+                           "", "");
+      r = src.self_check(tid);
+    } catch (const Error& e) {
+      std::printf("self-check: not run: %s\n", e.what());
+      return 1;
+    }
+    std::printf("self-check: %s\n", live::describe(r).c_str());
+    if (r.status == live::SelfCheckResult::kMismatch) {
+      std::fprintf(stderr, "lnetcap: hint: %s\n", live::exact_offsets_hint().c_str());
+      return 1;
+    }
+    if (r.status == live::SelfCheckResult::kImpossible && plan.layout.candidate) {
+      std::printf("attach mode: none: the candidate offsets cannot be proven\n");
+      return 1;
+    }
   } catch (const Error& e) {
     std::printf("attach mode: none: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "lnetcap: hint: %s\n", e.hint().c_str());

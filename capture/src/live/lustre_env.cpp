@@ -73,7 +73,21 @@ LustreEnv detect_lustre(const std::string& root_in) {
       {"sys/fs/lustre/version", "/sys/fs/lustre/version"},
       {"proc/fs/lustre/version", "/proc/fs/lustre/version"},
   };
+  // /sys/module/lnet/ also has srcversion (a checksum of the module's
+  // sources, present with MODULE_VERSION): it tells builds apart but names
+  // no release, so it selects nothing.
+  // Since 2.17.54 (LU-18839) lnet.ko's MODULE_VERSION is the Lustre release
+  // (LNET_VERSION = LUSTRE_VERSION_STRING), before it LNet's constant
+  // "0.7.0".  The module's own version describes exactly the module whose
+  // structs are read, and an LNet-only node (a router) has nothing else:
+  // take it first whenever it is a release.
+  if (env.lnet_version != "0.7.0" && !version_token(env.lnet_version).empty() &&
+      env.lnet_version.rfind("2.", 0) == 0) {
+    env.version = version_token(env.lnet_version);
+    env.version_source = "/sys/module/lnet/version";
+  }
   for (const auto& [rel, shown] : sources) {
+    if (!env.version.empty()) break;
     std::string v = version_token(read_first_line(root + rel));
     if (!v.empty()) {
       env.version = v;

@@ -14,7 +14,8 @@ struct LustreEnv {
   bool lnet_loaded = false;       // /sys/module/lnet
   std::string version;            // Lustre release "2.16.1", empty when unknown
   std::string version_source;     // where version came from
-  std::string lnet_version;       // /sys/module/lnet/version: LNet's own ("0.7.0")
+  std::string lnet_version;       // /sys/module/lnet/version: "0.7.0" up to 2.17.53,
+                                  // the Lustre release from 2.17.54
   bool lnet_btf = false;          // /sys/kernel/btf/lnet
   std::string lnet_debuginfo;     // the lnet module's debuginfo file, when installed
   bool kfunc_module = false;      // /sys/kernel/btf/lnetcap_kfunc
@@ -22,10 +23,11 @@ struct LustreEnv {
 };
 
 /// Probes /sys, /proc and tracefs (root defaults to "/"; tests pass a fake tree).
-/// The Lustre release comes from where Lustre publishes it
-/// (/sys/fs/lustre/version, /proc/fs/lustre/version, `lctl get_param -n
-/// version`), never from the lnet module, whose version is LNet's own.
-/// An LNet-only node (a router) has none.
+/// The Lustre release comes from the lnet module when it publishes one
+/// (/sys/module/lnet/version, 2.17.54 and later), else from where Lustre
+/// publishes it (/sys/fs/lustre/version, /proc/fs/lustre/version, `lctl
+/// get_param -n version`).  An LNet-only node (a router) of 2.17.53 or
+/// older has none: its lnet module says "0.7.0".
 LustreEnv detect_lustre(const std::string& root = "/");
 
 /// "2.16.1", or "none (LNet only, lnet 0.7.0)", or "not loaded": for

@@ -105,7 +105,16 @@ bool RingSource::next(CapturedRecord& out) {
       bpf_->detach();
       draining_ = true;
     }
-    std::optional<ByteSpan> s = ring_.next();
+    std::optional<ByteSpan> s;
+    bool self = false;
+    if (!held_.empty()) {
+      current_ = std::move(held_.front().bytes);
+      self = held_.front().self;
+      held_.pop_front();
+      s = ByteSpan(current_.data(), current_.size());
+    } else {
+      s = ring_.next();
+    }
     if (!s) {
       if (draining_) return false;
       ring_.wait(kPollMs);
@@ -131,6 +140,10 @@ bool RingSource::next(CapturedRecord& out) {
     if (len <= avail) view = parse_record(ByteSpan(rec, len), &why);
     if (!view) {
       if (++invalid_ == 1) std::fprintf(stderr, "lnetcap: skipping a bad kernel record: %s\n", why.c_str());
+      continue;
+    }
+    if (self) {  // the self-check's ping: numbered, never delivered
+      seqs_.observe(view->hdr.cpu, view->hdr.seq);
       continue;
     }
     if (!layout_origin_.empty() && !check_.done()) {
@@ -160,6 +173,43 @@ bool RingSource::next(CapturedRecord& out) {
     ++received_;
     return true;
   }
+}
+
+SelfCheckResult RingSource::self_check(std::uint32_t tid) {
+  SelfCheckResult out;
+  std::string why;
+  int rc = lnet_self_ping(&why);
+  // The hooks ran in this thread, inside the ioctl: every record the ping
+  // made is committed by now (a wrong table may have made fewer).  Drain
+  // what the ring holds; other threads' records wait in held_.
+  std::vector<std::vector<std::uint8_t>> mine;
+  while (std::optional<ByteSpan> s = ring_.next()) {
+    Held h;
+    h.bytes.assign(s->data(), s->data() + s->size());
+    if (s->size() >= kEnv + LNETCAP_REC_HDR_V1_LEN) {
+      const WireReader hr(s->subspan(kEnv));
+      h.self = hr.u32(LNETCAP_FIELD(struct lnetcap_rec_hdr, pid)) == tid;
+    }
+    if (h.self) mine.push_back(h.bytes);
+    held_.push_back(std::move(h));
+  }
+  if (rc < 0) {
+    out.status = SelfCheckResult::kImpossible;
+    out.detail = why;
+    return out;
+  }
+  std::vector<RecordView> views;
+  for (const auto& b : mine) {
+    ByteSpan rec(b.data() + kEnv, b.size() - kEnv);
+    const WireReader hr(rec);
+    std::size_t len = std::size_t{hr.u16(LNETCAP_FIELD(struct lnetcap_rec_hdr, rec_hdr_len))} +
+                      hr.u8(LNETCAP_FIELD(struct lnetcap_rec_hdr, lnet_hdr_len)) +
+                      hr.u32(LNETCAP_FIELD(struct lnetcap_rec_hdr, payload_caplen));
+    std::string bad;
+    if (len <= rec.size())
+      if (auto v = parse_record(rec.first(len), &bad)) views.push_back(*v);
+  }
+  return judge_self_ping(views);
 }
 
 SourceStats RingSource::stats() const {

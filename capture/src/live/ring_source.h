@@ -8,6 +8,7 @@
 #ifdef LNETCAP_HAVE_BPF
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "bpf_loader.h"
 #include "layout_check.h"
 #include "ring_reader.h"
+#include "self_check.h"
 #include "seq_tracker.h"
 
 namespace lnetcap::live {
@@ -36,6 +38,13 @@ class RingSource : public RecordSource {
   SourceStats stats() const override;
   void request_stop() override { stop_.store(true, std::memory_order_relaxed); }
   lnetcap_subfilter* kernel_clause_table() override { return bpf_->subfilter(); }
+
+  /// The start-up self-check (self_check.h), before the first next():
+  /// pings 0@lo from this thread (tid must be the programs'
+  /// lnetcap_cfg.self_tid) and judges the records it made.  Everything else
+  /// the ring held meanwhile is kept for next(); the ping's own records are
+  /// never delivered.
+  SelfCheckResult self_check(std::uint32_t tid);
 
   /// Samples that failed validation (a bug if ever non-zero).
   std::uint64_t invalid() const { return invalid_; }
@@ -63,6 +72,14 @@ class RingSource : public RecordSource {
   bool draining_ = false;
   std::uint64_t received_ = 0;
   std::uint64_t invalid_ = 0;
+  // Samples drained by self_check(), delivered (or, self == the
+  // self-check's own, skipped) before the ring is read again.
+  struct Held {
+    std::vector<std::uint8_t> bytes;
+    bool self = false;
+  };
+  std::deque<Held> held_;
+  std::vector<std::uint8_t> current_;  // the held sample handed out last
 };
 
 }  // namespace lnetcap::live

@@ -8,9 +8,13 @@
  * the capture programs find the same BTF names, the same function
  * signatures and the same kind of layout they find on a real node.
  * Structures Lustre keeps much larger (lnet_ni, lnet_net, lnet_peer_ni)
- * keep only a few leading members plus the ones read: lnetcap never relies
- * on their absolute offsets, only on BTF/DWARF, so the shortened forms are
- * a fair test.
+ * keep Lustre's leading members up to the one read (ni_nid, lpni_nid), as
+ * master (2.17.55+) declares them, and only then members of the double's
+ * own: every offset lnetcap reads is the real one, so the built-in table
+ * of Lustre 2.17.55-2.17.57 fits the double exactly (the rig's "master"
+ * build, kmod/master/, publishes release 2.17.57 and is read without any
+ * BTF).  struct lnet_msg is master's too: msg_t_start and msg_t_end after
+ * msg_deadline (LU-20426).
  *
  * Spelled as Lustre spells them (__attribute__((packed)), a volatile
  * sequence) so the BTF matches a real node's; checkpatch's preferences do
@@ -28,6 +32,7 @@
 #include <linux/ktime.h>
 #include <linux/bvec.h>
 #include <linux/spinlock.h>
+#include <linux/atomic.h>
 
 /* ---- uapi/linux/lnet/lnet-idl.h, lnet-types.h ---------------------------- */
 
@@ -289,25 +294,73 @@ struct lnet_net {
 };
 
 struct lnet_ni {
+	/* Lustre's, up to ni_nid */
 	struct list_head	ni_netlist;
-	struct list_head	ni_cptlist;
+	struct list_head	ni_recovery;
+	struct lnet_handle_md	ni_ping_mdh;
 	spinlock_t		ni_lock;
-	int			ni_state;
-	struct lnet_nid		ni_nid;
 	int			ni_ncpts;
 	__u32			*ni_cpts;
+	struct lnet_nid		ni_nid;
+	/* the double's */
+	struct list_head	ni_cptlist;
+	int			ni_state;
 	struct lnet_net		*ni_net;
 	void			*ni_data;
 	atomic_t		ni_healthv;
 	char			*ni_interface;
 };
 
+struct lnet_comm_count {
+	atomic_t co_get_count;
+	atomic_t co_put_count;
+	atomic_t co_reply_count;
+	atomic_t co_ack_count;
+	atomic_t co_hello_count;
+};
+
+struct lnet_element_stats {
+	struct lnet_comm_count el_send_stats;
+	struct lnet_comm_count el_recv_stats;
+	struct lnet_comm_count el_drop_stats;
+};
+
+struct lnet_health_remote_stats {
+	atomic_t hlt_remote_dropped;
+	atomic_t hlt_remote_timeout;
+	atomic_t hlt_remote_error;
+	atomic_t hlt_network_timeout;
+};
+
+/* LU-20426 (2.17.55) */
+struct lnet_latency_stats {
+	atomic_t	lls_samples;
+	atomic64_t	lls_sum_ns;
+	atomic64_t	lls_min_ns;
+	atomic64_t	lls_max_ns;
+};
+#define LNET_LATENCY_NR 3
+
 struct lnet_peer_ni {
+	/* Lustre's (2.17.55+), up to lpni_nid */
 	struct list_head	lpni_peer_nis;
+	struct list_head	lpni_on_remote_peer_ni_list;
+	struct list_head	lpni_recovery;
 	struct list_head	lpni_hashlist;
-	struct lnet_nid		lpni_nid;
+	struct list_head	lpni_txq;
+	void			*lpni_peer_net;
+	struct lnet_element_stats lpni_stats;
+	struct lnet_health_remote_stats lpni_hstats;
+	struct lnet_latency_stats lpni_latency[LNET_LATENCY_NR];
+	spinlock_t		lpni_lock;
 	int			lpni_txcredits;
+	int			lpni_mintxcredits;
 	int			lpni_rtrcredits;
+	int			lpni_minrtrcredits;
+	long			lpni_txqnob;
+	struct lnet_net		*lpni_net;
+	struct lnet_nid		lpni_nid;
+	/* the double's */
 	atomic_t		lpni_healthv;
 };
 
