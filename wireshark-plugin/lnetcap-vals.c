@@ -12,6 +12,7 @@
 #include "lnetcap/quota.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
+#include "lnetcap/direction_words.h"
 #include "lnetcap/record.h"
 
 #define VS3(name, value, str) { value, str },
@@ -23,14 +24,8 @@
 #define FLAG3(name, bit, str) { #name, bit },
 
 const value_string lnetcap_direction_vals[] = { LNETCAP_DIR_LIST(VS3) { 0, NULL } };
-const value_string lnetcap_direction_words[] = {
-	{ LNETCAP_DIR_SEND, "SEND" },
-	{ LNETCAP_DIR_RECV, "RECV" },
-	{ LNETCAP_DIR_FORWARD, "FWD" },
-	{ LNETCAP_DIR_DROP, "DROP" },
-	{ LNETCAP_DIR_WIRE, "WIRE" },
-	{ 0, NULL }
-};
+#define VS_DIR_WORD(name, word) { LNETCAP_DIR_##name, word },
+const value_string lnetcap_direction_words[] = { LNETCAP_DIR_WORD_LIST(VS_DIR_WORD) { 0, NULL } };
 const value_string lnetcap_hook_vals[] = { LNETCAP_HOOK_LIST(VS3) { 0, NULL } };
 const value_string lnetcap_health_vals[] = { LNETCAP_HEALTH_LIST(VS3) { 0, NULL } };
 #define VS_DROP(name, value, str, desc) { value, str },

@@ -8,6 +8,7 @@
 #include "../error.h"
 #include "../report/text_escape.h"
 #include "lnetcap/lnet.h"
+#include "lnetcap/direction_words.h"
 #include "lnetcap/record.h"
 
 namespace lnetcap::text {
@@ -40,14 +41,8 @@ std::string hex64(std::uint64_t v) {
 
 // lnetdump's SEND/RECV, extended with lnetcap's other directions.
 const char* send_recv(std::uint32_t dir) {
-  switch (dir) {
-    case LNETCAP_DIR_SEND: return "SEND";
-    case LNETCAP_DIR_RECV: return "RECV";
-    case LNETCAP_DIR_FORWARD: return "FWD";
-    case LNETCAP_DIR_DROP: return "DROP";
-    case LNETCAP_DIR_WIRE: return "WIRE";
-    default: return "UNKNOWN";
-  }
+  const char* word = lnetcap_direction_word(dir);
+  return word ? word : "UNKNOWN";
 }
 
 // A record header's NID; NA when LNet had not filled it (no NI chosen).

@@ -11,6 +11,7 @@
 #include "lnetcap/rpc_predicates.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
+#include "lnetcap/direction_words.h"
 #include "lnetcap/record.h"
 
 namespace lnetcap::text {
@@ -35,14 +36,8 @@ void appendf(std::string& out, const char* fmt, auto... args) {
 }
 
 const char* direction_word(std::uint32_t d) {
-  switch (d) {
-    case LNETCAP_DIR_SEND: return "SEND";
-    case LNETCAP_DIR_RECV: return "RECV";
-    case LNETCAP_DIR_FORWARD: return "FWD";
-    case LNETCAP_DIR_DROP: return "DROP";
-    case LNETCAP_DIR_WIRE: return "WIRE";
-    default: return "?";
-  }
+  const char* word = lnetcap_direction_word(d);
+  return word ? word : "?";
 }
 
 // Lustre prints a process id as "12345-10.0.0.1@tcp"; the usual kernel pid
