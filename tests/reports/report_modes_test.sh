@@ -116,24 +116,31 @@ scrape() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.reque
 # records_in ADDR N: the metrics say lnetcapd has read N records (or it died).
 records_in() {
 	kill -0 "$daemon_pid" 2>/dev/null || fail "lnetcapd died before it read all $2 records (its log below)"
-	scrape "$1" 2>/dev/null | grep -qx "lnetcap_source_records_total $2"
+	# Not "scrape | grep -q": grep leaves at the match, the scraper's next
+	# write fails (EPIPE) and pipefail turns the match into a failure.
+	scrape "$1" >"$tmp/probe.metrics" 2>/dev/null || return 1
+	grep -qx "lnetcap_source_records_total $2" "$tmp/probe.metrics"
 }
 
 modes_lnetcapd() {
-	local f=$1 n=$2 pcapng=$1 records addr rc=0
+	local f=$1 n=$2 pcapng=$1 records addr log rc=0
 	if [ "${f%.pcap}" != "$f" ]; then  # lnetcapd replays lnetcap's pcapng
 		pcapng=$tmp/$n.pcapng
 		run 0 "$n.convert" -r "$f" -w "$pcapng"
 	fi
 	records=$(epbs "$pcapng")
-	"$lnetcapd" -r "$pcapng" --listen "ipc://$tmp/d.sock" --group "$(id -gn)" --keep-serving \
-		--metrics-listen 127.0.0.1:0 --metrics-max-label-values 4 2>"$tmp/d.log" &
+	# A log (and socket) of its own per input: the shell truncates a reused
+	# log only once the forked daemon runs, so the wait below could read the
+	# previous daemon's "serving metrics at" and scrape its dead port.
+	log=$tmp/$n.d.log
+	"$lnetcapd" -r "$pcapng" --listen "ipc://$tmp/$n.d.sock" --group "$(id -gn)" --keep-serving \
+		--metrics-listen 127.0.0.1:0 --metrics-max-label-values 4 2>"$log" &
 	daemon_pid=$!
 	# The sanitizer's report if there is one (its first frames), else the end.
 	# shellcheck disable=SC2016 # expanded when on_fail runs it
-	on_fail 'echo "--- lnetcapd log:"; if grep -q "ERROR: " "$tmp/d.log"; then sed -n "/ERROR: /,+24p" "$tmp/d.log"; else tail -40 "$tmp/d.log"; fi'
-	wait_for_log "$tmp/d.log" "serving metrics at" 60
-	addr=$(sed -n 's/.*serving metrics at http:\/\/\([^/]*\)\/metrics.*/\1/p' "$tmp/d.log")
+	on_fail "echo '--- lnetcapd log:'; if grep -q 'ERROR: ' '$log'; then sed -n '/ERROR: /,+24p' '$log'; else tail -40 '$log'; fi"
+	wait_for_log "$log" "serving metrics at" 60
+	addr=$(sed -n 's/.*serving metrics at http:\/\/\([^/]*\)\/metrics.*/\1/p' "$log")
 	wait_for 120 "lnetcapd to read the $records records of $f" records_in "$addr" "$records"
 	scrape "$addr" >"$tmp/$n.metrics" || fail "cannot scrape $addr"
 	check "lnetcapd metrics of $f are the text format" prometheus_ok "$tmp/$n.metrics"
@@ -142,7 +149,7 @@ modes_lnetcapd() {
 	wait "$daemon_pid" || rc=$?
 	daemon_pid=
 	expect_eq "exit status of lnetcapd -r $f after SIGTERM" "$rc" 0
-	clean "$tmp/d.log" "lnetcapd -r $f"
+	clean "$log" "lnetcapd -r $f"
 }
 
 for input in "$@"; do
