@@ -23,6 +23,7 @@ cd "$(dirname "$0")/.."
 build=build-asan
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitize/lsan.supp}
 case ${1:-} in
   sanitize)
     scripts/install-deps.sh
