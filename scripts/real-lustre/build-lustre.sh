@@ -46,6 +46,16 @@ if [ "$(cat "$WORK/built" 2>/dev/null)" = "$BUILT_AS" ]; then
 	echo "build-lustre: $TAG already built in $WORK"
 	exit 0
 fi
+# A client and server build holds every module and utility of the client
+# build: an LNet-only run reuses it rather than configuring again (~25 min).
+if [ -z "$ZFS_WORK" ]; then
+	case $(cat "$WORK/built" 2>/dev/null) in
+	"$BUILT_AS server "*)
+		echo "build-lustre: $TAG already built in $WORK (client and server)"
+		exit 0
+		;;
+	esac
+fi
 
 if ! git --git-dir="$GIT_DIR_IN" rev-parse -q --verify "$TAG^{commit}" >/dev/null; then
 	echo "build-lustre: $GIT_DIR_IN has no tag or commit '$TAG'; list them with: git --git-dir=$GIT_DIR_IN tag" >&2
@@ -84,7 +94,12 @@ if [ ! -f config.status ] || [ "$(cat "$WORK/configured" 2>/dev/null)" != "${con
 	./configure "${conf[@]}"
 	echo "${conf[*]} ($BUILT_AS)" >"$WORK/configured"
 fi
-make -j"$JOBS"
+# 2.15's utilities build with -Werror whatever configure says, and gcc 12
+# warns where gcc 8 did not (e.g. -Wuse-after-free in lnetctl): the
+# warnings stay visible, they just do not stop the build.
+make_flags=()
+case $TAG in v2_15_*) make_flags=(CFLAGS="-g -O2 -Wall -Wno-error") ;; esac
+make -j"$JOBS" "${make_flags[@]}"
 rm -rf "$WORK/inst"
 make install DESTDIR="$WORK/inst" >/dev/null
 echo "$BUILT_AS" >"$WORK/built"
