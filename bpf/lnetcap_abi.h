@@ -68,6 +68,18 @@ LNETCAP_ASSERT_SIZE(struct lnetcap_layout, 56);
  * -ETIMEDOUT (lnet_msg_detach_md, when the MD has a handler) and not
  * counted as sent: its waiter gave up on it. */
 #define LNETCAP_LNET_MD_FLAG_ABORTED 0x4U
+/* struct lnet_libmd flag bit (2.16+, LNET_MD_FLAG_GPU, set from the
+ * LNET_MD_GPU_ADDR option): the pages are device memory that RDMA LNDs
+ * move peer to peer.  Their struct pages are ZONE_DEVICE or PCI memory:
+ * the direct-map address of one is not host memory, and reading it could
+ * touch a device BAR.  lnetcap never reads such a payload.  Unused in
+ * 2.15, where BIT(5) is free. */
+#define LNETCAP_LNET_MD_FLAG_GPU 0x20U
+/* struct lnet_libmd option bit (master after 2.17.57, LU-20342,
+ * LNET_MD_DISCARD): socklnd may drop an incoming payload (MSG_TRUNC)
+ * instead of copying it, so what the MD's pages hold after a receive is
+ * not what was sent.  Unused by every earlier release. */
+#define LNETCAP_LNET_MD_DISCARD 0x4000U
 
 /*
  * How a struct page * becomes the kernel address of its bytes, as the

@@ -81,6 +81,18 @@ static __always_inline void lnetcap_payload_src(struct lnetcap_src *s, __u64 msg
 	md = lnetcap_read_ptr(msg + cfg.lo.msg_md);
 	if (md) {
 		opts = lnetcap_read_u32(md + cfg.lo.md_options);
+		/* Bytes that are not host memory, or not what crossed the
+		 * wire, are left out and the record says why. */
+		if (lnetcap_read_u32(md + cfg.lo.md_flags) &
+		    LNETCAP_LNET_MD_FLAG_GPU) {
+			s->why = LNETCAP_REC_F_PAYLOAD_DEVICE_MEMORY;
+			return;
+		}
+		if ((opts & LNETCAP_LNET_MD_DISCARD) &&
+		    s->dir == LNETCAP_DIR_RECV) {
+			s->why = LNETCAP_REC_F_PAYLOAD_DISCARDED;
+			return;
+		}
 		if (!(opts & LNETCAP_LNET_MD_KIOV)) {
 			start = lnetcap_read_ptr(md + cfg.lo.md_start);
 			off = lnetcap_read_u32(msg + cfg.lo.msg_offset);

@@ -304,6 +304,10 @@ unreadable_reason(guint flags)
 		return "its pages could not be mapped on the capturing node";
 	if (flags & LNETCAP_REC_F_PAYLOAD_FAULT)
 		return "reading it faulted on the capturing node";
+	if (flags & LNETCAP_REC_F_PAYLOAD_DEVICE_MEMORY)
+		return "it is in device (GPU) memory, which the capture never reads";
+	if (flags & LNETCAP_REC_F_PAYLOAD_DISCARDED)
+		return "LNet may discard received data of its MD (LNET_MD_DISCARD)";
 	if (flags & LNETCAP_REC_F_PAYLOAD_PAGE_LIMIT)
 		return "it spans more pages than the capture reads per record";
 	return "the capture could not read it";

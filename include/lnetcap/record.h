@@ -80,7 +80,11 @@ enum lnetcap_hook {
 	X(PAYLOAD_FAULT, 0x40, "reading the payload faulted")                  \
 	X(PAYLOAD_PAGE_LIMIT, 0x80, "payload spans more pages than are read")  \
 	X(QUEUE_VALID, 0x100, "queue_ns is valid")                             \
-	X(OUTCOME, 0x200, "outcome of message msg_id, not a message of its own")
+	X(OUTCOME, 0x200, "outcome of message msg_id, not a message of its own") \
+	X(PAYLOAD_DEVICE_MEMORY, 0x400,                                        \
+	  "payload is in device (GPU) memory, which is never read")          \
+	X(PAYLOAD_DISCARDED, 0x800,                                            \
+	  "LNet may discard the received payload (LNET_MD_DISCARD)")
 
 enum lnetcap_rec_flag {
 #define LNETCAP_X_(name, value, str) LNETCAP_REC_F_##name = value,

@@ -344,9 +344,26 @@ static const char *dbl_dir(const struct lnet_msg *msg, bool rx)
 }
 
 /*
+ * Why a capture must leave this event's payload out: "device" for an MD of
+ * GPU memory (LNET_MD_FLAG_GPU), "discard" for a receive into an MD that
+ * may drop what arrives (LNET_MD_DISCARD), "-" otherwise.
+ */
+static const char *dbl_nocap(const struct lnet_msg *msg, bool rx)
+{
+	const struct lnet_libmd *md = msg->msg_md;
+
+	if (md && (md->md_flags & LNET_MD_FLAG_GPU))
+		return "device";
+	if (md && rx && (md->md_options & LNET_MD_DISCARD))
+		return "discard";
+	return "-";
+}
+
+/*
  * One line per event:
  *   <hook> ev=N msg=ID dir=D type=T ni=NID peer=NID rc=R hs=H retry=N
- *   routing=0|1 plen=PAYLOAD_LENGTH hdr=<96 bytes hex> payload=<hex>
+ *   routing=0|1 plen=PAYLOAD_LENGTH nocap=device|discard|- hdr=<96 bytes
+ *   hex> payload=<hex>
  * where payload is the first DBL_LOG_SNAP bytes the event carries.
  */
 static void dbl_log_event(const char *hook, struct lnet_msg *msg,
@@ -364,10 +381,11 @@ static void dbl_log_event(const char *hook, struct lnet_msg *msg,
 		dbl_nidstr(&ni->ni_nid, nistr, sizeof(nistr));
 	if (peer)
 		dbl_nidstr(&peer->lpni_nid, peerstr, sizeof(peerstr));
-	dbl_logf("%s ev=%llu msg=%u dir=%s type=%u ni=%s peer=%s rc=%d hs=%d retry=%d routing=%u plen=%zu hdr=",
+	dbl_logf("%s ev=%llu msg=%u dir=%s type=%u ni=%s peer=%s rc=%d hs=%d retry=%d routing=%u plen=%zu nocap=%s hdr=",
 		 hook, ++dbl_event_seq, dm->id, dbl_dir(msg, rx), hdr->type,
 		 nistr, peerstr, rc, msg->msg_health_status,
-		 msg->msg_retry_count, msg->msg_routing, plen);
+		 msg->msg_retry_count, msg->msg_routing, plen,
+		 dbl_nocap(msg, rx));
 	dbl_loghex(hdr, sizeof(*hdr));
 	dbl_logf(" payload=");
 	dbl_loghex(payload, min_t(size_t, paylen, DBL_LOG_SNAP));
@@ -443,6 +461,13 @@ static struct lnet_libmd *dbl_md_contig(void *buf, unsigned int len,
 	return md;
 }
 
+/*
+ * Option bits the next bulk MDs get on top of their own, as
+ * lnet_md_build() takes them from the caller (the "gpu" and "discard"
+ * scenarios); GPU memory also sets LNET_MD_FLAG_GPU, as LNet does.
+ */
+static unsigned int dbl_bulk_md_options;
+
 /* A KIOV MD over whole pages (bulk buffers). */
 static struct lnet_libmd *dbl_md_kiov(struct page **pages, unsigned int npages,
 				      unsigned int options)
@@ -461,7 +486,9 @@ static struct lnet_libmd *dbl_md_kiov(struct page **pages, unsigned int npages,
 	md->md_max_size = md->md_length;
 	md->md_threshold = 1;
 	md->md_refcount = 1;
-	md->md_options = options | LNET_MD_KIOV;
+	md->md_options = options | dbl_bulk_md_options | LNET_MD_KIOV;
+	if (md->md_options & LNET_MD_GPU_ADDR)
+		md->md_flags |= LNET_MD_FLAG_GPU;
 	md->md_niov = npages;
 	for (i = 0; i < npages; i++) {
 		md->md_kiov[i].bv_page = pages[i];
@@ -1139,6 +1166,9 @@ static int dbl_lnd_recv(struct lnet_ni *ni, void *private,
 
 	if (!msg)
 		return 0;	/* GET: nothing follows the header */
+	/* As socklnd with LNET_MD_DISCARD: the bytes are dropped, not copied. */
+	if (msg->msg_md && (msg->msg_md->md_options & LNET_MD_DISCARD))
+		mlen = 0;
 	for (i = 0; i < niov && done < mlen; i++) {
 		unsigned int bl = kiov[i].bv_len, n;
 		char *va;
@@ -1606,6 +1636,34 @@ static int dbl_sc_bulk_get(void)
  * OST_READ bulk: the OSS PUTs the data into the client's KIOV MD on
  * OST_BULK and asks for an ACK, which the client LNet sends.
  */
+static int dbl_sc_bulk_put(void);
+
+/* Both bulk directions on GPU memory (LNET_MD_GPU_ADDR, 2.16+): the
+ * REPLY sent from it and the PUT landing in it. */
+static int dbl_sc_gpu(void)
+{
+	int rc;
+
+	dbl_bulk_md_options = LNET_MD_GPU_ADDR;
+	rc = dbl_serve_bulk_get(&dbl_nis[DBL_NI_TCP], &dbl_peers[DBL_PEER_OSS], 0xb0, 0);
+	if (!rc)
+		rc = dbl_sc_bulk_put();
+	dbl_bulk_md_options = 0;
+	return rc;
+}
+
+/* A PUT into an MD that may discard what arrives (LNET_MD_DISCARD, as
+ * lnet_selftest's check=discard posts its sinks on master). */
+static int dbl_sc_discard(void)
+{
+	int rc;
+
+	dbl_bulk_md_options = LNET_MD_DISCARD;
+	rc = dbl_sc_bulk_put();
+	dbl_bulk_md_options = 0;
+	return rc;
+}
+
 static int dbl_sc_bulk_put(void)
 {
 	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
@@ -2192,6 +2250,11 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	/* 8 LDLM_CANCEL requests in one request buffer, at growing offsets,
 	 * then the MD unlinks (the rig's "reqbuf" captures) */
 	{ "reqbuf", dbl_sc_reqbuf, DBL_RQBD_REQS, true },
+	/* bulk payloads a capture must leave out (the rig's "nocap"
+	 * captures): bulk_get + bulk_put on GPU pages, a PUT into a
+	 * discarding MD */
+	{ "gpu", dbl_sc_gpu, 4, true },
+	{ "discard", dbl_sc_discard, 2, true },
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */

@@ -243,6 +243,47 @@ TEST_F(BpfPages, SmallClassFromSeveralPieces) {
             fake_.kiov_bytes(200));
 }
 
+// Device (GPU) memory is never read, sent or received: its struct pages
+// are not host memory behind the direct map.  The record says why.
+TEST_F(BpfPages, GpuMemoryIsNeverRead) {
+  start(pages_cfg(1024, false));
+  fake_.set_msg(LNETCAP_MSG_PUT, 0, 0, true, false);
+  fake_.set_kiov({{2, 100, 3000}}, 40);
+  fake_.add_md_bits(0, LNETCAP_LNET_MD_FLAG_GPU);
+  const auto& g = send(700);
+  EXPECT_EQ(g.view.payload.size(), 0u);
+  EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+  EXPECT_TRUE(g.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_DEVICE_MEMORY);
+  EXPECT_EQ(g.view.hdr.payload_len, 700u);
+}
+
+// LNET_MD_DISCARD: what a receive leaves in the MD is not what was sent,
+// so a received payload is left out; a send from such an MD is read.
+TEST_F(BpfPages, DiscardMdReceivesAreNotRead) {
+  start(pages_cfg(1024, true));
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 900, 12));
+  fake_.set_msg(LNETCAP_MSG_PUT, 900, 900, true, false);
+  fake_.set_kiov({{1, 2048, 2048}, {2, 0, 4096}}, 1500);
+  fake_.add_md_bits(LNETCAP_LNET_MD_DISCARD, 0);
+  fake_.set_from(kPeer);
+  fake_.set_flags(false, true, false);
+  lnet_finalize(fake_.msg(), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].view.hdr.direction, LNETCAP_DIR_RECV);
+  EXPECT_EQ(got[0].view.payload.size(), 0u);
+  EXPECT_TRUE(got[0].view.hdr.flags & LNETCAP_REC_F_PAYLOAD_DISCARDED);
+
+  start(pages_cfg(1024, true));
+  fake_.set_msg(LNETCAP_MSG_PUT, 0, 0, true, false);
+  fake_.set_kiov({{2, 100, 3000}}, 40);
+  fake_.add_md_bits(LNETCAP_LNET_MD_DISCARD, 0);
+  const auto& s = send(700);
+  EXPECT_FALSE(s.view.hdr.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE);
+  EXPECT_EQ(std::vector<std::uint8_t>(s.view.payload.begin(), s.view.payload.end()),
+            fake_.kiov_bytes(700));
+}
+
 TEST_F(BpfPages, ReceivedPutAtFinalize) {
   start(pages_cfg(1024, true));
   fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kPeer, kLocal, 900, 12));

@@ -184,6 +184,14 @@ void FakeLnet::set_md_aborted(bool aborted, bool handler) {
   put<void*>(md_, lo_.md_handler, handler ? md_.data() : nullptr);  // any non-NULL
 }
 
+void FakeLnet::add_md_bits(std::uint32_t options, std::uint32_t flags) {
+  std::uint32_t v = 0;
+  std::memcpy(&v, md_.data() + lo_.md_options, sizeof(v));
+  put<std::uint32_t>(md_, lo_.md_options, v | options);
+  std::memcpy(&v, md_.data() + lo_.md_flags, sizeof(v));
+  put<std::uint32_t>(md_, lo_.md_flags, v | flags);
+}
+
 void FakeLnet::set_flags(bool tx_committed, bool rx_committed, bool routing) {
   auto set = [&](std::uint16_t byte, std::uint8_t bit, bool on) {
     if (on)

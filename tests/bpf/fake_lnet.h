@@ -81,6 +81,8 @@ class FakeLnet {
   /// Marks msg's MD unlinked under it (LNET_MD_FLAG_ABORTED), with or
   /// without an event handler.
   void set_md_aborted(bool aborted, bool handler);
+  /// Adds option and flag bits to msg's MD (GPU memory, LNET_MD_DISCARD).
+  void add_md_bits(std::uint32_t options, std::uint32_t flags);
   void set_health(int status, int retries);
   void set_from(const Nid& nid);
   /// The objects packed into lnetcap_bench's 8 KiB arena (bpf/lnetcap.bpf.c:

@@ -125,6 +125,21 @@ reqbuf_ok() {
 	echo "requests at their offsets in multi-use request buffers: ok"
 }
 
+# Payloads a capture must leave out (the double's "gpu" and "discard"):
+# every bulk REPLY and PUT without payload bytes and with the reason
+# (rig_check checks each against the double's nocap=device|discard), and
+# the text says why.
+nocap_ok() {
+	"$RIG_CHECK" --no-held "$out/nocap.pcapng" "$out/nocap.log" ||
+		fail "GPU or discarded payloads were captured, or captured without their reason"
+	local n
+	n=$("$LNETCAP" -r "$out/nocap.pcapng" | grep -c '\[payload in GPU memory, not captured\]' || true)
+	[ "$n" = $((2 * rounds)) ] || fail "GPU payloads marked in the text: $n, expected $((2 * rounds))"
+	n=$("$LNETCAP" -r "$out/nocap.pcapng" | grep -c '\[payload discarded by LNet, not captured\]' || true)
+	[ "$n" = "$rounds" ] || fail "discarded payloads marked in the text: $n, expected $rounds"
+	echo "GPU and discarded payloads left out, with their reason: ok"
+}
+
 # The agent must stop cleanly on SIGINT, like tcpdump.
 sigint_ok() {
 	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
@@ -328,6 +343,7 @@ fentry)
 	rdma_ok
 	rsp_timeout_ok
 	reqbuf_ok
+	nocap_ok
 	health_text_ok
 	sigint_ok
 	;;
@@ -351,6 +367,7 @@ kprobe)
 	rdma_ok
 	rsp_timeout_ok
 	reqbuf_ok
+	nocap_ok
 	health_text_ok
 	sigint_ok
 	;;

@@ -88,9 +88,18 @@ struct Expected {
   bool outcome_untracked = false;  // OUTCOME with msg_id 0 (response timeout)
   std::optional<unsigned> health;  // health_status, HEALTH_VALID required
   std::string peer;                // peer NID text, checked when set
+  // The payload must be left out, with PAYLOAD_UNREADABLE and this reason
+  // (the double's nocap=device|discard: GPU pages, a discarding MD).
+  std::uint16_t left_out = 0;
   int matched = 0;
   std::uint64_t rec_msg_id = 0;  // msg_id of the record it matched
 };
+
+std::uint16_t left_out_reason(const std::string& nocap) {
+  if (nocap == "device") return LNETCAP_REC_F_PAYLOAD_DEVICE_MEMORY;
+  if (nocap == "discard") return LNETCAP_REC_F_PAYLOAD_DISCARDED;
+  return 0;
+}
 
 Bytes unhex(const std::string& s) {
   Bytes out;
@@ -224,6 +233,7 @@ int main(int argc, char** argv) {
       e.plen = std::stoul(f["plen"]);
       e.have = e.plen;
       e.payload = unhex(f["payload"]);
+      e.left_out = left_out_reason(f["nocap"]);
       TxState& t = tx[f["msg"]];
       e.need_queue = true;  // every send of the double goes through lnet_send
       e.hold_ns = (t.hold_ms + t.rtr_ms) * 1000000ull;
@@ -308,10 +318,13 @@ int main(int argc, char** argv) {
         // bytes, so a capture that reads a multi-use request buffer
         // anywhere but at the request's own offset fails.
         e.have = std::stoul(f["plen"]);
+        e.left_out = left_out_reason(f["nocap"]);
         Bytes landed = unhex(f["payload"]);
         std::size_t n = std::min(landed.size(), e.wire.size());
-        if (landed.size() > e.wire.size() ||
-            std::memcmp(landed.data(), e.wire.data(), n) != 0) {
+        // A discarding MD keeps whatever it held: nothing to compare.
+        if (e.left_out != LNETCAP_REC_F_PAYLOAD_DISCARDED &&
+            (landed.size() > e.wire.size() ||
+             std::memcmp(landed.data(), e.wire.data(), n) != 0)) {
           std::printf("DOUBLE received bytes differ from the bytes sent: %s\n", e.what.c_str());
           double_bad++;
         }
@@ -402,6 +415,15 @@ int main(int argc, char** argv) {
       std::uint32_t want_cap = std::min<std::uint32_t>(snaplen, hit->have);
       std::uint32_t cmp = std::min<std::uint32_t>(rec->payload.size(), hit->payload.size());
       bool ok = true;
+      if (hit->left_out && hit->have) {
+        want_cap = 0;
+        const unsigned want_flags = LNETCAP_REC_F_PAYLOAD_UNREADABLE | hit->left_out;
+        if ((h.flags & want_flags) != want_flags) {
+          std::printf("MISMATCH payload must be left out with reason 0x%x (flags 0x%x): %s\n",
+                      hit->left_out, h.flags, hit->what.c_str());
+          ok = false;
+        }
+      }
       if (hit->status && (!(h.flags & LNETCAP_REC_F_STATUS_VALID) || h.status != *hit->status)) {
         std::printf("MISMATCH status %d (flags 0x%x), expected %d: %s\n", h.status, h.flags,
                     *hit->status, hit->what.c_str());

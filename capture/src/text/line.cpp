@@ -167,7 +167,13 @@ void format_line(const Message& m, const LineStyle& st, std::string& out,
   // A DROP carries no payload by design (the bytes never went or landed).
   if (m.rec.truncated() && l.payload_length && h.direction != LNETCAP_DIR_DROP)
     appendf(out, " [%" PRIu32 " captured]", h.payload_caplen);
-  if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE) out += " [payload unreadable]";
+  // Left out by design, not by failure: GPU pages and discarded receives.
+  if (h.flags & LNETCAP_REC_F_PAYLOAD_DEVICE_MEMORY)
+    out += " [payload in GPU memory, not captured]";
+  else if (h.flags & LNETCAP_REC_F_PAYLOAD_DISCARDED)
+    out += " [payload discarded by LNet, not captured]";
+  else if (h.flags & LNETCAP_REC_F_PAYLOAD_UNREADABLE)
+    out += " [payload unreadable]";
   if (h.flags & LNETCAP_REC_F_GAP_BEFORE) out += " [gap before]";
   // A resend's own health is OK (the attempt is under way); older captures
   // read msg_health_status before the LND reset it, so their resend holds

@@ -145,6 +145,19 @@ echo "reqbuf $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/reqbuf.log"
 wait_capture "$RIG_OUT/reqbuf.err"
 
+echo "== payloads left out ($RIG_ATTACH), $rounds rounds"
+# GPU memory (2.16+'s LNET_MD_GPU_ADDR: o2iblnd, kfilnd and efalnd move it
+# peer to peer; its pages are no host memory to read) and a receive into
+# an MD that may discard what arrives (master's LNET_MD_DISCARD).  Per
+# round 6 records: "gpu" a GET in and the REPLY out from GPU pages, a PUT
+# into GPU pages and its ACK; "discard" a PUT and its ACK.
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/nocap.pcapng" "$RIG_OUT/nocap.err" -v -c $((6 * rounds))
+echo "gpu $rounds" >$dbg/double_ctl
+echo "discard $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/nocap.log"
+wait_capture "$RIG_OUT/nocap.err"
+
 echo "== stop on SIGINT"
 # In fentry mode this run has the lnetcap_kfunc module loaded: the object
 # that can call it (the fallback for nodes without page translation) must

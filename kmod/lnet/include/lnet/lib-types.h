@@ -154,6 +154,8 @@ struct lnet_event {
 #define LNET_MD_ACK_DISABLE	0x0020
 #define LNET_MD_MAX_SIZE	0x0080
 #define LNET_MD_KIOV		0x0100
+#define LNET_MD_GPU_ADDR	0x2000	/* 2.16+: the pages are GPU memory */
+#define LNET_MD_DISCARD		0x4000	/* master after 2.17.57: received data may be dropped */
 #define LNET_MD_THRESH_INF	(-1)	/* md_threshold: no limit */
 
 #define LNET_MAX_IOV		256
@@ -267,6 +269,8 @@ struct lnet_libmd {
 
 /* md_flags: the MD was unlinked while messages still used it. */
 #define LNET_MD_FLAG_ABORTED	BIT(2)
+/* md_flags: set by lnet_md_build() from LNET_MD_GPU_ADDR (2.16+). */
+#define LNET_MD_FLAG_GPU	BIT(5)
 
 struct lnet_lnd {
 	__u32	lnd_type;
