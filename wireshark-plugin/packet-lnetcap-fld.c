@@ -87,8 +87,9 @@ static void dissect_range_array(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_lu_seq_range_array),
 				  ett_array, "lu_seq_range_array", &t, &off))
 		return;
-	ci = proto_tree_add_item_ret_uint(t, hf_count, tvb, (gint)off, 4, enc, &count);
-	proto_tree_add_item(t, hf_padding, tvb, (gint)off + 4, 4, enc);
+	ci = proto_tree_add_item_ret_uint(t, hf_count, tvb, LNETCAP_FIELD(off, lnetcap_lu_seq_range_array, lsra_count),
+					  enc, &count);
+	proto_tree_add_item(t, hf_padding, tvb, LNETCAP_FIELD(off, lnetcap_lu_seq_range_array, lsra_padding), enc);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " %u range(s)", count);
 	len = pkt->rpc.buf_len[i];
 	fit = (len - (guint32)sizeof(struct lnetcap_lu_seq_range_array)) / rsz;

@@ -85,40 +85,46 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	guint64 name[4];
 	guint pol = off + LD(l_policy_data);
 
-	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, (gint)off, 4, enc, &type);
+	guint name_off = off + LD(l_resource) + LNETCAP_OFF(struct lnetcap_ldlm_resource_desc, lr_name);
+
+	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_resource_desc, lr_type),
+				     enc, &type);
 	kind->type = type;
 	kind->ibits = type == LNETCAP_LDLM_IBITS ? tvb_get_guint64(tvb, pol, enc) : 0;
 	for (int k = 0; k < 4; k++) {
-		name[k] = tvb_get_guint64(tvb, off + 8 + 8 * k, enc);
-		proto_tree_add_item(t, hf_res_name, tvb, (gint)off + 8 + 8 * k, 8, enc);
+		name[k] = tvb_get_guint64(tvb, name_off + 8 * k, enc);
+		proto_tree_add_item(t, hf_res_name, tvb, (gint)(name_off + 8 * k), 8, enc);
 	}
 	if (name[0] >= FID_SEQ_START) {
 		const char *fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
 			name[0], (guint32)name[1], (guint32)(name[1] >> 32));
-		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16, fid);
+		/* name[0..1] hold the FID (fid_build_reg_res_name()). */
+		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)name_off,
+						       sizeof(struct lnetcap_lu_fid), fid);
 		proto_item_set_generated(it);
-		lnetcap_add_any_fid(t, tvb, off + 8, fid);
+		lnetcap_add_any_fid(t, tvb, name_off, fid);
 	}
 	proto_tree_add_item_ret_uint(t, hf_req_mode, tvb, (gint)off + LD(l_req_mode), 4, enc, &req_mode);
 	proto_tree_add_item_ret_uint(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc,
 				     &granted_mode);
 	switch (type) {
 	case LNETCAP_LDLM_EXTENT:
-		proto_tree_add_item(t, hf_ext_start, tvb, (gint)pol, 8, enc);
-		proto_tree_add_item(t, hf_ext_end, tvb, (gint)pol + 8, 8, enc);
-		proto_tree_add_item(t, hf_ext_gid, tvb, (gint)pol + 16, 8, enc);
+		proto_tree_add_item(t, hf_ext_start, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_extent, start), enc);
+		proto_tree_add_item(t, hf_ext_end, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_extent, end), enc);
+		proto_tree_add_item(t, hf_ext_gid, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_extent, gid), enc);
 		break;
 	case LNETCAP_LDLM_IBITS:
 		lnetcap_flagset_add(t, tvb, (gint)pol, enc, &fs_ibits);
-		proto_tree_add_item(t, hf_ib_try_bits, tvb, (gint)pol + 8, 8, enc);
-		proto_tree_add_item(t, hf_ib_gid, tvb, (gint)pol + 16, 8, enc);
-		proto_tree_add_item(t, hf_ib_initiator, tvb, (gint)pol + 28, 4, enc);
+		proto_tree_add_item(t, hf_ib_try_bits, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_inodebits, try_bits), enc);
+		proto_tree_add_item(t, hf_ib_gid, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_inodebits, li_gid), enc);
+		proto_tree_add_item(t, hf_ib_initiator, tvb,
+				    LNETCAP_FIELD(pol, lnetcap_ldlm_inodebits, li_initiator_id), enc);
 		break;
 	case LNETCAP_LDLM_FLOCK:
-		proto_tree_add_item(t, hf_fl_start, tvb, (gint)pol, 8, enc);
-		proto_tree_add_item(t, hf_fl_end, tvb, (gint)pol + 8, 8, enc);
-		proto_tree_add_item(t, hf_fl_owner, tvb, (gint)pol + 16, 8, enc);
-		proto_tree_add_item(t, hf_fl_pid, tvb, (gint)pol + 28, 4, enc);
+		proto_tree_add_item(t, hf_fl_start, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_start), enc);
+		proto_tree_add_item(t, hf_fl_end, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_end), enc);
+		proto_tree_add_item(t, hf_fl_owner, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_owner), enc);
+		proto_tree_add_item(t, hf_fl_pid, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_pid), enc);
 		break;
 	default:
 		break;
@@ -144,10 +150,10 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 					     "ldlm_request", &t, &off))
 		return 0;
 	len = pkt->rpc.buf_len[1];
-	flags = tvb_get_guint32(tvb, off, enc);
-	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	proto_tree_add_item(t, hf_lock_count, tvb, (gint)off + 4, 4, enc);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE, kind);
+	flags = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_ldlm_request, lock_flags), enc);
+	lnetcap_flagset_add(t, tvb, (gint)LNETCAP_AT(off, lnetcap_ldlm_request, lock_flags), enc, &fs_lock_flags);
+	proto_tree_add_item(t, hf_lock_count, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_request, lock_count), enc);
+	dissect_lock_desc(tvb, pinfo, t, LNETCAP_AT(off, lnetcap_ldlm_request, lock_desc), enc, TRUE, FALSE, kind);
 	/* Handles: every slot the buffer holds (at least LDLM_LOCKREQ_HANDLES),
 	 * whatever lock_count says: callbacks carry the lock's handle in slot 0
 	 * with lock_count 0 or 1 (ldlm_lockd.c), enqueues and cancels add
@@ -172,8 +178,8 @@ static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 					     sizeof(struct lnetcap_ldlm_reply), ett_req,
 					     "ldlm_reply", &t, &off))
 		return;
-	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE, kind);
+	lnetcap_flagset_add(t, tvb, (gint)LNETCAP_AT(off, lnetcap_ldlm_reply, lock_flags), enc, &fs_lock_flags);
+	dissect_lock_desc(tvb, pinfo, t, LNETCAP_AT(off, lnetcap_ldlm_reply, lock_desc), enc, TRUE, TRUE, kind);
 	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
 	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
 	/* On the MDT (inode-bits locks) it is the intent's outcome. */
@@ -203,10 +209,10 @@ static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 	if (kind && kind->type == LNETCAP_LDLM_PLAIN && len == sizeof(struct lnetcap_lquota_lvb)) {
 		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "lquota_lvb", &t, &off))
 			return;
-		proto_tree_add_item(t, hf_qlvb_flags, tvb, (gint)off, 8, enc);
-		proto_tree_add_item(t, hf_qlvb_may_rel, tvb, (gint)off + 8, 8, enc);
-		proto_tree_add_item(t, hf_qlvb_rel, tvb, (gint)off + 16, 8, enc);
-		proto_tree_add_item(t, hf_qlvb_qunit, tvb, (gint)off + 24, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_flags, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_flags), enc);
+		proto_tree_add_item(t, hf_qlvb_may_rel, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_id_may_rel), enc);
+		proto_tree_add_item(t, hf_qlvb_rel, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_id_rel), enc);
+		proto_tree_add_item(t, hf_qlvb_qunit, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_id_qunit), enc);
 		return;
 	}
 	if (kind && kind->type != LNETCAP_LDLM_EXTENT &&
@@ -216,11 +222,11 @@ static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 		return;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "ost_lvb", &t, &off))
 		return;
-	proto_tree_add_item(t, hf_lvb_size, tvb, (gint)off, 8, enc);
-	lnetcap_add_secs(t, hf_lvb_mtime, tvb, off + 8, enc);
-	lnetcap_add_secs(t, hf_lvb_atime, tvb, off + 16, enc);
-	lnetcap_add_secs(t, hf_lvb_ctime, tvb, off + 24, enc);
-	proto_tree_add_item(t, hf_lvb_blocks, tvb, (gint)off + 32, 8, enc);
+	proto_tree_add_item(t, hf_lvb_size, tvb, LNETCAP_FIELD(off, lnetcap_ost_lvb, lvb_size), enc);
+	lnetcap_add_secs(t, hf_lvb_mtime, tvb, LNETCAP_AT(off, lnetcap_ost_lvb, lvb_mtime), enc);
+	lnetcap_add_secs(t, hf_lvb_atime, tvb, LNETCAP_AT(off, lnetcap_ost_lvb, lvb_atime), enc);
+	lnetcap_add_secs(t, hf_lvb_ctime, tvb, LNETCAP_AT(off, lnetcap_ost_lvb, lvb_ctime), enc);
+	proto_tree_add_item(t, hf_lvb_blocks, tvb, LNETCAP_FIELD(off, lnetcap_ost_lvb, lvb_blocks), enc);
 }
 
 /* Intent enqueue (RQF_LDLM_INTENT_*): ldlm_intent in buffer 2 selects what

@@ -106,10 +106,10 @@ static void dissect_llogd_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 
 static void add_rec_hdr(proto_tree *t, tvbuff_t *tvb, guint off, guint enc)
 {
-	proto_tree_add_item(t, hf_rec_len, tvb, (gint)off, 4, enc);
-	proto_tree_add_item(t, hf_rec_index, tvb, (gint)off + 4, 4, enc);
-	proto_tree_add_item(t, hf_rec_type, tvb, (gint)off + 8, 4, enc);
-	proto_tree_add_item(t, hf_rec_id, tvb, (gint)off + 12, 4, enc);
+	proto_tree_add_item(t, hf_rec_len, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_len), enc);
+	proto_tree_add_item(t, hf_rec_index, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_index), enc);
+	proto_tree_add_item(t, hf_rec_type, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_type), enc);
+	proto_tree_add_item(t, hf_rec_id, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_id), enc);
 }
 
 static void dissect_log_hdr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -240,13 +240,13 @@ static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				"[Records after the %u shown were not captured]", n);
 			return;
 		}
-		rlen = tvb_get_guint32(tvb, off, enc);
+		rlen = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_llog_rec_hdr, lrh_len), enc);
 		/* Zeros after the last record: the end of the block's data (and
 		 * what an anonymized trace leaves of a blanked block). */
 		if (rlen == 0)
 			return;
-		index = tvb_get_guint32(tvb, off + 4, enc);
-		type = tvb_get_guint32(tvb, off + 8, enc);
+		index = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_llog_rec_hdr, lrh_index), enc);
+		type = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_llog_rec_hdr, lrh_type), enc);
 		it = proto_tree_add_item(tree, hf_rec, tvb, (gint)off,
 					 (gint)MIN(rlen, cap - off), ENC_NA);
 		proto_item_set_text(it, "Record %u: %s", index,

@@ -12,10 +12,15 @@
 #include "packet-lnetcap.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
+#include "lnetcap/mdt_reint.h"
 #include "lnetcap/ptlrpc.h"
 
 #define MB(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_body, f), LNETCAP_LEN(struct lnetcap_mdt_body, f)
 #define RR(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_rec_reint, f), LNETCAP_LEN(struct lnetcap_mdt_rec_reint, f)
+/* A field of reint variant s (mdt_reint.h): its offset and length, or with
+ * AT() its offset alone for the helpers that take one. */
+#define VF(s, f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_rec_##s, f), LNETCAP_LEN(struct lnetcap_mdt_rec_##s, f)
+#define AT(s, f) (off + (guint32)LNETCAP_OFF(struct lnetcap_mdt_rec_##s, f))
 
 static int proto_mdt = -1;
 static gint ett_mdt = -1;
@@ -215,56 +220,57 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	/* mdt_rec_setattr has sa_padding_1 where the others have suppgid2. */
 	proto_tree_add_item(t, op == LNETCAP_REINT_SETATTR ? hf_sa_padding_1 : hf_r_suppgid2, tvb,
 			    RR(rr_suppgid2), enc);
-	lnetcap_add_fid(t, tvb, pinfo, off + 40, enc, hf_r_fid1, NULL);
-	/* Variant fields after byte 40 (docs/protocol.md 4.3, mdt_rec_*). */
+	lnetcap_add_fid(t, tvb, pinfo, AT(reint, rr_fid1), enc, hf_r_fid1, NULL);
+	/* Variant fields after byte 40 (bodies.h setattr, mdt_reint.h). */
 	switch (op) {
 	case LNETCAP_REINT_SETATTR:
-		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETATTR_OFF_VALID, 8, enc);
-		proto_tree_add_item(t, hf_r_uid, tvb, (gint)off + LNETCAP_SETATTR_OFF_UID, 4, enc);
-		proto_tree_add_item(t, hf_r_gid, tvb, (gint)off + LNETCAP_SETATTR_OFF_GID, 4, enc);
-		proto_tree_add_item(t, hf_r_size, tvb, (gint)off + LNETCAP_SETATTR_OFF_SIZE, 8, enc);
-		proto_tree_add_item(t, hf_r_blocks, tvb, (gint)off + 80, 8, enc);
-		add_time(t, hf_r_mtime, tvb, off + 88, enc);
-		add_time(t, hf_r_atime, tvb, off + 96, enc);
-		add_time(t, hf_r_ctime, tvb, off + 104, enc);
-		proto_tree_add_item(t, hf_r_attr_flags, tvb, (gint)off + 112, 4, enc);
-		proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + LNETCAP_SETATTR_OFF_MODE, 4, enc);
-		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 120, 4, enc);
-		proto_tree_add_item(t, hf_r_projid, tvb, (gint)off + 124, 4, enc);
+		proto_tree_add_item(t, hf_r_valid, tvb, VF(setattr, sa_valid), enc);
+		proto_tree_add_item(t, hf_r_uid, tvb, VF(setattr, sa_uid), enc);
+		proto_tree_add_item(t, hf_r_gid, tvb, VF(setattr, sa_gid), enc);
+		proto_tree_add_item(t, hf_r_size, tvb, VF(setattr, sa_size), enc);
+		proto_tree_add_item(t, hf_r_blocks, tvb, VF(setattr, sa_blocks), enc);
+		add_time(t, hf_r_mtime, tvb, AT(setattr, sa_mtime), enc);
+		add_time(t, hf_r_atime, tvb, AT(setattr, sa_atime), enc);
+		add_time(t, hf_r_ctime, tvb, AT(setattr, sa_ctime), enc);
+		proto_tree_add_item(t, hf_r_attr_flags, tvb, VF(setattr, sa_attr_flags), enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, VF(setattr, sa_mode), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, VF(setattr, sa_bias), enc);
+		proto_tree_add_item(t, hf_r_projid, tvb, VF(setattr, sa_projid), enc);
 		break;
 	case LNETCAP_REINT_CREATE:
 	case LNETCAP_REINT_OPEN:
-		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
-		add_time(t, hf_r_time, tvb, off + 80, enc);
-		proto_tree_add_item(t, hf_r_rdev, tvb, (gint)off + 88, 8, enc);
-		proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + 112, 4, enc);
-		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 116, 4, enc);
-		proto_tree_add_item(t, hf_r_flags, tvb, (gint)off + 120, 4, enc);
-		proto_tree_add_item(t, hf_r_flags_h, tvb, (gint)off + 124, 4, enc);
-		proto_tree_add_item(t, hf_r_umask, tvb, (gint)off + 128, 4, enc);
+		lnetcap_add_fid(t, tvb, pinfo, AT(create, cr_fid2), enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_time, tvb, AT(create, cr_time), enc);
+		proto_tree_add_item(t, hf_r_rdev, tvb, VF(create, cr_rdev), enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, VF(create, cr_mode), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, VF(create, cr_bias), enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, VF(create, cr_flags_l), enc);
+		proto_tree_add_item(t, hf_r_flags_h, tvb, VF(create, cr_flags_h), enc);
+		proto_tree_add_item(t, hf_r_umask, tvb, VF(create, cr_umask), enc);
 		break;
 	case LNETCAP_REINT_LINK:
 	case LNETCAP_REINT_UNLINK:
 	case LNETCAP_REINT_RMENTRY:
 	case LNETCAP_REINT_RENAME:
 	case LNETCAP_REINT_MIGRATE:
-		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
-		add_time(t, hf_r_time, tvb, off + 72, enc);
-		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 112, 4, enc);
+		/* One shape for the three (mdt_reint.h asserts it); link pads the mode. */
+		lnetcap_add_fid(t, tvb, pinfo, AT(unlink, ul_fid2), enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_time, tvb, AT(unlink, ul_time), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, VF(unlink, ul_bias), enc);
 		if (op != LNETCAP_REINT_LINK)
-			proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + 116, 4, enc);
+			proto_tree_add_item(t, hf_r_mode, tvb, VF(unlink, ul_mode), enc);
 		break;
 	case LNETCAP_REINT_SETXATTR:
-		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETXATTR_OFF_VALID, 8, enc);
-		add_time(t, hf_r_time, tvb, off + 80, enc);
-		proto_tree_add_item(t, hf_r_size, tvb, (gint)off + LNETCAP_SETXATTR_OFF_SIZE, 4, enc);
-		proto_tree_add_item(t, hf_r_flags, tvb, (gint)off + LNETCAP_SETXATTR_OFF_FLAGS, 4, enc);
+		proto_tree_add_item(t, hf_r_valid, tvb, VF(setxattr, sx_valid), enc);
+		add_time(t, hf_r_time, tvb, AT(setxattr, sx_time), enc);
+		proto_tree_add_item(t, hf_r_size, tvb, VF(setxattr, sx_size), enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, VF(setxattr, sx_flags), enc);
 		break;
 	default:
-		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
-		add_time(t, hf_r_mtime, tvb, off + 72, enc);
-		add_time(t, hf_r_atime, tvb, off + 80, enc);
-		add_time(t, hf_r_ctime, tvb, off + 88, enc);
+		lnetcap_add_fid(t, tvb, pinfo, AT(reint, rr_fid2), enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_mtime, tvb, AT(reint, rr_mtime), enc);
+		add_time(t, hf_r_atime, tvb, AT(reint, rr_atime), enc);
+		add_time(t, hf_r_ctime, tvb, AT(reint, rr_ctime), enc);
 		proto_tree_add_item(t, hf_r_size, tvb, RR(rr_size), enc);
 		proto_tree_add_item(t, hf_r_blocks, tvb, RR(rr_blocks), enc);
 		proto_tree_add_item(t, hf_r_bias, tvb, RR(rr_bias), enc);
