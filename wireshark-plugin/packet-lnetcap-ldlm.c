@@ -10,6 +10,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
@@ -229,37 +230,55 @@ static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 	proto_tree_add_item(t, hf_lvb_blocks, tvb, LNETCAP_FIELD(off, lnetcap_ost_lvb, lvb_blocks), enc);
 }
 
-/* Intent enqueue (RQF_LDLM_INTENT_*): ldlm_intent in buffer 2 selects what
- * follows. */
+/* Where buffer kind is in an enqueue request whose intent has the bits sel
+ * (include/lnetcap/rpc_formats.h's LDLM_INTENT_* formats). */
+static guint intent_buf(guint32 sel, enum lnetcap_rmf kind)
+{
+	return lnetcap_rpc_index_sel(LNETCAP_OPC_LDLM_ENQUEUE, FALSE, sel, kind);
+}
+
+/* Intent enqueue (RQF_LDLM_INTENT_*): the ldlm_intent selects what follows.
+ * Every intent format has it in the same place, so asking all of them
+ * (every bit set) finds it before its bits are known. */
 static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	guint32 off;
 	guint64 it;
+	guint32 sel;
 	proto_tree *t;
-	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 2, 8, ett_intent, "ldlm_intent", &t, &off))
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, intent_buf(G_MAXUINT32, LNETCAP_RMF_LDLM_INTENT),
+				  sizeof(struct lnetcap_ldlm_intent), ett_intent, "ldlm_intent", &t, &off))
 		return;
-	it = tvb_get_guint64(tvb, off, pkt->rpc.encoding);
+	it = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_ldlm_intent, opc), pkt->rpc.encoding);
 	lnetcap_flagset_add(t, tvb, (gint)off, pkt->rpc.encoding, &fs_intent);
-	if (it & (0x1 | 0x2)) { /* IT_OPEN | IT_CREAT: REC_REINT, CAPA1, CAPA2, NAME, EADATA */
-		guint32 op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 3);
+	if ((sel = (guint32)(it & (LNETCAP_ITF_OPEN | LNETCAP_ITF_CREAT))) != 0) {
+		/* The open's reint record and the buffers after it, as in an
+		 * MDS_REINT open but further on. */
+		guint rec = intent_buf(sel, LNETCAP_RMF_REC_REINT);
+		guint shift = rec - lnetcap_rpc_index_sel(LNETCAP_OPC_MDS_REINT, FALSE, LNETCAP_REINT_OPEN,
+							  LNETCAP_RMF_REC_REINT);
+		guint32 op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, rec);
 		col_append_str(pinfo->cinfo, COL_INFO, " intent open");
-		lnetcap_mdt_reint_names(tvb, pinfo, tree, pkt, op ? op : LNETCAP_REINT_OPEN, 2);
-	} else if (it & (0x8 | 0x10)) { /* IT_GETATTR | IT_LOOKUP: MDT_BODY, CAPA1, NAME */
+		lnetcap_mdt_reint_names(tvb, pinfo, tree, pkt, op ? op : LNETCAP_REINT_OPEN, shift);
+	} else if ((sel = (guint32)(it & (LNETCAP_ITF_GETATTR | LNETCAP_ITF_LOOKUP))) != 0) {
 		const char *name;
-		col_append_str(pinfo->cinfo, COL_INFO, it & 0x8 ? " intent getattr" : " intent lookup");
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
-		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 5, 0);
+		col_append_str(pinfo->cinfo, COL_INFO,
+			       it & LNETCAP_ITF_GETATTR ? " intent getattr" : " intent lookup");
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_MDT_BODY));
+		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_NAME), 0);
 		if (name && name[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
-	} else if (it & 0x80) { /* IT_GETXATTR */
+	} else if (it & LNETCAP_ITF_GETXATTR) {
 		col_append_str(pinfo->cinfo, COL_INFO, " intent getxattr");
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
-	} else if (it & 0x400) { /* IT_LAYOUT: LAYOUT_INTENT, EADATA */
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, intent_buf(LNETCAP_ITF_GETXATTR, LNETCAP_RMF_MDT_BODY));
+	} else if (it & LNETCAP_ITF_LAYOUT) {
 		col_append_str(pinfo->cinfo, COL_INFO, " intent layout");
-		lnetcap_layout_intent(tvb, pinfo, tree, pkt, LNETCAP_INTENT_LAYOUT_REQ_LAYOUT_INTENT);
-	} else if (it & (0x800 | 0x1000)) { /* IT_QUOTA_DQACQ | IT_QUOTA_CONN: QUOTA_BODY */
-		col_append_str(pinfo->cinfo, COL_INFO, it & 0x800 ? " intent quota_dqacq" : " intent quota_conn");
-		lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
+		lnetcap_layout_intent(tvb, pinfo, tree, pkt,
+				      intent_buf(LNETCAP_ITF_LAYOUT, LNETCAP_RMF_LAYOUT_INTENT));
+	} else if ((sel = (guint32)(it & (LNETCAP_ITF_QUOTA_DQACQ | LNETCAP_ITF_QUOTA_CONN))) != 0) {
+		col_append_str(pinfo->cinfo, COL_INFO,
+			       it & LNETCAP_ITF_QUOTA_DQACQ ? " intent quota_dqacq" : " intent quota_conn");
+		lnetcap_quota_body(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_QUOTA_BODY));
 	}
 }
 
@@ -267,6 +286,7 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
 	lock_kind_t kind = { 0, 0 };
+	gboolean have_lock = FALSE;
 	guint32 flags;
 
 	switch (pkt->rpc.opc) {
@@ -307,34 +327,31 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			}
 		}
 		break;
-	case LNETCAP_OPC_LDLM_CONVERT:
-		if (request)
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-		else
-			dissect_reply(tvb, pinfo, tree, pkt, &kind);
-		break;
-	case LNETCAP_OPC_LDLM_CANCEL:
-		/* Its handles are cancelled locks, as an ELC buffer's are. */
-		if (request) {
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-			lnetcap_elc_named(tvb, pinfo, tree, pkt, 1, "Cancelled locks (ldlm_request)");
+	default:
+		/* The others: each buffer by what their format says it holds
+		 * (include/lnetcap/rpc_formats.h). */
+		for (guint i = 1; i < LNETCAP_RPC_FORMAT_MAX_BUFS; i++) {
+			switch (lnetcap_rpc_kind(pkt, i)) {
+			case LNETCAP_RMF_DLM_REQ:
+				dissect_request(tvb, pinfo, tree, pkt, &kind);
+				have_lock = TRUE;
+				/* A cancel's handles are cancelled locks, as an ELC buffer's are. */
+				if (pkt->rpc.opc == LNETCAP_OPC_LDLM_CANCEL)
+					lnetcap_elc_named(tvb, pinfo, tree, pkt, i,
+							  "Cancelled locks (ldlm_request)");
+				break;
+			case LNETCAP_RMF_DLM_REP:
+				dissect_reply(tvb, pinfo, tree, pkt, &kind);
+				have_lock = TRUE;
+				break;
+			case LNETCAP_RMF_DLM_LVB:
+				/* A glimpse reply names no lock: its LVB is read by size. */
+				dissect_lvb(tvb, pinfo, tree, pkt, i, have_lock ? &kind : NULL);
+				break;
+			default:
+				break;
+			}
 		}
-		break;
-	case LNETCAP_OPC_LDLM_BL_CALLBACK:
-		if (request)
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-		break;
-	case LNETCAP_OPC_LDLM_CP_CALLBACK:
-		if (request) {
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-			dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
-		}
-		break;
-	case LNETCAP_OPC_LDLM_GL_CALLBACK:
-		if (request)
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-		else
-			dissect_lvb(tvb, pinfo, tree, pkt, 1, NULL);
 		break;
 	}
 }

@@ -13,6 +13,7 @@
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/mdt_reint.h"
+#include "lnetcap-formats.h"
 #include "lnetcap/ptlrpc.h"
 
 #define MB(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_body, f), LNETCAP_LEN(struct lnetcap_mdt_body, f)
@@ -104,29 +105,6 @@ static gint ett_epoch = -1;
 static gint ett_reint = -1;
 
 static expert_field ei_name = EI_INIT;
-
-/* Named buffers of the reint formats (lustre/ptlrpc/layout.c). */
-typedef struct {
-	guint32 op;
-	guint name;      /* buffer index of RMF_NAME, 0 = none */
-	guint name2;     /* RMF_SYMTGT (new name of a rename), 0 = none */
-	guint eadata;    /* RMF_EADATA, 0 = none */
-	guint dlm_req;   /* RMF_DLM_REQ (early lock cancel) of MDS_REINT, 0 = none */
-} reint_layout_t;
-
-static const reint_layout_t reint_layouts[] = {
-	/* Slots per layout.c's mds_reint_*_client of Lustre 2.16. */
-	{ LNETCAP_REINT_SETATTR, 0, 0, 0, 6 },
-	{ LNETCAP_REINT_CREATE, 3, 0, 0, 5 },
-	{ LNETCAP_REINT_LINK, 4, 0, 0, 5 },
-	{ LNETCAP_REINT_UNLINK, 3, 0, 0, 4 },
-	{ LNETCAP_REINT_RMENTRY, 3, 0, 0, 4 },
-	{ LNETCAP_REINT_RENAME, 4, 5, 0, 6 },
-	{ LNETCAP_REINT_MIGRATE, 4, 5, 0, 6 },
-	{ LNETCAP_REINT_OPEN, 4, 0, 5, 0 },
-	{ LNETCAP_REINT_SETXATTR, 3, 0, 4, 5 },
-	{ LNETCAP_REINT_RESYNC, 0, 0, 0, 2 },
-};
 
 void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
 		      guint i)
@@ -283,37 +261,38 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	return op;
 }
 
-/* The named buffers that follow a reint record (or an open intent). */
+/* The named buffers that follow a reint record (or an open intent, whose
+ * buffers are those of MDS_REINT's format moved by shift): where each is,
+ * the format of MDS_REINT for rr_opcode op says (rpc_formats.h). */
 void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			     lnetcap_pkt_t *pkt, guint32 op, guint shift)
 {
-	for (size_t k = 0; k < G_N_ELEMENTS(reint_layouts); k++) {
-		const reint_layout_t *l = &reint_layouts[k];
-		const char *name = NULL, *name2 = NULL;
-		if (l->op != op)
-			continue;
-		if (l->name)
-			name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, l->name + shift, hf_name);
-		if (l->name2)
-			name2 = lnetcap_mdt_name(tvb, pinfo, tree, pkt, l->name2 + shift, hf_new_name);
-		if (l->eadata) {
-			guint32 off, len;
-			if (lnetcap_rpc_buf(pkt, l->eadata + shift, &off, &len) && len &&
-			    (guint64)off + len <= tvb_captured_length(tvb))
-				proto_tree_add_item(tree, hf_eadata, tvb, (gint)off, (gint)len, ENC_NA);
-		}
-		if (name && name[0])
-			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
-		if (name2 && name2[0])
-			col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
-		/* Only MDS_REINT itself carries one; an intent's records do not. */
-		if (l->dlm_req && shift == 0) {
-			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, l->dlm_req);
-			if (n)
-				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
-						n == 1 ? "" : "s");
-		}
-		return;
+#define SLOT(kind) lnetcap_rpc_index_sel(LNETCAP_OPC_MDS_REINT, FALSE, op, LNETCAP_RMF_##kind)
+	const guint name_i = SLOT(NAME), name2_i = SLOT(SYMTGT), eadata_i = SLOT(EADATA);
+	const guint dlm_i = SLOT(DLM_REQ);
+#undef SLOT
+	const char *name = NULL, *name2 = NULL;
+
+	if (name_i != LNETCAP_RPC_NO_BUF)
+		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, name_i + shift, hf_name);
+	if (name2_i != LNETCAP_RPC_NO_BUF)
+		name2 = lnetcap_mdt_name(tvb, pinfo, tree, pkt, name2_i + shift, hf_new_name);
+	if (eadata_i != LNETCAP_RPC_NO_BUF) {
+		guint32 off, len;
+		if (lnetcap_rpc_buf(pkt, eadata_i + shift, &off, &len) && len &&
+		    (guint64)off + len <= tvb_captured_length(tvb))
+			proto_tree_add_item(tree, hf_eadata, tvb, (gint)off, (gint)len, ENC_NA);
+	}
+	if (name && name[0])
+		col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+	if (name2 && name2[0])
+		col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
+	/* Only MDS_REINT itself carries one; an intent's records do not. */
+	if (dlm_i != LNETCAP_RPC_NO_BUF && shift == 0) {
+		guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, dlm_i);
+		if (n)
+			col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
+					n == 1 ? "" : "s");
 	}
 }
 

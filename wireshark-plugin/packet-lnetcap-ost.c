@@ -12,6 +12,7 @@
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
+#include "lnetcap-formats.h"
 
 #define OA(f) (gint)off + LNETCAP_OFF(struct lnetcap_obdo, f), LNETCAP_LEN(struct lnetcap_obdo, f)
 
@@ -217,15 +218,15 @@ static guint32 array_count(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	return len / esz;
 }
 
-static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-				lnetcap_pkt_t *pkt)
+/* The obd_ioobj array of buffer i (RMF_OBD_IOOBJ). */
+static void dissect_ioobjs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			   guint i)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off, n;
-	guint64 bytes = 0;
 	proto_item *it;
 
-	n = array_count(tvb, pinfo, tree, pkt, 2, sizeof(struct lnetcap_obd_ioobj), &off, "obd_ioobj");
+	n = array_count(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_obd_ioobj), &off, "obd_ioobj");
 	for (guint32 k = 0; k < n; k++, off += sizeof(struct lnetcap_obd_ioobj)) {
 		proto_tree *t;
 		guint32 max_brw;
@@ -238,7 +239,19 @@ static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 		proto_item_set_generated(it);
 		proto_tree_add_item(t, hf_ioobj_bufcnt, tvb, LNETCAP_FIELD(off, lnetcap_obd_ioobj, ioo_bufcnt), enc);
 	}
-	n = array_count(tvb, pinfo, tree, pkt, 3, sizeof(struct lnetcap_niobuf_remote), &off,
+}
+
+/* The niobuf_remote array of buffer i (RMF_NIOBUF_REMOTE), and the bytes
+ * they move. */
+static void dissect_niobufs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			    guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, n;
+	guint64 bytes = 0;
+	proto_item *it;
+
+	n = array_count(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_niobuf_remote), &off,
 			"niobuf_remote");
 	for (guint32 k = 0; k < n; k++, off += sizeof(struct lnetcap_niobuf_remote)) {
 		proto_tree *t;
@@ -260,10 +273,11 @@ static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	}
 }
 
+/* The per-niobuf return codes of an OST_WRITE reply (RMF_RCS, __u32 each). */
 static void dissect_write_rcs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			      lnetcap_pkt_t *pkt)
+			      lnetcap_pkt_t *pkt, guint i)
 {
-	guint32 off, n = array_count(tvb, pinfo, tree, pkt, 2, 4, &off, "RCS");
+	guint32 off, n = array_count(tvb, pinfo, tree, pkt, i, 4, &off, "RCS");
 	for (guint32 k = 0; k < n; k++, off += 4) {
 		gint32 rc;
 		proto_item *it = proto_tree_add_item_ret_int(tree, hf_rc, tvb, (gint)off, 4,
@@ -273,44 +287,39 @@ static void dissect_write_rcs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	}
 }
 
+/* Each buffer by what the format of the opcode says it holds
+ * (include/lnetcap/rpc_formats.h): the kinds this protocol shows. */
 static void dissect_ost_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
-	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
-
-	switch (pkt->rpc.opc) {
-	case LNETCAP_OPC_OST_READ:
-	case LNETCAP_OPC_OST_WRITE:
-		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
-		if (request)
-			dissect_brw_request(tvb, pinfo, tree, pkt);
-		else if (pkt->rpc.opc == LNETCAP_OPC_OST_WRITE)
-			dissect_write_rcs(tvb, pinfo, tree, pkt);
-		break;
-	case LNETCAP_OPC_OST_GETATTR:
-	case LNETCAP_OPC_OST_SETATTR:
-	case LNETCAP_OPC_OST_CREATE:
-	case LNETCAP_OPC_OST_PUNCH:
-	case LNETCAP_OPC_OST_SYNC:
-	case LNETCAP_OPC_OST_LADVISE:
-	case LNETCAP_OPC_OST_FALLOCATE:
-	case LNETCAP_OPC_OST_SEEK:
-		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
-		break;
-	case LNETCAP_OPC_OST_DESTROY:
-		/* RQF_OST_DESTROY: OST_BODY, DLM_REQ (osc_destroy() cancels the
-		 * object's unused locks with it), CAPA1. */
-		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
-		if (request) {
-			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, 2);
+	for (guint i = 1; i < LNETCAP_RPC_FORMAT_MAX_BUFS; i++) {
+		switch (lnetcap_rpc_kind(pkt, i)) {
+		case LNETCAP_RMF_OST_BODY:
+			dissect_ost_body(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_OBD_IOOBJ:
+			dissect_ioobjs(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_NIOBUF_REMOTE:
+			dissect_niobufs(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_RCS:
+			dissect_write_rcs(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_DLM_REQ: {
+			/* OST_DESTROY: osc_destroy() cancels the object's unused
+			 * locks with it. */
+			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, i);
 			if (n)
 				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
 						n == 1 ? "" : "s");
+			break;
 		}
-		break;
-	case LNETCAP_OPC_OST_STATFS:
-		if (!request)
+		case LNETCAP_RMF_OBD_STATFS:
 			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
-		break;
+			break;
+		default:
+			break;
+		}
 	}
 }
 
