@@ -13,6 +13,14 @@ enum lnetcap_rmf lnetcap_rpc_kind(const lnetcap_pkt_t *pkt, guint i)
 	return lnetcap_rpc_buffer_kind(pkt->rpc.opc, 0, 0, reply, i);
 }
 
+guint lnetcap_rpc_index(const lnetcap_pkt_t *pkt, enum lnetcap_rmf kind)
+{
+	for (guint i = 0; i < LNETCAP_RPC_FORMAT_MAX_BUFS; i++)
+		if (lnetcap_rpc_kind(pkt, i) == kind)
+			return i;
+	return LNETCAP_RPC_NO_BUF;
+}
+
 enum lnetcap_rmf lnetcap_rpc_kind_sel(guint32 opc, gboolean reply, guint32 sel, guint i)
 {
 	return lnetcap_rpc_buffer_kind(opc, 1, sel, reply, i);

@@ -329,6 +329,8 @@ static void dissect_swap_layouts(tvbuff_t *tvb, packet_info *pinfo, proto_tree *
 		col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n, n == 1 ? "" : "s");
 }
 
+/* Which buffer holds the mdt_body, the reint record, the name...: the
+ * opcode's format says (include/lnetcap/rpc_formats.h, LNETCAP_BUF). */
 static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
@@ -337,12 +339,12 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	switch (pkt->rpc.opc) {
 	case LNETCAP_OPC_MDS_REINT:
 		if (!request) {
-			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+			lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 			/* Open and setattr replies: RMF_ACL (OBD_MD_FLACL set). */
-			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY), LNETCAP_MDT_REP_ACL);
 			break;
 		}
-		op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 1);
+		op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, REC_REINT));
 		if (op)
 			col_append_fstr(pinfo->cinfo, COL_INFO, " %s",
 					val_to_str(op, lnetcap_reint_vals, "op %u"));
@@ -352,31 +354,31 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		if (request) {
 			guint32 off;
 			proto_tree *t;
-			if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+			if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_EPOCH),
 				sizeof(struct lnetcap_mdt_ioepoch), ett_epoch, "mdt_ioepoch", &t, &off))
 				dissect_ioepoch(tvb, t, off, pkt->rpc.encoding);
-			lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 2);
+			lnetcap_mdt_reint(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, REC_REINT));
 		} else {
-			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+			lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		}
 		break;
 	case LNETCAP_OPC_MDS_GETATTR_NAME:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		if (request) {
-			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 3, hf_name);
+			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, NAME), hf_name);
 			if (name && name[0])
 				col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
 		} else {
-			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY), LNETCAP_MDT_REP_ACL);
 		}
 		break;
 	case LNETCAP_OPC_MDS_GETATTR:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		if (!request)
-			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY), LNETCAP_MDT_REP_ACL);
 		break;
 	case LNETCAP_OPC_MDS_GETXATTR:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		if (request)
 			lnetcap_getxattr_request(tvb, pinfo, tree, pkt);
 		else
@@ -385,7 +387,7 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_OPC_MDS_READPAGE:
 	case LNETCAP_OPC_MDS_SYNC:
 	case LNETCAP_OPC_MDS_GET_ROOT:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		break;
 	case LNETCAP_OPC_MDS_STATFS:
 		if (!request)
