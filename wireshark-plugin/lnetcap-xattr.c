@@ -117,7 +117,8 @@ void lnetcap_posix_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guin
 		return;
 	}
 	/* Little-endian whatever the message's byte order: the xattr's own format. */
-	proto_tree_add_item_ret_uint(t, hf_acl_version, tvb, (gint)off, 4, ENC_LITTLE_ENDIAN, &version);
+	proto_tree_add_item_ret_uint(t, hf_acl_version, tvb,
+		LNETCAP_FIELD(off, lnetcap_posix_acl_xattr_header, a_version), ENC_LITTLE_ENDIAN, &version);
 	if (version == 0 && all_zero(tvb, off, len)) {
 		/* lnetcap --anon-key zeroes binary buffers, ACLs (and their ids) too. */
 		proto_tree_add_expert(t, pinfo, &ei_acl_zeroed, tvb, (gint)off, 4);

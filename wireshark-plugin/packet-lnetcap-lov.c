@@ -126,7 +126,8 @@ void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, gui
 	ti = proto_tree_add_none_format(tree, hf_lov, tvb, (gint)off,
 		(gint)MIN(len, tvb_captured_length(tvb) - off), "%s (LOV layout)", what);
 	t = proto_item_add_subtree(ti, ett_lov);
-	proto_tree_add_item_ret_uint(t, hf_magic, tvb, (gint)off, 4, enc, &magic);
+	/* lmm_magic and lcm_magic: the same first __u32 of every layout. */
+	proto_tree_add_item_ret_uint(t, hf_magic, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v1, lmm_magic), enc, &magic);
 	switch (magic) {
 	case LNETCAP_LOV_MAGIC_V1:
 	case LNETCAP_LOV_MAGIC_V3:

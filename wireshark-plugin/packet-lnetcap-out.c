@@ -227,7 +227,8 @@ static void dissect_update_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree
 	ti = proto_tree_add_none_format(tree, lnetcap_hf_buffer, tvb, (gint)pos,
 		captured(tvb, pos, end - pos), "object_update_request");
 	t = proto_item_add_subtree(ti, ett_req);
-	ti = proto_tree_add_item_ret_uint(t, hf_ourq_magic, tvb, (gint)pos, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_ourq_magic, tvb,
+		LNETCAP_FIELD(pos, lnetcap_object_update_request, ourq_magic), enc, &magic);
 	if (magic != LNETCAP_UPDATE_REQUEST_MAGIC_V2 && magic != LNETCAP_UPDATE_REQUEST_MAGIC_V1) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
@@ -252,7 +253,8 @@ static void dissect_out_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_out_update_header),
 				  ett_hdr, "out_update_header", &t, &off))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_ouh_magic, tvb, (gint)off, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_ouh_magic, tvb,
+		LNETCAP_FIELD(off, lnetcap_out_update_header, ouh_magic), enc, &magic);
 	if (magic != LNETCAP_OUT_UPDATE_HEADER_MAGIC) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
@@ -284,7 +286,8 @@ static void dissect_out_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_object_update_reply),
 				  ett_reply, "object_update_reply", &t, &off))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_ourp_magic, tvb, (gint)off, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_ourp_magic, tvb,
+		LNETCAP_FIELD(off, lnetcap_object_update_reply, ourp_magic), enc, &magic);
 	if (magic != LNETCAP_UPDATE_REPLY_MAGIC_V2 && magic != LNETCAP_UPDATE_REPLY_MAGIC_V1) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
@@ -430,7 +433,8 @@ static void dissect_batch_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree 
 	if (!fits(tvb, pinfo, t, pos, sizeof(struct lnetcap_batch_update_request), end,
 		  "batch_update_request"))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_burq_magic, tvb, (gint)pos, 4, enc, &rmagic);
+	ti = proto_tree_add_item_ret_uint(t, hf_burq_magic, tvb,
+		LNETCAP_FIELD(pos, lnetcap_batch_update_request, burq_magic), enc, &rmagic);
 	if (rmagic != LNETCAP_BUT_REQUEST_MAGIC) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
@@ -457,7 +461,8 @@ static void dissect_batch_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_batch_update_reply),
 				  ett_reply, "batch_update_reply", &t, &off))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_burp_magic, tvb, (gint)off, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_burp_magic, tvb,
+		LNETCAP_FIELD(off, lnetcap_batch_update_reply, burp_magic), enc, &magic);
 	if (magic != LNETCAP_BUT_REPLY_MAGIC) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
