@@ -11,6 +11,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap/bodies.h"
 
 int lnetcap_hf_buffer = -1;
 expert_field lnetcap_ei_truncated = EI_INIT;
@@ -102,8 +103,8 @@ const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 			    guint enc, int hf_fid, const char *label)
 {
 	guint64 seq = tvb_get_guint64(tvb, off, enc);
-	guint32 oid = tvb_get_guint32(tvb, off + 8, enc);
-	guint32 ver = tvb_get_guint32(tvb, off + 12, enc);
+	guint32 oid = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_lu_fid, f_oid), enc);
+	guint32 ver = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_lu_fid, f_ver), enc);
 	const char *s = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
 					   seq, oid, ver);
 	proto_item *it = proto_tree_add_string(tree, hf_fid, tvb, off, 16, s);
@@ -112,9 +113,9 @@ const char *lnetcap_add_fid(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 	if (label)
 		proto_item_prepend_text(it, "%s ", label);
 	ft = proto_item_add_subtree(it, ett_fid);
-	proto_tree_add_item(ft, hf_fid_seq, tvb, off, 8, enc);
-	proto_tree_add_item(ft, hf_fid_oid, tvb, off + 8, 4, enc);
-	proto_tree_add_item(ft, hf_fid_ver, tvb, off + 12, 4, enc);
+	proto_tree_add_item(ft, hf_fid_seq, tvb, LNETCAP_FIELD(off, lnetcap_lu_fid, f_seq), enc);
+	proto_tree_add_item(ft, hf_fid_oid, tvb, LNETCAP_FIELD(off, lnetcap_lu_fid, f_oid), enc);
+	proto_tree_add_item(ft, hf_fid_ver, tvb, LNETCAP_FIELD(off, lnetcap_lu_fid, f_ver), enc);
 	return s;
 }
 

@@ -45,7 +45,8 @@ void lnetcap_dom_inline(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			dlen, foff);
 	if (dlen > len - rnb) {
 		/* The server grows the buffer to hold all rnb_len bytes. */
-		proto_tree_add_expert_format(t, pinfo, &ei_dom_bad, tvb, (gint)off + 8, 4,
+		proto_tree_add_expert_format(t, pinfo, &ei_dom_bad, tvb,
+			LNETCAP_FIELD(off, lnetcap_niobuf_remote, rnb_len),
 			"rnb_len %u exceeds the %u data bytes of the buffer", dlen, len - rnb);
 		return;
 	}

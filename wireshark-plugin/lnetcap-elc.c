@@ -57,8 +57,9 @@ guint32 lnetcap_elc_named(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_ldlm_request), ett_elc,
 				  label, &t, &off))
 		return 0;
-	proto_tree_add_item(t, hf_elc_flags, tvb, (gint)off, 4, enc);
-	proto_tree_add_item_ret_uint(t, hf_elc_count, tvb, (gint)off + 4, 4, enc, &count);
+	proto_tree_add_item(t, hf_elc_flags, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_request, lock_flags), enc);
+	proto_tree_add_item_ret_uint(t, hf_elc_count, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_request, lock_count), enc,
+				     &count);
 	add_handles(tvb, pinfo, t, enc, off, len, 0, count);
 	return count;
 }
@@ -87,7 +88,7 @@ guint32 lnetcap_elc_enqueue(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	t = proto_tree_add_subtree_format(tree, tvb, lnetcap_clamp(tvb, start),
 		start < cap ? (gint)MIN(8 * (guint64)count, cap - start) : 0, ett_elc, &it,
 		"Early lock cancel (lock_handle[%u..%u])", first, first + count - 1);
-	it = proto_tree_add_uint(t, hf_elc_count, tvb, (gint)off + 4, 4, count);
+	it = proto_tree_add_uint(t, hf_elc_count, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_request, lock_count), count);
 	proto_item_set_generated(it);
 	add_handles(tvb, pinfo, t, enc, off, len, first, count);
 	return count;

@@ -66,7 +66,7 @@ void lnetcap_nid_from_nid4(lnetcap_nid_t *nid, guint64 nid4)
 void lnetcap_nid_from_raw(lnetcap_nid_t *nid, const guint8 *raw)
 {
 	memset(nid, 0, sizeof(*nid));
-	if (raw[1] == LNETCAP_NID_TYPE_ANY) {
+	if (raw[LNETCAP_OFFSETOF(struct lnetcap_nid, nid_type)] == LNETCAP_NID_TYPE_ANY) {
 		nid->size = LNETCAP_NID_SIZE_MAX;
 		nid->type = LNETCAP_NID_TYPE_ANY;
 		nid->num = 0xffff;
@@ -74,19 +74,23 @@ void lnetcap_nid_from_raw(lnetcap_nid_t *nid, const guint8 *raw)
 		return;
 	}
 	/* A corrupt nid_size must not make us read past the 16 address bytes. */
-	nid->size = raw[0] <= LNETCAP_NID_SIZE_MAX ? raw[0] : LNETCAP_NID_SIZE_MAX;
-	nid->type = raw[1];
-	nid->num = (guint16)((raw[2] << 8) | raw[3]);
-	memcpy(nid->addr, raw + 4, (size_t)nid->size + 4);
+	guint8 size = raw[LNETCAP_OFFSETOF(struct lnetcap_nid, nid_size)];
+	const guint8 *num = raw + LNETCAP_OFFSETOF(struct lnetcap_nid, nid_num);
+	nid->size = size <= LNETCAP_NID_SIZE_MAX ? size : LNETCAP_NID_SIZE_MAX;
+	nid->type = raw[LNETCAP_OFFSETOF(struct lnetcap_nid, nid_type)];
+	nid->num = (guint16)((num[0] << 8) | num[1]); /* big-endian */
+	memcpy(nid->addr, raw + LNETCAP_OFFSETOF(struct lnetcap_nid, nid_addr), (size_t)nid->size + 4);
 }
 
 void lnetcap_nid_to_raw(const lnetcap_nid_t *nid, guint8 *raw)
 {
-	raw[0] = nid->size;
-	raw[1] = nid->type;
-	raw[2] = (guint8)(nid->num >> 8);
-	raw[3] = (guint8)nid->num;
-	memcpy(raw + 4, nid->addr, 16);
+	guint8 *num = raw + LNETCAP_OFFSETOF(struct lnetcap_nid, nid_num);
+	raw[LNETCAP_OFFSETOF(struct lnetcap_nid, nid_size)] = nid->size;
+	raw[LNETCAP_OFFSETOF(struct lnetcap_nid, nid_type)] = nid->type;
+	num[0] = (guint8)(nid->num >> 8); /* big-endian */
+	num[1] = (guint8)nid->num;
+	memcpy(raw + LNETCAP_OFFSETOF(struct lnetcap_nid, nid_addr), nid->addr,
+	       LNETCAP_LEN(struct lnetcap_nid, nid_addr));
 }
 
 gboolean lnetcap_nid_is_any(const lnetcap_nid_t *nid)

@@ -117,7 +117,8 @@ void lnetcap_posix_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guin
 		return;
 	}
 	/* Little-endian whatever the message's byte order: the xattr's own format. */
-	proto_tree_add_item_ret_uint(t, hf_acl_version, tvb, (gint)off, 4, ENC_LITTLE_ENDIAN, &version);
+	proto_tree_add_item_ret_uint(t, hf_acl_version, tvb,
+		LNETCAP_FIELD(off, lnetcap_posix_acl_xattr_header, a_version), ENC_LITTLE_ENDIAN, &version);
 	if (version == 0 && all_zero(tvb, off, len)) {
 		/* lnetcap --anon-key zeroes binary buffers, ACLs (and their ids) too. */
 		proto_tree_add_expert(t, pinfo, &ei_acl_zeroed, tvb, (gint)off, 4);
@@ -141,19 +142,19 @@ void lnetcap_posix_acl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, guin
 				k + 1, n);
 			break;
 		}
-		tag = tvb_get_letohs(tvb, eo);
-		perm = tvb_get_letohs(tvb, eo + 2);
-		id = tvb_get_letohl(tvb, eo + 4);
+		tag = tvb_get_letohs(tvb, LNETCAP_AT(eo, lnetcap_posix_acl_xattr_entry, e_tag));
+		perm = tvb_get_letohs(tvb, LNETCAP_AT(eo, lnetcap_posix_acl_xattr_entry, e_perm));
+		id = tvb_get_letohl(tvb, LNETCAP_AT(eo, lnetcap_posix_acl_xattr_entry, e_id));
 		ei = proto_tree_add_item(t, hf_acl_entry, tvb, (gint)eo, (gint)esz, ENC_NA);
 		proto_item_append_text(ei, ": %s", val_to_str(tag, lnetcap_acl_tag_vals, "tag 0x%x"));
 		if (tag == LNETCAP_ACL_USER || tag == LNETCAP_ACL_GROUP) /* the others have no id */
 			proto_item_append_text(ei, " %u", id);
 		add_perm_text(ei, perm);
 		et = proto_item_add_subtree(ei, ett_acl_entry);
-		proto_tree_add_item(et, hf_acl_tag, tvb, (gint)eo, 2, ENC_LITTLE_ENDIAN);
-		add_perm_text(proto_tree_add_bitmask(et, tvb, (gint)eo + 2, hf_acl_perm, ett_acl_perm,
+		proto_tree_add_item(et, hf_acl_tag, tvb, LNETCAP_FIELD(eo, lnetcap_posix_acl_xattr_entry, e_tag), ENC_LITTLE_ENDIAN);
+		add_perm_text(proto_tree_add_bitmask(et, tvb, (gint)LNETCAP_AT(eo, lnetcap_posix_acl_xattr_entry, e_perm), hf_acl_perm, ett_acl_perm,
 						     perm_bits, ENC_LITTLE_ENDIAN), perm);
-		proto_tree_add_item(et, hf_acl_id, tvb, (gint)eo + 4, 4, ENC_LITTLE_ENDIAN);
+		proto_tree_add_item(et, hf_acl_id, tvb, LNETCAP_FIELD(eo, lnetcap_posix_acl_xattr_entry, e_id), ENC_LITTLE_ENDIAN);
 	}
 }
 

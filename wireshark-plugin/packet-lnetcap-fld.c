@@ -10,6 +10,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/fld.h"
 #include "lnetcap/ptlrpc.h"
@@ -87,8 +88,9 @@ static void dissect_range_array(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_lu_seq_range_array),
 				  ett_array, "lu_seq_range_array", &t, &off))
 		return;
-	ci = proto_tree_add_item_ret_uint(t, hf_count, tvb, (gint)off, 4, enc, &count);
-	proto_tree_add_item(t, hf_padding, tvb, (gint)off + 4, 4, enc);
+	ci = proto_tree_add_item_ret_uint(t, hf_count, tvb, LNETCAP_FIELD(off, lnetcap_lu_seq_range_array, lsra_count),
+					  enc, &count);
+	proto_tree_add_item(t, hf_padding, tvb, LNETCAP_FIELD(off, lnetcap_lu_seq_range_array, lsra_padding), enc);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " %u range(s)", count);
 	len = pkt->rpc.buf_len[i];
 	fit = (len - (guint32)sizeof(struct lnetcap_lu_seq_range_array)) / rsz;
@@ -123,7 +125,7 @@ static int dissect_fld(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void
 
 	if (pkt->rpc.opc == LNETCAP_OPC_FLD_QUERY) {
 		if (request) {
-			if (lnetcap_rpc_buf(pkt, 1, &off, &len) && len >= 4 &&
+			if (lnetcap_rpc_buf(pkt, LNETCAP_BUF(pkt, FLD_OPC), &off, &len) && len >= 4 &&
 			    (guint64)off + 4 <= tvb_captured_length(tvb)) {
 				proto_tree_add_item_ret_uint(t, hf_op, tvb, (gint)off, 4,
 							     pkt->rpc.encoding, &op);
@@ -131,19 +133,19 @@ static int dissect_fld(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void
 						val_to_str(op, lnetcap_fld_op_vals, "op %u"));
 			}
 			/* The range's start is the sequence looked up. */
-			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len >= 8 &&
+			if (lnetcap_rpc_buf(pkt, LNETCAP_BUF(pkt, FLD_MDFLD), &off, &len) && len >= 8 &&
 			    (guint64)off + 8 <= tvb_captured_length(tvb))
 				col_append_fstr(pinfo->cinfo, COL_INFO, " seq 0x%" G_GINT64_MODIFIER "x",
 						tvb_get_guint64(tvb, off, pkt->rpc.encoding));
-			dissect_mdfld(tvb, pinfo, t, pkt, 2, FALSE);
+			dissect_mdfld(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, FLD_MDFLD), FALSE);
 		} else {
-			dissect_mdfld(tvb, pinfo, t, pkt, 1, TRUE);
+			dissect_mdfld(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, FLD_MDFLD), TRUE);
 		}
 	} else { /* FLD_READ */
 		if (request)
-			dissect_mdfld(tvb, pinfo, t, pkt, 1, TRUE);
+			dissect_mdfld(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, FLD_MDFLD), TRUE);
 		else
-			dissect_range_array(tvb, pinfo, t, pkt, 1);
+			dissect_range_array(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, GENERIC_DATA));
 	}
 	return (int)tvb_captured_length(tvb);
 }

@@ -10,6 +10,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
@@ -85,40 +86,46 @@ static void dissect_lock_desc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	guint64 name[4];
 	guint pol = off + LD(l_policy_data);
 
-	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, (gint)off, 4, enc, &type);
+	guint name_off = off + LD(l_resource) + LNETCAP_OFF(struct lnetcap_ldlm_resource_desc, lr_name);
+
+	proto_tree_add_item_ret_uint(t, hf_res_type, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_resource_desc, lr_type),
+				     enc, &type);
 	kind->type = type;
 	kind->ibits = type == LNETCAP_LDLM_IBITS ? tvb_get_guint64(tvb, pol, enc) : 0;
 	for (int k = 0; k < 4; k++) {
-		name[k] = tvb_get_guint64(tvb, off + 8 + 8 * k, enc);
-		proto_tree_add_item(t, hf_res_name, tvb, (gint)off + 8 + 8 * k, 8, enc);
+		name[k] = tvb_get_guint64(tvb, name_off + 8 * k, enc);
+		proto_tree_add_item(t, hf_res_name, tvb, (gint)(name_off + 8 * k), 8, enc);
 	}
 	if (name[0] >= FID_SEQ_START) {
 		const char *fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x%x]",
 			name[0], (guint32)name[1], (guint32)(name[1] >> 32));
-		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)off + 8, 16, fid);
+		/* name[0..1] hold the FID (fid_build_reg_res_name()). */
+		proto_item *it = proto_tree_add_string(t, hf_res_fid, tvb, (gint)name_off,
+						       sizeof(struct lnetcap_lu_fid), fid);
 		proto_item_set_generated(it);
-		lnetcap_add_any_fid(t, tvb, off + 8, fid);
+		lnetcap_add_any_fid(t, tvb, name_off, fid);
 	}
 	proto_tree_add_item_ret_uint(t, hf_req_mode, tvb, (gint)off + LD(l_req_mode), 4, enc, &req_mode);
 	proto_tree_add_item_ret_uint(t, hf_granted_mode, tvb, (gint)off + LD(l_granted_mode), 4, enc,
 				     &granted_mode);
 	switch (type) {
 	case LNETCAP_LDLM_EXTENT:
-		proto_tree_add_item(t, hf_ext_start, tvb, (gint)pol, 8, enc);
-		proto_tree_add_item(t, hf_ext_end, tvb, (gint)pol + 8, 8, enc);
-		proto_tree_add_item(t, hf_ext_gid, tvb, (gint)pol + 16, 8, enc);
+		proto_tree_add_item(t, hf_ext_start, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_extent, start), enc);
+		proto_tree_add_item(t, hf_ext_end, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_extent, end), enc);
+		proto_tree_add_item(t, hf_ext_gid, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_extent, gid), enc);
 		break;
 	case LNETCAP_LDLM_IBITS:
 		lnetcap_flagset_add(t, tvb, (gint)pol, enc, &fs_ibits);
-		proto_tree_add_item(t, hf_ib_try_bits, tvb, (gint)pol + 8, 8, enc);
-		proto_tree_add_item(t, hf_ib_gid, tvb, (gint)pol + 16, 8, enc);
-		proto_tree_add_item(t, hf_ib_initiator, tvb, (gint)pol + 28, 4, enc);
+		proto_tree_add_item(t, hf_ib_try_bits, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_inodebits, try_bits), enc);
+		proto_tree_add_item(t, hf_ib_gid, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_inodebits, li_gid), enc);
+		proto_tree_add_item(t, hf_ib_initiator, tvb,
+				    LNETCAP_FIELD(pol, lnetcap_ldlm_inodebits, li_initiator_id), enc);
 		break;
 	case LNETCAP_LDLM_FLOCK:
-		proto_tree_add_item(t, hf_fl_start, tvb, (gint)pol, 8, enc);
-		proto_tree_add_item(t, hf_fl_end, tvb, (gint)pol + 8, 8, enc);
-		proto_tree_add_item(t, hf_fl_owner, tvb, (gint)pol + 16, 8, enc);
-		proto_tree_add_item(t, hf_fl_pid, tvb, (gint)pol + 28, 4, enc);
+		proto_tree_add_item(t, hf_fl_start, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_start), enc);
+		proto_tree_add_item(t, hf_fl_end, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_end), enc);
+		proto_tree_add_item(t, hf_fl_owner, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_owner), enc);
+		proto_tree_add_item(t, hf_fl_pid, tvb, LNETCAP_FIELD(pol, lnetcap_ldlm_flock, lfw_pid), enc);
 		break;
 	default:
 		break;
@@ -144,10 +151,10 @@ static guint32 dissect_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 					     "ldlm_request", &t, &off))
 		return 0;
 	len = pkt->rpc.buf_len[1];
-	flags = tvb_get_guint32(tvb, off, enc);
-	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	proto_tree_add_item(t, hf_lock_count, tvb, (gint)off + 4, 4, enc);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, FALSE, kind);
+	flags = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_ldlm_request, lock_flags), enc);
+	lnetcap_flagset_add(t, tvb, (gint)LNETCAP_AT(off, lnetcap_ldlm_request, lock_flags), enc, &fs_lock_flags);
+	proto_tree_add_item(t, hf_lock_count, tvb, LNETCAP_FIELD(off, lnetcap_ldlm_request, lock_count), enc);
+	dissect_lock_desc(tvb, pinfo, t, LNETCAP_AT(off, lnetcap_ldlm_request, lock_desc), enc, TRUE, FALSE, kind);
 	/* Handles: every slot the buffer holds (at least LDLM_LOCKREQ_HANDLES),
 	 * whatever lock_count says: callbacks carry the lock's handle in slot 0
 	 * with lock_count 0 or 1 (ldlm_lockd.c), enqueues and cancels add
@@ -172,8 +179,8 @@ static void dissect_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 					     sizeof(struct lnetcap_ldlm_reply), ett_req,
 					     "ldlm_reply", &t, &off))
 		return;
-	lnetcap_flagset_add(t, tvb, (gint)off, enc, &fs_lock_flags);
-	dissect_lock_desc(tvb, pinfo, t, off + 8, enc, TRUE, TRUE, kind);
+	lnetcap_flagset_add(t, tvb, (gint)LNETCAP_AT(off, lnetcap_ldlm_reply, lock_flags), enc, &fs_lock_flags);
+	dissect_lock_desc(tvb, pinfo, t, LNETCAP_AT(off, lnetcap_ldlm_reply, lock_desc), enc, TRUE, TRUE, kind);
 	proto_tree_add_item(t, hf_rep_handle, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_handle), 8, enc);
 	proto_tree_add_item(t, hf_policy_res1, tvb, (gint)off + LNETCAP_OFF(struct lnetcap_ldlm_reply, lock_policy_res1), 8, enc);
 	/* On the MDT (inode-bits locks) it is the intent's outcome. */
@@ -203,10 +210,10 @@ static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 	if (kind && kind->type == LNETCAP_LDLM_PLAIN && len == sizeof(struct lnetcap_lquota_lvb)) {
 		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "lquota_lvb", &t, &off))
 			return;
-		proto_tree_add_item(t, hf_qlvb_flags, tvb, (gint)off, 8, enc);
-		proto_tree_add_item(t, hf_qlvb_may_rel, tvb, (gint)off + 8, 8, enc);
-		proto_tree_add_item(t, hf_qlvb_rel, tvb, (gint)off + 16, 8, enc);
-		proto_tree_add_item(t, hf_qlvb_qunit, tvb, (gint)off + 24, 8, enc);
+		proto_tree_add_item(t, hf_qlvb_flags, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_flags), enc);
+		proto_tree_add_item(t, hf_qlvb_may_rel, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_id_may_rel), enc);
+		proto_tree_add_item(t, hf_qlvb_rel, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_id_rel), enc);
+		proto_tree_add_item(t, hf_qlvb_qunit, tvb, LNETCAP_FIELD(off, lnetcap_lquota_lvb, lvb_id_qunit), enc);
 		return;
 	}
 	if (kind && kind->type != LNETCAP_LDLM_EXTENT &&
@@ -216,44 +223,62 @@ static void dissect_lvb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lne
 		return;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, len, ett_lvb, "ost_lvb", &t, &off))
 		return;
-	proto_tree_add_item(t, hf_lvb_size, tvb, (gint)off, 8, enc);
-	lnetcap_add_secs(t, hf_lvb_mtime, tvb, off + 8, enc);
-	lnetcap_add_secs(t, hf_lvb_atime, tvb, off + 16, enc);
-	lnetcap_add_secs(t, hf_lvb_ctime, tvb, off + 24, enc);
-	proto_tree_add_item(t, hf_lvb_blocks, tvb, (gint)off + 32, 8, enc);
+	proto_tree_add_item(t, hf_lvb_size, tvb, LNETCAP_FIELD(off, lnetcap_ost_lvb, lvb_size), enc);
+	lnetcap_add_secs(t, hf_lvb_mtime, tvb, LNETCAP_AT(off, lnetcap_ost_lvb, lvb_mtime), enc);
+	lnetcap_add_secs(t, hf_lvb_atime, tvb, LNETCAP_AT(off, lnetcap_ost_lvb, lvb_atime), enc);
+	lnetcap_add_secs(t, hf_lvb_ctime, tvb, LNETCAP_AT(off, lnetcap_ost_lvb, lvb_ctime), enc);
+	proto_tree_add_item(t, hf_lvb_blocks, tvb, LNETCAP_FIELD(off, lnetcap_ost_lvb, lvb_blocks), enc);
 }
 
-/* Intent enqueue (RQF_LDLM_INTENT_*): ldlm_intent in buffer 2 selects what
- * follows. */
+/* Where buffer kind is in an enqueue request whose intent has the bits sel
+ * (include/lnetcap/rpc_formats.h's LDLM_INTENT_* formats). */
+static guint intent_buf(guint32 sel, enum lnetcap_rmf kind)
+{
+	return lnetcap_rpc_index_sel(LNETCAP_OPC_LDLM_ENQUEUE, FALSE, sel, kind);
+}
+
+/* Intent enqueue (RQF_LDLM_INTENT_*): the ldlm_intent selects what follows.
+ * Every intent format has it in the same place, so asking all of them
+ * (every bit set) finds it before its bits are known. */
 static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	guint32 off;
 	guint64 it;
+	guint32 sel;
 	proto_tree *t;
-	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 2, 8, ett_intent, "ldlm_intent", &t, &off))
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, intent_buf(G_MAXUINT32, LNETCAP_RMF_LDLM_INTENT),
+				  sizeof(struct lnetcap_ldlm_intent), ett_intent, "ldlm_intent", &t, &off))
 		return;
-	it = tvb_get_guint64(tvb, off, pkt->rpc.encoding);
+	it = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_ldlm_intent, opc), pkt->rpc.encoding);
 	lnetcap_flagset_add(t, tvb, (gint)off, pkt->rpc.encoding, &fs_intent);
-	if (it & (0x1 | 0x2)) { /* IT_OPEN | IT_CREAT: REC_REINT, CAPA1, CAPA2, NAME, EADATA */
-		guint32 op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 3);
+	if ((sel = (guint32)(it & (LNETCAP_ITF_OPEN | LNETCAP_ITF_CREAT))) != 0) {
+		/* The open's reint record and the buffers after it, as in an
+		 * MDS_REINT open but further on. */
+		guint rec = intent_buf(sel, LNETCAP_RMF_REC_REINT);
+		guint shift = rec - lnetcap_rpc_index_sel(LNETCAP_OPC_MDS_REINT, FALSE, LNETCAP_REINT_OPEN,
+							  LNETCAP_RMF_REC_REINT);
+		guint32 op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, rec);
 		col_append_str(pinfo->cinfo, COL_INFO, " intent open");
-		lnetcap_mdt_reint_names(tvb, pinfo, tree, pkt, op ? op : LNETCAP_REINT_OPEN, 2);
-	} else if (it & (0x8 | 0x10)) { /* IT_GETATTR | IT_LOOKUP: MDT_BODY, CAPA1, NAME */
+		lnetcap_mdt_reint_names(tvb, pinfo, tree, pkt, op ? op : LNETCAP_REINT_OPEN, shift);
+	} else if ((sel = (guint32)(it & (LNETCAP_ITF_GETATTR | LNETCAP_ITF_LOOKUP))) != 0) {
 		const char *name;
-		col_append_str(pinfo->cinfo, COL_INFO, it & 0x8 ? " intent getattr" : " intent lookup");
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
-		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 5, 0);
+		col_append_str(pinfo->cinfo, COL_INFO,
+			       it & LNETCAP_ITF_GETATTR ? " intent getattr" : " intent lookup");
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_MDT_BODY));
+		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_NAME), 0);
 		if (name && name[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
-	} else if (it & 0x80) { /* IT_GETXATTR */
+	} else if (it & LNETCAP_ITF_GETXATTR) {
 		col_append_str(pinfo->cinfo, COL_INFO, " intent getxattr");
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 3);
-	} else if (it & 0x400) { /* IT_LAYOUT: LAYOUT_INTENT, EADATA */
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, intent_buf(LNETCAP_ITF_GETXATTR, LNETCAP_RMF_MDT_BODY));
+	} else if (it & LNETCAP_ITF_LAYOUT) {
 		col_append_str(pinfo->cinfo, COL_INFO, " intent layout");
-		lnetcap_layout_intent(tvb, pinfo, tree, pkt, LNETCAP_INTENT_LAYOUT_REQ_LAYOUT_INTENT);
-	} else if (it & (0x800 | 0x1000)) { /* IT_QUOTA_DQACQ | IT_QUOTA_CONN: QUOTA_BODY */
-		col_append_str(pinfo->cinfo, COL_INFO, it & 0x800 ? " intent quota_dqacq" : " intent quota_conn");
-		lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
+		lnetcap_layout_intent(tvb, pinfo, tree, pkt,
+				      intent_buf(LNETCAP_ITF_LAYOUT, LNETCAP_RMF_LAYOUT_INTENT));
+	} else if ((sel = (guint32)(it & (LNETCAP_ITF_QUOTA_DQACQ | LNETCAP_ITF_QUOTA_CONN))) != 0) {
+		col_append_str(pinfo->cinfo, COL_INFO,
+			       it & LNETCAP_ITF_QUOTA_DQACQ ? " intent quota_dqacq" : " intent quota_conn");
+		lnetcap_quota_body(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_QUOTA_BODY));
 	}
 }
 
@@ -261,6 +286,7 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
 	lock_kind_t kind = { 0, 0 };
+	gboolean have_lock = FALSE;
 	guint32 flags;
 
 	switch (pkt->rpc.opc) {
@@ -301,34 +327,31 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			}
 		}
 		break;
-	case LNETCAP_OPC_LDLM_CONVERT:
-		if (request)
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-		else
-			dissect_reply(tvb, pinfo, tree, pkt, &kind);
-		break;
-	case LNETCAP_OPC_LDLM_CANCEL:
-		/* Its handles are cancelled locks, as an ELC buffer's are. */
-		if (request) {
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-			lnetcap_elc_named(tvb, pinfo, tree, pkt, 1, "Cancelled locks (ldlm_request)");
+	default:
+		/* The others: each buffer by what their format says it holds
+		 * (include/lnetcap/rpc_formats.h). */
+		for (guint i = 1; i < LNETCAP_RPC_FORMAT_MAX_BUFS; i++) {
+			switch (lnetcap_rpc_kind(pkt, i)) {
+			case LNETCAP_RMF_DLM_REQ:
+				dissect_request(tvb, pinfo, tree, pkt, &kind);
+				have_lock = TRUE;
+				/* A cancel's handles are cancelled locks, as an ELC buffer's are. */
+				if (pkt->rpc.opc == LNETCAP_OPC_LDLM_CANCEL)
+					lnetcap_elc_named(tvb, pinfo, tree, pkt, i,
+							  "Cancelled locks (ldlm_request)");
+				break;
+			case LNETCAP_RMF_DLM_REP:
+				dissect_reply(tvb, pinfo, tree, pkt, &kind);
+				have_lock = TRUE;
+				break;
+			case LNETCAP_RMF_DLM_LVB:
+				/* A glimpse reply names no lock: its LVB is read by size. */
+				dissect_lvb(tvb, pinfo, tree, pkt, i, have_lock ? &kind : NULL);
+				break;
+			default:
+				break;
+			}
 		}
-		break;
-	case LNETCAP_OPC_LDLM_BL_CALLBACK:
-		if (request)
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-		break;
-	case LNETCAP_OPC_LDLM_CP_CALLBACK:
-		if (request) {
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-			dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
-		}
-		break;
-	case LNETCAP_OPC_LDLM_GL_CALLBACK:
-		if (request)
-			dissect_request(tvb, pinfo, tree, pkt, &kind);
-		else
-			dissect_lvb(tvb, pinfo, tree, pkt, 1, NULL);
 		break;
 	}
 }

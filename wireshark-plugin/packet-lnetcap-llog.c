@@ -12,6 +12,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-flags.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
@@ -106,10 +107,10 @@ static void dissect_llogd_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 
 static void add_rec_hdr(proto_tree *t, tvbuff_t *tvb, guint off, guint enc)
 {
-	proto_tree_add_item(t, hf_rec_len, tvb, (gint)off, 4, enc);
-	proto_tree_add_item(t, hf_rec_index, tvb, (gint)off + 4, 4, enc);
-	proto_tree_add_item(t, hf_rec_type, tvb, (gint)off + 8, 4, enc);
-	proto_tree_add_item(t, hf_rec_id, tvb, (gint)off + 12, 4, enc);
+	proto_tree_add_item(t, hf_rec_len, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_len), enc);
+	proto_tree_add_item(t, hf_rec_index, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_index), enc);
+	proto_tree_add_item(t, hf_rec_type, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_type), enc);
+	proto_tree_add_item(t, hf_rec_id, tvb, LNETCAP_FIELD(off, lnetcap_llog_rec_hdr, lrh_id), enc);
 }
 
 static void dissect_log_hdr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -218,13 +219,13 @@ static void dissect_lustre_cfg(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 
 /* The records of a log block (EADATA of NEXT_BLOCK/PREV_BLOCK replies). */
 static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			    lnetcap_pkt_t *pkt)
+			    lnetcap_pkt_t *pkt, guint i)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off, len, cap = tvb_captured_length(tvb), n = 0;
 	guint64 end;  /* 64 bits: off + a hostile length must not wrap */
 
-	if (!lnetcap_rpc_buf(pkt, 2, &off, &len) || len == 0)
+	if (!lnetcap_rpc_buf(pkt, i, &off, &len) || len == 0)
 		return;
 	end = (guint64)off + len;
 	while (off + sizeof(struct lnetcap_llog_rec_hdr) <= end) {
@@ -240,13 +241,13 @@ static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 				"[Records after the %u shown were not captured]", n);
 			return;
 		}
-		rlen = tvb_get_guint32(tvb, off, enc);
+		rlen = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_llog_rec_hdr, lrh_len), enc);
 		/* Zeros after the last record: the end of the block's data (and
 		 * what an anonymized trace leaves of a blanked block). */
 		if (rlen == 0)
 			return;
-		index = tvb_get_guint32(tvb, off + 4, enc);
-		type = tvb_get_guint32(tvb, off + 8, enc);
+		index = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_llog_rec_hdr, lrh_index), enc);
+		type = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_llog_rec_hdr, lrh_type), enc);
 		it = proto_tree_add_item(tree, hf_rec, tvb, (gint)off,
 					 (gint)MIN(rlen, cap - off), ENC_NA);
 		proto_item_set_text(it, "Record %u: %s", index,
@@ -278,24 +279,33 @@ static void dissect_records(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 static void dissect_llog_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			     lnetcap_pkt_t *pkt)
 {
-	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
-	guint32 off, len;
-
-	if (pkt->rpc.opc == LNETCAP_OPC_LLOG_ORIGIN_HANDLE_READ_HEADER && !request) {
-		dissect_log_hdr(tvb, pinfo, tree, pkt);
-		return;
+	/* Each buffer by what the opcode's format says it holds
+	 * (include/lnetcap/rpc_formats.h). */
+	for (guint i = 1; i < LNETCAP_RPC_FORMAT_MAX_BUFS; i++) {
+		guint32 off, len;
+		switch (lnetcap_rpc_kind(pkt, i)) {
+		case LNETCAP_RMF_LLOGD_BODY:
+			dissect_llogd_body(tvb, pinfo, tree, pkt);
+			break;
+		case LNETCAP_RMF_LLOG_LOG_HDR:
+			dissect_log_hdr(tvb, pinfo, tree, pkt);
+			break;
+		case LNETCAP_RMF_NAME: /* the log a create opens */
+			if (lnetcap_rpc_buf(pkt, i, &off, &len) && len > 0 &&
+			    off + len <= tvb_captured_length(tvb)) {
+				const guint8 *name;
+				proto_tree_add_item_ret_string(tree, hf_name, tvb, (gint)off, (gint)len,
+							       ENC_ASCII | ENC_NA, pinfo->pool, &name);
+				col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+			}
+			break;
+		case LNETCAP_RMF_EADATA: /* a block of records */
+			dissect_records(tvb, pinfo, tree, pkt, i);
+			break;
+		default:
+			break;
+		}
 	}
-	dissect_llogd_body(tvb, pinfo, tree, pkt);
-	if (pkt->rpc.opc == LNETCAP_OPC_LLOG_ORIGIN_HANDLE_CREATE && request &&
-	    lnetcap_rpc_buf(pkt, 2, &off, &len) && len > 0 && off + len <= tvb_captured_length(tvb)) {
-		const guint8 *name;
-		proto_tree_add_item_ret_string(tree, hf_name, tvb, (gint)off, (gint)len,
-					       ENC_ASCII | ENC_NA, pinfo->pool, &name);
-		col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
-	}
-	if ((pkt->rpc.opc == LNETCAP_OPC_LLOG_ORIGIN_HANDLE_NEXT_BLOCK ||
-	     pkt->rpc.opc == LNETCAP_OPC_LLOG_ORIGIN_HANDLE_PREV_BLOCK) && !request)
-		dissect_records(tvb, pinfo, tree, pkt);
 }
 
 static int dissect_llog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)

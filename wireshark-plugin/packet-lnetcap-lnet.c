@@ -112,22 +112,28 @@ static void add_nid(proto_tree *tree, tvbuff_t *tvb, int hf, int off, gboolean l
 	proto_item_set_hidden(hidden);
 	nt = proto_item_add_subtree(it, ett_nid);
 	if (large) {
-		proto_tree_add_item(nt, hf_nid_size, tvb, off, 1, ENC_NA);
-		proto_tree_add_item(nt, hf_nid_lnd, tvb, off + 1, 1, ENC_NA);
-		proto_tree_add_item(nt, hf_nid_num, tvb, off + 2, 2, ENC_BIG_ENDIAN);
-		proto_tree_add_item(nt, hf_nid_addr, tvb, off + 4, nid->size + 4, ENC_NA);
+		proto_tree_add_item(nt, hf_nid_size, tvb, LNETCAP_FIELD(off, lnetcap_nid, nid_size), ENC_NA);
+		proto_tree_add_item(nt, hf_nid_lnd, tvb, LNETCAP_FIELD(off, lnetcap_nid, nid_type), ENC_NA);
+		proto_tree_add_item(nt, hf_nid_num, tvb, LNETCAP_FIELD(off, lnetcap_nid, nid_num), ENC_BIG_ENDIAN);
+		/* nid_size + 4 of the 16 address bytes are in use. */
+		proto_tree_add_item(nt, hf_nid_addr, tvb, (gint)LNETCAP_AT(off, lnetcap_nid, nid_addr),
+				    nid->size + 4, ENC_NA);
 	} else {
 		proto_tree_add_item(nt, hf_nid_raw64, tvb, off, 8, ENC_LITTLE_ENDIAN);
-		proto_tree_add_item(nt, hf_nid_addr4, tvb, off, 4, ENC_LITTLE_ENDIAN);
-		proto_tree_add_item(nt, hf_nid_num, tvb, off + 4, 2, ENC_LITTLE_ENDIAN);
-		proto_tree_add_item(nt, hf_nid_lnd, tvb, off + 6, 1, ENC_NA);
+		proto_tree_add_item(nt, hf_nid_addr4, tvb, LNETCAP_FIELD(off, lnetcap_nid4_bytes, n4_addr),
+				    ENC_LITTLE_ENDIAN);
+		proto_tree_add_item(nt, hf_nid_num, tvb, LNETCAP_FIELD(off, lnetcap_nid4_bytes, n4_net_num),
+				    ENC_LITTLE_ENDIAN);
+		proto_tree_add_item(nt, hf_nid_lnd, tvb, LNETCAP_FIELD(off, lnetcap_nid4_bytes, n4_lnd), ENC_NA);
 	}
 }
 
 static void add_wmd(proto_tree *tree, tvbuff_t *tvb, int off)
 {
-	proto_tree_add_item(tree, hf_wmd_if, tvb, off, 8, ENC_LITTLE_ENDIAN);
-	proto_tree_add_item(tree, hf_wmd_obj, tvb, off + 8, 8, ENC_LITTLE_ENDIAN);
+	proto_tree_add_item(tree, hf_wmd_if, tvb, LNETCAP_FIELD(off, lnetcap_handle_wire, wh_interface_cookie),
+			    ENC_LITTLE_ENDIAN);
+	proto_tree_add_item(tree, hf_wmd_obj, tvb, LNETCAP_FIELD(off, lnetcap_handle_wire, wh_object_cookie),
+			    ENC_LITTLE_ENDIAN);
 }
 
 #define M(s, f) LNETCAP_OFF(struct s, f)
@@ -224,7 +230,7 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		break;
 	case LNETCAP_MSG_PUT: {
 		guint64 ifc = tvb_get_letoh64(tvb, m + M(lnetcap_put, ack_wmd));
-		guint64 obj = tvb_get_letoh64(tvb, m + M(lnetcap_put, ack_wmd) + 8);
+		guint64 obj = tvb_get_letoh64(tvb, m + M(lnetcap_put, ack_wmd) + M(lnetcap_handle_wire, wh_object_cookie));
 		add_wmd(t, tvb, m + M(lnetcap_put, ack_wmd));
 		it = proto_tree_add_boolean(t, hf_ack_req, tvb, m + M(lnetcap_put, ack_wmd), 16,
 			!(ifc == LNETCAP_LNET_WIRE_COOKIE_NONE && obj == LNETCAP_LNET_WIRE_COOKIE_NONE));
@@ -243,7 +249,7 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_MSG_GET:
 		add_wmd(t, tvb, m + M(lnetcap_get, return_wmd));
 		pkt->wmd_if = tvb_get_letoh64(tvb, m + M(lnetcap_get, return_wmd));
-		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_get, return_wmd) + 8);
+		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_get, return_wmd) + M(lnetcap_handle_wire, wh_object_cookie));
 		proto_tree_add_item_ret_uint64(t, hf_match_bits, tvb, m + M(lnetcap_get, match_bits),
 					       8, ENC_LITTLE_ENDIAN, &pkt->match_bits);
 		proto_tree_add_item_ret_uint(t, hf_ptl_index, tvb, m + M(lnetcap_get, ptl_index), 4,
@@ -257,7 +263,7 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_MSG_REPLY:
 		add_wmd(t, tvb, m + M(lnetcap_reply, dst_wmd));
 		pkt->wmd_if = tvb_get_letoh64(tvb, m + M(lnetcap_reply, dst_wmd));
-		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_reply, dst_wmd) + 8);
+		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_reply, dst_wmd) + M(lnetcap_handle_wire, wh_object_cookie));
 		break;
 	case LNETCAP_MSG_HELLO:
 		proto_tree_add_item(t, hf_incarnation, tvb, m + M(lnetcap_hello, incarnation), 8,
@@ -354,16 +360,17 @@ static void dissect_ping_info(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 				"Ping info truncated after %u of %u NIs", i, nnis);
 			return;
 		}
-		lnetcap_nid_from_nid4(&nid, tvb_get_guint64(tvb, off, enc));
+		lnetcap_nid_from_nid4(&nid, tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_ni_status, ns_nid), enc));
 		lnetcap_nid_to_str(&nid, buf, sizeof(buf));
 		it = proto_tree_add_item(pt, hf_ping_ni, tvb, off, 16, ENC_NA);
 		proto_item_append_text(it, ": %s", buf);
 		nt = proto_item_add_subtree(it, ett_ping_ni);
-		proto_tree_add_string(nt, hf_ping_ni_nid, tvb, off, 8, buf);
-		proto_tree_add_item(nt, hf_ping_ni_status, tvb, off + 8, 4, enc);
-		proto_tree_add_item(nt, hf_ping_ni_msg_size, tvb, off + 12, 4, enc);
+		proto_tree_add_string(nt, hf_ping_ni_nid, tvb, LNETCAP_FIELD(off, lnetcap_ni_status, ns_nid), buf);
+		proto_tree_add_item(nt, hf_ping_ni_status, tvb, LNETCAP_FIELD(off, lnetcap_ni_status, ns_status), enc);
+		proto_tree_add_item(nt, hf_ping_ni_msg_size, tvb, LNETCAP_FIELD(off, lnetcap_ni_status, ns_msg_size),
+				    enc);
 		if (i == 0)
-			total = tvb_get_guint32(tvb, off + 12, enc) & ~3U;
+			total = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_ni_status, ns_msg_size), enc) & ~3U;
 		if (i > 0)
 			col_append_fstr(pinfo->cinfo, COL_INFO, "%s%s", i == 1 ? " NIs: " : ", ", buf);
 		off += sizeof(struct lnetcap_ni_status);
@@ -371,25 +378,30 @@ static void dissect_ping_info(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	/* Large-address NIs (struct lnet_ni_large_status) follow the nid4 list;
 	 * pi_ni[0].ns_msg_size then holds the size of the whole info. */
 	if ((features & 0x20) && total > off) {
-		while (off + 4 + 20 <= total) {
-			guint8 raw[20];
+		while (off + sizeof(struct lnetcap_ni_large_status) <= total) {
+			guint8 raw[sizeof(struct lnetcap_nid)];
 			lnetcap_nid_t nid;
 			char buf[LNETCAP_NID_STRLEN];
 			proto_tree *nt;
 			guint len;
-			if (off + 24 > avail) {
+			if (off + sizeof(struct lnetcap_ni_large_status) > avail) {
 				expert_add_info(pinfo, ti, &ei_ping_truncated);
 				return;
 			}
-			tvb_memcpy(tvb, raw, off + 4, 20);
+			tvb_memcpy(tvb, raw, LNETCAP_AT(off, lnetcap_ni_large_status, ns_nid), sizeof(raw));
 			lnetcap_nid_from_raw(&nid, raw);
 			lnetcap_nid_to_str(&nid, buf, sizeof(buf));
-			len = (4 + nid.size + 8 + 3) & ~3U;
+			/* The entry ends where the NID's address does, rounded to 4. */
+			len = (LNETCAP_AT(0, lnetcap_ni_large_status, ns_nid) +
+			       LNETCAP_AT(0, lnetcap_nid, nid_addr) + nid.size + 4 + 3) & ~3U;
 			it = proto_tree_add_item(pt, hf_ping_ni, tvb, off, (gint)len, ENC_NA);
 			proto_item_append_text(it, ": %s (large)", buf);
 			nt = proto_item_add_subtree(it, ett_ping_ni);
-			proto_tree_add_item(nt, hf_ping_ni_status, tvb, off, 4, enc);
-			proto_tree_add_string(nt, hf_ping_ni_nid, tvb, off + 4, nid.size + 8, buf);
+			proto_tree_add_item(nt, hf_ping_ni_status, tvb,
+					    LNETCAP_FIELD(off, lnetcap_ni_large_status, ns_status), enc);
+			proto_tree_add_string(nt, hf_ping_ni_nid, tvb,
+					      (gint)LNETCAP_AT(off, lnetcap_ni_large_status, ns_nid),
+					      (gint)LNETCAP_AT(0, lnetcap_nid, nid_addr) + nid.size + 4, buf);
 			off += len;
 		}
 	}

@@ -73,19 +73,21 @@ static gboolean add_md(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t, guint o
 			"LOV layout of %u bytes, shorter than its %u-byte header", len, hdr);
 		return FALSE;
 	}
-	proto_tree_add_item(t, hf_pattern, tvb, (gint)off + 4, 4, enc);
+	proto_tree_add_item(t, hf_pattern, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v1, lmm_pattern), enc);
 	/* lmm_oi holds the file's FID packed by fid_to_lmm_oi(): oid, seq. */
-	foid = tvb_get_guint64(tvb, off + 8, enc);
-	fseq = tvb_get_guint64(tvb, off + 16, enc);
+	foid = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_lov_mds_md_v1, lmm_oi_id), enc);
+	fseq = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_lov_mds_md_v1, lmm_oi_seq), enc);
 	fid = wmem_strdup_printf(pinfo->pool, "[0x%" G_GINT64_MODIFIER "x:0x%x:0x0]", fseq,
 				 (guint32)foid);
-	proto_tree_add_string(t, hf_file_fid, tvb, (gint)off + 8, 16, fid);
-	lnetcap_add_any_fid(t, tvb, off + 8, fid);
-	proto_tree_add_item(t, hf_stripe_size, tvb, (gint)off + 24, 4, enc);
-	proto_tree_add_item_ret_uint(t, hf_stripe_count, tvb, (gint)off + 28, 2, enc, &count);
-	proto_tree_add_item(t, hf_layout_gen, tvb, (gint)off + 30, 2, enc);
+	proto_tree_add_string(t, hf_file_fid, tvb, (gint)LNETCAP_AT(off, lnetcap_lov_mds_md_v1, lmm_oi_id),
+			      sizeof(struct lnetcap_ost_id), fid);
+	lnetcap_add_any_fid(t, tvb, LNETCAP_AT(off, lnetcap_lov_mds_md_v1, lmm_oi_id), fid);
+	proto_tree_add_item(t, hf_stripe_size, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v1, lmm_stripe_size), enc);
+	proto_tree_add_item_ret_uint(t, hf_stripe_count, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v1, lmm_stripe_count), enc,
+				     &count);
+	proto_tree_add_item(t, hf_layout_gen, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v1, lmm_layout_gen), enc);
 	if (magic == LNETCAP_LOV_MAGIC_V3)
-		proto_tree_add_item(t, hf_pool, tvb, (gint)off + 32, LNETCAP_LOV_MAXPOOLNAME + 1,
+		proto_tree_add_item(t, hf_pool, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v3, lmm_pool_name),
 				    ENC_ASCII | ENC_NA);
 	if (count >= LOV_ALL_STRIPES_WIDE)
 		count = 0;
@@ -104,8 +106,9 @@ static gboolean add_md(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t, guint o
 					 sizeof(struct lnetcap_lov_ost_data_v1), ENC_NA);
 		ot = proto_item_add_subtree(it, ett_object);
 		lnetcap_add_ost_id(ot, tvb, pinfo, hf_ost_oi, o, enc);
-		proto_tree_add_item(ot, hf_ost_gen, tvb, (gint)o + 16, 4, enc);
-		proto_tree_add_item_ret_uint(ot, hf_ost_idx, tvb, (gint)o + 20, 4, enc, &idx);
+		proto_tree_add_item(ot, hf_ost_gen, tvb, LNETCAP_FIELD(o, lnetcap_lov_ost_data_v1, l_ost_gen), enc);
+		proto_tree_add_item_ret_uint(ot, hf_ost_idx, tvb, LNETCAP_FIELD(o, lnetcap_lov_ost_data_v1, l_ost_idx),
+					     enc, &idx);
 		proto_item_append_text(it, " %u: OST%04x", k, idx);
 	}
 	return TRUE;
@@ -123,7 +126,8 @@ void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, gui
 	ti = proto_tree_add_none_format(tree, hf_lov, tvb, (gint)off,
 		(gint)MIN(len, tvb_captured_length(tvb) - off), "%s (LOV layout)", what);
 	t = proto_item_add_subtree(ti, ett_lov);
-	proto_tree_add_item_ret_uint(t, hf_magic, tvb, (gint)off, 4, enc, &magic);
+	/* lmm_magic and lcm_magic: the same first __u32 of every layout. */
+	proto_tree_add_item_ret_uint(t, hf_magic, tvb, LNETCAP_FIELD(off, lnetcap_lov_mds_md_v1, lmm_magic), enc, &magic);
 	switch (magic) {
 	case LNETCAP_LOV_MAGIC_V1:
 	case LNETCAP_LOV_MAGIC_V3:
@@ -139,11 +143,12 @@ void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, gui
 	}
 	if (len < sizeof(struct lnetcap_lov_comp_md_v1))
 		return;
-	proto_tree_add_item(t, hf_comp_size, tvb, (gint)off + 4, 4, enc);
-	proto_tree_add_item(t, hf_layout_gen, tvb, (gint)off + 8, 4, enc);
-	proto_tree_add_item(t, hf_comp_flags, tvb, (gint)off + 12, 2, enc);
-	proto_tree_add_item_ret_uint(t, hf_comp_entry_count, tvb, (gint)off + 14, 2, enc, &entries);
-	proto_tree_add_item(t, hf_comp_mirror_count, tvb, (gint)off + 16, 2, enc);
+	proto_tree_add_item(t, hf_comp_size, tvb, LNETCAP_FIELD(off, lnetcap_lov_comp_md_v1, lcm_size), enc);
+	proto_tree_add_item(t, hf_layout_gen, tvb, LNETCAP_FIELD(off, lnetcap_lov_comp_md_v1, lcm_layout_gen), enc);
+	proto_tree_add_item(t, hf_comp_flags, tvb, LNETCAP_FIELD(off, lnetcap_lov_comp_md_v1, lcm_flags), enc);
+	proto_tree_add_item_ret_uint(t, hf_comp_entry_count, tvb, LNETCAP_FIELD(off, lnetcap_lov_comp_md_v1, lcm_entry_count), enc,
+				     &entries);
+	proto_tree_add_item(t, hf_comp_mirror_count, tvb, LNETCAP_FIELD(off, lnetcap_lov_comp_md_v1, lcm_mirror_count), enc);
 	for (guint32 k = 0; k < entries; k++) {
 		guint e = off + (guint)sizeof(struct lnetcap_lov_comp_md_v1) +
 			  k * (guint)sizeof(struct lnetcap_lov_comp_md_entry_v1);
@@ -157,15 +162,16 @@ void lnetcap_lov_layout(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, gui
 		it = proto_tree_add_item(t, hf_comp, tvb, (gint)e,
 					 sizeof(struct lnetcap_lov_comp_md_entry_v1), ENC_NA);
 		ct = proto_item_add_subtree(it, ett_comp);
-		proto_tree_add_item_ret_uint(ct, hf_comp_id, tvb, (gint)e, 4, enc, &id);
-		proto_tree_add_uint(ct, hf_comp_mirror_id, tvb, (gint)e, 4, (id >> 16) & 0x7fff);
-		lnetcap_flagset_add(ct, tvb, (gint)e + 4, enc, &fs_lcme);
-		proto_tree_add_item_ret_uint64(ct, hf_comp_start, tvb, (gint)e + 8, 8, enc, &start);
-		proto_tree_add_item_ret_uint64(ct, hf_comp_end, tvb, (gint)e + 16, 8, enc, &end);
-		proto_tree_add_item_ret_uint(ct, hf_comp_offset, tvb, (gint)e + 24, 4, enc, &boff);
-		proto_tree_add_item_ret_uint(ct, hf_comp_blob_size, tvb, (gint)e + 28, 4, enc, &bsize);
-		proto_tree_add_item(ct, hf_layout_gen, tvb, (gint)e + 32, 4, enc);
-		proto_tree_add_item(ct, hf_comp_timestamp, tvb, (gint)e + 36, 8, enc);
+		proto_tree_add_item_ret_uint(ct, hf_comp_id, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_id), enc, &id);
+		proto_tree_add_uint(ct, hf_comp_mirror_id, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_id), (id >> 16) & 0x7fff);
+		lnetcap_flagset_add(ct, tvb, (gint)LNETCAP_AT(e, lnetcap_lov_comp_md_entry_v1, lcme_flags), enc, &fs_lcme);
+		proto_tree_add_item_ret_uint64(ct, hf_comp_start, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_extent_start), enc,
+					       &start);
+		proto_tree_add_item_ret_uint64(ct, hf_comp_end, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_extent_end), enc, &end);
+		proto_tree_add_item_ret_uint(ct, hf_comp_offset, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_offset), enc, &boff);
+		proto_tree_add_item_ret_uint(ct, hf_comp_blob_size, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_size), enc, &bsize);
+		proto_tree_add_item(ct, hf_layout_gen, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_layout_gen), enc);
+		proto_tree_add_item(ct, hf_comp_timestamp, tvb, LNETCAP_FIELD(e, lnetcap_lov_comp_md_entry_v1, lcme_timestamp), enc);
 		if (end == G_MAXUINT64)
 			proto_item_append_text(it, " %u: [%" G_GUINT64_FORMAT ", EOF)", id, start);
 		else

@@ -12,10 +12,16 @@
 #include "packet-lnetcap.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
+#include "lnetcap/mdt_reint.h"
+#include "lnetcap-formats.h"
 #include "lnetcap/ptlrpc.h"
 
 #define MB(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_body, f), LNETCAP_LEN(struct lnetcap_mdt_body, f)
 #define RR(f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_rec_reint, f), LNETCAP_LEN(struct lnetcap_mdt_rec_reint, f)
+/* A field of reint variant s (mdt_reint.h): its offset and length, or with
+ * AT() its offset alone for the helpers that take one. */
+#define VF(s, f) (gint)off + LNETCAP_OFF(struct lnetcap_mdt_rec_##s, f), LNETCAP_LEN(struct lnetcap_mdt_rec_##s, f)
+#define AT(s, f) (off + (guint32)LNETCAP_OFF(struct lnetcap_mdt_rec_##s, f))
 
 static int proto_mdt = -1;
 static gint ett_mdt = -1;
@@ -99,29 +105,6 @@ static gint ett_epoch = -1;
 static gint ett_reint = -1;
 
 static expert_field ei_name = EI_INIT;
-
-/* Named buffers of the reint formats (lustre/ptlrpc/layout.c). */
-typedef struct {
-	guint32 op;
-	guint name;      /* buffer index of RMF_NAME, 0 = none */
-	guint name2;     /* RMF_SYMTGT (new name of a rename), 0 = none */
-	guint eadata;    /* RMF_EADATA, 0 = none */
-	guint dlm_req;   /* RMF_DLM_REQ (early lock cancel) of MDS_REINT, 0 = none */
-} reint_layout_t;
-
-static const reint_layout_t reint_layouts[] = {
-	/* Slots per layout.c's mds_reint_*_client of Lustre 2.16. */
-	{ LNETCAP_REINT_SETATTR, 0, 0, 0, 6 },
-	{ LNETCAP_REINT_CREATE, 3, 0, 0, 5 },
-	{ LNETCAP_REINT_LINK, 4, 0, 0, 5 },
-	{ LNETCAP_REINT_UNLINK, 3, 0, 0, 4 },
-	{ LNETCAP_REINT_RMENTRY, 3, 0, 0, 4 },
-	{ LNETCAP_REINT_RENAME, 4, 5, 0, 6 },
-	{ LNETCAP_REINT_MIGRATE, 4, 5, 0, 6 },
-	{ LNETCAP_REINT_OPEN, 4, 0, 5, 0 },
-	{ LNETCAP_REINT_SETXATTR, 3, 0, 4, 5 },
-	{ LNETCAP_REINT_RESYNC, 0, 0, 0, 2 },
-};
 
 void lnetcap_mdt_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
 		      guint i)
@@ -215,56 +198,57 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	/* mdt_rec_setattr has sa_padding_1 where the others have suppgid2. */
 	proto_tree_add_item(t, op == LNETCAP_REINT_SETATTR ? hf_sa_padding_1 : hf_r_suppgid2, tvb,
 			    RR(rr_suppgid2), enc);
-	lnetcap_add_fid(t, tvb, pinfo, off + 40, enc, hf_r_fid1, NULL);
-	/* Variant fields after byte 40 (docs/protocol.md 4.3, mdt_rec_*). */
+	lnetcap_add_fid(t, tvb, pinfo, AT(reint, rr_fid1), enc, hf_r_fid1, NULL);
+	/* Variant fields after byte 40 (bodies.h setattr, mdt_reint.h). */
 	switch (op) {
 	case LNETCAP_REINT_SETATTR:
-		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETATTR_OFF_VALID, 8, enc);
-		proto_tree_add_item(t, hf_r_uid, tvb, (gint)off + LNETCAP_SETATTR_OFF_UID, 4, enc);
-		proto_tree_add_item(t, hf_r_gid, tvb, (gint)off + LNETCAP_SETATTR_OFF_GID, 4, enc);
-		proto_tree_add_item(t, hf_r_size, tvb, (gint)off + LNETCAP_SETATTR_OFF_SIZE, 8, enc);
-		proto_tree_add_item(t, hf_r_blocks, tvb, (gint)off + 80, 8, enc);
-		add_time(t, hf_r_mtime, tvb, off + 88, enc);
-		add_time(t, hf_r_atime, tvb, off + 96, enc);
-		add_time(t, hf_r_ctime, tvb, off + 104, enc);
-		proto_tree_add_item(t, hf_r_attr_flags, tvb, (gint)off + 112, 4, enc);
-		proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + LNETCAP_SETATTR_OFF_MODE, 4, enc);
-		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 120, 4, enc);
-		proto_tree_add_item(t, hf_r_projid, tvb, (gint)off + 124, 4, enc);
+		proto_tree_add_item(t, hf_r_valid, tvb, VF(setattr, sa_valid), enc);
+		proto_tree_add_item(t, hf_r_uid, tvb, VF(setattr, sa_uid), enc);
+		proto_tree_add_item(t, hf_r_gid, tvb, VF(setattr, sa_gid), enc);
+		proto_tree_add_item(t, hf_r_size, tvb, VF(setattr, sa_size), enc);
+		proto_tree_add_item(t, hf_r_blocks, tvb, VF(setattr, sa_blocks), enc);
+		add_time(t, hf_r_mtime, tvb, AT(setattr, sa_mtime), enc);
+		add_time(t, hf_r_atime, tvb, AT(setattr, sa_atime), enc);
+		add_time(t, hf_r_ctime, tvb, AT(setattr, sa_ctime), enc);
+		proto_tree_add_item(t, hf_r_attr_flags, tvb, VF(setattr, sa_attr_flags), enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, VF(setattr, sa_mode), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, VF(setattr, sa_bias), enc);
+		proto_tree_add_item(t, hf_r_projid, tvb, VF(setattr, sa_projid), enc);
 		break;
 	case LNETCAP_REINT_CREATE:
 	case LNETCAP_REINT_OPEN:
-		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
-		add_time(t, hf_r_time, tvb, off + 80, enc);
-		proto_tree_add_item(t, hf_r_rdev, tvb, (gint)off + 88, 8, enc);
-		proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + 112, 4, enc);
-		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 116, 4, enc);
-		proto_tree_add_item(t, hf_r_flags, tvb, (gint)off + 120, 4, enc);
-		proto_tree_add_item(t, hf_r_flags_h, tvb, (gint)off + 124, 4, enc);
-		proto_tree_add_item(t, hf_r_umask, tvb, (gint)off + 128, 4, enc);
+		lnetcap_add_fid(t, tvb, pinfo, AT(create, cr_fid2), enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_time, tvb, AT(create, cr_time), enc);
+		proto_tree_add_item(t, hf_r_rdev, tvb, VF(create, cr_rdev), enc);
+		proto_tree_add_item(t, hf_r_mode, tvb, VF(create, cr_mode), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, VF(create, cr_bias), enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, VF(create, cr_flags_l), enc);
+		proto_tree_add_item(t, hf_r_flags_h, tvb, VF(create, cr_flags_h), enc);
+		proto_tree_add_item(t, hf_r_umask, tvb, VF(create, cr_umask), enc);
 		break;
 	case LNETCAP_REINT_LINK:
 	case LNETCAP_REINT_UNLINK:
 	case LNETCAP_REINT_RMENTRY:
 	case LNETCAP_REINT_RENAME:
 	case LNETCAP_REINT_MIGRATE:
-		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
-		add_time(t, hf_r_time, tvb, off + 72, enc);
-		proto_tree_add_item(t, hf_r_bias, tvb, (gint)off + 112, 4, enc);
+		/* One shape for the three (mdt_reint.h asserts it); link pads the mode. */
+		lnetcap_add_fid(t, tvb, pinfo, AT(unlink, ul_fid2), enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_time, tvb, AT(unlink, ul_time), enc);
+		proto_tree_add_item(t, hf_r_bias, tvb, VF(unlink, ul_bias), enc);
 		if (op != LNETCAP_REINT_LINK)
-			proto_tree_add_item(t, hf_r_mode, tvb, (gint)off + 116, 4, enc);
+			proto_tree_add_item(t, hf_r_mode, tvb, VF(unlink, ul_mode), enc);
 		break;
 	case LNETCAP_REINT_SETXATTR:
-		proto_tree_add_item(t, hf_r_valid, tvb, (gint)off + LNETCAP_SETXATTR_OFF_VALID, 8, enc);
-		add_time(t, hf_r_time, tvb, off + 80, enc);
-		proto_tree_add_item(t, hf_r_size, tvb, (gint)off + LNETCAP_SETXATTR_OFF_SIZE, 4, enc);
-		proto_tree_add_item(t, hf_r_flags, tvb, (gint)off + LNETCAP_SETXATTR_OFF_FLAGS, 4, enc);
+		proto_tree_add_item(t, hf_r_valid, tvb, VF(setxattr, sx_valid), enc);
+		add_time(t, hf_r_time, tvb, AT(setxattr, sx_time), enc);
+		proto_tree_add_item(t, hf_r_size, tvb, VF(setxattr, sx_size), enc);
+		proto_tree_add_item(t, hf_r_flags, tvb, VF(setxattr, sx_flags), enc);
 		break;
 	default:
-		lnetcap_add_fid(t, tvb, pinfo, off + 56, enc, hf_r_fid2, NULL);
-		add_time(t, hf_r_mtime, tvb, off + 72, enc);
-		add_time(t, hf_r_atime, tvb, off + 80, enc);
-		add_time(t, hf_r_ctime, tvb, off + 88, enc);
+		lnetcap_add_fid(t, tvb, pinfo, AT(reint, rr_fid2), enc, hf_r_fid2, NULL);
+		add_time(t, hf_r_mtime, tvb, AT(reint, rr_mtime), enc);
+		add_time(t, hf_r_atime, tvb, AT(reint, rr_atime), enc);
+		add_time(t, hf_r_ctime, tvb, AT(reint, rr_ctime), enc);
 		proto_tree_add_item(t, hf_r_size, tvb, RR(rr_size), enc);
 		proto_tree_add_item(t, hf_r_blocks, tvb, RR(rr_blocks), enc);
 		proto_tree_add_item(t, hf_r_bias, tvb, RR(rr_bias), enc);
@@ -277,37 +261,38 @@ guint32 lnetcap_mdt_reint(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, l
 	return op;
 }
 
-/* The named buffers that follow a reint record (or an open intent). */
+/* The named buffers that follow a reint record (or an open intent, whose
+ * buffers are those of MDS_REINT's format moved by shift): where each is,
+ * the format of MDS_REINT for rr_opcode op says (rpc_formats.h). */
 void lnetcap_mdt_reint_names(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			     lnetcap_pkt_t *pkt, guint32 op, guint shift)
 {
-	for (size_t k = 0; k < G_N_ELEMENTS(reint_layouts); k++) {
-		const reint_layout_t *l = &reint_layouts[k];
-		const char *name = NULL, *name2 = NULL;
-		if (l->op != op)
-			continue;
-		if (l->name)
-			name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, l->name + shift, hf_name);
-		if (l->name2)
-			name2 = lnetcap_mdt_name(tvb, pinfo, tree, pkt, l->name2 + shift, hf_new_name);
-		if (l->eadata) {
-			guint32 off, len;
-			if (lnetcap_rpc_buf(pkt, l->eadata + shift, &off, &len) && len &&
-			    (guint64)off + len <= tvb_captured_length(tvb))
-				proto_tree_add_item(tree, hf_eadata, tvb, (gint)off, (gint)len, ENC_NA);
-		}
-		if (name && name[0])
-			col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
-		if (name2 && name2[0])
-			col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
-		/* Only MDS_REINT itself carries one; an intent's records do not. */
-		if (l->dlm_req && shift == 0) {
-			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, l->dlm_req);
-			if (n)
-				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
-						n == 1 ? "" : "s");
-		}
-		return;
+#define SLOT(kind) lnetcap_rpc_index_sel(LNETCAP_OPC_MDS_REINT, FALSE, op, LNETCAP_RMF_##kind)
+	const guint name_i = SLOT(NAME), name2_i = SLOT(SYMTGT), eadata_i = SLOT(EADATA);
+	const guint dlm_i = SLOT(DLM_REQ);
+#undef SLOT
+	const char *name = NULL, *name2 = NULL;
+
+	if (name_i != LNETCAP_RPC_NO_BUF)
+		name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, name_i + shift, hf_name);
+	if (name2_i != LNETCAP_RPC_NO_BUF)
+		name2 = lnetcap_mdt_name(tvb, pinfo, tree, pkt, name2_i + shift, hf_new_name);
+	if (eadata_i != LNETCAP_RPC_NO_BUF) {
+		guint32 off, len;
+		if (lnetcap_rpc_buf(pkt, eadata_i + shift, &off, &len) && len &&
+		    (guint64)off + len <= tvb_captured_length(tvb))
+			proto_tree_add_item(tree, hf_eadata, tvb, (gint)off, (gint)len, ENC_NA);
+	}
+	if (name && name[0])
+		col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
+	if (name2 && name2[0])
+		col_append_fstr(pinfo->cinfo, COL_INFO, " -> \"%s\"", name2);
+	/* Only MDS_REINT itself carries one; an intent's records do not. */
+	if (dlm_i != LNETCAP_RPC_NO_BUF && shift == 0) {
+		guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, dlm_i);
+		if (n)
+			col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
+					n == 1 ? "" : "s");
 	}
 }
 
@@ -344,6 +329,8 @@ static void dissect_swap_layouts(tvbuff_t *tvb, packet_info *pinfo, proto_tree *
 		col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n, n == 1 ? "" : "s");
 }
 
+/* Which buffer holds the mdt_body, the reint record, the name...: the
+ * opcode's format says (include/lnetcap/rpc_formats.h, LNETCAP_BUF). */
 static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
 	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
@@ -352,12 +339,12 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	switch (pkt->rpc.opc) {
 	case LNETCAP_OPC_MDS_REINT:
 		if (!request) {
-			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+			lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 			/* Open and setattr replies: RMF_ACL (OBD_MD_FLACL set). */
-			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY), LNETCAP_MDT_REP_ACL);
 			break;
 		}
-		op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 1);
+		op = lnetcap_mdt_reint(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, REC_REINT));
 		if (op)
 			col_append_fstr(pinfo->cinfo, COL_INFO, " %s",
 					val_to_str(op, lnetcap_reint_vals, "op %u"));
@@ -367,31 +354,31 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		if (request) {
 			guint32 off;
 			proto_tree *t;
-			if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+			if (lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_EPOCH),
 				sizeof(struct lnetcap_mdt_ioepoch), ett_epoch, "mdt_ioepoch", &t, &off))
 				dissect_ioepoch(tvb, t, off, pkt->rpc.encoding);
-			lnetcap_mdt_reint(tvb, pinfo, tree, pkt, 2);
+			lnetcap_mdt_reint(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, REC_REINT));
 		} else {
-			lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+			lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		}
 		break;
 	case LNETCAP_OPC_MDS_GETATTR_NAME:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		if (request) {
-			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, 3, hf_name);
+			const char *name = lnetcap_mdt_name(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, NAME), hf_name);
 			if (name && name[0])
 				col_append_fstr(pinfo->cinfo, COL_INFO, " \"%s\"", name);
 		} else {
-			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY), LNETCAP_MDT_REP_ACL);
 		}
 		break;
 	case LNETCAP_OPC_MDS_GETATTR:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		if (!request)
-			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, 1, LNETCAP_MDT_REP_ACL);
+			lnetcap_mdt_acl(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY), LNETCAP_MDT_REP_ACL);
 		break;
 	case LNETCAP_OPC_MDS_GETXATTR:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		if (request)
 			lnetcap_getxattr_request(tvb, pinfo, tree, pkt);
 		else
@@ -400,7 +387,7 @@ static void dissect_mdt_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_OPC_MDS_READPAGE:
 	case LNETCAP_OPC_MDS_SYNC:
 	case LNETCAP_OPC_MDS_GET_ROOT:
-		lnetcap_mdt_body(tvb, pinfo, tree, pkt, 1);
+		lnetcap_mdt_body(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MDT_BODY));
 		break;
 	case LNETCAP_OPC_MDS_STATFS:
 		if (!request)

@@ -10,6 +10,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-flags.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
@@ -65,7 +66,7 @@ static void dissect_target_info(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	proto_tree *t;
 	const guint8 *svname;
 
-	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MGS_TARGET_INFO),
 				  LNETCAP_OFF(struct lnetcap_mgs_target_info, mti_params), ett_mti,
 				  "mgs_target_info", &t, &off))
 		return;
@@ -117,7 +118,7 @@ static void dissect_config_read(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
 		const guint8 *name;
 		guint64 offset;
-		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MGS_CONFIG_BODY),
 					  sizeof(struct lnetcap_mgs_config_body), ett_cfg,
 					  "mgs_config_body", &t, &off))
 			return;
@@ -135,7 +136,7 @@ static void dissect_config_read(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 		col_append_fstr(pinfo->cinfo, COL_INFO, " %s log \"%s\" from %" G_GUINT64_FORMAT,
 				val_to_str(type, lnetcap_mgs_cfg_type_vals, "type %u"), name, offset);
 	} else {
-		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1,
+		if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, MGS_CONFIG_RES),
 					  sizeof(struct lnetcap_mgs_config_res), ett_cfg,
 					  "mgs_config_res", &t, &off))
 			return;
@@ -156,7 +157,7 @@ static void dissect_mgs_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		dissect_config_read(tvb, pinfo, tree, pkt);
 		break;
 	case LNETCAP_OPC_MGS_SET_INFO:
-		if (lnetcap_rpc_buf(pkt, 1, &off, &len) && len > 0 &&
+		if (lnetcap_rpc_buf(pkt, LNETCAP_BUF(pkt, MGS_SEND_PARAM), &off, &len) && len > 0 &&
 		    off < tvb_captured_length(tvb))
 			proto_tree_add_item(tree, hf_param, tvb, (gint)off,
 					    (gint)MIN(MIN(len, MGS_PARAM_MAXLEN),

@@ -9,6 +9,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
@@ -163,16 +164,19 @@ static void dissect_obd_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	case LNETCAP_OPC_MDS_CONNECT:
 	case LNETCAP_OPC_MGS_CONNECT:
 		if (pkt->rpc.pb_type != LNETCAP_PTL_RPC_MSG_REQUEST) {
-			dissect_ocd(tvb, pinfo, tree, pkt, 1);
+			dissect_ocd(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, CONNECT_DATA));
 			break;
 		}
-		target = add_uuid(tvb, pinfo, tree, pkt, 1, hf_target_uuid);
-		add_uuid(tvb, pinfo, tree, pkt, 2, hf_client_uuid);
-		if (lnetcap_rpc_buf(pkt, 3, &off, &len) && len >= 8 &&
-		    off + 8 <= tvb_captured_length(tvb))
-			proto_tree_add_item(tree, hf_conn_handle, tvb, (gint)off, 8, pkt->rpc.encoding);
-		dissect_ocd(tvb, pinfo, tree, pkt, 4);
-		add_uuid(tvb, pinfo, tree, pkt, 5, hf_selinux_pol);
+		/* RQF_*_CONNECT (include/lnetcap/rpc_formats.h): the target and
+		 * client UUIDs, the connection handle, the connect data and the
+		 * SELinux policy. */
+		target = add_uuid(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, TGTUUID), hf_target_uuid);
+		add_uuid(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, CLUUID), hf_client_uuid);
+		if (lnetcap_rpc_buf(pkt, LNETCAP_BUF(pkt, CONN), &off, &len) && len >= sizeof(guint64) &&
+		    off + sizeof(guint64) <= tvb_captured_length(tvb))
+			proto_tree_add_item(tree, hf_conn_handle, tvb, (gint)off, sizeof(guint64), pkt->rpc.encoding);
+		dissect_ocd(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, CONNECT_DATA));
+		add_uuid(tvb, pinfo, tree, pkt, LNETCAP_BUF(pkt, SELINUX_POL), hf_selinux_pol);
 		if (target && target[0])
 			col_append_fstr(pinfo->cinfo, COL_INFO, " to %s", target);
 		break;

@@ -12,6 +12,7 @@
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
+#include "lnetcap-formats.h"
 
 #define OA(f) (gint)off + LNETCAP_OFF(struct lnetcap_obdo, f), LNETCAP_LEN(struct lnetcap_obdo, f)
 
@@ -91,10 +92,11 @@ static const value_string oi_form_vals[] = {
 void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int hf, guint off,
 			guint enc)
 {
-	guint64 raw_seq = tvb_get_guint64(tvb, off + 8, enc);
-	guint64 fseq = tvb_get_guint64(tvb, off, enc);
-	guint32 foid = tvb_get_guint32(tvb, off + 8, enc);
-	guint32 fver = tvb_get_guint32(tvb, off + 12, enc);
+	/* The same 16 bytes read both ways: as an ost_id and as an lu_fid. */
+	guint64 raw_seq = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_ost_id, oi_seq), enc);
+	guint64 fseq = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_lu_fid, f_seq), enc);
+	guint32 foid = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_lu_fid, f_oid), enc);
+	guint32 fver = tvb_get_guint32(tvb, LNETCAP_AT(off, lnetcap_lu_fid, f_ver), enc);
 	guint64 seq, id;
 	guint form;
 	proto_item *it;
@@ -124,10 +126,10 @@ void lnetcap_add_ost_id(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
 	proto_item_set_generated(it);
 	if (form == OI_IDIF || form == OI_FID)
 		lnetcap_add_fid(t, tvb, pinfo, off, enc, hf_oi_fid, NULL);
-	it = proto_tree_add_uint64(t, hf_oa_oi_seq, tvb, form == OI_FID ? off : off + 8, 8, seq);
+	it = proto_tree_add_uint64(t, hf_oa_oi_seq, tvb, form == OI_FID ? off : LNETCAP_AT(off, lnetcap_ost_id, oi_seq), 8, seq);
 	if (form == OI_IDIF)
 		proto_item_set_generated(it);
-	it = proto_tree_add_uint64(t, hf_oa_oi_id, tvb, form == OI_FID ? off + 8 : off,
+	it = proto_tree_add_uint64(t, hf_oa_oi_id, tvb, form == OI_FID ? LNETCAP_AT(off, lnetcap_lu_fid, f_oid) : off,
 				   form == OI_FID ? 4 : 8, id);
 	if (form == OI_IDIF)
 		proto_item_set_generated(it);
@@ -183,13 +185,14 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 		}
 	}
 	proto_tree_add_item(t, hf_oa_handle, tvb, OA(o_handle), enc);
-	off += LNETCAP_OFF(struct lnetcap_obdo, o_layout);
-	proto_tree_add_item(t, hf_oa_stripe_size, tvb, (gint)off, 4, enc);
-	proto_tree_add_item(t, hf_oa_stripe_count, tvb, (gint)off + 4, 4, enc);
-	proto_tree_add_item(t, hf_oa_comp_start, tvb, (gint)off + 8, 8, enc);
-	proto_tree_add_item(t, hf_oa_comp_end, tvb, (gint)off + 16, 8, enc);
-	proto_tree_add_item(t, hf_oa_comp_id, tvb, (gint)off + 24, 4, enc);
-	off -= LNETCAP_OFF(struct lnetcap_obdo, o_layout);
+	{
+		guint32 lo = LNETCAP_AT(off, lnetcap_obdo, o_layout);
+		proto_tree_add_item(t, hf_oa_stripe_size, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_stripe_size), enc);
+		proto_tree_add_item(t, hf_oa_stripe_count, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_stripe_count), enc);
+		proto_tree_add_item(t, hf_oa_comp_start, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_comp_start), enc);
+		proto_tree_add_item(t, hf_oa_comp_end, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_comp_end), enc);
+		proto_tree_add_item(t, hf_oa_comp_id, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_comp_id), enc);
+	}
 	proto_tree_add_item(t, hf_oa_layout_version, tvb, OA(o_layout_version), enc);
 	proto_tree_add_item(t, hf_oa_uid_h, tvb, OA(o_uid_h), enc);
 	proto_tree_add_item(t, hf_oa_gid_h, tvb, OA(o_gid_h), enc);
@@ -215,28 +218,40 @@ static guint32 array_count(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	return len / esz;
 }
 
-static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-				lnetcap_pkt_t *pkt)
+/* The obd_ioobj array of buffer i (RMF_OBD_IOOBJ). */
+static void dissect_ioobjs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			   guint i)
 {
 	guint enc = pkt->rpc.encoding;
 	guint32 off, n;
-	guint64 bytes = 0;
 	proto_item *it;
 
-	n = array_count(tvb, pinfo, tree, pkt, 2, sizeof(struct lnetcap_obd_ioobj), &off, "obd_ioobj");
+	n = array_count(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_obd_ioobj), &off, "obd_ioobj");
 	for (guint32 k = 0; k < n; k++, off += sizeof(struct lnetcap_obd_ioobj)) {
 		proto_tree *t;
 		guint32 max_brw;
 		it = proto_tree_add_item(tree, hf_ioobj, tvb, (gint)off, sizeof(struct lnetcap_obd_ioobj), ENC_NA);
 		t = proto_item_add_subtree(it, ett_ioobj);
 		lnetcap_add_ost_id(t, tvb, pinfo, hf_ioobj_oi, off, enc);
-		proto_tree_add_item_ret_uint(t, hf_ioobj_max_brw, tvb, (gint)off + 16, 4, enc, &max_brw);
+		proto_tree_add_item_ret_uint(t, hf_ioobj_max_brw, tvb, LNETCAP_FIELD(off, lnetcap_obd_ioobj, ioo_max_brw), enc, &max_brw);
 		/* IOOBJ_MAX_BRW_BITS = 16: the number of bulk MDs. */
-		it = proto_tree_add_uint(t, hf_ioobj_md_count, tvb, (gint)off + 16, 4, (max_brw >> 16) + 1);
+		it = proto_tree_add_uint(t, hf_ioobj_md_count, tvb, LNETCAP_FIELD(off, lnetcap_obd_ioobj, ioo_max_brw), (max_brw >> 16) + 1);
 		proto_item_set_generated(it);
-		proto_tree_add_item(t, hf_ioobj_bufcnt, tvb, (gint)off + 20, 4, enc);
+		proto_tree_add_item(t, hf_ioobj_bufcnt, tvb, LNETCAP_FIELD(off, lnetcap_obd_ioobj, ioo_bufcnt), enc);
 	}
-	n = array_count(tvb, pinfo, tree, pkt, 3, sizeof(struct lnetcap_niobuf_remote), &off,
+}
+
+/* The niobuf_remote array of buffer i (RMF_NIOBUF_REMOTE), and the bytes
+ * they move. */
+static void dissect_niobufs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			    guint i)
+{
+	guint enc = pkt->rpc.encoding;
+	guint32 off, n;
+	guint64 bytes = 0;
+	proto_item *it;
+
+	n = array_count(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_niobuf_remote), &off,
 			"niobuf_remote");
 	for (guint32 k = 0; k < n; k++, off += sizeof(struct lnetcap_niobuf_remote)) {
 		proto_tree *t;
@@ -245,9 +260,9 @@ static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 		it = proto_tree_add_item(tree, hf_niobuf, tvb, (gint)off,
 					 sizeof(struct lnetcap_niobuf_remote), ENC_NA);
 		t = proto_item_add_subtree(it, ett_niobuf);
-		proto_tree_add_item_ret_uint64(t, hf_niobuf_offset, tvb, (gint)off, 8, enc, &o);
-		proto_tree_add_item_ret_uint(t, hf_niobuf_len, tvb, (gint)off + 8, 4, enc, &len);
-		lnetcap_flagset_add(t, tvb, (gint)off + 12, enc, &fs_brw);
+		proto_tree_add_item_ret_uint64(t, hf_niobuf_offset, tvb, LNETCAP_FIELD(off, lnetcap_niobuf_remote, rnb_offset), enc, &o);
+		proto_tree_add_item_ret_uint(t, hf_niobuf_len, tvb, LNETCAP_FIELD(off, lnetcap_niobuf_remote, rnb_len), enc, &len);
+		lnetcap_flagset_add(t, tvb, (gint)LNETCAP_AT(off, lnetcap_niobuf_remote, rnb_flags), enc, &fs_brw);
 		proto_item_append_text(it, ": %" G_GUINT64_FORMAT "+%u", o, len);
 		bytes += len;
 	}
@@ -258,10 +273,11 @@ static void dissect_brw_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	}
 }
 
+/* The per-niobuf return codes of an OST_WRITE reply (RMF_RCS, __u32 each). */
 static void dissect_write_rcs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-			      lnetcap_pkt_t *pkt)
+			      lnetcap_pkt_t *pkt, guint i)
 {
-	guint32 off, n = array_count(tvb, pinfo, tree, pkt, 2, 4, &off, "RCS");
+	guint32 off, n = array_count(tvb, pinfo, tree, pkt, i, 4, &off, "RCS");
 	for (guint32 k = 0; k < n; k++, off += 4) {
 		gint32 rc;
 		proto_item *it = proto_tree_add_item_ret_int(tree, hf_rc, tvb, (gint)off, 4,
@@ -271,44 +287,39 @@ static void dissect_write_rcs(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	}
 }
 
+/* Each buffer by what the format of the opcode says it holds
+ * (include/lnetcap/rpc_formats.h): the kinds this protocol shows. */
 static void dissect_ost_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
 {
-	gboolean request = pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST;
-
-	switch (pkt->rpc.opc) {
-	case LNETCAP_OPC_OST_READ:
-	case LNETCAP_OPC_OST_WRITE:
-		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
-		if (request)
-			dissect_brw_request(tvb, pinfo, tree, pkt);
-		else if (pkt->rpc.opc == LNETCAP_OPC_OST_WRITE)
-			dissect_write_rcs(tvb, pinfo, tree, pkt);
-		break;
-	case LNETCAP_OPC_OST_GETATTR:
-	case LNETCAP_OPC_OST_SETATTR:
-	case LNETCAP_OPC_OST_CREATE:
-	case LNETCAP_OPC_OST_PUNCH:
-	case LNETCAP_OPC_OST_SYNC:
-	case LNETCAP_OPC_OST_LADVISE:
-	case LNETCAP_OPC_OST_FALLOCATE:
-	case LNETCAP_OPC_OST_SEEK:
-		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
-		break;
-	case LNETCAP_OPC_OST_DESTROY:
-		/* RQF_OST_DESTROY: OST_BODY, DLM_REQ (osc_destroy() cancels the
-		 * object's unused locks with it), CAPA1. */
-		dissect_ost_body(tvb, pinfo, tree, pkt, 1);
-		if (request) {
-			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, 2);
+	for (guint i = 1; i < LNETCAP_RPC_FORMAT_MAX_BUFS; i++) {
+		switch (lnetcap_rpc_kind(pkt, i)) {
+		case LNETCAP_RMF_OST_BODY:
+			dissect_ost_body(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_OBD_IOOBJ:
+			dissect_ioobjs(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_NIOBUF_REMOTE:
+			dissect_niobufs(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_RCS:
+			dissect_write_rcs(tvb, pinfo, tree, pkt, i);
+			break;
+		case LNETCAP_RMF_DLM_REQ: {
+			/* OST_DESTROY: osc_destroy() cancels the object's unused
+			 * locks with it. */
+			guint32 n = lnetcap_elc(tvb, pinfo, tree, pkt, i);
 			if (n)
 				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
 						n == 1 ? "" : "s");
+			break;
 		}
-		break;
-	case LNETCAP_OPC_OST_STATFS:
-		if (!request)
+		case LNETCAP_RMF_OBD_STATFS:
 			lnetcap_obd_statfs(tvb, pinfo, tree, pkt);
-		break;
+			break;
+		default:
+			break;
+		}
 	}
 }
 

@@ -196,17 +196,17 @@ static guint64 dissect_update(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		if (!fits(tvb, pinfo, t, pos, sizeof(struct lnetcap_object_update_param), end,
 			  "object_update_param"))
 			return 0;
-		plen = tvb_get_guint16(tvb, (gint)pos, enc);
+		const guint64 data = pos + sizeof(struct lnetcap_object_update_param); /* oup_buf */
+		plen = tvb_get_guint16(tvb, (gint)LNETCAP_AT(pos, lnetcap_object_update_param, oup_len), enc);
 		ti = proto_tree_add_none_format(t, lnetcap_hf_buffer, tvb, (gint)pos,
-			captured(tvb, pos, ROUND8(8 + plen)), "param %u (%u bytes)", p, plen);
+			captured(tvb, pos, ROUND8(data - pos + plen)), "param %u (%u bytes)", p, plen);
 		pt = proto_item_add_subtree(ti, ett_param);
-		proto_tree_add_item(pt, hf_oup_len, tvb, (gint)pos, 2, enc);
-		if (plen && captured(tvb, pos + 8, plen) > 0)
-			proto_tree_add_item(pt, hf_oup_buf, tvb, (gint)pos + 8, captured(tvb, pos + 8, plen),
-					    ENC_NA);
-		if (!fits(tvb, pinfo, pt, pos + 8, plen, end, "object_update_param data"))
+		proto_tree_add_item(pt, hf_oup_len, tvb, LNETCAP_FIELD(pos, lnetcap_object_update_param, oup_len), enc);
+		if (plen && captured(tvb, data, plen) > 0)
+			proto_tree_add_item(pt, hf_oup_buf, tvb, (gint)data, captured(tvb, data, plen), ENC_NA);
+		if (!fits(tvb, pinfo, pt, data, plen, end, "object_update_param data"))
 			return 0;
-		pos += ROUND8(8 + plen);
+		pos += ROUND8(data - pos + plen);
 	}
 	proto_item_set_len(ui, captured(tvb, start, pos - start));
 	return pos;
@@ -227,13 +227,16 @@ static void dissect_update_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree
 	ti = proto_tree_add_none_format(tree, lnetcap_hf_buffer, tvb, (gint)pos,
 		captured(tvb, pos, end - pos), "object_update_request");
 	t = proto_item_add_subtree(ti, ett_req);
-	ti = proto_tree_add_item_ret_uint(t, hf_ourq_magic, tvb, (gint)pos, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_ourq_magic, tvb,
+		LNETCAP_FIELD(pos, lnetcap_object_update_request, ourq_magic), enc, &magic);
 	if (magic != LNETCAP_UPDATE_REQUEST_MAGIC_V2 && magic != LNETCAP_UPDATE_REQUEST_MAGIC_V1) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
 	}
-	proto_tree_add_item_ret_uint(t, hf_ourq_count, tvb, (gint)pos + 4, 2, enc, &count);
-	proto_tree_add_item(t, hf_ourq_padding, tvb, (gint)pos + 6, 2, enc);
+	proto_tree_add_item_ret_uint(t, hf_ourq_count, tvb,
+				     LNETCAP_FIELD(pos, lnetcap_object_update_request, ourq_count), enc, &count);
+	proto_tree_add_item(t, hf_ourq_padding, tvb, LNETCAP_FIELD(pos, lnetcap_object_update_request, ourq_padding),
+			    enc);
 	pos += sizeof(struct lnetcap_object_update_request);
 	for (guint32 k = 0; k < count && k < OUT_MAX_ITEMS && pos; k++)
 		pos = dissect_update(tvb, pinfo, t, pos, end, enc, k, types);
@@ -250,14 +253,18 @@ static void dissect_out_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_out_update_header),
 				  ett_hdr, "out_update_header", &t, &off))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_ouh_magic, tvb, (gint)off, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_ouh_magic, tvb,
+		LNETCAP_FIELD(off, lnetcap_out_update_header, ouh_magic), enc, &magic);
 	if (magic != LNETCAP_OUT_UPDATE_HEADER_MAGIC) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
 	}
-	proto_tree_add_item_ret_uint(t, hf_ouh_count, tvb, (gint)off + 4, 4, enc, &count);
-	ti = proto_tree_add_item_ret_uint(t, hf_ouh_inline_length, tvb, (gint)off + 8, 4, enc, &inl);
-	proto_tree_add_item(t, hf_ouh_reply_size, tvb, (gint)off + 12, 4, enc);
+	proto_tree_add_item_ret_uint(t, hf_ouh_count, tvb, LNETCAP_FIELD(off, lnetcap_out_update_header, ouh_count),
+				     enc, &count);
+	ti = proto_tree_add_item_ret_uint(t, hf_ouh_inline_length, tvb,
+					  LNETCAP_FIELD(off, lnetcap_out_update_header, ouh_inline_length), enc, &inl);
+	proto_tree_add_item(t, hf_ouh_reply_size, tvb, LNETCAP_FIELD(off, lnetcap_out_update_header, ouh_reply_size),
+			    enc);
 	if (inl > 0) {
 		guint64 start = off + (guint64)sizeof(struct lnetcap_out_update_header);
 		dissect_update_request(tvb, pinfo, t, start,
@@ -279,27 +286,29 @@ static void dissect_out_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_object_update_reply),
 				  ett_reply, "object_update_reply", &t, &off))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_ourp_magic, tvb, (gint)off, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_ourp_magic, tvb,
+		LNETCAP_FIELD(off, lnetcap_object_update_reply, ourp_magic), enc, &magic);
 	if (magic != LNETCAP_UPDATE_REPLY_MAGIC_V2 && magic != LNETCAP_UPDATE_REPLY_MAGIC_V1) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
 	}
-	proto_tree_add_item_ret_uint(t, hf_ourp_count, tvb, (gint)off + 4, 2, enc, &count);
+	proto_tree_add_item_ret_uint(t, hf_ourp_count, tvb, LNETCAP_FIELD(off, lnetcap_object_update_reply, ourp_count),
+				     enc, &count);
 	n = MIN(count, OUT_MAX_ITEMS);
 	lens = wmem_alloc0_array(pinfo->pool, guint16, n ? n : 1);
 	for (guint32 k = 0; k < n; k++) {
-		guint64 lp = off + 8 + 2 * (guint64)k;
+		guint64 lp = off + sizeof(struct lnetcap_object_update_reply) + 2 * (guint64)k; /* ourp_lens[k] */
 		if (!fits(tvb, pinfo, t, lp, 2, end, "ourp_lens"))
 			return;
 		lens[k] = tvb_get_guint16(tvb, (gint)lp, enc);
 		proto_tree_add_item(t, hf_ourp_len, tvb, (gint)lp, 2, enc);
 	}
 	/* object_update_result_get(): results after the padded lens array. */
-	rpos = off + ROUND8(8 + 2 * (guint64)count);
+	rpos = off + ROUND8(sizeof(struct lnetcap_object_update_reply) + 2 * (guint64)count);
 	for (guint32 k = 0; k < n; k++) {
 		proto_tree *rt;
 		gint32 rc;
-		guint32 dlen;
+		guint32 dlen, rhdr;
 		if (lens[k] == 0) /* Lustre stops at the first empty result */
 			break;
 		if (!fits(tvb, pinfo, t, rpos, sizeof(struct lnetcap_object_update_result), end,
@@ -308,16 +317,19 @@ static void dissect_out_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		ti = proto_tree_add_none_format(t, lnetcap_hf_buffer, tvb, (gint)rpos,
 			captured(tvb, rpos, lens[k]), "object_update_result %u", k);
 		rt = proto_item_add_subtree(ti, ett_result);
-		proto_tree_add_item_ret_int(rt, hf_our_rc, tvb, (gint)rpos, 4, enc, &rc);
-		proto_tree_add_item_ret_uint(rt, hf_our_datalen, tvb, (gint)rpos + 4, 2, enc, &dlen);
+		proto_tree_add_item_ret_int(rt, hf_our_rc, tvb, LNETCAP_FIELD(rpos, lnetcap_object_update_result, our_rc),
+					    enc, &rc);
+		proto_tree_add_item_ret_uint(rt, hf_our_datalen, tvb,
+					     LNETCAP_FIELD(rpos, lnetcap_object_update_result, our_datalen), enc, &dlen);
 		proto_item_append_text(ti, ": %s", val_to_str(rc, lnetcap_status_vals, "%d"));
 		/* our_datalen may exceed neither the result's own length nor
 		 * the buffer. */
-		dlen = MIN(dlen, (guint32)lens[k] > 8 ? (guint32)lens[k] - 8 : 0);
-		dlen = (guint32)MIN((guint64)dlen, end - (rpos + 8));
-		if (dlen && captured(tvb, rpos + 8, dlen) > 0)
-			proto_tree_add_item(rt, hf_our_data, tvb, (gint)rpos + 8,
-					    captured(tvb, rpos + 8, dlen), ENC_NA);
+		rhdr = sizeof(struct lnetcap_object_update_result); /* our_data follows */
+		dlen = MIN(dlen, (guint32)lens[k] > rhdr ? (guint32)lens[k] - rhdr : 0);
+		dlen = (guint32)MIN((guint64)dlen, end - (rpos + rhdr));
+		if (dlen && captured(tvb, rpos + rhdr, dlen) > 0)
+			proto_tree_add_item(rt, hf_our_data, tvb, (gint)(rpos + rhdr),
+					    captured(tvb, rpos + rhdr, dlen), ENC_NA);
 		rpos += ROUND8(lens[k]);
 	}
 	col_append_fstr(pinfo->cinfo, COL_INFO, " %u result(s)", count);
@@ -366,8 +378,10 @@ static guint64 dissect_submsg(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		return 0;
 	size = hdr;
 	for (guint32 b = 0; b < bufcount; b++) {
-		guint32 bl = tvb_get_guint32(tvb, (gint)pos + 32 + 4 * b, enc);
-		proto_tree_add_item(t, hf_sub_buflen, tvb, (gint)pos + 32 + 4 * (gint)b, 4, enc);
+		/* lm_buflens[b], after the fixed lustre_msg_v2 header. */
+		guint64 blo = pos + sizeof(struct lnetcap_lustre_msg_v2) + 4 * (guint64)b;
+		guint32 bl = tvb_get_guint32(tvb, (gint)blo, enc);
+		proto_tree_add_item(t, hf_sub_buflen, tvb, (gint)blo, 4, enc);
 		if (!reply && opc == 1 /* BUT_GETATTR */ && b == LNETCAP_BUT_GETATTR_NAME_BUF) {
 			name_off = pos + size;
 			name_len = bl;
@@ -419,12 +433,14 @@ static void dissect_batch_request(tvbuff_t *tvb, packet_info *pinfo, proto_tree 
 	if (!fits(tvb, pinfo, t, pos, sizeof(struct lnetcap_batch_update_request), end,
 		  "batch_update_request"))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_burq_magic, tvb, (gint)pos, 4, enc, &rmagic);
+	ti = proto_tree_add_item_ret_uint(t, hf_burq_magic, tvb,
+		LNETCAP_FIELD(pos, lnetcap_batch_update_request, burq_magic), enc, &rmagic);
 	if (rmagic != LNETCAP_BUT_REQUEST_MAGIC) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
 	}
-	proto_tree_add_item_ret_uint(t, hf_burq_count, tvb, (gint)pos + 4, 2, enc, &count);
+	proto_tree_add_item_ret_uint(t, hf_burq_count, tvb,
+				     LNETCAP_FIELD(pos, lnetcap_batch_update_request, burq_count), enc, &count);
 	pos += sizeof(struct lnetcap_batch_update_request);
 	for (guint32 k = 0; k < count && k < OUT_MAX_ITEMS; k++) {
 		guint64 size = dissect_submsg(tvb, pinfo, t, pos, end, enc, FALSE, k);
@@ -445,12 +461,14 @@ static void dissect_batch_reply(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, 1, sizeof(struct lnetcap_batch_update_reply),
 				  ett_reply, "batch_update_reply", &t, &off))
 		return;
-	ti = proto_tree_add_item_ret_uint(t, hf_burp_magic, tvb, (gint)off, 4, enc, &magic);
+	ti = proto_tree_add_item_ret_uint(t, hf_burp_magic, tvb,
+		LNETCAP_FIELD(off, lnetcap_batch_update_reply, burp_magic), enc, &magic);
 	if (magic != LNETCAP_BUT_REPLY_MAGIC) {
 		expert_add_info(pinfo, ti, &ei_magic);
 		return;
 	}
-	proto_tree_add_item_ret_uint(t, hf_burp_count, tvb, (gint)off + 4, 2, enc, &count);
+	proto_tree_add_item_ret_uint(t, hf_burp_count, tvb,
+				     LNETCAP_FIELD(off, lnetcap_batch_update_reply, burp_count), enc, &count);
 	col_append_fstr(pinfo->cinfo, COL_INFO, " %u sub-reply(ies)", count);
 	pos = off + (guint64)sizeof(struct lnetcap_batch_update_reply);
 	for (guint32 k = 0; k < count && k < OUT_MAX_ITEMS; k++) {

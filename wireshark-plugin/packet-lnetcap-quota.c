@@ -12,6 +12,7 @@
 #include <epan/expert.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-flags.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/ptlrpc.h"
@@ -179,13 +180,13 @@ static int dissect_quota(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
 	guint32 off, len;
 
 	if (pkt->rpc.opc == LNETCAP_OPC_QUOTA_DQACQ) {
-		lnetcap_quota_body(tvb, pinfo, t, pkt, 1);
+		lnetcap_quota_body(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, QUOTA_BODY));
 		return (int)tvb_captured_length(tvb);
 	}
-	dissect_quotactl(tvb, pinfo, t, pkt, 1);
+	dissect_quotactl(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, OBD_QUOTACTL));
 	/* 2.16+ replies: RMF_OBD_QUOTA_ITER, the entries of LUSTRE_Q_ITER*
 	 * commands (a list whose format is internal to the quota code). */
-	if (pkt->rpc.pb_type != LNETCAP_PTL_RPC_MSG_REQUEST && lnetcap_rpc_buf(pkt, 2, &off, &len) &&
+	if (lnetcap_rpc_buf(pkt, LNETCAP_BUF(pkt, OBD_QUOTA_ITER), &off, &len) &&
 	    len > 0 && off < tvb_captured_length(tvb))
 		proto_tree_add_item(t, hf_iter, tvb, (gint)off,
 				    (gint)MIN(len, tvb_captured_length(tvb) - off), ENC_NA);

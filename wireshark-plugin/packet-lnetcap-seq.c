@@ -8,6 +8,7 @@
 #include <epan/packet.h>
 
 #include "packet-lnetcap.h"
+#include "lnetcap-formats.h"
 #include "lnetcap-vals.h"
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
@@ -52,16 +53,15 @@ static int dissect_seq(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void
 	guint32 off, len, op;
 
 	if (pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
-		if (lnetcap_rpc_buf(pkt, 1, &off, &len) && len >= 4 &&
+		if (lnetcap_rpc_buf(pkt, LNETCAP_BUF(pkt, SEQ_OPC), &off, &len) && len >= 4 &&
 		    off + 4 <= tvb_captured_length(tvb)) {
 			proto_tree_add_item_ret_uint(t, hf_op, tvb, (gint)off, 4, pkt->rpc.encoding, &op);
 			col_append_fstr(pinfo->cinfo, COL_INFO, " %s",
 					val_to_str(op, lnetcap_seq_op_vals, "op %u"));
 		}
-		dissect_range(tvb, pinfo, t, pkt, 2);
-	} else {
-		dissect_range(tvb, pinfo, t, pkt, 1);
 	}
+	/* The range asked for (a request) or granted (a reply). */
+	dissect_range(tvb, pinfo, t, pkt, LNETCAP_BUF(pkt, SEQ_RANGE));
 	return (int)tvb_captured_length(tvb);
 }
 

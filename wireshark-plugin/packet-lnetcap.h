@@ -15,6 +15,14 @@
 
 #include "lnetcap-nid.h"
 #include "ws-version.h"
+#include "lnetcap/compat.h"
+
+/* Field f of struct s (include/lnetcap/) in a structure that starts at byte
+ * base of the tvb: LNETCAP_FIELD gives the offset and length that
+ * proto_tree_add_item() takes, LNETCAP_AT the offset alone.  The plugin
+ * types no protocol offset as a number (tests/lint/no_literal_offsets.sh). */
+#define LNETCAP_FIELD(base, s, f) (gint)(base) + LNETCAP_OFF(struct s, f), LNETCAP_LEN(struct s, f)
+#define LNETCAP_AT(base, s, f) ((guint32)(base) + (guint32)LNETCAP_OFF(struct s, f))
 
 extern int proto_lnetcap;
 

@@ -181,6 +181,12 @@ struct lnetcap_lov_mds_md_v1 {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_lov_mds_md_v1, 32);
 #define LNETCAP_LOV_MDS_MD_V3_LEN 48
+/* lov_mds_md_v3: the v1 header, then the pool name, then the objects. */
+struct lnetcap_lov_mds_md_v3 {
+	struct lnetcap_lov_mds_md_v1 lmm_v1;
+	char lmm_pool_name[LNETCAP_LOV_MAXPOOLNAME + 1];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_lov_mds_md_v3, LNETCAP_LOV_MDS_MD_V3_LEN);
 
 struct lnetcap_lov_ost_data_v1 {
 	struct lnetcap_ost_id l_ost_oi;
@@ -431,8 +437,8 @@ enum lnetcap_reint_op {
 };
 
 /* Generic reint record (every mdt_rec_* variant is 136 bytes and shares the
- * first 40 bytes).  Variant fields after byte 40 are documented in
- * docs/protocol.md 4.3 and decoded by offset in the plugin. */
+ * first 40 bytes).  The variants' own fields after byte 40 are defined by
+ * lnetcap_mdt_rec_setattr below and the structs of mdt_reint.h. */
 struct lnetcap_mdt_rec_reint {
 	__u32 rr_opcode;
 	__u32 rr_cap;
@@ -498,16 +504,8 @@ LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_setattr, sa_uid, 64);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_setattr, sa_gid, 68);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_mdt_rec_setattr, sa_projid, 124);
 
-/* Setattr variant offsets that differ from the generic record. */
-#define LNETCAP_SETATTR_OFF_VALID 56
-#define LNETCAP_SETATTR_OFF_UID 64
-#define LNETCAP_SETATTR_OFF_GID 68
-#define LNETCAP_SETATTR_OFF_SIZE 72
-#define LNETCAP_SETATTR_OFF_MODE 116
-/* Setxattr variant */
-#define LNETCAP_SETXATTR_OFF_VALID 72
-#define LNETCAP_SETXATTR_OFF_SIZE 112
-#define LNETCAP_SETXATTR_OFF_FLAGS 116
+/* The other variants (create, link, unlink, rename, setxattr, resync) are
+ * in mdt_reint.h. */
 
 /* --- Statfs (OST_STATFS / MDS_STATFS reply, docs/protocol.md 4.3) ---------- */
 struct lnetcap_obd_statfs {

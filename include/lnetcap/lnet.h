@@ -184,6 +184,16 @@ enum lnetcap_health {
 #define LNETCAP_NET_TYPE(net) (((net) >> 16) & 0xff)
 #define LNETCAP_MKNET(type, num) ((((__u32)(type)) << 16) | ((__u32)(num)))
 #define LNETCAP_MKNID4(net, addr) ((((__u64)(net)) << 32) | ((__u64)(addr)))
+/* The same u64 as the bytes it is on the wire (little-endian), for a
+ * dissector that shows its parts where they lie. */
+struct lnetcap_nid4_bytes {
+	__u32 n4_addr;
+	__u16 n4_net_num;
+	__u8 n4_lnd;
+	__u8 n4_zero;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_nid4_bytes, 8);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_nid4_bytes, n4_lnd, 6);
 
 /* --- Large NID (struct lnet_nid, 20 bytes) --------------------------------
  *  0        1        2               4                                20
@@ -328,5 +338,15 @@ struct lnetcap_ping_info {
 	/* struct lnetcap_ni_status pi_ni[pi_nnis] follows */
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_ping_info, 16);
+
+/* struct lnet_ni_large_status (lnet-idl.h, 2.16+): with the LARGE_ADDR ping
+ * feature these follow the nid4 list, each only as long as its NID needs
+ * (ns_nid.nid_size + 8 address bytes), rounded up to 4. */
+struct lnetcap_ni_large_status {
+	__u32 ns_status;
+	struct lnetcap_nid ns_nid;
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_ni_large_status, 24);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_ni_large_status, ns_nid, 4);
 
 #endif /* LNETCAP_LNET_H */

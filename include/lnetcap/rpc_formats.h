@@ -17,9 +17,11 @@
  * (the client picks them: CONNECT, *_GET_INFO_*, *_SET_INFO*, callbacks)
  * and the intent bits of LDLM_INTENT_BASIC/QUOTA (quota and glimpse code).
  *
- * Consumers (C and C++): the anonymizer (capture/src/anon/) reads it now;
- * the agent's decoder and the Wireshark plugin are meant to read it too
- * instead of their own per-opcode buffer indexes (not done yet).
+ * Consumers (C and C++): the anonymizer (capture/src/anon/) decides what
+ * survives by it; the agent's decoder (capture/src/message.cpp) finds the
+ * ldlm_request/ldlm_reply by it; the Wireshark plugin asks it through
+ * wireshark-plugin/lnetcap-formats.c which buffer holds what (OST, LDLM,
+ * MDT, llog, FLD, SEQ and connect bodies).
  *
  *   LNETCAP_RMF_LIST(X)        X(NAME): layout.c's RMF_NAME, the kinds of
  *                              buffer; enum lnetcap_rmf gives each a number

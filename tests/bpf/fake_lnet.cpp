@@ -9,6 +9,7 @@
 
 #include "bytes.h"
 #include "error.h"
+#include "lnetcap/lnet.h"
 #include "lnetcap_bench.skel.h"
 #include "lnetcap_uprobe.skel.h"
 
@@ -71,15 +72,24 @@ std::vector<std::uint8_t> make_hdr(std::uint32_t type, const Nid& src, const Nid
                                    std::uint32_t payload_len, std::uint32_t portal) {
   std::vector<std::uint8_t> h(LNETCAP_HDR_NID16_LEN, 0);
   dst.to_lnet_nid(h.data());
-  src.to_lnet_nid(h.data() + 20);
-  store_le32(h.data() + 40, 12345);
-  store_le32(h.data() + 44, 12345);
-  store_le32(h.data() + 48, type);
-  store_le32(h.data() + 52, payload_len);
-  for (int i = 0; i < 16; ++i) h[56 + i] = static_cast<std::uint8_t>(0xa0 + i);  // wmd
-  store_le64(h.data() + 72, 0x1122334455667788ull);                            // match bits
-  if (type == LNETCAP_MSG_PUT) store_le32(h.data() + 88, portal);
-  if (type == LNETCAP_MSG_GET) store_le32(h.data() + 80, portal);
+  auto at = [&](std::size_t off) { return h.data() + off; };
+  // Offsets of the nid16 header and of the PUT/GET in its msg union.
+#define HDR(f) LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, f)
+#define PUT(f) (HDR(msg) + LNETCAP_OFFSETOF(struct lnetcap_put, f))
+#define GET(f) (HDR(msg) + LNETCAP_OFFSETOF(struct lnetcap_get, f))
+  src.to_lnet_nid(at(HDR(src_nid)));
+  store_le32(at(HDR(dest_pid)), 12345);
+  store_le32(at(HDR(src_pid)), 12345);
+  store_le32(at(HDR(type)), type);
+  store_le32(at(HDR(payload_length)), payload_len);
+  for (std::size_t i = 0; i < sizeof(struct lnetcap_handle_wire); ++i)
+    *at(PUT(ack_wmd) + i) = static_cast<std::uint8_t>(0xa0 + i);  // wmd
+  store_le64(at(PUT(match_bits)), 0x1122334455667788ull);
+  if (type == LNETCAP_MSG_PUT) store_le32(at(PUT(ptl_index)), portal);
+  if (type == LNETCAP_MSG_GET) store_le32(at(GET(ptl_index)), portal);
+#undef HDR
+#undef PUT
+#undef GET
   return h;
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "lnet_builders.h"
+#include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
 
 namespace lnetcap::fuzz {
@@ -314,15 +315,20 @@ inline ReportInput read_report_input(const std::uint8_t* data, std::size_t size)
         b.hdr.type = LNETCAP_MSG_REPLY;
         // lnet_ping_info: magic, features, pid, n NIDs, then each NID and status.
         const unsigned n = 1 + (mod >> 1);  // 1..8: a multi-rail peer from 2 on
-        b.payload.assign(16 + 16 * n, 0);
-        store_le32(&b.payload[0], LNETCAP_LNET_PROTO_PING_MAGIC);
-        store_le32(&b.payload[4], 0x1b);
-        store_le32(&b.payload[8], LNETCAP_LNET_PID_LUSTRE);
-        store_le32(&b.payload[12], n + (bits & 64 ? 100 : 0));  // more NIDs than sent
+#define PI(f) LNETCAP_OFFSETOF(struct lnetcap_ping_info, f)
+        const std::size_t ni = sizeof(struct lnetcap_ping_info), nis = sizeof(struct lnetcap_ni_status);
+        b.payload.assign(ni + nis * n, 0);
+        store_le32(&b.payload[PI(pi_magic)], LNETCAP_LNET_PROTO_PING_MAGIC);
+        store_le32(&b.payload[PI(pi_features)], 0x1b);
+        store_le32(&b.payload[PI(pi_pid)], LNETCAP_LNET_PID_LUSTRE);
+        const unsigned claimed = n + (bits & 64 ? 100 : 0);  // more NIDs than sent
+        store_le32(&b.payload[PI(pi_nnis)], claimed);
+#undef PI
         for (unsigned i = 0; i < n; ++i) {
           static const char* const others[] = {"0@lo", "10.0.3.2@tcp", "10.0.3.1@tcp", "192.168.2.1@o2ib"};
           const Nid listed = i == 0 ? p : *Nid::parse(others[(bits + i) & 3]);
-          store_le64(&b.payload[16 + 16 * i], listed.to_nid4());
+          store_le64(&b.payload[ni + nis * i + LNETCAP_OFFSETOF(struct lnetcap_ni_status, ns_nid)],
+                     listed.to_nid4());
           store_le32(&b.payload[24 + 16 * i], LNETCAP_LNET_NI_STATUS_UP);
         }
         b.hdr.payload_length = static_cast<std::uint32_t>(b.payload.size());

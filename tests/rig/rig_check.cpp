@@ -123,18 +123,27 @@ std::map<std::string, std::string> fields(const std::string& line) {
 // 96-byte in-memory header -> 72-byte nid4 wire header (little-endian).
 Bytes to_nid4(const Bytes& h) {
   if (h.empty()) return h;  // no LNet header
-  Bytes w(72, 0);
+#define N4(f) LNETCAP_OFFSETOF(struct lnetcap_hdr_nid4, f)
+#define N16(f) LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, f)
+#define NID(f) LNETCAP_OFFSETOF(struct lnetcap_nid, f)
+  Bytes w(LNETCAP_HDR_NID4_LEN, 0);
+  // struct lnet_nid (type, big-endian net number and IPv4 address) -> nid4.
   auto nid4 = [&](std::size_t off, std::size_t dst) {
-    std::uint64_t type = h[off + 1];
-    std::uint64_t num = (h[off + 2] << 8) | h[off + 3];
-    std::uint64_t addr = (std::uint64_t(h[off + 4]) << 24) | (h[off + 5] << 16) |
-                         (h[off + 6] << 8) | h[off + 7];
+    const std::uint8_t* n = &h[off];
+    std::uint64_t type = n[NID(nid_type)];
+    std::uint64_t num = (n[NID(nid_num)] << 8) | n[NID(nid_num) + 1];
+    const std::uint8_t* a = n + NID(nid_addr);
+    std::uint64_t addr = (std::uint64_t(a[0]) << 24) | (a[1] << 16) | (a[2] << 8) | a[3];
     std::uint64_t v = (type << 48) | (num << 32) | addr;
     for (int i = 0; i < 8; i++) w[dst + i] = static_cast<std::uint8_t>(v >> (8 * i));
   };
-  nid4(0, 0);
-  nid4(20, 8);
-  std::memcpy(&w[16], &h[40], 56);  // pids, type, payload_length, msg union
+  nid4(N16(dest_nid), N4(dest_nid));
+  nid4(N16(src_nid), N4(src_nid));
+  // pids, type, payload_length and the msg union: the same in both forms.
+  std::memcpy(&w[N4(dest_pid)], &h[N16(dest_pid)], LNETCAP_HDR_NID4_LEN - N4(dest_pid));
+#undef N4
+#undef N16
+#undef NID
   return w;
 }
 

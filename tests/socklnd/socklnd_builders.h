@@ -59,11 +59,11 @@ inline Bytes hello(const HelloSpec& s) {
   u32(LNETCAP_LNET_PROTO_MAGIC);
   u32(static_cast<std::uint32_t>(s.version));
   if (s.version == LNETCAP_KSOCK_PROTO_V4) {
-    std::uint8_t raw[20];
+    std::uint8_t raw[sizeof(struct lnetcap_nid)];
     s.src.to_lnet_nid(raw);
-    b.insert(b.end(), raw, raw + 20);
+    b.insert(b.end(), raw, raw + sizeof(raw));
     s.dst.to_lnet_nid(raw);
-    b.insert(b.end(), raw, raw + 20);
+    b.insert(b.end(), raw, raw + sizeof(raw));
   } else {
     u64(s.src.to_nid4());
     u64(s.dst.to_nid4());

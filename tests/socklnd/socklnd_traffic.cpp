@@ -83,6 +83,14 @@ Nid must_nid(const char* s) {
   return *n;
 }
 
+// Offsets in the connreq, and in the HELLO and LNet header of the form a
+// connection uses (v4: struct lnet_nid NIDs, else nid4).
+#define CR(f) LNETCAP_OFFSETOF(struct lnetcap_acceptor_connreq, f)
+#define HELLO(f) (v4 ? LNETCAP_OFFSETOF(struct lnetcap_ksock_hello, f) \
+                     : LNETCAP_OFFSETOF(struct lnetcap_ksock_hello_nid4, f))
+#define LNET(f) (v4 ? LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, f) \
+                    : LNETCAP_OFFSETOF(struct lnetcap_hdr_nid4, f))
+
 int server(const char* ip, int port, const Nid& me) {
   socklen_t alen = 0;
   sockaddr_storage a = addr(ip, port, &alen);
@@ -96,38 +104,45 @@ int server(const char* ip, int port, const Nid& me) {
   if (fd < 0) die("accept");
   // Acceptor: connreq (v1 16 bytes, v2 28), then the peer's HELLO (V3 56
   // bytes with nid4 NIDs, V4 80 with struct lnet_nid).
-  std::uint8_t creq[28], h[80];
-  if (!recv_all(fd, creq, 8) || load_le32(creq) != LNETCAP_LNET_PROTO_ACCEPTOR_MAGIC)
+  // The V4 (large NID) and V3 (nid4) forms differ in their NID fields, so
+  // every offset below is taken from the form the peer sent.
+  std::uint8_t creq[sizeof(struct lnetcap_acceptor_connreq_v2)], h[sizeof(struct lnetcap_ksock_hello)];
+  if (!recv_all(fd, creq, CR(acr_nid)) || load_le32(creq) != LNETCAP_LNET_PROTO_ACCEPTOR_MAGIC)
     die("connreq");
-  recv_all(fd, creq + 8, load_le32(creq + 4) == 2 ? 20 : 8);
-  if (!recv_all(fd, h, 8) || load_le32(h) != LNETCAP_LNET_PROTO_MAGIC) die("hello");
-  const bool v4 = load_le32(h + 4) == LNETCAP_KSOCK_PROTO_V4;
-  recv_all(fd, h + 8, v4 ? 72 : 48);
-  const std::size_t shift = v4 ? 24 : 0;  // V4 fields sit 24 bytes later
+  recv_all(fd, creq + CR(acr_nid),
+           load_le32(creq + CR(acr_version)) == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION_16
+               ? sizeof(struct lnetcap_nid)
+               : sizeof(std::uint64_t));
+  const std::size_t hello_head = LNETCAP_OFFSETOF(struct lnetcap_ksock_hello, kshm_src_nid);
+  if (!recv_all(fd, h, hello_head) || load_le32(h) != LNETCAP_LNET_PROTO_MAGIC) die("hello");
+  const bool v4 = load_le32(h + LNETCAP_OFFSETOF(struct lnetcap_ksock_hello, kshm_version)) ==
+                  LNETCAP_KSOCK_PROTO_V4;
+  recv_all(fd, h + hello_head,
+           (v4 ? sizeof(struct lnetcap_ksock_hello) : sizeof(struct lnetcap_ksock_hello_nid4)) - hello_head);
   HelloSpec reply;
   reply.version = v4 ? 4 : 3;
   reply.src = me;
-  reply.dst = v4 ? Nid::from_lnet_nid(h + 8) : Nid::from_nid4(load_le64(h + 8));
-  reply.dst_incarnation = load_le64(h + 32 + shift);
-  reply.ctype = static_cast<std::int32_t>(load_le32(h + 48 + shift));
+  reply.dst = v4 ? Nid::from_lnet_nid(h + HELLO(kshm_src_nid)) : Nid::from_nid4(load_le64(h + HELLO(kshm_src_nid)));
+  reply.dst_incarnation = load_le64(h + HELLO(kshm_src_incarnation));
+  reply.ctype = static_cast<std::int32_t>(load_le32(h + HELLO(kshm_ctype)));
   send_all(fd, hello(reply));
   // Messages: ACK every PUT; stop at EOF.
-  const std::size_t hl = v4 ? 96 : 72;
+  const std::size_t hl = v4 ? LNETCAP_HDR_NID16_LEN : LNETCAP_HDR_NID4_LEN;
   for (;;) {
-    std::uint8_t kh[24];
-    if (!recv_all(fd, kh, 24)) break;
+    std::uint8_t kh[sizeof(struct lnetcap_ksock_msg_hdr)];
+    if (!recv_all(fd, kh, sizeof(kh))) break;
     if (load_le32(kh) == LNETCAP_KSOCK_MSG_NOOP) continue;
-    std::uint8_t lh[96];
+    std::uint8_t lh[LNETCAP_HDR_NID16_LEN];
     recv_all(fd, lh, hl);
-    std::uint32_t plen = load_le32(lh + 28 + shift);
+    std::uint32_t plen = load_le32(lh + LNET(payload_length));
     Bytes payload(plen);
     if (plen) recv_all(fd, payload.data(), plen);
     LnetHeaderSpec ack;
     ack.type = LNETCAP_MSG_ACK;
     ack.nid16 = v4;
     ack.src = me;
-    ack.dst = v4 ? Nid::from_lnet_nid(lh + 20) : Nid::from_nid4(load_le64(lh + 8));
-    ack.match_bits = load_le64(lh + 48 + shift);
+    ack.dst = v4 ? Nid::from_lnet_nid(lh + LNET(src_nid)) : Nid::from_nid4(load_le64(lh + LNET(src_nid)));
+    ack.match_bits = load_le64(lh + LNET(msg) + LNETCAP_OFFSETOF(struct lnetcap_put, match_bits));
     ack.mlength = plen;
     send_all(fd, ksock_lnet(ack, {}));
   }
@@ -158,10 +173,14 @@ int client(const char* ip, int port, const Nid& me, const Nid& peer, int count, 
   h.dst = peer;
   append(start, hello(h));
   send_all(fd, start);
-  std::uint8_t rh[80];
-  if (!recv_all(fd, rh, v4 ? 80 : 56) || load_le32(rh) != LNETCAP_LNET_PROTO_MAGIC)
+  std::uint8_t rh[sizeof(struct lnetcap_ksock_hello)];
+  if (!recv_all(fd, rh, v4 ? sizeof(struct lnetcap_ksock_hello) : sizeof(struct lnetcap_ksock_hello_nid4)) ||
+      load_le32(rh) != LNETCAP_LNET_PROTO_MAGIC)
     die("hello reply");
-  const std::size_t shift = v4 ? 24 : 0;
+  // The ACK: a ksock_msg header, then the LNet header of the peer's form.
+  const std::size_t hl = v4 ? LNETCAP_HDR_NID16_LEN : LNETCAP_HDR_NID4_LEN;
+  const std::size_t ack_bits = sizeof(struct lnetcap_ksock_msg_hdr) + LNET(msg) +
+                               LNETCAP_OFFSETOF(struct lnetcap_ack, match_bits);
   for (int i = 1; i <= count; ++i) {
     LnetHeaderSpec put;
     put.type = LNETCAP_MSG_PUT;
@@ -173,9 +192,9 @@ int client(const char* ip, int port, const Nid& me, const Nid& peer, int count, 
     put.want_ack = true;
     send_all(fd, ksock_lnet(put, pattern(static_cast<std::size_t>(i) * 197 % 9000,
                                          static_cast<std::uint8_t>(i))));
-    std::uint8_t ack[120];
-    if (!recv_all(fd, ack, 96 + shift) ||
-        load_le64(ack + 24 + 48 + shift) != static_cast<std::uint64_t>(i))
+    std::uint8_t ack[sizeof(struct lnetcap_ksock_msg_hdr) + LNETCAP_HDR_NID16_LEN];
+    if (!recv_all(fd, ack, sizeof(struct lnetcap_ksock_msg_hdr) + hl) ||
+        load_le64(ack + ack_bits) != static_cast<std::uint64_t>(i))
       die("ack");
   }
   send_all(fd, ksock_noop());
@@ -187,6 +206,9 @@ int client(const char* ip, int port, const Nid& me, const Nid& peer, int count, 
   return 0;
 }
 
+#undef CR
+#undef HELLO
+#undef LNET
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -25,10 +25,15 @@ inline std::vector<std::uint8_t> nid16_header(const RecordView& v) {
   }
   if (v.lnet_header.size() != LNETCAP_HDR_NID4_LEN) return {};
   const std::uint8_t* w = v.lnet_header.data();
-  Nid::from_nid4(load_le64(w + 0)).to_lnet_nid(h.data() + 0);
-  Nid::from_nid4(load_le64(w + 8)).to_lnet_nid(h.data() + 20);
-  std::memcpy(h.data() + 40, w + 16, 16);  // pids, type, payload_length
-  std::memcpy(h.data() + 56, w + 32, 40);  // the msg union
+#define N4(f) LNETCAP_OFFSETOF(struct lnetcap_hdr_nid4, f)
+#define N16(f) LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, f)
+  Nid::from_nid4(load_le64(w + N4(dest_nid))).to_lnet_nid(h.data() + N16(dest_nid));
+  Nid::from_nid4(load_le64(w + N4(src_nid))).to_lnet_nid(h.data() + N16(src_nid));
+  // pids, type, payload_length, then the msg union: the same in both forms.
+  std::memcpy(h.data() + N16(dest_pid), w + N4(dest_pid), N4(msg) - N4(dest_pid));
+  std::memcpy(h.data() + N16(msg), w + N4(msg), sizeof(union lnetcap_msg_union));
+#undef N4
+#undef N16
   return h;
 }
 

@@ -143,14 +143,18 @@ inline std::vector<std::uint8_t> ldlm_request(std::uint64_t seq, std::uint32_t o
                                               std::uint32_t type = LNETCAP_LDLM_IBITS,
                                               std::uint32_t mode = 4 /* PR */) {
   std::vector<std::uint8_t> r(sizeof(struct lnetcap_ldlm_request) + 16, 0);
-  store_le32(r.data() + 0, LNETCAP_LDLM_FL_HAS_INTENT);
-  store_le32(r.data() + 4, 1);               // lock_count
-  store_le32(r.data() + 8, type);            // lr_type
-  store_le64(r.data() + 16, seq);            // name[0] = f_seq
-  store_le64(r.data() + 24, oid);            // name[1] = (ver << 32) | oid
-  store_le32(r.data() + 48, mode);           // l_req_mode
-  store_le64(r.data() + 56, 0x13);           // inodebits LOOKUP|UPDATE|PERM
-  store_le64(r.data() + 88, 0xc0ffee);       // lock_handle[0]
+  const std::size_t desc = OFF(lnetcap_ldlm_request, lock_desc);
+  const std::size_t name = desc + OFF(lnetcap_ldlm_lock_desc, l_resource) +
+                           OFF(lnetcap_ldlm_resource_desc, lr_name);
+  const std::size_t policy = desc + OFF(lnetcap_ldlm_lock_desc, l_policy_data);
+  store_le32(r.data() + OFF(lnetcap_ldlm_request, lock_flags), LNETCAP_LDLM_FL_HAS_INTENT);
+  store_le32(r.data() + OFF(lnetcap_ldlm_request, lock_count), 1);
+  store_le32(r.data() + desc + OFF(lnetcap_ldlm_resource_desc, lr_type), type);
+  store_le64(r.data() + name, seq);                                 // name[0] = f_seq
+  store_le64(r.data() + name + sizeof(std::uint64_t), oid);         // name[1] = (ver << 32) | oid
+  store_le32(r.data() + desc + OFF(lnetcap_ldlm_lock_desc, l_req_mode), mode);
+  store_le64(r.data() + policy + OFF(lnetcap_ldlm_inodebits, bits), 0x13);  // LOOKUP|UPDATE|PERM
+  store_le64(r.data() + sizeof(struct lnetcap_ldlm_request), 0xc0ffee);      // lock_handle[0]
   return r;
 }
 

@@ -10,6 +10,8 @@
 #include "error.h"
 #include "codec/lustre_msg.h"
 #include "codec/wire_reader.h"
+#include "lnetcap/lnet.h"
+#include "lnetcap/mdt_reint.h"
 #include "lnetcap/rpc_formats.h"
 #include "message_fixtures.h"
 
@@ -35,7 +37,8 @@ void expect_nid_absent(const std::vector<std::uint8_t>& out, const char* text) {
   store_le64(nid4, n.to_nid4());
   n.to_lnet_nid(raw);
   EXPECT_FALSE(contains(out, nid4, 8)) << text << " as nid4";
-  EXPECT_FALSE(contains(out, raw + 4, 4)) << text << " address bytes";
+  EXPECT_FALSE(contains(out, raw + LNETCAP_OFFSETOF(struct lnetcap_nid, nid_addr), 4))
+      << text << " address bytes";
   EXPECT_FALSE(contains(out, std::string(text))) << text << " as text";
 }
 
@@ -47,11 +50,11 @@ test::OwnedMessage reint_create() {
   rpc.uid = 1234;
   rpc.gid = 5678;
   rpc.jobid = "simulate.1234";
-  std::vector<std::uint8_t> rec(136, 0);
-  store_le32(&rec[0], LNETCAP_REINT_CREATE);
-  store_le32(&rec[8], 1234);   // rr_fsuid
-  store_le32(&rec[16], 5678);  // rr_fsgid
-  store_le64(&rec[40], 0x200000401ULL);
+  std::vector<std::uint8_t> rec(sizeof(struct lnetcap_mdt_rec_create), 0);
+  store_le32(&rec[LNETCAP_OFFSETOF(struct lnetcap_mdt_rec_create, cr_opcode)], LNETCAP_REINT_CREATE);
+  store_le32(&rec[LNETCAP_OFFSETOF(struct lnetcap_mdt_rec_create, cr_fsuid)], 1234);
+  store_le32(&rec[LNETCAP_OFFSETOF(struct lnetcap_mdt_rec_create, cr_fsgid)], 5678);
+  store_le64(&rec[LNETCAP_OFFSETOF(struct lnetcap_mdt_rec_create, cr_fid1)], 0x200000401ULL);
   rpc.buffers.push_back(rec);
   rpc.buffers.push_back({});  // CAPA1
   const std::string name = "secret-report.txt";
@@ -184,19 +187,23 @@ TEST(Anonymizer, BulkPayloadIsDroppedAndPingNidsRewritten) {
   EXPECT_EQ(v->hdr.payload_len, 512u);  // the original length is still known
   EXPECT_EQ(a.changes().payload_bytes_dropped, 512u);
 
-  std::vector<std::uint8_t> info(16 + 32, 0);
-  store_le32(&info[0], LNETCAP_LNET_PROTO_PING_MAGIC);
-  store_le32(&info[12], 2);
-  store_le64(&info[16], test::nid("0@lo").to_nid4());
-  store_le64(&info[32], test::nid("10.0.3.1@tcp").to_nid4());
+  // lnet_ping_info with two lnet_ni_status entries.
+  const std::size_t ni0 = sizeof(struct lnetcap_ping_info);
+  const std::size_t ni1 = ni0 + sizeof(struct lnetcap_ni_status);
+  std::vector<std::uint8_t> info(ni1 + sizeof(struct lnetcap_ni_status), 0);
+  store_le32(&info[LNETCAP_OFFSETOF(struct lnetcap_ping_info, pi_magic)], LNETCAP_LNET_PROTO_PING_MAGIC);
+  store_le32(&info[LNETCAP_OFFSETOF(struct lnetcap_ping_info, pi_nnis)], 2);
+  store_le64(&info[ni0 + LNETCAP_OFFSETOF(struct lnetcap_ni_status, ns_nid)], test::nid("0@lo").to_nid4());
+  store_le64(&info[ni1 + LNETCAP_OFFSETOF(struct lnetcap_ni_status, ns_nid)],
+             test::nid("10.0.3.1@tcp").to_nid4());
   h.type = LNETCAP_MSG_REPLY;
   h.payload_length = static_cast<std::uint32_t>(info.size());
   auto ping = a.rewrite_record(test::record(r, test::lnet_header(h), info));
   expect_nid_absent(ping, "10.0.3.1@tcp");
   v = parse_record(ping, &why);
   ASSERT_TRUE(v);
-  EXPECT_EQ(load_le64(v->payload.data() + 32), a.map_nid(test::nid("10.0.3.1@tcp")).to_nid4());
-  EXPECT_EQ(load_le64(v->payload.data() + 16), test::nid("0@lo").to_nid4());
+  EXPECT_EQ(load_le64(v->payload.data() + ni1), a.map_nid(test::nid("10.0.3.1@tcp")).to_nid4());
+  EXPECT_EQ(load_le64(v->payload.data() + ni0), test::nid("0@lo").to_nid4());
 }
 
 TEST(Anonymizer, InterfacesKeepOnlyMappedNids) {

@@ -172,7 +172,7 @@ TEST_F(FormatTest, CancelWithoutLockDescriptorShowsTheLockCount) {
   test::RpcSpec rpc;
   rpc.opc = LNETCAP_OPC_LDLM_CANCEL;
   auto req = test::ldlm_request(0, 0, 0, 0);  // cancels carry handles only
-  store_le32(req.data() + 4, 2);              // lock_count
+  store_le32(req.data() + LNETCAP_OFFSETOF(struct lnetcap_ldlm_request, lock_count), 2);
   rpc.buffers.push_back(req);
   auto payload = test::lustre_msg(rpc);
   test::LnetHeaderSpec h;

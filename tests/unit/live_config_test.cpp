@@ -266,9 +266,9 @@ TEST(LayoutCheck, FlagsImpossibleRecords) {
     v.hdr.local_nid = *Nid::parse(local);
     v.hdr.peer_nid = *Nid::parse("10.0.0.2@tcp");
     v.hdr.payload_len = plen;
-    static std::uint8_t h[96];
+    static std::uint8_t h[sizeof(struct lnetcap_hdr_nid16)];
     std::memset(h, 0, sizeof(h));
-    h[48] = static_cast<std::uint8_t>(type);
+    h[LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, type)] = static_cast<std::uint8_t>(type);
     v.lnet_header = ByteSpan(h, sizeof(h));
     return v;
   };

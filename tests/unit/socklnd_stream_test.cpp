@@ -9,7 +9,9 @@
 #include <random>
 
 #include "../socklnd/socklnd_builders.h"
+#include "lnetcap/lnet.h"
 #include "lnetcap/record.h"
+#include "lnetcap/socklnd.h"
 
 namespace lnetcap::test {
 namespace {
@@ -469,8 +471,9 @@ TEST(SocklndStream, RandomBytesOnThePortNeverBecomeMessages) {
   // type and payload length are valid but whose NIDs and PIDs are noise.
   for (std::size_t i = 0; i + 200 < junk.size(); i += 997) {
     store_le32(junk.data() + i, 0xc1);
-    store_le32(junk.data() + i + 24 + 24, LNETCAP_MSG_PUT);
-    store_le32(junk.data() + i + 24 + 28, 100);
+    std::uint8_t* lnet = junk.data() + i + sizeof(struct lnetcap_ksock_msg_hdr);
+    store_le32(lnet + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid4, type), LNETCAP_MSG_PUT);
+    store_le32(lnet + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid4, payload_length), 100);
   }
   s.cs = junk;
   Converted c;

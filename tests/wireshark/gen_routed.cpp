@@ -234,13 +234,14 @@ int routed_vectors(const std::string& dir) {
   // The reply is the server's lnet_ping_info: two NIs on o2ib, so the
   // server is a multi-rail peer with primary NID 192.168.2.2@o2ib.
   Hdr pong{r.server(), r.client(), LNETCAP_MSG_REPLY, 0, 0, 0x77, 0};
-  W pi(sizeof(struct lnetcap_ping_info) + 3 * 16);
+  const std::size_t ni = sizeof(struct lnetcap_ping_info), nis = sizeof(struct lnetcap_ni_status);
+  W pi(ni + 3 * nis);
   pi.u32(OFF(lnetcap_ping_info, pi_magic), LNETCAP_LNET_PROTO_PING_MAGIC);
   pi.u32(OFF(lnetcap_ping_info, pi_pid), LNETCAP_LNET_PID_LUSTRE);
   pi.u32(OFF(lnetcap_ping_info, pi_nnis), 3);
-  pi.u64(16 + OFF(lnetcap_ni_status, ns_nid), Nid::parse("0@lo")->to_nid4());
-  pi.u64(32 + OFF(lnetcap_ni_status, ns_nid), Nid::parse("192.168.2.2@o2ib")->to_nid4());
-  pi.u64(48 + OFF(lnetcap_ni_status, ns_nid), r.server().to_nid4());
+  pi.u64(ni + 0 * nis + OFF(lnetcap_ni_status, ns_nid), Nid::parse("0@lo")->to_nid4());
+  pi.u64(ni + 1 * nis + OFF(lnetcap_ni_status, ns_nid), Nid::parse("192.168.2.2@o2ib")->to_nid4());
+  pi.u64(ni + 2 * nis + OFF(lnetcap_ni_status, ns_nid), r.server().to_nid4());
   for (int i = 0; i < 5; ++i, t += 1000 * ms) {
     r.message(t, ping, {});
     r.message(t + 1 * ms, pong, pi.b);

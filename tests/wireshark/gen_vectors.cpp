@@ -31,6 +31,7 @@
 
 #include "lnetcap/bodies.h"
 #include "lnetcap/fld.h"
+#include "lnetcap/mdt_reint.h"
 #include "lnetcap/out_update.h"
 #include "lnetcap/quota.h"
 #include "lnetcap/lnet.h"
@@ -52,9 +53,9 @@ namespace {
 using namespace lnetcap::test::wire;
 
 void fid(W& w, std::size_t off, std::uint64_t seq, std::uint32_t oid, std::uint32_t ver = 0) {
-  w.u64(off, seq);
-  w.u32(off + 8, oid);
-  w.u32(off + 12, ver);
+  w.u64(off + OFF(lnetcap_lu_fid, f_seq), seq);
+  w.u32(off + OFF(lnetcap_lu_fid, f_oid), oid);
+  w.u32(off + OFF(lnetcap_lu_fid, f_ver), ver);
 }
 
 Bytes ost_body(bool be, std::uint64_t oid, std::uint64_t size) {
@@ -450,9 +451,9 @@ void vectors(Out& o) {
   // 19-28 MDS_REINT: create, setattr, link, unlink (-ENOENT), rename.
   {
     W r = reint(le, LNETCAP_REINT_CREATE);
-    fid(r, 56, 0x200000401ULL, 7);  // cr_fid2: the new child
-    r.u32(112, 040755);             // cr_mode
-    r.u32(128, 022);                // cr_umask
+    fid(r, OFF(lnetcap_mdt_rec_create, cr_fid2), 0x200000401ULL, 7);  // the new child
+    r.u32(OFF(lnetcap_mdt_rec_create, cr_mode), 040755);
+    r.u32(OFF(lnetcap_mdt_rec_create, cr_umask), 022);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1380),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
                           cstr("newdir")}));
@@ -463,11 +464,11 @@ void vectors(Out& o) {
   }
   {
     W r = reint(le, LNETCAP_REINT_SETATTR);
-    r.u64(LNETCAP_SETATTR_OFF_VALID, 0x1 | 0x2 | 0x8);  // MODE|UID|SIZE
-    r.u32(LNETCAP_SETATTR_OFF_UID, 2000);
-    r.u32(LNETCAP_SETATTR_OFF_GID, 2000);
-    r.u64(LNETCAP_SETATTR_OFF_SIZE, 65536);
-    r.u32(LNETCAP_SETATTR_OFF_MODE, 0100600);
+    r.u64(OFF(lnetcap_mdt_rec_setattr, sa_valid), 0x1 | 0x2 | 0x8);  // MODE|UID|SIZE
+    r.u32(OFF(lnetcap_mdt_rec_setattr, sa_uid), 2000);
+    r.u32(OFF(lnetcap_mdt_rec_setattr, sa_gid), 2000);
+    r.u64(OFF(lnetcap_mdt_rec_setattr, sa_size), 65536);
+    r.u32(OFF(lnetcap_mdt_rec_setattr, sa_mode), 0100600);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1400),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b}));
     o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, 0x1400),
@@ -477,7 +478,7 @@ void vectors(Out& o) {
   }
   {
     W r = reint(le, LNETCAP_REINT_LINK);
-    fid(r, 56, 0x200000401ULL, 5);
+    fid(r, OFF(lnetcap_mdt_rec_link, lk_fid2), 0x200000401ULL, 5);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1480),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {}, {},
                           cstr("hardlink")}));
@@ -486,7 +487,7 @@ void vectors(Out& o) {
   }
   {
     W r = reint(le, LNETCAP_REINT_UNLINK);
-    r.u32(116, 0100644);  // ul_mode
+    r.u32(OFF(lnetcap_mdt_rec_unlink, ul_mode), 0100644);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1500),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
                           cstr("missing")}));
@@ -495,7 +496,7 @@ void vectors(Out& o) {
   }
   {
     W r = reint(le, LNETCAP_REINT_RENAME);
-    fid(r, 56, 0x200000401ULL, 7);
+    fid(r, OFF(lnetcap_mdt_rec_rename, rn_fid2), 0x200000401ULL, 7);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1580),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {}, {},
                           cstr("oldname"), cstr("newname")}));
@@ -505,9 +506,9 @@ void vectors(Out& o) {
   // 29-30 MDS_REINT open (CAPA1, CAPA2 empty), 31-32 setxattr.
   {
     W r = reint(le, LNETCAP_REINT_OPEN);
-    fid(r, 56, 0x200000401ULL, 8);
-    r.u32(112, 0100644);
-    r.u32(120, 0x42 /* O_CREAT|O_RDWR */);
+    fid(r, OFF(lnetcap_mdt_rec_create, cr_fid2), 0x200000401ULL, 8);
+    r.u32(OFF(lnetcap_mdt_rec_create, cr_mode), 0100644);
+    r.u32(OFF(lnetcap_mdt_rec_create, cr_flags_l), 0x42 /* O_CREAT|O_RDWR */);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1600),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {}, {},
                           cstr("opened"), {}}));
@@ -518,8 +519,8 @@ void vectors(Out& o) {
   }
   {
     W r = reint(le, LNETCAP_REINT_SETXATTR);
-    r.u64(LNETCAP_SETXATTR_OFF_VALID, 1ULL << 36);  // OBD_MD_FLXATTR
-    r.u32(LNETCAP_SETXATTR_OFF_SIZE, 5);
+    r.u64(OFF(lnetcap_mdt_rec_setxattr, sx_valid), 1ULL << 36);  // OBD_MD_FLXATTR
+    r.u32(OFF(lnetcap_mdt_rec_setxattr, sx_size), 5);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x1680),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_MDS_REINT, 0x00020003)), r.b, {},
                           cstr("user.color"), Bytes{'b', 'l', 'u', 'e', 0}}));
@@ -662,8 +663,8 @@ void vectors(Out& o) {
     W opc(4);
     opc.u32(0, 1);  // SEQ_ALLOC_META
     W range(24);
-    range.u64(0, 0x200000400ULL);
-    range.u64(8, 0x200000800ULL);
+    range.u64(OFF(lnetcap_lu_seq_range, lsr_start), 0x200000400ULL);
+    range.u64(OFF(lnetcap_lu_seq_range, lsr_end), 0x200000800ULL);
     o.msg(req("10.0.0.3@tcp", SV, LNETCAP_PORTAL_SEQ_METADATA, 0x1d80),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_SEQ_QUERY, 0x00020003)), opc.b, range.b}));
   }
@@ -672,7 +673,7 @@ void vectors(Out& o) {
     Bytes rec;
     RecordHeader h = o.rh(N(CL), N(SV), LNETCAP_DIR_SEND);
     encode_record(h, {}, {}, rec);
-    rec[4] = 2;
+    rec[OFF(lnetcap_rec_hdr, version)] = 2;
     o.raw(rec);
   }
 }
@@ -737,18 +738,20 @@ Bytes lov_md(bool be, const std::string& pool, std::uint64_t fseq, std::uint32_t
   const bool v3 = !pool.empty();
   const std::size_t hdr = v3 ? LNETCAP_LOV_MDS_MD_V3_LEN : sizeof(struct lnetcap_lov_mds_md_v1);
   W w(hdr + objs.size() * sizeof(struct lnetcap_lov_ost_data_v1), be);
-  w.u32(0, v3 ? LNETCAP_LOV_MAGIC_V3 : LNETCAP_LOV_MAGIC_V1);
-  w.u32(4, 1);      // LOV_PATTERN_RAID0
-  w.u64(8, foid);   // lmm_oi as fid_to_lmm_oi() packs it: oid, then seq
-  w.u64(16, fseq);
-  w.u32(24, stripe_size);
-  w.u16(28, std::uint16_t(objs.size()));
-  w.u16(30, 3);     // lmm_layout_gen
-  if (v3) w.str(32, pool);
+#define LMM(f) OFF(lnetcap_lov_mds_md_v1, f)
+  w.u32(LMM(lmm_magic), v3 ? LNETCAP_LOV_MAGIC_V3 : LNETCAP_LOV_MAGIC_V1);
+  w.u32(LMM(lmm_pattern), 1);  // LOV_PATTERN_RAID0
+  w.u64(LMM(lmm_oi_id), foid);  // lmm_oi as fid_to_lmm_oi() packs it: oid, then seq
+  w.u64(LMM(lmm_oi_seq), fseq);
+  w.u32(LMM(lmm_stripe_size), stripe_size);
+  w.u16(LMM(lmm_stripe_count), std::uint16_t(objs.size()));
+  w.u16(LMM(lmm_layout_gen), 3);
+  if (v3) w.str(OFF(lnetcap_lov_mds_md_v3, lmm_pool_name), pool);
+#undef LMM
   for (std::size_t k = 0; k < objs.size(); ++k) {
     std::size_t o = hdr + k * sizeof(struct lnetcap_lov_ost_data_v1);
     fid(w, o, objs[k].first, 0x10 + std::uint32_t(k));  // l_ost_oi: a FID on that OST
-    w.u32(o + 20, objs[k].second);                      // l_ost_idx
+    w.u32(o + OFF(lnetcap_lov_ost_data_v1, l_ost_idx), objs[k].second);
   }
   return w.b;
 }
@@ -780,21 +783,23 @@ void lvb_records(Out& o) {
     const std::size_t hdr = sizeof(struct lnetcap_lov_comp_md_v1),
                       ent = sizeof(struct lnetcap_lov_comp_md_entry_v1);
     W w(hdr + 2 * ent + c1.size() + c2.size(), le);
-    w.u32(0, LNETCAP_LOV_MAGIC_COMP_V1);
-    w.u32(4, std::uint32_t(w.b.size()));
-    w.u32(8, 5);   // lcm_layout_gen
-    w.u16(14, 2);  // lcm_entry_count
+    w.u32(OFF(lnetcap_lov_comp_md_v1, lcm_magic), LNETCAP_LOV_MAGIC_COMP_V1);
+    w.u32(OFF(lnetcap_lov_comp_md_v1, lcm_size), std::uint32_t(w.b.size()));
+    w.u32(OFF(lnetcap_lov_comp_md_v1, lcm_layout_gen), 5);
+    w.u16(OFF(lnetcap_lov_comp_md_v1, lcm_entry_count), 2);
     const std::uint64_t ext[2][2] = {{0, 1048576}, {1048576, ~0ULL}};
     std::size_t blob = hdr + 2 * ent;
     for (int k = 0; k < 2; ++k) {
       const Bytes& c = k ? c2 : c1;
       std::size_t e = hdr + k * ent;
-      w.u32(e, 1 + k);      // lcme_id
-      w.u32(e + 4, 0x10);   // LCME_FL_INIT
-      w.u64(e + 8, ext[k][0]);
-      w.u64(e + 16, ext[k][1]);
-      w.u32(e + 24, std::uint32_t(blob));
-      w.u32(e + 28, std::uint32_t(c.size()));
+#define LCME(f) (e + OFF(lnetcap_lov_comp_md_entry_v1, f))
+      w.u32(LCME(lcme_id), 1 + k);
+      w.u32(LCME(lcme_flags), 0x10);  // LCME_FL_INIT
+      w.u64(LCME(lcme_extent_start), ext[k][0]);
+      w.u64(LCME(lcme_extent_end), ext[k][1]);
+      w.u32(LCME(lcme_offset), std::uint32_t(blob));
+      w.u32(LCME(lcme_size), std::uint32_t(c.size()));
+#undef LCME
       w.raw(blob, c.data(), c.size());
       blob += c.size();
     }
@@ -986,7 +991,7 @@ void mdt_records(Out& o) {
   // 9-10
   {
     W r = reint(le, LNETCAP_REINT_OPEN);
-    r.u32(120, 0x2 /* O_RDWR */);
+    r.u32(OFF(lnetcap_mdt_rec_create, cr_flags_l), 0x2 /* O_RDWR */);
     o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x3200),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
                           ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res, 4,
@@ -1196,9 +1201,10 @@ void random_records(Out& o, int n, unsigned seed) {
     if (payload.size() >= 12 && rng() % 2) {
       // Make most of them look like lustre_msg so PtlRPC code is exercised.
       std::uint32_t magic = rng() % 4 ? LNETCAP_LUSTRE_MSG_MAGIC_V2 : LNETCAP_LUSTRE_MSG_MAGIC_V2_SWABBED;
-      std::memcpy(&payload[8], &magic, 4);
-      payload[0] = std::uint8_t(rng() % 12);
-      payload[1] = payload[2] = payload[3] = 0;
+      std::memcpy(&payload[OFF(lnetcap_lustre_msg_v2, lm_magic)], &magic, sizeof(magic));
+      // A small lm_bufcount (its low byte random, the rest zero).
+      std::uint32_t bufcount = rng() % 12;
+      std::memcpy(&payload[OFF(lnetcap_lustre_msg_v2, lm_bufcount)], &bufcount, sizeof(bufcount));
     }
     if (l.type == LNETCAP_MSG_PUT && payload.size() > 200 && rng() % 2) {
       Body b = B(rng() % 2 ? RQ : RP, lnetcap_opcodes_sample(rng), 0x3);
@@ -1488,7 +1494,8 @@ Bytes object_update(bool be, std::uint16_t type, std::uint32_t flags, std::uint6
                     std::uint32_t foid, const std::vector<Bytes>& params,
                     std::uint16_t params_count_override = 0) {
   std::size_t n = sizeof(struct lnetcap_object_update);
-  for (const auto& p : params) n += LNETCAP_LUSTRE_MSG_ROUND8(8 + p.size());
+  const std::size_t phdr = sizeof(struct lnetcap_object_update_param);  // oup_buf follows
+  for (const auto& p : params) n += LNETCAP_LUSTRE_MSG_ROUND8(phdr + p.size());
   W w(n, be);
   w.u16(OFF(lnetcap_object_update, ou_type), type);
   w.u16(OFF(lnetcap_object_update, ou_params_count),
@@ -1500,8 +1507,8 @@ Bytes object_update(bool be, std::uint16_t type, std::uint32_t flags, std::uint6
   std::size_t pos = sizeof(struct lnetcap_object_update);
   for (const auto& p : params) {
     w.u16(pos, std::uint16_t(p.size()));
-    if (!p.empty()) w.raw(pos + 8, p.data(), p.size());
-    pos += LNETCAP_LUSTRE_MSG_ROUND8(8 + p.size());
+    if (!p.empty()) w.raw(pos + phdr, p.data(), p.size());
+    pos += LNETCAP_LUSTRE_MSG_ROUND8(phdr + p.size());
   }
   return w.b;
 }
@@ -1532,19 +1539,21 @@ Bytes out_update_inline(bool be, std::uint16_t count, const std::vector<Bytes>& 
 // (our_rc, our_datalen, data) padded to 8 (object_update_result_get()).
 Bytes out_update_reply(bool be, std::uint16_t count,
                        const std::vector<std::pair<std::int32_t, Bytes>>& results) {
-  std::size_t n = LNETCAP_LUSTRE_MSG_ROUND8(8 + 2 * results.size());
-  for (const auto& r : results) n += LNETCAP_LUSTRE_MSG_ROUND8(8 + r.second.size());
+  const std::size_t lens = sizeof(struct lnetcap_object_update_reply);    // ourp_lens[] follow
+  const std::size_t rhdr = sizeof(struct lnetcap_object_update_result);  // our_data follows
+  std::size_t n = LNETCAP_LUSTRE_MSG_ROUND8(lens + 2 * results.size());
+  for (const auto& r : results) n += LNETCAP_LUSTRE_MSG_ROUND8(rhdr + r.second.size());
   W w(n, be);
   w.u32(OFF(lnetcap_object_update_reply, ourp_magic), LNETCAP_UPDATE_REPLY_MAGIC_V2);
   w.u16(OFF(lnetcap_object_update_reply, ourp_count), count);
-  std::size_t pos = LNETCAP_LUSTRE_MSG_ROUND8(8 + 2 * results.size());
+  std::size_t pos = LNETCAP_LUSTRE_MSG_ROUND8(lens + 2 * results.size());
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& r = results[k];
-    w.u16(8 + 2 * k, std::uint16_t(8 + r.second.size()));
+    w.u16(lens + 2 * k, std::uint16_t(rhdr + r.second.size()));
     w.u32(pos + OFF(lnetcap_object_update_result, our_rc), std::uint32_t(r.first));
     w.u16(pos + OFF(lnetcap_object_update_result, our_datalen), std::uint16_t(r.second.size()));
-    if (!r.second.empty()) w.raw(pos + 8, r.second.data(), r.second.size());
-    pos += LNETCAP_LUSTRE_MSG_ROUND8(8 + r.second.size());
+    if (!r.second.empty()) w.raw(pos + rhdr, r.second.data(), r.second.size());
+    pos += LNETCAP_LUSTRE_MSG_ROUND8(rhdr + r.second.size());
   }
   return w.b;
 }
@@ -1656,10 +1665,12 @@ void out_records(Out& o) {
                                           {object_update(le, 7 /* OUT_XATTR_SET */, 0, d0, 0x5,
                                                          {cstr("trusted.lmv")}, 300)})}));
   {
-    W r(16, le);  // magic, count 1000, then the first lens only
-    r.u32(0, LNETCAP_UPDATE_REPLY_MAGIC_V2);
-    r.u16(4, 1000);
-    r.u16(8, 8);
+    // magic, count 1000, then the first lens only
+    const std::size_t lens = sizeof(struct lnetcap_object_update_reply);
+    W r(2 * lens, le);
+    r.u32(OFF(lnetcap_object_update_reply, ourp_magic), LNETCAP_UPDATE_REPLY_MAGIC_V2);
+    r.u16(OFF(lnetcap_object_update_reply, ourp_count), 1000);
+    r.u16(lens, sizeof(struct lnetcap_object_update_result));  // ourp_lens[0]
     o.msg(rep(M1, SV, LNETCAP_PORTAL_MDC_REPLY, 0x5180),
           lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_OUT_UPDATE, 0)), r.b}), 200);
   }
@@ -1709,8 +1720,8 @@ void out_records(Out& o) {
     h.u32(OFF(lnetcap_out_update_header, ouh_count), 3);
     h.u32(OFF(lnetcap_out_update_header, ouh_reply_size), 8192);
     W sizes(2 * sizeof(struct lnetcap_update_buffer), le);
-    sizes.u32(0, 4096);
-    sizes.u32(8, 1200);
+    sizes.u32(OFF(lnetcap_update_buffer, size), 4096);
+    sizes.u32(sizeof(struct lnetcap_update_buffer) + OFF(lnetcap_update_buffer, size), 1200);
     o.msg(req(M1, SV, LNETCAP_PORTAL_OUT, 0x5500),
           lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_OUT_UPDATE, 0x00040003)), h.b, sizes.b}));
     W bh(sizeof(struct lnetcap_but_update_header), le);

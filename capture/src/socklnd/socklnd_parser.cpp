@@ -202,19 +202,22 @@ void SocklndParser::reject_header() {
 
 // The acceptor's connection request (lnet_acceptor_connreq, 16 or 28 bytes).
 bool SocklndParser::step_connreq(std::uint64_t ts_ns, ByteSpan& data) {
-  if (!fill(data, 8)) return false;
-  std::uint32_t version = u32(4);
-  std::size_t need = version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION      ? 16
-                     : version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION_16 ? 28
+  using V1 = lnetcap_acceptor_connreq;
+  using V2 = lnetcap_acceptor_connreq_v2;
+  if (!fill(data, LNETCAP_OFFSETOF(V1, acr_nid))) return false;  // magic and version
+  std::uint32_t version = u32(LNETCAP_OFFSETOF(V1, acr_version));
+  std::size_t need = version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION      ? sizeof(V1)
+                     : version == LNETCAP_LNET_PROTO_ACCEPTOR_VERSION_16 ? sizeof(V2)
                                                                          : 0;
   if (need == 0) {
     reject_header();
     return true;
   }
   if (!fill(data, need)) return false;
-  const std::uint8_t* nid = buf_.data() + 8;
-  Nid target = need == 16 ? Nid::from_nid4(swapped_ ? load_be64(nid) : load_le64(nid))
-                          : Nid::from_lnet_nid(nid);
+  // acr_nid is at the same offset in both forms (socklnd.h asserts it).
+  const std::uint8_t* nid = buf_.data() + LNETCAP_OFFSETOF(V1, acr_nid);
+  Nid target = need == sizeof(V1) ? Nid::from_nid4(swapped_ ? load_be64(nid) : load_le64(nid))
+                                  : Nid::from_lnet_nid(nid);
   ++counters_.connreqs;
   events_.on_connreq(ts_ns, version, target);
   buf_.clear();
