@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// top_terminal.h - the one place lnetcap --top talks to ncurses: set the
+// terminal up and back, draw lines, wait for a key.  ncurses because it
+// is on every HPC node (the base of top, htop, iftop; Debian's
+// libncurses6 is Priority: required) and knows every terminal from its
+// terminfo, where a hand-written escape-code writer would not.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lnetcap::top {
+
+class TopTerminal {
+ public:
+  /// Takes the terminal (standard input and output): raw keys, no echo,
+  /// alternate screen.  Throws Error when the terminal cannot be set up.
+  TopTerminal();
+  /// Gives the terminal back as it was, also when an error unwinds.
+  ~TopTerminal();
+  TopTerminal(const TopTerminal&) = delete;
+  TopTerminal& operator=(const TopTerminal&) = delete;
+
+  int rows() const;
+  int cols() const;
+  /// Replaces the screen with `lines` (the first one in reverse video, like
+  /// top's header; `heading` too, the table's heading line).
+  void draw(const std::vector<std::string>& lines, int heading);
+  /// A key, or -1 when none came within timeout_ms (0: do not wait).
+  int key(int timeout_ms);
+
+ private:
+  void* screen_ = nullptr;  // ncurses' SCREEN, kept out of this header
+};
+
+}  // namespace lnetcap::top
