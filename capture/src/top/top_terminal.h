@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // top_terminal.h - the one place lnetcap --top talks to ncurses: set the
 // terminal up and back, draw lines, wait for a key.  ncurses because it
-// is on every HPC node (the base of top, htop, iftop; Debian's
-// libncurses6 is Priority: required) and knows every terminal from its
-// terminfo, where a hand-written escape-code writer would not.
+// is on every HPC node already (top, htop and iftop use it; Debian's
+// procps depends on it) and knows every terminal from its terminfo, where
+// a hand-written escape-code writer would not (docs/REPORTS.md "Top").
 #pragma once
 
 #include <string>
