@@ -39,12 +39,17 @@ short=$tmp/short.pcapng
 "$lnetcap" -r "$short" --summary >"$tmp/summary.txt" 2>/dev/null || fail "--summary failed"
 
 # The screen: lnetcap --top ARGS in tmux, 200x50; its exit status lands in rc.
-# remain-on-exit: the screen stays readable once lnetcap has exited.
+# The shell sleeps on after lnetcap so the screen stays readable (tmux's
+# remain-on-exit loses what came after an alternate screen).  Standard error
+# goes to top.err, or with stderr_on_screen=1 to the terminal.
+stderr_on_screen=0
 start_screen() {
   need_cmd tmux
-  echo 'set -g remain-on-exit on' >"$tmp/tmux.conf"
+  : >"$tmp/tmux.conf"
+  local err="2>$tmp/top.err"
+  [ "$stderr_on_screen" = 1 ] && err=
   tmux -S "$tmp/tmux.sock" -f "$tmp/tmux.conf" new-session -d -s top -x 200 -y 50 \
-    "$(printf '%q ' "$lnetcap" --top "$@") 2>$tmp/top.err; echo \$? >$tmp/rc" ||
+    "$(printf '%q ' "$lnetcap" --top "$@") $err; echo \$? >$tmp/rc; exec sleep 120" ||
     fail "tmux cannot start"
 }
 keys() { tmux -S "$tmp/tmux.sock" send-keys -t top "$@"; }
@@ -115,6 +120,20 @@ screen-subscription)
   start_screen --from "ipc://$tmp/n1.sock" --from "ipc://$tmp/n2.sock"
   drive_screen
   contains "$tmp/screen.txt" "lnetcap top - --from ipc://$tmp/n1.sock ipc://$tmp/n2.sock" ;;
+screen-holds-warnings)
+  # A warning while the screen is up (a damaged record) would stay on it as
+  # garbage: it is held, and written once the terminal is given back.
+  python3 "$src/tests/cli/pcapng_mutate.py" "$short" "$tmp/damaged.pcapng" record-magic 10 >/dev/null ||
+    fail "mutation failed"
+  stderr_on_screen=1
+  start_screen -r "$tmp/damaged.pcapng"
+  wait_screen "input ended"
+  lacks "$tmp/screen.txt" "warning"
+  contains "$tmp/screen.txt" "45 msgs"
+  quit_screen
+  # Back on the terminal, after the view.
+  wait_screen "record 10: bad lnetcap record" 10
+  lacks "$tmp/screen.txt" "input ended" ;;
 text-not-a-tty)
   # Standard output a file: plain-text blocks, the last one the whole run.
   timeout 60 "$lnetcap" --top -r "$short" >"$tmp/top.out" 2>"$tmp/top.err"

@@ -216,6 +216,10 @@ class TopRun {
   bool serve_keys(int timeout_ms) {
     next_key_poll_ = steady_ns() + 50 * kMsNs;
     for (int ch = terminal_->key(timeout_ms); ch != -1; ch = terminal_->key(0)) {
+      if (ch == TopTerminal::kResized) {
+        draw();
+        continue;
+      }
       const TopView::Action a = view_.key(ch);
       if (a == TopView::Action::kQuit) return true;
       if (a == TopView::Action::kRedraw) draw();
@@ -225,6 +229,10 @@ class TopRun {
       while (view_.paused() && !stop_requested()) {
         const int ch = terminal_->key(250);
         if (ch == -1) continue;
+        if (ch == TopTerminal::kResized) {
+          draw();
+          continue;
+        }
         const TopView::Action a = view_.key(ch);
         if (a == TopView::Action::kQuit) return true;
         if (a == TopView::Action::kRedraw) draw();

@@ -2,6 +2,7 @@
 #include "top_terminal.h"
 
 #include <curses.h>
+#include <unistd.h>
 
 #include "error.h"
 
@@ -18,11 +19,29 @@ TopTerminal::TopTerminal() {
   screen_ = screen;
   keypad(stdscr, TRUE);
   curs_set(0);
+  held_stderr_ = std::tmpfile();
+  if (held_stderr_) {
+    std::fflush(stderr);
+    saved_stderr_ = dup(STDERR_FILENO);
+    if (saved_stderr_ < 0 || dup2(fileno(held_stderr_), STDERR_FILENO) < 0) {
+      std::fclose(held_stderr_);
+      held_stderr_ = nullptr;
+    }
+  }
 }
 
 TopTerminal::~TopTerminal() {
   endwin();
   delscreen(static_cast<SCREEN*>(screen_));
+  if (!held_stderr_) return;
+  std::fflush(stderr);
+  dup2(saved_stderr_, STDERR_FILENO);
+  close(saved_stderr_);
+  std::rewind(held_stderr_);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, held_stderr_)) > 0;)
+    if (std::fwrite(buf, 1, n, stderr) != n) break;
+  std::fclose(held_stderr_);
 }
 
 int TopTerminal::rows() const { return LINES; }
@@ -42,7 +61,7 @@ void TopTerminal::draw(const std::vector<std::string>& lines, int heading) {
 int TopTerminal::key(int timeout_ms) {
   timeout(timeout_ms);
   const int ch = getch();
-  if (ch == KEY_RESIZE) return -1;  // the next draw uses the new size
+  if (ch == KEY_RESIZE) return kResized;
   return ch == ERR ? -1 : ch;
 }
 

@@ -6,6 +6,7 @@
 // a hand-written escape-code writer would not (docs/REPORTS.md "Top").
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,12 @@ class TopTerminal {
  public:
   /// Takes the terminal (standard input and output): raw keys, no echo,
   /// alternate screen.  Throws Error when the terminal cannot be set up.
+  /// Standard error goes to a temporary file meanwhile: a warning written
+  /// across the screen (a daemon gone, a damaged record) would stay there
+  /// as garbage between draws.
   TopTerminal();
-  /// Gives the terminal back as it was, also when an error unwinds.
+  /// Gives the terminal back as it was, also when an error unwinds, then
+  /// writes what went to standard error meanwhile.
   ~TopTerminal();
   TopTerminal(const TopTerminal&) = delete;
   TopTerminal& operator=(const TopTerminal&) = delete;
@@ -26,11 +31,15 @@ class TopTerminal {
   /// Replaces the screen with `lines` (the first one in reverse video, like
   /// top's header; `heading` too, the table's heading line).
   void draw(const std::vector<std::string>& lines, int heading);
-  /// A key, or -1 when none came within timeout_ms (0: do not wait).
+  /// A key, kResized when the terminal changed size (draw again), or -1
+  /// when none came within timeout_ms (0: do not wait).
   int key(int timeout_ms);
+  static constexpr int kResized = -2;
 
  private:
   void* screen_ = nullptr;  // ncurses' SCREEN, kept out of this header
+  int saved_stderr_ = -1;
+  std::FILE* held_stderr_ = nullptr;
 };
 
 }  // namespace lnetcap::top
