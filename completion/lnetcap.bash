@@ -89,7 +89,7 @@ _lnetcap()
                 -w --write -c --count -p --pretty -q --quiet -v --verbose -x --hex
                 -U --packet-buffered --print --nano -n --nid-names --resolve-nids -C --file-size -G --rotate-seconds
                 -W --file-count -z --postrotate-command --stats-interval --summary
-                --summary= --chart --chart-output --assert --only-command --anonymize --anon-key
+                --summary= --chart --chart-output --assert --only-command --top --top-batch --anonymize --anon-key
                 -F --filter-file -h --help --version' -- "$cur"))
             [[ ${COMPREPLY-} == *= ]] && compopt -o nospace
             return ;;

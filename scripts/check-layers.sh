@@ -28,7 +28,7 @@ sources    file_source.* source_factory.* capture_metadata.* socklnd/ live/  opt
 output     text/ report/ output/ anon/ sink.h pcapng_sink.* nid_names.* nid_resolver.*  filter codec base
 subscribe  subscribe/                                        codec base
 daemon     daemon/                                           sources output subscribe options filter codec base
-agent      app.* extcap.* main.cpp                           sources output subscribe options filter codec base
+agent      app.* extcap.* main.cpp top/                         sources output subscribe options filter codec base
 '
 # Edges that look like reaching across, and why they are allowed:
 # - sources -> options: every source opens from an Options (-r/-i, snap

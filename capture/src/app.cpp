@@ -40,6 +40,7 @@
 #include "subscribe/protocol.h"
 #include "subscribe/subscription_source.h"
 #include "text/text_sink.h"
+#include "top/top_runner.h"
 #include "version.h"
 
 namespace lnetcap {
@@ -214,6 +215,12 @@ int run(const Options& opts) {
   }
 
   install_signal_handlers();
+  if (opts.top) {
+    output::DamageWarnings damage_warnings(stderr);
+    std::unique_ptr<RecordSource> source = open_source(opts, filter);
+    read_past_damaged_records(opts, dynamic_cast<LnetcapFileSource*>(source.get()), damage_warnings);
+    return top::run_top(opts, *source, filter);
+  }
   if (opts.stats_interval) set_status_interval(*opts.stats_interval);
   const bool live = opts.read_file.empty();
   // --assert ... -- CMD: with -r the command runs to completion first (it

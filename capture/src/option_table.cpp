@@ -135,6 +135,11 @@ const std::vector<AgentOption> kOptions = {
      .help = "check what a command caused, e.g.\n'count(opcode LDLM_ENQUEUE) <= 2'"},
     {.option = "only-command", .apply = SET(o.only_command = true),
      .help = "count only the messages of the command's own\nRPCs (its session's Lustre jobid; needs\njobid_var=session)"},
+    {.option = "top", .apply = SET(o.top = true),
+     .help = "live view of the busiest jobs, clients, opcodes,\ntargets and NIs, refreshed every second (keys:\n"
+             "docs/REPORTS.md \"Top\"); text blocks when not on a\nterminal"},
+    {.option = "top-batch", .apply = SET(o.top = o.top_batch = true),
+     .help = "--top as plain text blocks even on a terminal\n(like top -b)"},
     {.option = "anonymize", .apply = SET(o.anonymize = true),
      .help = "make the output safe to share: NIDs, jobids,\nuids/gids/projids and names replaced, bulk\n"
              "data dropped (docs/ANONYMIZE.md)"},

@@ -65,6 +65,8 @@ struct Options {
   std::vector<std::string> assertions;  // --assert EXPR (repeatable)
   std::vector<std::string> command;     // after "--" with --assert
   bool only_command = false;  // --only-command: count only the command's session
+  bool top = false;           // --top: the live view (top/top_runner.h)
+  bool top_batch = false;     // --top-batch: its plain-text blocks even on a terminal
 
   // Sharing
   bool anonymize = false;  // --anonymize

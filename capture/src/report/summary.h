@@ -114,6 +114,12 @@ class Summary {
   /// The figures so far, with requests still pending counted as unanswered.
   /// Cheap enough to call for every --stats-interval tick.
   SummaryReport report() const;
+  /// Starts a new window (lnetcap --top): the figures go back to zero, but
+  /// what ties records together across windows (requests awaiting their
+  /// reply, bulk transfers awaiting their REPLY or ACK, multi-rail peers)
+  /// is kept, so a reply in this window is still matched to its request of
+  /// the last one.  The latency split keeps its samples (--top shows none).
+  void reset_figures() { acc_ = SummaryReport{}; }
 
  private:
   void add_health(const Message& m);
