@@ -138,11 +138,8 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
 
 void SubscriptionSource::open_socket() {
   const bool use_curve = uri_.rfind("tcp://", 0) == 0 && (!curve_.key_file.empty() || !curve_.server_key.empty());
-  if (monitor_) monitor_.close();
-  if (socket_) {
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.close();
-  }
+  if (socket_) socket_.set(zmq::sockopt::linger, 0);  // the old connection's messages are of no use
+  close_monitored(socket_, monitor_);
   socket_ = zmq::socket_t(context_, zmq::socket_type::dealer);
   if (use_curve) {
     const CurveKeyPair own = read_key_file(curve_.key_file);
@@ -170,6 +167,17 @@ void SubscriptionSource::open_socket() {
               kind_ == Request::kDump     ? encode_dump(request_)
               : kind_ == Request::kStatus ? encode_status_request()
                                           : encode(request_));
+}
+
+void close_monitored(zmq::socket_t& socket, zmq::socket_t& monitor) {
+  if (socket) {
+    (void)zmq_socket_monitor(socket.handle(), nullptr, 0);  // no more events
+    socket.close();  // its linger: a BYE may still go out
+  }
+  if (monitor) {
+    monitor.set(zmq::sockopt::linger, 0);
+    monitor.close();  // with whatever events it holds: libzmq frees them
+  }
 }
 
 bool SubscriptionSource::disconnected() {
