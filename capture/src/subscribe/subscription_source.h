@@ -15,6 +15,11 @@
 // line: "lnetcapd at URI restarted at T; records in between not seen".
 // Meanwhile next() returns idle ticks, so a merge goes on with the other
 // streams.  A daemon that ends the stream (END) is not waited for.
+//
+// A member of a consumer group (Subscribe::group) that stops says BYE and
+// then reads on until the daemon's END (at most kGroupDrain): the daemon
+// sends it that after the last record it gave it, so nothing given to it
+// is lost in flight.
 #pragma once
 
 #include <zmq.hpp>
@@ -122,6 +127,10 @@ class SubscriptionSource : public TimedSource {
   std::uint64_t delivered_ = 0, last_seq_ = 0, gap_drops_ = 0;
   bool stop_ = false, ended_ = false;
   bool draining_ = false;  // stopping: handing out only what has arrived
+  // A consumer group's member waits this long after its BYE for the END
+  // that follows the last record the daemon gave it (no record is lost
+  // to the other members' view of the stream).
+  std::chrono::steady_clock::time_point drain_deadline_;
   std::chrono::steady_clock::time_point last_heard_;
   std::chrono::steady_clock::time_point last_polled_;  // when next() last looked for messages
   // Last, so destroyed first - also when the constructor throws (a REFUSE,
@@ -140,7 +149,8 @@ std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>&
                                                  const std::string& filter,
                                                  std::uint32_t snaplen, const CurveClient& curve = {},
                                                  Request kind = Request::kSubscribe,
-                                                 std::chrono::seconds reconnect_for = std::chrono::seconds(0));
+                                                 std::chrono::seconds reconnect_for = std::chrono::seconds(0),
+                                                 const std::string& consumer_group = "");
 
 /// `lnetcap --from URI... --status`: asks each daemon and prints its answer.
 void print_daemon_status(const std::vector<std::string>& uris, const CurveClient& curve, std::FILE* out);
