@@ -74,7 +74,7 @@ _lnetcap()
                 SEQ_QUERY FLD_QUERY LLOG_ORIGIN_HANDLE_CREATE' -- "$cur"))
             return ;;
         -c|--count|-s|--snapshot-length|-B|--buffer-size|-C|--file-size|-G|--rotate-seconds|\
-        -W|--file-count|-p|--pretty|--port|--local-nid|--stats-interval|--assert|--reconnect)
+        -W|--file-count|-p|--pretty|--port|--local-nid|--stats-interval|--assert|--reconnect|--consumer-group)
             return ;;
     esac
 
@@ -83,7 +83,7 @@ _lnetcap()
             COMPREPLY=($(compgen -P '--summary=' -W 'table json prometheus' -- "${cur#--summary=}"))
             return ;;
         -*)
-            COMPREPLY=($(compgen -W '-r --read --strict -i --interface --from --reconnect --curve-key --server-key --dump --status -D --list-interfaces
+            COMPREPLY=($(compgen -W '-r --read --strict -i --interface --from --reconnect --consumer-group --curve-key --server-key --dump --status -D --list-interfaces
                 -s --snapshot-length -B --buffer-size -Q --direction
                 -Z --relinquish-privileges --btf --attach --lustre-version --port --local-nid
                 -w --write -c --count -p --pretty -q --quiet -v --verbose -x --hex

@@ -54,7 +54,7 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
                                          opts.snaplen.value_or(subscribe::kSnaplenAsCaptured),
                                          subscribe::CurveClient{opts.curve_key, opts.server_key},
                                          opts.dump ? subscribe::Request::kDump : subscribe::Request::kSubscribe,
-                                         std::chrono::seconds(opts.reconnect_seconds));
+                                         std::chrono::seconds(opts.reconnect_seconds), opts.consumer_group);
   return open_capture_source(opts, filter);
 }
 

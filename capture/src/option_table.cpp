@@ -55,6 +55,10 @@ const std::vector<AgentOption> kOptions = {
     {.option = "status", .apply = SET(o.daemon_status = true), .section = S::kInput,
      .help = "with --from: print lnetcapd's status (flight\nrecorder memory and window, triggers, files\n"
              "written and skipped, metrics scrapes) and exit"},
+    {.option = "consumer-group", .argument = A::kRequired, .apply = SET(o.consumer_group = v),
+     .section = S::kInput, .usage = " NAME",
+     .help = "with --from: join lnetcapd's consumer group NAME\n(letters, digits, . _ -): each record goes to\n"
+             "one member, an RPC's messages to the same one;\nmembers use the same filter (docs/DAEMON.md)"},
     {.option = "list-interfaces", .short_option = 'D', .apply = SET(o.list_interfaces = true), .section = S::kInput,
      .help = "list local LNet NIs and the attach mode"},
     {.option = "snapshot-length", .short_option = 's', .argument = A::kRequired, .min = 0, .max = 1u << 20,

@@ -97,6 +97,10 @@ Options parse_options(int argc, char** argv) {
     throw Error(std::string(o.dump ? "--dump" : "--status") + " asks lnetcapd: give --from URI",
                 "e.g. lnetcap --from local --dump -w incident.pcapng");
   if (o.dump && o.daemon_status) throw Error("give --dump or --status, not both");
+  if (!o.consumer_group.empty() && (o.from.empty() || o.dump || o.daemon_status))
+    throw Error("--consumer-group shares lnetcapd's live stream among a group's members: give --from URI, "
+                "and no --dump or --status",
+                "e.g. lnetcap --from local --consumer-group analysis -w part.pcapng");
   if (o.strict && o.read_file.empty())
     throw Error("--strict is about damaged records in a file: give -r FILE with it",
                 "e.g. lnetcap -r trace.pcapng --strict");

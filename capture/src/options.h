@@ -25,6 +25,7 @@ struct Options {
   std::string server_key;         // --server-key KEY|FILE: lnetcapd's public key
   bool dump = false;              // --dump: the daemon's flight recorder instead of its stream
   bool daemon_status = false;     // --status: print the daemon's status and exit
+  std::string consumer_group;     // --consumer-group NAME: share the stream with the group's members
   bool list_interfaces = false;  // -D
   std::optional<std::uint64_t> count;  // -c N
   bool quiet = false;                  // -q

@@ -37,6 +37,22 @@ TEST(DaemonProtocol, SubscribeSaysWhetherItTakesBatches) {
   EXPECT_EQ(d.filter, "type get");
 }
 
+TEST(DaemonProtocol, SubscribeAndAcceptCarryTheConsumerGroup) {
+  Subscribe s{"opcode OST_READ", 64, "member"};
+  s.group = "analysis";
+  const Frames f = encode(s);
+  EXPECT_EQ(f.size(), 4u);
+  EXPECT_EQ(decode_subscribe(f).group, "analysis");
+  // Without a group nothing changes on the wire (an older daemon's view).
+  EXPECT_EQ(encode(Subscribe{"", 64, "plain"}).size(), 3u);
+  EXPECT_EQ(decode_subscribe(encode(Subscribe{"", 64, "plain"})).group, "");
+  // The daemon's ACCEPT names the group joined; an older one's names none.
+  Accept a{"oss1", "replay"};
+  EXPECT_EQ(decode_accept(encode(a)).group, "");
+  a.group = "analysis";
+  EXPECT_EQ(decode_accept(encode(a)).group, "analysis");
+}
+
 TEST(DaemonProtocol, BatchCarriesEachRecordUnchanged) {
   RecordMeta a;
   a.seq = 7;

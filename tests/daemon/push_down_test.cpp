@@ -46,6 +46,28 @@ class PushDown : public ::testing::Test {
     return s;
   }
 
+  // A member of consumer group `group` (takes batches, as lnetcap does);
+  // the daemon's answer is left on the socket.
+  zmq::socket_t join(const std::string& group, const std::string& filter = "") {
+    zmq::socket_t s(context_, zmq::socket_type::dealer);
+    s.connect(endpoint_);
+    Subscribe request{filter, kSnaplenAsCaptured, "member", true};
+    request.group = group;
+    send_frames(s, {}, encode(request));
+    handle_next();
+    return s;
+  }
+
+  // The daemon side handles the next message a subscriber sent.
+  void handle_next() {
+    Frames f;
+    std::string id;
+    zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::seconds(5));
+    ASSERT_TRUE(receive_frames(router_, f, &id));
+    set_.handle(id, f);
+  }
+
   void deliver(const OwnedMessage& m) {
     CapturedRecord rec;
     rec.ts_ns = m.msg.ts_ns;
@@ -160,6 +182,66 @@ TEST_F(PushDown, EachSubscriberGetsOnlyWhatItsFilterMatches) {
   EXPECT_EQ(arec[2].seq, 3u);
   EXPECT_EQ(arec[2].counters.source_received, 3u);
   EXPECT_EQ(set_.subscribers().size(), 2u);
+}
+
+// An RPC request PUT with this XID, from one client to one server.
+OwnedMessage rpc_put(std::uint64_t xid) {
+  test::LnetHeaderSpec h;
+  h.src = test::nid("10.0.3.2@tcp");
+  h.dst = test::nid("10.0.3.1@tcp");
+  h.type = LNETCAP_MSG_PUT;
+  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
+  h.match_bits = xid;
+  test::RecordSpec r;
+  r.direction = 1;
+  r.local = h.src;
+  r.peer = h.dst;
+  return test::make_message(r, h, {});
+}
+
+// A consumer group's member that says BYE is sent what was gathered for it
+// and then END, so every record it was given reaches it; the records after
+// go to the member that stays.  Together they got each record once.
+TEST_F(PushDown, GroupMemberLeavingGetsItsRecordsThenEndAndTheOthersTheRest) {
+  auto leaver = join("split");
+  auto stayer = join("split");
+  EXPECT_EQ(decode_accept(drain(leaver).at(0)).group, "split");
+  std::vector<OwnedMessage> rpcs;
+  for (std::uint64_t i = 0; i < 40; ++i) rpcs.push_back(rpc_put(0x5f0000000080ULL + 64 * i));
+  for (int i = 0; i < 20; ++i) deliver(rpcs[i]);  // gathered in batches: no flush yet
+  send_frames(leaver, {}, encode_bye());
+  handle_next();
+  const auto left = drain(leaver);
+  ASSERT_FALSE(left.empty());
+  ASSERT_EQ(message_type(left.back()), MessageType::kEnd) << "END follows the leaver's records";
+  const std::size_t leaver_got = records(left).size();
+  EXPECT_GT(leaver_got, 0u) << "the leaver had a share of the first 20";
+  EXPECT_LT(leaver_got, 20u) << "the stayer had a share of the first 20";
+  EXPECT_EQ(decode_end(left.back()).counters.matched, leaver_got) << "all it was given reached it";
+  EXPECT_EQ(set_.size(), 1u);
+  for (int i = 20; i < 40; ++i) deliver(rpcs[i]);
+  set_.flush();
+  EXPECT_TRUE(drain(leaver, std::chrono::milliseconds(50)).empty()) << "nothing after its leave";
+  const auto stayed = records(drain(stayer));
+  EXPECT_EQ(leaver_got + stayed.size(), 40u);
+  for (std::size_t i = 0; i < stayed.size(); ++i) EXPECT_EQ(stayed[i].seq, i + 1);  // no gap: none dropped
+}
+
+TEST_F(PushDown, GroupJoinWithAnotherFilterOrABadNameIsRefused) {
+  auto first = join("split", "type put");
+  EXPECT_EQ(message_type(drain(first).at(0)), MessageType::kAccept);
+  auto other = join("split", "type get");
+  const auto refused = drain(other);
+  ASSERT_EQ(refused.size(), 1u);
+  ASSERT_EQ(message_type(refused[0]), MessageType::kRefuse);
+  EXPECT_NE(decode_refuse(refused[0]).message.find("must use the same filter"), std::string::npos);
+  auto forged = join("a\nFORGED line");  // a peer may send any name
+  const auto bad = drain(forged);
+  ASSERT_EQ(bad.size(), 1u);
+  ASSERT_EQ(message_type(bad[0]), MessageType::kRefuse);
+  EXPECT_NE(decode_refuse(bad[0]).message.find("'a\\012FORGED line'"), std::string::npos)
+      << decode_refuse(bad[0]).message;
+  EXPECT_EQ(set_.size(), 1u);
 }
 
 TEST_F(PushDown, BadFilterIsRefusedWithItsError) {

@@ -13,6 +13,7 @@
 #include "../record.h"
 #include "../signals.h"
 #include "../subscribe/zmq_frames.h"
+#include "consumer_group.h"
 #include "log_text.h"
 #include "snap_length.h"
 #include "status_anonymization.h"
@@ -155,6 +156,7 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
     const std::string why = policy.forces(s.peer);
     if (s.anonymized || why.empty()) continue;
     s.anonymized = true;
+    if (!s.group_id.empty()) groups_.set_anonymized(s.group_id);
     std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
                  s.number, for_log(s.client).c_str(), why.c_str());
   }
@@ -199,7 +201,12 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
         subscribe::send_frames(router_, id, subscribe::encode(st));
         return;
       }
-      case subscribe::MessageType::kBye: remove(id, "left"); return;
+      case subscribe::MessageType::kBye: {
+        auto it = subscribers_.find(id);
+        if (it != subscribers_.end() && !it->second.group_id.empty()) leave_group(id, it->second);
+        else remove(id, "left");
+        return;
+      }
       default: throw Error("unexpected message type " + std::to_string(frames[0][5]));
     }
   } catch (const Error& e) {
@@ -232,6 +239,14 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
     return;
   }
   if (subscribers_.count(id)) remove(id, "subscribed again");
+  if (const std::string problem = group_problem(s, request, dump); !problem.empty()) {
+    ++refused_;
+    refusals_.refused("lnetcapd: refused " + for_log(request.client) + " (" + describe(peer) + "): " + problem);
+    subscribe::send_frames(router_, id,
+                           subscribe::encode(subscribe::Refuse{
+                               problem, "name another group, or join this one with the filter its members use"}));
+    return;
+  }
   if (const std::string limit = limit_broken(s, dump); !limit.empty()) {
     ++refused_;
     refusals_.refused("lnetcapd: refused " + for_log(request.client) + " (" + describe(peer) + "): " + limit +
@@ -252,6 +267,7 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.dump = dump;
   if (dump) s.backlog.assign(recorder_->held().begin(), recorder_->held().end());
   subscribe::Accept accept = identity_;
+  accept.group = s.group;  // tells the subscriber that this daemon knows groups
   if (s.anonymized)  // the source's description may name a NID
     accept.source = anonymizing_->anonymizer().rewrite_text(accept.source) + ", anonymized by lnetcapd";
   if (subscribe::send_frames(router_, id, subscribe::encode(accept)) != SendResult::kSent) {
@@ -267,9 +283,13 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
                        : std::string("subscribed")) +
                  ": filter '" + for_log(request.filter) + "', snaplen " +
                  (s.snaplen == subscribe::kSnaplenAsCaptured ? std::string("as captured") : std::to_string(s.snaplen)) +
-                 (s.anonymized ? ", anonymized by " + forced_by : std::string()));
+                 (s.anonymized ? ", anonymized by " + forced_by : std::string()) +
+                 (s.group.empty() ? std::string()
+                                  : ", member " + std::to_string(groups_.members(s.group_id) + 1) +
+                                        " of consumer group '" + for_log(s.group) + "'"));
   }
   if (dump) ++dumps_;
+  if (!s.group_id.empty()) groups_.join(s.group_id, id, s.number, s.filter_text, s.anonymized);
   subscribers_.emplace(id, std::move(s));
 }
 
@@ -278,12 +298,37 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   if (it == subscribers_.end()) return;
   const Subscriber& s = it->second;
   if (s.dump) --dumps_;
+  // From the next record on, its share goes to the other members.
+  if (!s.group_id.empty()) groups_.leave(s.group_id, id);
   char counts[200];
   std::snprintf(counts, sizeof counts, ": %" PRIu64 " matched, %" PRIu64 " sent, %" PRIu64 " dropped", s.matched,
                 s.sent, s.dropped);
-  churn_.event("lnetcapd: subscriber " + std::to_string(s.number) + " (" + for_log(s.client) + ") " + why + counts);
+  churn_.event("lnetcapd: subscriber " + std::to_string(s.number) + " (" + for_log(s.client) + ") " + why + counts +
+               (s.group.empty() ? std::string() : " (member of consumer group '" + for_log(s.group) + "')"));
   subscribers_.erase(it);
   republish();  // narrowing is safe whenever it happens
+}
+
+void SubscriberSet::leave_group(const std::string& id, Subscriber& s) {
+  const bool reachable = flush_one(id, s);
+  if (reachable) {
+    subscribe::End end;
+    end.counters = counters(s, last_stats_, last_watermark_);
+    end.reason = "left consumer group '" + s.group + "'";
+    (void)subscribe::send_frames(router_, id, subscribe::encode(end));
+  }
+  remove(id, reachable ? "left" : "disconnected");
+}
+
+std::string SubscriberSet::group_problem(Subscriber& s, const subscribe::Subscribe& request, bool dump) const {
+  if (request.group.empty()) return "";
+  if (dump) return "a dump cannot join a consumer group";
+  if (const std::string problem = subscribe::group_name_problem(request.group); !problem.empty())
+    return problem + " ('" + log_text(request.group, 80) + "')";
+  s.group = request.group;
+  // Of its user: another user's group of that name is another group.
+  s.group_id = user_of(s.peer) + "\n" + request.group;
+  return groups_.join_problem(s.group_id, s.group, request.filter, s.anonymized);
 }
 
 subscribe::Counters SubscriberSet::counters(const Subscriber& s, const SourceStats& stats,
@@ -323,6 +368,7 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
   // The pseudonymous record, made once for every anonymized subscriber.
   const CapturedRecord* pseudonymous = nullptr;
   std::optional<Message> pseudonymous_msg;  // made only for an anonymized subscriber
+  groups_.next_record();
   for (auto& [id, s] : subscribers_) {
     if (s.dump) continue;  // it gets the recorder's records (pump_dumps)
     const CapturedRecord* out = &rec;
@@ -344,6 +390,8 @@ bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const Capt
                                 const Message& msg, const std::vector<CaptureInterface>& interfaces,
                                 const SourceStats& stats, std::uint64_t watermark_ns) {
   if (!s.filter.matches(msg)) return true;
+  // A group's members all match the same records: one of them takes it.
+  if (!s.group_id.empty() && !groups_.takes(s.group_id, id, [&] { return group_key(msg); })) return true;
   ++s.matched;
   if (s.takes_batches) {
     // Interfaces go before the batch that uses them; when one does not fit
@@ -495,7 +543,7 @@ bool SubscriberSet::pump_dumps(const std::vector<CaptureInterface>& interfaces, 
 
 bool SubscriberSet::needs_decoding() const {
   for (const auto& [id, s] : subscribers_)
-    if (!s.dump && !s.anonymized && !s.filter.empty()) return true;
+    if (!s.dump && !s.anonymized && (!s.filter.empty() || !s.group_id.empty())) return true;
   return false;
 }
 

@@ -35,6 +35,7 @@
 #include "../subscribe/protocol.h"
 #include "../subscribe/zmq_frames.h"
 #include "anonymize_policy.h"
+#include "consumer_groups.h"
 #include "flight_recorder.h"
 #include "refusal_log.h"
 #include "serving_limits.h"
@@ -133,6 +134,9 @@ class SubscriberSet {
     // for (its records are dropped and counted) until it takes one again.
     bool stalled = false;
     std::chrono::steady_clock::time_point full_since{};  // a dump's queue, full since
+    // Its consumer group: the name it asked for, and the group's key in
+    // groups_ (its user and the name); both "" when it joined none.
+    std::string group, group_id;
     bool dump = false;                    // a DUMP: sends `backlog`, not the live stream
     std::deque<StoredRecordPtr> backlog;  // the recorder's records still to send
   };
@@ -173,6 +177,13 @@ class SubscriberSet {
                                     std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
                                     const SourceStats& stats, std::uint64_t watermark_ns);
   void remove(const std::string& id, const char* why);
+  /// The BYE of a consumer group's member: what was gathered for it is
+  /// sent, then END, so that it can read every record it was given before
+  /// it leaves; the records after go to the other members.
+  void leave_group(const std::string& id, Subscriber& s);
+  /// Why `s` may not join the group `request.group` asks for ("" when it
+  /// may, or asks for none); sets s.group and s.group_id.
+  std::string group_problem(Subscriber& s, const subscribe::Subscribe& request, bool dump) const;
   /// Hands kernel_clauses(joining) to the kernel (set_kernel_clauses).
   void republish(const Subscriber* joining = nullptr);
 
@@ -218,6 +229,7 @@ class SubscriberSet {
   std::function<void(const filter::KernelClauseSet&)> publish_clauses_;
   bool kernel_passes_everything_ = false;
   ServingLimits limits_;
+  ConsumerGroups groups_;
   std::uint64_t refused_ = 0;
   // Peers decide how often these happen: each is logged at a bounded rate
   // with counts (refusal_log.h).

@@ -109,6 +109,18 @@ RecordMeta get_record_meta(FieldReader& r) {
 
 }  // namespace
 
+std::string group_name_problem(std::string_view name) {
+  if (name.empty()) return "a consumer group name may not be empty";
+  if (name.size() > kMaxGroupNameBytes)
+    return "a consumer group name has at most " + std::to_string(kMaxGroupNameBytes) + " characters";
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) return "a consumer group name has only letters, digits, '.', '_' and '-'";
+  }
+  return "";
+}
+
 MessageType message_type(const Frames& frames) {
   if (frames.empty() || frames[0].size() < kPreamble ||
       !std::equal(kMagic, kMagic + 4, frames[0].begin()))
@@ -127,7 +139,9 @@ Frames encode(const Subscribe& m) {
   LeWriter w(f);
   w.u32(m.snaplen);
   w.u32(m.takes_batches ? kSubscribeTakesBatches : 0);  // an older daemon ignores it
-  return {f, text_frame(m.filter), text_frame(m.client)};
+  Frames frames{f, text_frame(m.filter), text_frame(m.client)};
+  if (!m.group.empty()) frames.push_back(text_frame(m.group));
+  return frames;
 }
 
 Frames encode_bye() { return {preamble(MessageType::kBye)}; }
@@ -150,7 +164,9 @@ Frames encode(const Status& m) {
 }
 
 Frames encode(const Accept& m) {
-  return {preamble(MessageType::kAccept), text_frame(m.node), text_frame(m.source)};
+  Frames frames{preamble(MessageType::kAccept), text_frame(m.node), text_frame(m.source)};
+  if (!m.group.empty()) frames.push_back(text_frame(m.group));
+  return frames;
 }
 
 Frames encode(const Refuse& m) {
@@ -217,6 +233,7 @@ Subscribe decode_request(const Frames& frames, MessageType type, const char* nam
   m.takes_batches = frames[0].size() >= kPreamble + 8 && (r.u32() & kSubscribeTakesBatches) != 0;
   m.filter = frame_text(frames, 1);
   m.client = frame_text(frames, 2);
+  m.group = frame_text(frames, 3);
   return m;
 }
 
@@ -239,7 +256,7 @@ Status decode_status(const Frames& frames) {
 
 Accept decode_accept(const Frames& frames) {
   FixedReader r(frames, MessageType::kAccept, "ACCEPT", 0, 3);
-  return Accept{frame_text(frames, 1), frame_text(frames, 2)};
+  return Accept{frame_text(frames, 1), frame_text(frames, 2), frame_text(frames, 3)};
 }
 
 Refuse decode_refuse(const Frames& frames) {

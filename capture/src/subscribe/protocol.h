@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../bytes.h"
@@ -61,7 +62,18 @@ struct Subscribe {
   std::uint32_t snaplen = kSnaplenAsCaptured;  // payload bytes kept per record
   std::string client;                         // "lnetcap 0.1.0 pid 42 uid 1000", for logs
   bool takes_batches = false;                 // records may come as BATCH
+  // A consumer group to join ("" = none): the daemon sends each record to
+  // one member of it.  Frame 3, after the client: an older daemon ignores
+  // it, and its ACCEPT then names no group (Accept::group).
+  std::string group{};
 };
+
+/// A consumer group's name is what a subscriber chose: bounded, and of
+/// characters that need no escaping anywhere (logs, --status).
+inline constexpr std::size_t kMaxGroupNameBytes = 64;
+/// Why `name` is not a valid consumer group name ("" when it is); both ends
+/// check it, the daemon because a peer may send anything.
+std::string group_name_problem(std::string_view name);
 
 /// STATUS_REPLY: the daemon's figures, in the order it lists them
 /// ("records held", "12345"); `lnetcap --status` prints them.
@@ -72,6 +84,10 @@ struct Status {
 struct Accept {
   std::string node;    // the daemon's node name (pcapng interface descriptions)
   std::string source;  // what it captures: "replay of x.pcapng", "eBPF live capture"
+  // The consumer group joined (frame 3; absent when none): a subscriber
+  // that asked for one and gets no such answer is talking to a daemon that
+  // would send it every record.
+  std::string group{};
 };
 
 struct Refuse {

@@ -33,6 +33,9 @@ constexpr auto kTick = std::chrono::milliseconds(200);
 // then judged by what arrives from now on, not by the time we were away:
 // the monotonic clock kept running while nothing could be received.
 constexpr auto kAwayGap = std::chrono::seconds(2);
+// How long a consumer group's member that stops waits for the END after
+// its BYE: the daemon answers at once, unless the member's queue is full.
+constexpr auto kGroupDrain = std::chrono::seconds(5);
 
 Error protocol_error(const std::string& uri, const std::string& what) {
   return Error("lnetcapd at " + uri + ": " + what, "use lnetcap and lnetcapd of the same release");
@@ -121,7 +124,13 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
                           "socket (lnetcap)?");
   }
   switch (message_type(answer)) {
-    case MessageType::kAccept: accept_ = decode_accept(answer); break;
+    case MessageType::kAccept:
+      accept_ = decode_accept(answer);
+      if (accept_.group != request_.group)
+        throw Error("lnetcapd at " + uri_ + " does not know consumer groups: it would send this subscriber "
+                    "every record, not its share of group '" + request_.group + "'",
+                    "use lnetcap and lnetcapd of the same release");
+      break;
     case MessageType::kStatusReply:
       if (kind != Request::kStatus) throw protocol_error(uri_, "unexpected answer to SUBSCRIBE");
       status_ = decode_status(answer);
@@ -138,11 +147,8 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
 
 void SubscriptionSource::open_socket() {
   const bool use_curve = uri_.rfind("tcp://", 0) == 0 && (!curve_.key_file.empty() || !curve_.server_key.empty());
-  if (monitor_) monitor_.close();
-  if (socket_) {
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.close();
-  }
+  if (socket_) socket_.set(zmq::sockopt::linger, 0);  // the old connection's messages are of no use
+  close_monitored(socket_, monitor_);
   socket_ = zmq::socket_t(context_, zmq::socket_type::dealer);
   if (use_curve) {
     const CurveKeyPair own = read_key_file(curve_.key_file);
@@ -170,6 +176,17 @@ void SubscriptionSource::open_socket() {
               kind_ == Request::kDump     ? encode_dump(request_)
               : kind_ == Request::kStatus ? encode_status_request()
                                           : encode(request_));
+}
+
+void close_monitored(zmq::socket_t& socket, zmq::socket_t& monitor) {
+  if (socket) {
+    (void)zmq_socket_monitor(socket.handle(), nullptr, 0);  // no more events
+    socket.close();  // its linger: a BYE may still go out
+  }
+  if (monitor) {
+    monitor.set(zmq::sockopt::linger, 0);
+    monitor.close();  // with whatever events it holds: libzmq frees them
+  }
 }
 
 bool SubscriptionSource::disconnected() {
@@ -278,6 +295,7 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       // (a merge writes every record it received), but nothing is waited for.
       say_bye();
       draining_ = true;
+      drain_deadline_ = Clock::now() + kGroupDrain;
     }
     if (reconnecting_ && !draining_) {
       if (!reconnect_step()) {
@@ -292,7 +310,10 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       return true;
     }
     if (draining_) {
-      if (!receive_frames(socket_, frames_)) {
+      // A group's member reads on until the END that follows its records.
+      const bool wait_for_end = !request_.group.empty() && Clock::now() < drain_deadline_;
+      if (!(wait_for_end ? receive(frames_, kTick) : receive_frames(socket_, frames_))) {
+        if (wait_for_end) continue;
         ended_ = true;
         return false;
       }
@@ -436,8 +457,13 @@ SourceStats SubscriptionSource::stats() const {
 std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>& uris,
                                                  const std::string& filter, std::uint32_t snaplen,
                                                  const CurveClient& curve, Request kind,
-                                                 std::chrono::seconds reconnect_for) {
+                                                 std::chrono::seconds reconnect_for,
+                                                 const std::string& consumer_group) {
+  if (!consumer_group.empty())
+    if (const std::string problem = group_name_problem(consumer_group); !problem.empty())
+      throw Error("invalid --consumer-group '" + consumer_group + "': " + problem);
   Subscribe request;
+  request.group = consumer_group;
   request.filter = filter;
   request.snaplen = snaplen;
   request.takes_batches = true;

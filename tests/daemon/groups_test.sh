@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# groups_test.sh BUILD_DIR SOURCE_DIR CASE - lnetcapd's consumer groups
+# (docs/DAEMON.md, "Consumer groups") end to end: a real daemon replays the
+# bundled sample to the members of one group, and what the members write
+# is compared, record for record (tests/tools/pcap_dump lines, sorted),
+# with what `lnetcap -r` writes for the same filter: every record once,
+# none missing, none twice, each RPC's request and reply with one member.
+set -uo pipefail
+build=$1 src=$2 case=$3
+TEST_CASE="groups.$case"
+. "$src/tests/support/testlib.sh"
+lnetcap=$build/capture/lnetcap
+lnetcapd=$build/capture/lnetcapd
+pcap_dump=$build/tests/pcap_dump
+sample=$src/samples/lustre-fs-part1.pcapng
+export TZ=UTC LC_ALL=C
+need_file "$sample" "$lnetcapd" "$pcap_dump"
+tmp=$(mktemp -d /tmp/lnetcapd-groups.XXXXXX)
+pids=()
+on_exit 'for p in "${pids[@]}"; do kill -CONT "$p"; kill -KILL "$p"; done; wait; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"'
+on_fail 'for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done'
+
+# The filter every case uses: most of the sample, not all of it, so the
+# daemon's filter is part of what is checked.
+filter='not type ack'
+packets() { "$pcap_dump" "$1" | tail -n +2; }
+uri() { echo "ipc://$tmp/d.sock"; }
+# start_daemon ARGS...: lnetcapd replaying the sample on $(uri), log d.log.
+start_daemon() {
+	"$lnetcapd" -r "$sample" --listen "$(uri)" --group "$(id -gn)" "$@" 2>"$tmp/d.log" &
+	d_pid=$!
+	pids+=($d_pid)
+	wait_for_socket "$tmp/d.sock" 30
+}
+# start_members N: N members of group "split" writing m1.pcapng..mN.pcapng.
+start_members() {
+	local i
+	members=()
+	for ((i = 1; i <= $1; i++)); do
+		"$lnetcap" --from "$(uri)" --consumer-group split -w "$tmp/m$i.pcapng" "$filter" 2>"$tmp/m$i.err" &
+		members+=($!)
+		pids+=($!)
+	done
+}
+# wait_members: every member exits 0.
+wait_members() {
+	local i rc
+	for i in "${!members[@]}"; do
+		wait_for_exit "${members[$i]}" 60
+		wait "${members[$i]}"
+		rc=$?
+		expect_eq "exit status of member $((i + 1)) ($(tail -2 "$tmp/m$((i + 1)).err" | tr '\n' ' '))" "$rc" 0
+	done
+}
+# union_equals_direct N: the N members' records together are the direct
+# capture's, as multisets (none missing, none twice).
+union_equals_direct() {
+	local i
+	"$lnetcap" -r "$sample" -w "$tmp/direct.pcapng" "$filter" 2>/dev/null || fail "lnetcap -r failed"
+	packets "$tmp/direct.pcapng" | sort >"$tmp/want.txt"
+	for ((i = 1; i <= $1; i++)); do packets "$tmp/m$i.pcapng"; done | sort >"$tmp/union.txt"
+	[ -s "$tmp/want.txt" ] || fail "the direct capture has no records"
+	check "the $1 members' records together equal the direct capture's ($(wc -l <"$tmp/union.txt") vs $(wc -l <"$tmp/want.txt"); twice: $(uniq -d "$tmp/union.txt" | wc -l); first difference: $(diff "$tmp/union.txt" "$tmp/want.txt" | head -3 | cut -c1-120))" \
+		cmp -s "$tmp/union.txt" "$tmp/want.txt"
+}
+# rpc_keys FILE: "NID NID XID" of every record of FILE that names an XID
+# (the NIDs sorted, so a request and its reply give the same line).
+rpc_keys() {
+	"$lnetcap" -r "$1" -n 2>/dev/null |
+		sed -nE 's/^[^ ]+ [^ ]+ [^ ]+ ([^ ]+) > ([^ ]+) [^:]* xid (0x[0-9a-f]+)( .*|$)/\1 \2 \3/p' |
+		awk '{ if ($1 > $2) { t = $1; $1 = $2; $2 = t } print }' | sort -u
+}
+# rpcs_stay_together MEMBER...: no RPC (NIDs and XID) has records at two
+# of these members, and requests with their replies are among what was
+# checked.
+rpcs_stay_together() {
+	local i
+	for i; do rpc_keys "$tmp/m$i.pcapng" | sed "s/^/m$i /"; done >"$tmp/keys.txt"
+	local split
+	split=$(awk '{ k = $2 " " $3 " " $4; if (k in at && at[k] != $1) print k; at[k] = $1 }' "$tmp/keys.txt" | sort -u)
+	check "every RPC's records are with one member (split: $(echo "$split" | head -3 | tr '\n' ';'))" test -z "$split"
+	local pairs
+	pairs=$("$lnetcap" -r "$sample" -n "$filter" 2>/dev/null | grep -cE ' (request|reply)( |$)')
+	check "the sample has requests and replies to keep together ($pairs)" test "$pairs" -ge 20
+}
+# shares N: every member got some records (the sample's RPCs spread).
+shares() {
+	local i n
+	for ((i = 1; i <= $1; i++)); do
+		n=$(packets "$tmp/m$i.pcapng" | wc -l)
+		check "member $i of $1 got a share ($n records)" test "$n" -gt 0
+	done
+}
+
+case $case in
+members-1|members-3|members-8)
+	n=${case#members-}
+	start_daemon --wait-subscribers "$n"
+	start_members "$n"
+	wait_members
+	union_equals_direct "$n"
+	rpcs_stay_together $(seq "$n")
+	shares "$n"
+	contains "$tmp/d.log" "of consumer group 'split'"
+	wait "$d_pid"
+	expect_eq "lnetcapd's exit status" "$?" 0 ;;
+member-leaves)
+	# Three members; the first stops (SIGINT) mid-stream.  It reads until
+	# the daemon's END, so what it was given is in its file; the records
+	# after its leave go to the other two; together they are still the
+	# direct capture, record for record.  It is stopped (SIGSTOP) for a
+	# while before, so that records are queued for it when it says BYE.
+	start_daemon --wait-subscribers 3 --rate 25
+	start_members 3
+	received() {
+		timeout 10 "$lnetcap" --from "$(uri)" --status >"$tmp/status.txt" 2>&1 &&
+			[ "$(sed -n 's/^  records received: *//p' "$tmp/status.txt")" -ge "$1" ]
+	}
+	wait_for 30 "the replay to be 30 records through" received 30
+	kill -STOP "${members[0]}"
+	wait_for 30 "the replay to be 60 records through" received 60
+	kill -INT "${members[0]}"
+	kill -CONT "${members[0]}"
+	wait_members
+	union_equals_direct 3
+	# An RPC in flight when the leaver left has its request there and its
+	# reply with another member (the leaver is gone); the members that
+	# stayed kept their keys, so between them no RPC is split.
+	rpcs_stay_together 2 3
+	# The leave point: the leaver's last record, in the direct capture's order.
+	last=$(packets "$tmp/m1.pcapng" | tail -1)
+	[ -n "$last" ] || fail "the leaver got no records before it left"
+	at=$(packets "$tmp/direct.pcapng" | grep -nxF -- "$last" | tail -1 | cut -d: -f1)
+	total=$(wc -l <"$tmp/want.txt")
+	check "the leaver left mid-stream (its last record is $at of $total)" test "${at:-0}" -ge 20 -a "${at:-0}" -le $((total - 15))
+	leaver=$(packets "$tmp/m1.pcapng" | wc -l)
+	check "before the leave, the leaver got its share ($leaver of the first $at)" test "$leaver" -ge $((at / 8))
+	# After the leave point, the two others share everything.
+	packets "$tmp/direct.pcapng" | tail -n +$((at + 1)) | sort >"$tmp/after.txt"
+	for i in 2 3; do packets "$tmp/m$i.pcapng"; done | sort >"$tmp/others.txt"
+	check "every record after the leave is with the other two ($(comm -23 "$tmp/after.txt" "$tmp/others.txt" | wc -l) not)" \
+		test -z "$(comm -23 "$tmp/after.txt" "$tmp/others.txt")"
+	for i in 2 3; do
+		n=$(packets "$tmp/m$i.pcapng" | grep -cxF -f "$tmp/after.txt")
+		check "member $i took records after the leave ($n)" test "$n" -gt 0
+	done
+	# The daemon counted what it sent the leaver: all of it reached the file.
+	sent=$(sed -nE "s/.*\) left: ([0-9]+) matched, ([0-9]+) sent, ([0-9]+) dropped \(member of consumer group 'split'\).*/\2/p" "$tmp/d.log")
+	expect_eq "records the daemon sent the leaver, and its file's" "$sent" "$leaver"
+	wait "$d_pid"
+	expect_eq "lnetcapd's exit status" "$?" 0 ;;
+refusals)
+	# A member with another filter is refused, naming the group's filter;
+	# a bad name is refused by lnetcap itself; the group goes on.
+	start_daemon --wait-subscribers 1 --rate 20
+	start_members 1
+	wait_for_log "$tmp/d.log" "of consumer group 'split'" 30
+	timeout 30 "$lnetcap" --from "$(uri)" --consumer-group split -q 'type get' >"$tmp/other.out" 2>"$tmp/other.err"
+	expect_eq "exit status of a member with another filter" "$?" 1
+	contains "$tmp/other.err" "use the filter 'not type ack': a member must use the same filter"
+	timeout 30 "$lnetcap" --from "$(uri)" --consumer-group 'a b' -q >"$tmp/bad.out" 2>"$tmp/bad.err"
+	expect_eq "exit status with a bad group name" "$?" 1
+	contains "$tmp/bad.err" "letters, digits"
+	timeout 30 "$lnetcap" --consumer-group split -r "$sample" >"$tmp/nofrom.out" 2>"$tmp/nofrom.err"
+	expect_eq "exit status of --consumer-group without --from" "$?" 1
+	contains "$tmp/nofrom.err" "give --from URI"
+	wait_members
+	union_equals_direct 1 ;;
+*) fail "unknown case $case" ;;
+esac
