@@ -89,11 +89,14 @@ lnetcap_layout lustre_215_21754() {
 // 304).  sizeof(struct lnet_msg) 544.
 lnetcap_layout lustre_21755() {
   lnetcap_layout lo = lustre_215_21754();
-  for (auto* f : {&lo.msg_health_status, &lo.msg_retry_count, &lo.msg_txpeer, &lo.msg_md,
-                  &lo.msg_txni, &lo.msg_rxni, &lo.msg_len, &lo.msg_wanted, &lo.msg_offset,
-                  &lo.msg_niov, &lo.msg_kiov, &lo.msg_hdr, &lo.msg_tx_committed_byte,
-                  &lo.msg_rx_committed_byte, &lo.msg_routing_byte})
-    *f = static_cast<__u16>(*f + 16);
+  // Members, not addresses: the struct is packed, so a pointer to one of
+  // its fields may be unaligned.
+  using L = lnetcap_layout;
+  for (auto f : {&L::msg_health_status, &L::msg_retry_count, &L::msg_txpeer, &L::msg_md,
+                 &L::msg_txni, &L::msg_rxni, &L::msg_len, &L::msg_wanted, &L::msg_offset,
+                 &L::msg_niov, &L::msg_kiov, &L::msg_hdr, &L::msg_tx_committed_byte,
+                 &L::msg_rx_committed_byte, &L::msg_routing_byte})
+    lo.*f = static_cast<__u16>(lo.*f + 16);
   lo.lpni_nid = 304;
   return lo;
 }
