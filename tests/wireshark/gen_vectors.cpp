@@ -1321,7 +1321,8 @@ int unreadable_vectors(const char* out_path) {
   Bytes payload(300, 0x5a);
   o.msg(l, payload, 1000, nullptr, 100);  // snap length
   for (int why : {0, int{LNETCAP_REC_F_PAYLOAD_NO_PAGE_MAP}, int{LNETCAP_REC_F_PAYLOAD_FAULT},
-                  int{LNETCAP_REC_F_PAYLOAD_PAGE_LIMIT}}) {
+                  int{LNETCAP_REC_F_PAYLOAD_PAGE_LIMIT}, int{LNETCAP_REC_F_PAYLOAD_DEVICE_MEMORY},
+                  int{LNETCAP_REC_F_PAYLOAD_DISCARDED}}) {
     RecordHeader h = o.rh(l.src, l.dst, LNETCAP_DIR_SEND);
     h.seq = o.seq_;
     h.flags = static_cast<std::uint16_t>(h.flags | LNETCAP_REC_F_PAYLOAD_UNREADABLE | why);

@@ -13,6 +13,8 @@ cat > "$WORK/expected.txt" <<'END'
 3|Only 0 of 300 payload bytes were captured: its pages could not be mapped on the capturing node
 4|Only 0 of 300 payload bytes were captured: reading it faulted on the capturing node
 5|Only 0 of 300 payload bytes were captured: it spans more pages than the capture reads per record
+6|Only 0 of 300 payload bytes were captured: it is in device (GPU) memory, which the capture never reads
+7|Only 0 of 300 payload bytes were captured: LNet may discard received data of its MD (LNET_MD_DISCARD)
 END
 diff -u "$WORK/expected.txt" "$WORK/got.txt" || fail "payload notes differ"
 pass "unreadable payloads say why, snap-length cuts add no note"
