@@ -29,7 +29,7 @@ mkdir -p "$WORK"
 on_exit debroot_umount  # testlib owns the EXIT trap
 # What the plugin tests need: the build and plugin tiers of
 # scripts/apt-packages.txt without eBPF (not needed to read files), gtest
-# (the test tree's CMake requires it), python3 (srt and crosscheck helpers),
+# (the test tree's CMake requires it), ncurses (lnetcap --top), python3 (srt and crosscheck helpers),
 # passwd and util-linux (the unprivileged tshark user: useradd, runuser, flock).
 # LNETCAP_PKG_REUSE=1 keeps the root and build of the previous run (the
 # source is copied over it and rebuilt incrementally; for working on a test).
@@ -37,7 +37,7 @@ if [ "${LNETCAP_PKG_REUSE:-0}" = 1 ] && [ -d "$ROOT/src/build" ]; then
 	echo "reusing the Debian 13 root and build in $ROOT"
 else
 	debroot_create trixie "$ROOT" build-essential cmake ninja-build pkg-config libpcap-dev \
-		libzmq3-dev cppzmq-dev libglib2.0-dev tshark wireshark-dev libwireshark-dev libwiretap-dev \
+		libzmq3-dev cppzmq-dev libglib2.0-dev libncurses-dev tshark wireshark-dev libwireshark-dev libwiretap-dev \
 		googletest libgtest-dev python3 passwd util-linux
 fi
 debroot_mount "$ROOT"

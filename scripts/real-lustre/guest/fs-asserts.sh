@@ -28,6 +28,15 @@ declare -A EXPECT=(
 	[cat]="LDLM_ENQUEUE=4 MDS_CLOSE=1 OST_READ=1"
 	[rm]="LDLM_ENQUEUE=4 MDS_REINT=1"
 )
+# What differs on Lustre 2.15.8 (measured the same way, run 20261129T113743,
+# both attach modes, both runs): touch takes one LDLM_ENQUEUE fewer, cat one
+# more (its OST extent lock).  Other releases are held to 2.16.1's.
+case ${LUSTRE_VERSION:-} in
+2.15.8)
+	EXPECT[touch]="LDLM_ENQUEUE=3 MDS_CLOSE=1 MDS_REINT=1 OST_SETATTR=1"
+	EXPECT[cat]="LDLM_ENQUEUE=5 MDS_CLOSE=1 OST_READ=1"
+	;;
+esac
 declare -A COMMAND=(
 	[touch]="touch $D/t"
 	[stat]="stat $D/s"
@@ -62,9 +71,13 @@ assertions() {
 	printf -- "--assert\ncount(rpc request) == %s\n" "$total"
 }
 
-# observed FILE: the requests by opcode from --summary's table.
+# observed FILE: the requests by opcode from --summary's table (its
+# "reqs" column found by name, one left of its header: "By opcode" is two
+# words; the table gains columns).
 observed() {
-	sed -n '/^By opcode/,/^$/p' "$1" | awk 'NR > 1 && $4 > 0 {printf "%s=%s ", $1, $4}'
+	sed -n '/^By opcode/,/^$/p' "$1" | awk '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "reqs") c = i - 1; next }
+		c && $c > 0 { printf "%s=%s ", $1, $c }'
 }
 
 old_var=$(lctl get_param -n jobid_var)
