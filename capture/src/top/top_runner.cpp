@@ -215,31 +215,28 @@ class TopRun {
   // A paused replay waits here, its clock held, until p again.
   bool serve_keys(int timeout_ms) {
     next_key_poll_ = steady_ns() + 50 * kMsNs;
-    for (int ch = terminal_->key(timeout_ms); ch != -1; ch = terminal_->key(0)) {
-      if (ch == TopTerminal::kResized) {
-        draw();
-        continue;
-      }
-      const TopView::Action a = view_.key(ch);
-      if (a == TopView::Action::kQuit) return true;
-      if (a == TopView::Action::kRedraw) draw();
-    }
+    for (int ch = terminal_->key(timeout_ms); ch != -1; ch = terminal_->key(0))
+      if (serve_key(ch)) return true;
     if (record_clock_ && view_.paused()) {
       const std::uint64_t held = steady_ns();
       while (view_.paused() && !stop_requested()) {
         const int ch = terminal_->key(250);
-        if (ch == -1) continue;
-        if (ch == TopTerminal::kResized) {
-          draw();
-          continue;
-        }
-        const TopView::Action a = view_.key(ch);
-        if (a == TopView::Action::kQuit) return true;
-        if (a == TopView::Action::kRedraw) draw();
+        if (ch != -1 && serve_key(ch)) return true;
       }
       replay_wall_ += steady_ns() - held;
     }
     return false;
+  }
+
+  // One key (or a resize): redraws as it asks; true on q.
+  bool serve_key(int ch) {
+    if (ch == TopTerminal::kResized) {
+      draw();
+      return false;
+    }
+    const TopView::Action a = view_.key(ch);
+    if (a == TopView::Action::kRedraw) draw();
+    return a == TopView::Action::kQuit;
   }
 
   const Options& opts_;
