@@ -7,8 +7,9 @@
 Every printable run of 4 or more bytes anywhere in INPUT (its packets and
 its metadata alike: pcapng options, interface names, comments, socklnd TCP
 payloads) must be absent from OUTPUT (the anonymized file) and from each
-TEXT (what `lnetcap -v` / `-x` print of it), unless the run is on
-ALLOWLIST: protocol constants, each with the reason it may stay.  Exit 1
+TEXT (what `lnetcap -v` / `-x` print of it; there as a word of its own,
+see in_words), unless the run is on ALLOWLIST: protocol constants, each
+with the reason it may stay.  Exit 1
 listing every run that leaked and where.
 
 Groups after `--` are the same input anonymized with other keys.  A run
@@ -143,16 +144,54 @@ def is_allowed(run, allowed):
     return any(k.startswith(b"re:") and re.fullmatch(k[3:], run) for k in allowed)
 
 
+WORD = rb"[A-Za-z0-9_]"
+
+
+def in_words(s, haystack):
+    """s in a text output as a word of its own: not inside a longer run of
+    letters, digits and underscores.  lnetcap's text is its own vocabulary
+    (ELDLM_LOCK_ABORTED, "status") and numbers (a timestamp 08.706379)
+    around the anonymized file's values, and an input run as short as a
+    task name "stat" or a jobid's stale bytes ".706" turns up inside those
+    by chance; a value the text copies from the file stands apart (name
+    "stat", jobid .706).  The file itself (OUTPUT) is searched for any
+    occurrence."""
+    if s not in haystack:
+        return False
+    pat = (b"" if not re.match(WORD, s[:1]) else rb"(?<!" + WORD + rb")") + re.escape(s) + \
+        (b"" if not re.match(WORD, s[-1:]) else rb"(?!" + WORD + rb")")
+    return re.search(pat, haystack) is not None
+
+
+# A run with no letter but hex digits (and the "x" of 0x): in a text, a
+# number.  lnetcap's text prints the numbers the file keeps (timestamps,
+# lengths, sequence numbers, XIDs and FIDs in hex), and a wire capture's
+# bulk data holds every short number by chance; such a run is searched in
+# the anonymized file, where a copy of it would be, not in the text.
+NUMBER = re.compile(rb"[^G-WYZg-wyz]*")
+
+
 def found_in(secrets, paths, allowed):
-    """{run: first path holding it} for the runs of `secrets` in `paths`."""
+    """{run: first path holding it} for the runs of `secrets` in `paths`:
+    the first is the anonymized file, the others text printed from it."""
     where = {}
-    for path in paths:
+    for i, path in enumerate(paths):
         with open(path, "rb") as f:
             # Any occurrence of a printable input run lies inside one
             # printable run of the output: search those only.
             haystack = b"\n".join(sorted(runs(f.read())))
+        # Every first 4 bytes of the haystack: a secret whose first 4 are
+        # not among them is not in it (a wire capture's bulk data holds
+        # millions of runs; the substring search is for the few left).
+        heads = {haystack[i:i + MIN_RUN] for i in range(len(haystack) - MIN_RUN + 1)}
         for s in secrets:
-            if s not in where and s in haystack and not is_allowed(s, allowed):
+            if s[:MIN_RUN] not in heads or s in where or is_allowed(s, allowed):
+                continue
+            if i == 0:
+                leaked = s in haystack
+            else:
+                leaked = not NUMBER.fullmatch(s) and in_words(s, haystack)
+            if leaked:
                 where[s] = path
     return where
 

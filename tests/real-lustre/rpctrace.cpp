@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "rpctrace.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <tuple>
@@ -85,6 +86,25 @@ std::vector<std::string> reply_differs(const Captured& c, const HandledRpc& h) {
   return d;
 }
 
+// lnetcap's server time of one handled RPC, in us: from the request's
+// arrival in LNet (its RECV, at lnet_parse) to the reply's handover to LNet
+// (its first SEND less its queue time: the record is taken when the LND
+// gets it, lnet_ni_send, and an LNet credit wait behind a bulk transfer to
+// the same peer is not the handler's time).  The request is the last copy
+// received before the reply (a resent request is handled once); none when
+// every copy came after the reply.
+std::optional<std::int64_t> server_time_us(const std::vector<const Captured*>& received,
+                                           const std::vector<const Captured*>& sent) {
+  auto handed_over = [](const Captured* c) { return c->ts_ns - c->queue_ns.value_or(0); };
+  std::uint64_t reply = handed_over(sent.front());
+  for (const Captured* c : sent) reply = std::min(reply, handed_over(c));
+  std::optional<std::uint64_t> request;
+  for (const Captured* c : received)
+    if (c->ts_ns <= reply && (!request || c->ts_ns > *request)) request = c->ts_ns;
+  if (!request) return std::nullopt;
+  return static_cast<std::int64_t>((reply - *request) / 1000);
+}
+
 std::string describe(const HandledRpc& h, const std::string& handler) {
   std::ostringstream o;
   const char* name = opcode_name(h.opc);
@@ -115,7 +135,10 @@ std::optional<HandledRpc> parse_handled(const std::string& line) {
     h.peer = nid_of_idstr(f[4]);
     h.opc = static_cast<std::uint32_t>(std::stoul(f[5]));
     h.jobid = f[6];
-    // "... (Nus total) trans T rc A/B"
+    // "... in Nus (Mus total) trans T rc A/B"
+    const auto total = line.find(" (", processed);
+    if (total != std::string::npos && line.compare(total, 2, " (") == 0)
+      h.total_us = std::stoll(line.substr(total + 2));
     const auto trans = line.find(" trans ", processed);
     const auto rc = line.find(" rc ", processed);
     if (trans == std::string::npos || rc == std::string::npos) return std::nullopt;
@@ -140,19 +163,32 @@ std::vector<HandledRpc> read_handled(const std::string& path) {
   return out;
 }
 
+bool ServerTimeTolerance::within(std::int64_t total_us, std::int64_t server_us) const {
+  const std::int64_t d = total_us > server_us ? total_us - server_us : server_us - total_us;
+  return d <= abs_us ||
+         static_cast<double>(d) <= rel * static_cast<double>(std::max(total_us, server_us));
+}
+
 bool TraceVerdict::passed() const {
-  std::size_t handled = 0;
+  std::size_t handled = 0, timed = 0, outside = 0;
   for (const auto& n : nodes) {
     handled += n.handled;
+    timed += n.timed;
+    outside += n.time_outside;
     if (n.missing_recv_request || n.missing_send_reply || n.missing_send_request ||
         n.missing_recv_reply || n.wrong)
       return false;
   }
-  return handled > 0;
+  // Over all nodes: a client handles a few dozen callbacks, too few for a
+  // fraction of its own.
+  return handled > 0 && static_cast<double>(timed - outside) >=
+                            tolerance.min_within * static_cast<double>(timed);
 }
 
-TraceVerdict compare_rpctrace(const std::vector<TraceNode>& nodes) {
+TraceVerdict compare_rpctrace(const std::vector<TraceNode>& nodes,
+                              const ServerTimeTolerance& tolerance) {
   TraceVerdict v;
+  v.tolerance = tolerance;
   std::vector<RpcIndex> index;
   index.reserve(nodes.size());
   for (const auto& n : nodes) index.emplace_back(n.capture);
@@ -180,35 +216,54 @@ TraceVerdict compare_rpctrace(const std::vector<TraceNode>& nodes) {
 
       bool ok = true;
       std::vector<std::string> wrong;
+      // The copies that agree with the line (a resent request, a reply
+      // sent again), or none.
       auto check = [&](const RpcIndex* idx, Part part, std::uint8_t dir, std::size_t& missing,
-                       const char* what) {
+                       const char* what) -> std::vector<const Captured*> {
         const auto* recs = idx ? idx->find(key, part, dir) : nullptr;
         if (!recs) {
           missing++;
           ok = false;
           if (v.examples.size() < kMaxExamples)
             v.examples.push_back("missing " + std::string(what) + ": " + describe(h, node.nid));
-          return;
+          return {};
         }
-        // Any copy (a resent request, a reply sent again) that agrees.
+        std::vector<const Captured*> agree;
         std::vector<std::string> best;
         for (const Captured* c : *recs) {
           auto d = part == Part::kRequest ? request_differs(*c, h) : reply_differs(*c, h);
-          if (d.empty()) return;
-          if (best.empty()) best = d;
+          if (d.empty()) agree.push_back(c);
+          else if (best.empty()) best = d;
         }
+        if (!agree.empty()) return agree;
         for (const auto& f : best) wrong.push_back(std::string(what) + "." + f);
         if (v.examples.size() < kMaxExamples) {
           std::string s = "wrong " + std::string(what) + ":";
           for (const auto& f : best) s += " " + f;
           v.examples.push_back(s + ": " + describe(h, node.nid));
         }
+        return {};
       };
-      check(&index[i], Part::kRequest, LNETCAP_DIR_RECV, pn.missing_recv_request,
-            "handler's received request");
+      const auto received = check(&index[i], Part::kRequest, LNETCAP_DIR_RECV,
+                                  pn.missing_recv_request, "handler's received request");
+      std::vector<const Captured*> sent;
       if (want_reply)
-        check(&index[i], Part::kReply, LNETCAP_DIR_SEND, pn.missing_send_reply,
-              "handler's sent reply");
+        sent = check(&index[i], Part::kReply, LNETCAP_DIR_SEND, pn.missing_send_reply,
+                     "handler's sent reply");
+      if (h.total_us >= 0 && !received.empty() && !sent.empty()) {
+        if (auto server = server_time_us(received, sent)) {
+          const std::int64_t d = h.total_us - *server;
+          pn.timed++;
+          pn.total_minus_server_us.push_back(d);
+          if (!tolerance.within(h.total_us, *server)) {
+            pn.time_outside++;
+            if (lo) pn.time_outside_lo++;
+            if (v.examples.size() < kMaxExamples)
+              v.examples.push_back("server time " + std::to_string(*server) + "us, rpctrace total " +
+                                   std::to_string(h.total_us) + "us: " + describe(h, node.nid));
+          }
+        }
+      }
       check(requester, Part::kRequest, LNETCAP_DIR_SEND, pn.missing_send_request,
             "requester's sent request");
       if (want_reply)
@@ -238,6 +293,18 @@ std::string format_trace_verdict(const TraceVerdict& v) {
       o << "rpctrace " << n.nid << ": wrong fields:";
       for (const auto& [f, k] : n.wrong_fields) o << " " << f << "=" << k;
       o << "\n";
+    }
+    if (n.timed) {
+      auto d = n.total_minus_server_us;
+      std::sort(d.begin(), d.end());
+      auto at = [&](double q) { return d[static_cast<std::size_t>(q * static_cast<double>(d.size() - 1))]; };
+      o << "rpctrace " << n.nid << ": server time against rpctrace total: timed=" << n.timed
+        << " outside=" << n.time_outside << " (over 0@lo " << n.time_outside_lo
+        << "; tolerance " << v.tolerance.abs_us << " us or "
+        << static_cast<int>(v.tolerance.rel * 100) << "%, for "
+        << static_cast<int>(v.tolerance.min_within * 100) << "% of RPCs; total - lnetcap, us: min "
+        << d.front() << " p50 " << at(0.5) << " p99 " << at(0.99) << " max " << d.back()
+        << ")\n";
     }
     o << "rpctrace " << n.nid << ": by opcode:";
     for (const auto& [name, k] : n.by_opcode) o << " " << name << "=" << k;

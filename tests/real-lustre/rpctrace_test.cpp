@@ -72,6 +72,7 @@ TEST(Rpctrace, ReadsTheHandledLine) {
   EXPECT_EQ(h->transno, 5u);
   EXPECT_EQ(h->rq_status, -2);
   EXPECT_EQ(h->reply_status, -2);
+  EXPECT_EQ(h->total_us, 901);
   EXPECT_FALSE(parse_handled("... Handling RPC req@00000000c0ffee00 pname:cluuid+ref:pid:xid"));
   EXPECT_FALSE(parse_handled("Handled RPC req@ pname:cluuid+ref:pid:xid:nid:opc:job a:b Request processed in 1us"));
 }
@@ -144,6 +145,92 @@ TEST(Rpctrace, FindsRpcsOverLoInTheHandlersCapture) {
   EXPECT_EQ(v.nodes[0].over_lo, 1u);
   server.capture.pop_back();
   EXPECT_FALSE(compare_rpctrace({server}).passed());
+}
+
+// The server's records of one_rpc() at times (us): request received at
+// RECV, reply handed to the LND at SEND after QUEUE in LNet.
+std::vector<TraceNode> timed_rpc(std::uint64_t recv_us, std::uint64_t send_us,
+                                 std::uint64_t queue_us) {
+  auto n = one_rpc();
+  n[1].capture[0].ts_ns = recv_us * 1000;
+  n[1].capture[1].ts_ns = send_us * 1000;
+  if (queue_us) n[1].capture[1].queue_ns = queue_us * 1000;
+  return n;
+}
+
+// rpctrace's total for one_rpc() is 901 us.
+TEST(Rpctrace, ComparesTheServerTimeWithTheTotal) {
+  auto v = compare_rpctrace(timed_rpc(1000, 1900, 0));
+  EXPECT_TRUE(v.passed()) << format_trace_verdict(v);
+  EXPECT_EQ(v.nodes[1].timed, 1u);
+  ASSERT_EQ(v.nodes[1].total_minus_server_us.size(), 1u);
+  EXPECT_EQ(v.nodes[1].total_minus_server_us[0], 1);
+  EXPECT_NE(format_trace_verdict(v).find("server time against rpctrace total: timed=1 outside=0"),
+            std::string::npos);
+  // 60 ms of server time against a 0.9 ms total: beyond 5 ms and 10%.
+  v = compare_rpctrace(timed_rpc(1000, 61000, 0));
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.nodes[1].time_outside, 1u);
+  EXPECT_NE(format_trace_verdict(v).find("example: server time 60000us, rpctrace total 901us"),
+            std::string::npos);
+}
+
+// A reply that waited in LNet behind a bulk transfer was handed over when
+// lnet_send took it, not when the LND did (the record's time).
+TEST(Rpctrace, TheRepliesQueueTimeIsNotServerTime) {
+  auto v = compare_rpctrace(timed_rpc(1000, 61900, 60000));
+  EXPECT_TRUE(v.passed()) << format_trace_verdict(v);
+  EXPECT_EQ(v.nodes[1].total_minus_server_us[0], 1);
+}
+
+TEST(Rpctrace, ServerTimeToleranceIsAbsoluteOrRelative) {
+  const ServerTimeTolerance t;
+  EXPECT_TRUE(t.within(901, 5901));
+  EXPECT_FALSE(t.within(901, 5902));
+  EXPECT_TRUE(t.within(1000000, 1100000));  // 10% of the longer
+  EXPECT_FALSE(t.within(1000000, 1112000));
+  EXPECT_TRUE(t.within(1100000, 1000000));
+}
+
+// A few RPCs apart (work after the reply, a request that waited for a
+// buffer) are allowed; more than 5% are not.
+TEST(Rpctrace, MostRpcsMustAgreeOnServerTime) {
+  auto n = timed_rpc(1000, 1900, 0);
+  auto& server = n[1];
+  const auto request = server.capture[0], reply = server.capture[1];
+  const auto line = server.handled[0];
+  for (std::uint64_t i = 1; i < 20; i++) {  // 20 RPCs, the first 1 apart
+    auto q = request, r = reply;
+    q.xid = r.xid = *request.xid + i;
+    q.ts_ns = i * 10000000;
+    r.ts_ns = q.ts_ns + 900000;
+    server.capture.push_back(q);
+    server.capture.push_back(r);
+    auto h = line;
+    h.xid = *q.xid;
+    server.handled.push_back(h);
+  }
+  server.capture[1].ts_ns = 100000000;  // the first RPC's reply 99 ms late
+  auto v = compare_rpctrace(n);
+  EXPECT_EQ(v.nodes[1].time_outside, 1u);
+  EXPECT_FALSE(v.passed()) << "the other 19 RPCs are in no client capture";
+  v = compare_rpctrace({n[1]});
+  EXPECT_EQ(v.nodes[0].timed, 20u);
+  // The other records live in the client's capture: check the server alone.
+  EXPECT_EQ(v.nodes[0].missing_send_request, 20u);
+  ServerTimeTolerance strict;
+  strict.min_within = 1.0;
+  n[0].capture.clear();
+  for (const auto& c : server.capture) {  // the client's mirror of each record
+    auto m = c;
+    m.direction = c.direction == LNETCAP_DIR_RECV ? LNETCAP_DIR_SEND : LNETCAP_DIR_RECV;
+    n[0].capture.push_back(m);
+  }
+  v = compare_rpctrace(n);
+  EXPECT_TRUE(v.passed()) << format_trace_verdict(v);  // 19 of 20 within
+  EXPECT_FALSE(compare_rpctrace(n, strict).passed());
+  server.capture[3].ts_ns += 99000000;  // a second one: 18 of 20 is 90%
+  EXPECT_FALSE(compare_rpctrace(n).passed());
 }
 
 TEST(Rpctrace, NothingHandledIsNoPass) {
