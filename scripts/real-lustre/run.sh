@@ -34,8 +34,10 @@
 #              file system (server build on OpenZFS built from source,
 #              MGS+MDT+OST on node b, node a mounts it twice and runs
 #              guest/fs-workload.sh; socklnd), checked also against
-#              Lustre's rpctrace log (tests/real-lustre/rpctrace_compare)
-#              and with the --assert examples (guest/fs-asserts.sh);
+#              Lustre's rpctrace log (tests/real-lustre/rpctrace_compare,
+#              also lnetcap's server time against its "total"), with the
+#              --assert examples (guest/fs-asserts.sh), and for leaks of
+#              `--anonymize` (tests/anon/leak_test.sh on each capture);
 #              WORK defaults to /var/tmp/lnetcap-real-lustre-server
 #   -Z ZFS_GIT a git dir of openzfs/zfs, for the first -S zfs build
 #              (ZFS_TAG, default zfs-2.1.16; a finished build is reused)
@@ -379,11 +381,34 @@ node_report() {
 	return "$bad"
 }
 
+# leak_report PREFIX FILE...: a shared trace gives nothing away: every
+# printable run of 4+ bytes of each FILE (a node's capture, the wire) is
+# absent from `lnetcap --anonymize` of it and from its -v/-x text, but for
+# tests/anon/leak-allowlist.txt's protocol constants (tests/anon/
+# leak_test.sh; the workload's names, file data and xattrs are in them).
+# Run on the host with BUILD's lnetcap, so -r re-checks with a newer one.
+leak_report() {
+	local p=$1 f out rc bad=0
+	shift
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		rc=0
+		out=$(TMPDIR=$WORK bash "$SRC/tests/anon/leak_test.sh" "$BUILD" "$SRC" "$f" 2>&1) || rc=$?
+		echo "$p anonymize ${f#"$RUNS"/}: $(echo "$out" | sed -n 's/ in the payloads and metadata of [^;]*;/;/p' | head -1)" \
+			"verdict=$([ "$rc" = 0 ] && echo PASS || echo FAIL)"
+		echo "$out" | grep '^LEAK' | head -8 | sed "s|$WORK/lnetcap-leak[^ ]*/||g; s/^/$p   /"
+		[ "$rc" = 0 ] || bad=1
+	done
+	return "$bad"
+}
+
 # fs_report MODE DIR CLIENT CLIENT_NID SERVER SERVER_NID: the file-system
 # run's own checks (CLIENT, SERVER: the nodes' directories): the targets were
 # formatted and mounted, every workload step passed, every RPC in either
-# node's rpctrace log is in both captures with equal fields, and the
-# --assert examples held.  Returns 1 on a failure.
+# node's rpctrace log is in both captures with equal fields (and its
+# server time agrees with lnetcap's), the --assert examples held, and
+# --anonymize of each capture and the wire leaks nothing (leak_report).
+# Returns 1 on a failure.
 fs_report() {
 	local mode=$1 dir=$2 cl=$3 cl_nid=$4 sv=$5 sv_nid=$6 bad=0 v rc=0
 	local p="$mode fs:"
@@ -402,6 +427,9 @@ fs_report() {
 		grep '^example [^o]' "$dir/$cl/asserts.txt" | head -5 | sed "s/^/$p   /"
 		grep -q '^rc=0' "$dir/$cl/asserts.txt" || bad=1
 	fi
+	local wire=$dir/wire.pcap
+	[ "$LND" = o2ib ] && wire=$dir/wire.pcapng  # the RoCE decoder's records
+	leak_report "$p" "$dir/$cl/$cl.pcapng" "$dir/$sv/$sv.pcapng" "$wire" || bad=1
 	return "$bad"
 }
 

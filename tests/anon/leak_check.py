@@ -36,9 +36,11 @@ def runs(data):
     return {m.group(0) for m in RUN.finditer(data)}
 
 
-def pcapng_parts(data):
-    """Packet data and option values of every block, as byte strings."""
+def pcapng_parts(data, options=None):
+    """Packet data and option values of every block, as byte strings; with
+    a list OPTIONS, the option values go there instead."""
     parts, pos, e = [], 0, "<"
+    opts = parts if options is None else options
     while pos + 12 <= len(data):
         btype = struct.unpack_from(e + "I", data, pos)[0]
         if btype == 0x0A0D0D0A:
@@ -65,7 +67,7 @@ def pcapng_parts(data):
                 code, olen = struct.unpack_from(e + "HH", body, opos)
                 if code == 0:
                     break
-                parts.append(body[opos + 4:opos + 4 + olen])
+                opts.append(body[opos + 4:opos + 4 + olen])
                 opos += 4 + (olen + 3) // 4 * 4
         pos += blen
     return parts
@@ -171,27 +173,41 @@ def in_words(s, haystack):
 NUMBER = re.compile(rb"[^G-WYZg-wyz]*")
 
 
+def haystacks(path, first):
+    """(bytes, words, text) of an output: bytes searched for any occurrence
+    of a run, words and text for a word of its own (in_words), text not
+    for numbers (NUMBER).  The anonymized file (FIRST): its packets are
+    bytes, its option values (comments, interface names and descriptions:
+    lnetcap's sentences around the values it keeps, "anonymized by
+    lnetcap: NIDs, ...") words.  Another output is text printed by
+    lnetcap."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not first:
+        return b"", b"", data
+    if data[:4] != b"\x0a\x0d\x0d\x0a":
+        return data, b"", b""
+    options = []
+    packets = pcapng_parts(data, options)
+    return b"\x00".join(packets), b"\n".join(options), b""
+
+
 def found_in(secrets, paths, allowed):
     """{run: first path holding it} for the runs of `secrets` in `paths`:
     the first is the anonymized file, the others text printed from it."""
     where = {}
     for i, path in enumerate(paths):
-        with open(path, "rb") as f:
-            # Any occurrence of a printable input run lies inside one
-            # printable run of the output: search those only.
-            haystack = b"\n".join(sorted(runs(f.read())))
-        # Every first 4 bytes of the haystack: a secret whose first 4 are
-        # not among them is not in it (a wire capture's bulk data holds
+        # Any occurrence of a printable input run lies inside one printable
+        # run of the output: search those only.
+        raw, words, text = (b"\n".join(sorted(runs(h))) for h in haystacks(path, i == 0))
+        # Every first 4 bytes of the haystacks: a secret whose first 4 are
+        # not among them is not in them (a wire capture's bulk data holds
         # millions of runs; the substring search is for the few left).
-        heads = {haystack[i:i + MIN_RUN] for i in range(len(haystack) - MIN_RUN + 1)}
+        heads = {h[j:j + MIN_RUN] for h in (raw, words, text) for j in range(len(h) - MIN_RUN + 1)}
         for s in secrets:
             if s[:MIN_RUN] not in heads or s in where or is_allowed(s, allowed):
                 continue
-            if i == 0:
-                leaked = s in haystack
-            else:
-                leaked = not NUMBER.fullmatch(s) and in_words(s, haystack)
-            if leaked:
+            if s in raw or in_words(s, words) or (not NUMBER.fullmatch(s) and in_words(s, text)):
                 where[s] = path
     return where
 

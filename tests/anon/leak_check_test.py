@@ -5,6 +5,7 @@ anonymized file anywhere, or into its text as a word of its own, under
 every key; and must not count a run that only turns up inside a longer
 word or number of lnetcap's text (a task named "stat" against "status")."""
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,25 @@ expect("a number of the input (bulk data) among the text's numbers", 0,
        {"in": b"\x00c702\x00 1012\x00", "groups": [[b"", b"c702 1a00 len 1012"], [b"", b"c702 len 1012"]]})
 expect("the same number copied into the file", 1,
        {"in": b"\x00c702\x00", "groups": [[b"\x01c702"], [b"c702\x01"]]})
+def pcapng(comment, packet):
+    """A section header with COMMENT, an interface, one packet."""
+    def block(btype, body):
+        body += b"\x00" * (-len(body) % 4)
+        return struct.pack("<II", btype, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+    opt = struct.pack("<HH", 1, len(comment)) + comment + b"\x00" * (-len(comment) % 4) + b"\x00" * 4
+    shb = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1) + opt)
+    idb = block(1, struct.pack("<HHI", 147, 0, 0))
+    epb = block(6, struct.pack("<IIIII", 0, 0, 0, len(packet), len(packet)) + packet)
+    return shb + idb + epb
+
+
+SAYS = b"anonymized by lnetcap: NIDs, jobids"
+expect("lnetcap's own sentence in the file's comment", 0,
+       {"in": b"\x00 NID\x00", "groups": [[pcapng(SAYS, b"\x01")], [pcapng(SAYS, b"\x02")]]})
+expect("a name in the file's comment", 1,
+       {"in": IN, "groups": [[pcapng(b"host secretname", b"\x01")], [pcapng(b"secretname", b"")]]})
+expect("a name in the file's packet", 1,
+       {"in": IN, "groups": [[pcapng(SAYS, b"xsecretnamex")], [pcapng(SAYS, b"\x00secretname")]]})
 expect("an allowed protocol constant", 0,
        {"in": IN, "groups": [[b"stat"], [b"stat"]]}, allow="stat\ta reviewed constant\n")
 sys.exit(failed)
