@@ -57,7 +57,7 @@ TEST_P(RpcMetricsOnSample, EqualTheSummary) {
         << opcode;
     for (double le : report::kLatencyBuckets) {
       std::uint64_t n = 0;
-      for (std::uint64_t ns : g.latencies_ns) n += ns / 1e9 <= le;
+      for (std::uint64_t ns : g.latencies_ns.samples()) n += ns / 1e9 <= le;
       EXPECT_EQ(sample(text, "lnetcap_opcode_rpc_latency_seconds_bucket" + l + ",le=\"" +
                                  report::prom_number(le) + "\"}"),
                 n)

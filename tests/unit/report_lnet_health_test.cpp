@@ -46,8 +46,8 @@ TEST(ReportLnetHealth, SummaryCountsMessagesNotOutcomeRecords) {
   EXPECT_EQ(r.lnet.drops_by_reason.at("send-failed"), 1u);
   EXPECT_EQ(r.lnet.drops_by_reason.at("no-match"), 1u);
   ASSERT_EQ(r.lnet.queue_by_peer.size(), 1u);
-  EXPECT_EQ(r.lnet.queue_by_peer.at("192.168.1.20@tcp"), std::vector<std::uint64_t>{1500000});
-  EXPECT_EQ(r.lnet.queue_by_ni.at("192.168.1.10@tcp"), std::vector<std::uint64_t>{1500000});
+  EXPECT_EQ(r.lnet.queue_by_peer.at("192.168.1.20@tcp").samples(), std::vector<std::uint64_t>{1500000});
+  EXPECT_EQ(r.lnet.queue_by_ni.at("192.168.1.10@tcp").samples(), std::vector<std::uint64_t>{1500000});
 }
 
 TEST(ReportLnetHealth, EverySummaryFormatShowsQueueAndDrops) {

@@ -49,7 +49,7 @@ std::string cell(const TopTable& t, const std::string& key, const std::string& h
   return "(no row " + key + ")";
 }
 
-std::string dur(const std::vector<std::uint64_t>& v, std::uint64_t LatencyFigures::*f) {
+std::string dur(const LatencySamples& v, std::uint64_t LatencyFigures::*f) {
   const LatencyFigures l = latency_figures(v);
   return l.count ? format_duration(l.*f) : "-";
 }
@@ -119,7 +119,7 @@ TEST(ReportTop, WindowsAddUpAndKeepRequestsAcrossThem) {
       sum[op].bulk_bytes += g.bulk_bytes;
       sum[op].requests += g.requests;
       sum[op].errors += g.errors;
-      sum[op].latencies_ns.insert(sum[op].latencies_ns.end(), g.latencies_ns.begin(), g.latencies_ns.end());
+      sum[op].latencies_ns.merge(g.latencies_ns);
     }
   };
   std::uint64_t window_end = 0;
@@ -146,7 +146,7 @@ TEST(ReportTop, WindowsAddUpAndKeepRequestsAcrossThem) {
     EXPECT_EQ(sum[op].bulk_bytes, g.bulk_bytes);
     EXPECT_EQ(sum[op].requests, g.requests);
     EXPECT_EQ(sum[op].errors, g.errors);
-    auto a = sum[op].latencies_ns, b = g.latencies_ns;
+    auto a = sum[op].latencies_ns.samples(), b = g.latencies_ns.samples();
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     EXPECT_EQ(a, b);  // every reply matched, whichever window it fell in

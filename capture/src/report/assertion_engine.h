@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "assertion.h"
+#include "latency_samples.h"
 #include "message.h"
 #include "recent_messages.h"
 #include "rpc_matcher.h"
@@ -46,7 +47,7 @@ class AssertionEngine {
  private:
   struct Accumulator {
     std::uint64_t count = 0, bytes = 0, errors = 0;
-    std::vector<std::uint64_t> latencies_ns;
+    LatencySamples latencies_ns;
     RecentMessages counted;  // messages counted, for their outcome records
   };
   std::optional<double> operand_value(std::size_t a, const Operand& o) const;

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bulk_linker.h"
+#include "latency_samples.h"
 #include "latency_split.h"
 #include "message.h"
 #include "rpc_matcher.h"
@@ -57,7 +58,7 @@ struct GroupStats {
   std::uint64_t errors = 0;      // replies reporting a failure (is_rpc_error)
   std::uint64_t unanswered = 0;  // requests without a reply (so far)
   std::map<std::int32_t, std::uint64_t> errors_by_status;
-  std::vector<std::uint64_t> latencies_ns;  // one per matched request/reply
+  LatencySamples latencies_ns;  // one per matched request/reply (bounded: latency_samples.h)
 };
 
 enum class Dimension { kOpcode = 0, kPortal, kPeer, kJobid, kTarget };
@@ -79,7 +80,7 @@ struct NiHealth {
 /// LNet's own view: drops and the time messages waited for credits.
 struct LnetHealth {
   std::map<std::string, std::uint64_t> drops_by_reason;  // "no-match" -> count
-  std::map<std::string, std::vector<std::uint64_t>> queue_by_peer, queue_by_ni;  // ns samples
+  std::map<std::string, LatencySamples> queue_by_peer, queue_by_ni;  // ns samples
   std::map<std::string, NiHealth> by_local_ni;
   // Keyed "PEER" or, for a multi-rail peer whose NIDs a ping or discovery
   // reply in the capture listed, "PRIMARY NID / PEER NID".

@@ -9,12 +9,17 @@ namespace {
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
-std::string latency_json(const std::vector<std::uint64_t>& samples) {
-  const LatencyFigures f = latency_figures(samples);
+std::string latency_json(const LatencyFigures& f) {
   if (!f.count) return "{\"count\": 0, \"p50\": null, \"p90\": null, \"p99\": null, \"max\": null}";
   return "{\"count\": " + num(f.count) + ", \"p50\": " + num(f.p50) + ", \"p90\": " + num(f.p90) +
          ", \"p99\": " + num(f.p99) + ", \"max\": " + num(f.max) + "}";
 }
+
+std::string latency_json(const std::vector<std::uint64_t>& samples) {
+  return latency_json(latency_figures(samples));
+}
+
+std::string latency_json(const LatencySamples& samples) { return latency_json(samples.figures()); }
 
 std::string errors_json(const std::map<std::int32_t, std::uint64_t>& by_status) {
   std::string out = "[";
@@ -38,7 +43,8 @@ std::string stats_fields(const GroupStats& g) {
          ", \"errors_by_status\": " + errors_json(g.errors_by_status);
 }
 
-std::string queue_json(const std::map<std::string, std::vector<std::uint64_t>>& q) {
+
+std::string queue_json(const std::map<std::string, LatencySamples>& q) {
   std::string out = "{";
   bool first = true;
   for (const auto& [k, v] : q) {

@@ -3,6 +3,7 @@
 // 0.0.4.  One metric family per figure and dimension
 // (lnetcap_opcode_messages_total{opcode="LDLM_ENQUEUE"}), so no family mixes
 // label sets; latencies are histograms in seconds, as Prometheus expects.
+#include <cmath>
 #include <cstdio>
 
 #include "percentile.h"
@@ -41,11 +42,10 @@ void dimension(std::string& out, const std::string& prefix, const std::string& l
   const std::string h = prefix + "rpc_latency_seconds";
   prom_family(out, h, "histogram", "PtlRPC request to reply latency" + what);
   for (const auto& [k, g] : groups) {
-    double sum = 0;
-    for (std::uint64_t ns : g.latencies_ns) sum += ns / 1e9;
+    const double sum = g.latencies_ns.sum_seconds();
     for (double le : kLatencyBuckets) {
-      std::uint64_t n = 0;
-      for (std::uint64_t ns : g.latencies_ns) n += ns / 1e9 <= le;
+      // le seconds in whole ns (the bounds are whole microseconds or more)
+      const std::uint64_t n = g.latencies_ns.count_at_most(static_cast<std::uint64_t>(std::llround(le * 1e9)));
       out += h + "_bucket" + prom_labels(label, k, "le=\"" + prom_number(le) + "\"") + " " +
              std::to_string(n) + "\n";
     }
@@ -77,8 +77,7 @@ std::string render_prometheus(const SummaryReport& r) {
          "time LNet held a message before the LND (credits, delay rules), by local NI");
   for (const auto& [ni, v] : r.lnet.queue_by_ni) {
     const LatencyFigures f = latency_figures(v);
-    double sum = 0;
-    for (std::uint64_t ns : v) sum += ns / 1e9;
+    const double sum = v.sum_seconds();
     for (auto [q, val] : {std::pair{"0.5", f.p50}, std::pair{"0.99", f.p99}, std::pair{"1", f.max}})
       out += "lnetcap_lnet_queue_seconds{ni=\"" + prom_label(ni) + "\",quantile=\"" + q + "\"} " +
              prom_number(val / 1e9) + "\n";

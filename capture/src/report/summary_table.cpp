@@ -54,7 +54,7 @@ void section(std::string& out, Dimension d, const std::map<std::string, GroupSta
 }
 
 void queue_section(std::string& out, const char* by,
-                   const std::map<std::string, std::vector<std::uint64_t>>& q) {
+                   const std::map<std::string, LatencySamples>& q) {
   if (q.empty()) return;
   const std::string heading = std::string("LNet queue time by ") + by;
   std::size_t kw = heading.size();

@@ -114,12 +114,12 @@ std::vector<Row> rpc_rows(const SummaryReport& r, double seconds, TopPanel panel
 // Health and queue time of one kind of NI ("ni" local, "peer" remote),
 // keyed alike in --summary's maps.
 void ni_rows(std::vector<Row>& rows, const char* kind, const std::map<std::string, NiHealth>& health,
-             const std::map<std::string, std::vector<std::uint64_t>>& queue, double seconds) {
+             const std::map<std::string, LatencySamples>& queue, double seconds) {
   std::set<std::string> keys;
   for (const auto& e : health) keys.insert(e.first);
   for (const auto& e : queue) keys.insert(e.first);
   static const NiHealth kNone;
-  static const std::vector<std::uint64_t> kNoSamples;
+  static const LatencySamples kNoSamples;
   for (const std::string& k : keys) {
     const auto h = health.find(k);
     const auto q = queue.find(k);
