@@ -340,4 +340,47 @@ TEST(AnonymizerHandles, BulkRepliesAndAcksStillPairByWireHandle) {
   EXPECT_FALSE(links[9]);
 }
 
+// XIDs are sequence numbers read for their order and differences: they
+// move by one keyed offset (anon/xid_shift.h), in the LNet header's match
+// bits and in pb_last_xid and pb_mbits alike, in either byte order, keeping
+// the low byte (bulk blocks), 0 and LNet's ping match bits.
+TEST(AnonymizerXids, AllMoveByOneOffsetThatKeepsOrderAndDifferences) {
+  constexpr std::uint64_t kXid = 0x6b0c12a604140ULL;  // seconds << 20, as ptlrpc_init_xid() makes them
+  for (bool big : {false, true}) {
+    SCOPED_TRACE(big ? "big-endian" : "little-endian");
+    test::RpcSpec rpc;
+    rpc.opc = LNETCAP_OPC_OST_WRITE;
+    rpc.big_endian = big;
+    rpc.mbits = kXid + 3;  // four bulk chunks
+    rpc.buffers.push_back(std::vector<std::uint8_t>(sizeof(struct lnetcap_obdo), 0));
+    auto payload = test::lustre_msg(rpc);
+    test::LnetHeaderSpec h;
+    h.src = test::nid("10.0.3.2@tcp");
+    h.dst = test::nid("10.0.3.1@tcp");
+    h.portal = LNETCAP_PORTAL_OST_IO;
+    h.match_bits = kXid;
+    h.payload_length = static_cast<std::uint32_t>(payload.size());
+    test::RecordSpec r;
+    r.local = h.src;
+    r.peer = h.dst;
+    const auto in = test::record(r, test::lnet_header(h), payload);
+    Anonymizer a(key(15));
+    const Message raw = decoded(in), out = decoded(a.rewrite_record(in));
+    ASSERT_TRUE(out.xid());
+    EXPECT_NE(*out.xid(), kXid);
+    EXPECT_EQ(*out.xid() % 256, kXid % 256);
+    EXPECT_EQ(out.rpc.mbits - *out.xid(), 3u);
+    EXPECT_EQ(*out.xid() - out.rpc.last_xid, kXid - raw.rpc.last_xid);  // pb_last_xid trails by as much
+    // A GET of the bulk, with the request's match bits: the same value.
+    h.type = LNETCAP_MSG_GET;
+    h.match_bits = kXid + 2;
+    EXPECT_EQ(decoded(a.rewrite_record(test::record(r, test::lnet_header(h), {}))).lnet.match_bits, *out.xid() + 2);
+    // LNet's own ping keeps its match bits.
+    h.portal = 0;
+    h.match_bits = LNETCAP_LNET_PING_MATCHBITS;
+    EXPECT_EQ(decoded(a.rewrite_record(test::record(r, test::lnet_header(h), {}))).lnet.match_bits,
+              LNETCAP_LNET_PING_MATCHBITS);
+  }
+}
+
 }  // namespace

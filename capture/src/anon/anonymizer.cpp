@@ -393,6 +393,7 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
         std::fill(pad0.begin(), pad0.end(), 0);
         body.u64(BODY_FIELD(pb_padding64_0), 0);
         body.u64(BODY_FIELD(pb_padding64_1), 0);
+        xids_.rewrite_ptlrpc_body(std::span<std::uint8_t>(&p[off], end - off), little);
         id_at(BODY_FIELD(pb_projid));
         if (len >= LNETCAP_PTLRPC_BODY_V2_LEN) {
           id_at(BODY_FIELD(pb_uid));
@@ -507,6 +508,7 @@ std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
     changes_.nids += 2;
   }
   changes_.handles += handles_.rewrite_lnet_header(hdr);
+  xids_.rewrite_lnet_header(hdr);
 
   std::vector<std::uint8_t> payload(rec->payload.begin(), rec->payload.end());
   const bool ping_info =

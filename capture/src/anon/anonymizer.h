@@ -16,7 +16,8 @@
 //    keyed token of the same length, binary data by zeros.  Buffer lengths
 //    never change, so the message still dissects.
 //  * Random cookies kept for pairing (LNet MD handles, lock, open and
-//    connection handles) become keyed pseudonyms (handle_pseudonyms.h).
+//    connection handles) become keyed pseudonyms (handle_pseudonyms.h);
+//    XIDs and match bits move by one keyed offset (xid_shift.h).
 //  * LNet ping/push payloads keep their structure with NIDs rewritten; any
 //    other payload (bulk file data) is dropped.
 #pragma once
@@ -35,6 +36,7 @@
 #include "../nid.h"
 #include "../source.h"
 #include "handle_pseudonyms.h"
+#include "xid_shift.h"
 
 namespace lnetcap::anon {
 
@@ -89,6 +91,7 @@ class Anonymizer {
 
   std::vector<std::uint8_t> key_;
   HandlePseudonyms handles_{key_};
+  XidShift xids_{key_};
   std::map<Nid, Nid> nid_cache_;
   // A reply carries no selector (rr_opcode, intent): the one its request
   // had, when this anonymizer saw the request, picks the reply's format.
