@@ -224,6 +224,14 @@ struct lnetcap_handle_wire {
 	__u64 wh_object_cookie;
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_handle_wire, 16);
+/* wh_interface_cookie is the_lnet.ln_interface_cookie, the sender's
+ * ktime_get_real_ns() when LNet started.  wh_object_cookie is the MD's
+ * lh_cookie (lib-types.h, api-ni.c lnet_res_lh_initialize()): a counter,
+ * then the CPT (LNET_CPT_BITS wide: the node's partition count, not on the
+ * wire), then the resource type in the low LNET_COOKIE_TYPE_BITS bits. */
+#define LNETCAP_LNET_COOKIE_TYPE_BITS 2
+#define LNETCAP_LNET_COOKIE_TYPE_MASK ((1ULL << LNETCAP_LNET_COOKIE_TYPE_BITS) - 1ULL)
+#define LNETCAP_LNET_COOKIE_TYPE_MD 1
 
 /* The 40-byte msg union, identical in both header forms. */
 struct lnetcap_ack {

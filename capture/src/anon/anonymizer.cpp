@@ -45,7 +45,7 @@ bool looks_like_string(const std::uint8_t* p, std::size_t n) {
 std::string Changes::summary() const {
   return "anonymized " + std::to_string(records) + " records: " + std::to_string(nids) +
          " NIDs, " + std::to_string(jobids) + " jobids, " + std::to_string(ids) +
-         " uid/gid/projid fields, " + std::to_string(buffers) +
+         " uid/gid/projid fields, " + std::to_string(handles) + " handles, " + std::to_string(buffers) +
          " PtlRPC buffers replaced (names, UUIDs, EAs), " + std::to_string(payload_bytes_dropped) +
          " payload bytes dropped";
 }
@@ -379,7 +379,10 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
     const std::size_t padded_end = std::min<std::size_t>(off + LNETCAP_LUSTRE_MSG_ROUND8(len), p.size());
     const enum lnetcap_rmf kind =
         i == 0 ? LNETCAP_RMF_PTLRPC_BODY : lnetcap_rpc_buffer_kind(opc, have_sel, sel, is_reply, i);
-    switch (len == 0 ? Treatment::kKeep : treatment(kind, len)) {
+    const Treatment how = len == 0 ? Treatment::kKeep : treatment(kind, len);
+    if (how != Treatment::kZero && how != Treatment::kToken)
+      changes_.handles += handles_.rewrite_buffer(kind, std::span<std::uint8_t>(&p[off], end - off), little);
+    switch (how) {
       case Treatment::kKeep:
         break;
       case Treatment::kPtlrpcBody: {
@@ -390,6 +393,7 @@ void Anonymizer::rewrite_ptlrpc(std::vector<std::uint8_t>& p, std::uint32_t opc_
         std::fill(pad0.begin(), pad0.end(), 0);
         body.u64(BODY_FIELD(pb_padding64_0), 0);
         body.u64(BODY_FIELD(pb_padding64_1), 0);
+        xids_.rewrite_ptlrpc_body(std::span<std::uint8_t>(&p[off], end - off), little);
         id_at(BODY_FIELD(pb_projid));
         if (len >= LNETCAP_PTLRPC_BODY_V2_LEN) {
           id_at(BODY_FIELD(pb_uid));
@@ -503,6 +507,8 @@ std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
     }
     changes_.nids += 2;
   }
+  changes_.handles += handles_.rewrite_lnet_header(hdr);
+  xids_.rewrite_lnet_header(hdr);
 
   std::vector<std::uint8_t> payload(rec->payload.begin(), rec->payload.end());
   const bool ping_info =

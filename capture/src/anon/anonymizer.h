@@ -15,6 +15,9 @@
 //    xattrs, layouts, ACLs, security contexts — is replaced: strings by a
 //    keyed token of the same length, binary data by zeros.  Buffer lengths
 //    never change, so the message still dissects.
+//  * Random cookies kept for pairing (LNet MD handles, lock, open and
+//    connection handles) become keyed pseudonyms (handle_pseudonyms.h);
+//    XIDs and match bits move by one keyed offset (xid_shift.h).
 //  * LNet ping/push payloads keep their structure with NIDs rewritten; any
 //    other payload (bulk file data) is dropped.
 #pragma once
@@ -32,6 +35,8 @@
 #include "../codec/wire_reader.h"
 #include "../nid.h"
 #include "../source.h"
+#include "handle_pseudonyms.h"
+#include "xid_shift.h"
 
 namespace lnetcap::anon {
 
@@ -41,6 +46,7 @@ struct Changes {
   std::uint64_t jobids = 0;
   std::uint64_t ids = 0;         // uid/gid/projid fields rewritten
   std::uint64_t buffers = 0;     // PtlRPC buffers replaced (names, UUIDs, EAs…)
+  std::uint64_t handles = 0;     // random cookies given pseudonyms (handle_pseudonyms.h)
   std::uint64_t payload_bytes_dropped = 0;
   std::string summary() const;  // one line for stderr and the pcapng comment
 };
@@ -84,6 +90,8 @@ class Anonymizer {
   void rewrite_ping_info(std::vector<std::uint8_t>& payload);
 
   std::vector<std::uint8_t> key_;
+  HandlePseudonyms handles_{key_};
+  XidShift xids_{key_};
   std::map<Nid, Nid> nid_cache_;
   // A reply carries no selector (rr_opcode, intent): the one its request
   // had, when this anonymizer saw the request, picks the reply's format.
