@@ -77,6 +77,26 @@ expect("a name in the file's comment", 1,
        {"in": IN, "groups": [[pcapng(b"host secretname", b"\x01")], [pcapng(b"secretname", b"")]]})
 expect("a name in the file's packet", 1,
        {"in": IN, "groups": [[pcapng(SAYS, b"xsecretnamex")], [pcapng(SAYS, b"\x00secretname")]]})
+def record(comm, queue):
+    """An lnetcap record header (128 bytes) with COMM and the bytes QUEUE as
+    its queue time."""
+    h = bytearray(128)
+    h[0:4] = b"LNCR"
+    struct.pack_into("<HH", h, 4, 1, 128)
+    h[24:24 + len(comm)] = comm
+    h[104:112] = queue
+    return bytes(h)
+
+
+IN_RECORD = pcapng(b"", record(b"secretcomm", b"4]H5\x00\x00\x00\x00"))
+expect("a queue time lnetcap measured, kept under every key", 0,
+       {"in": IN_RECORD, "groups": [[pcapng(SAYS, record(b"x", b"4]H5\x00\x00\x00\x00"))],
+                                     [pcapng(SAYS, record(b"y", b"4]H5\x00\x00\x00\x00"))]]},
+       allow="LNCR\tthe record magic\n")
+expect("a task name copied into the record header", 1,
+       {"in": IN_RECORD, "groups": [[pcapng(SAYS, record(b"secretcomm", b""))],
+                                     [pcapng(SAYS, record(b"secretcomm", b""))]]},
+       allow="LNCR\tthe record magic\n")
 expect("an allowed protocol constant", 0,
        {"in": IN, "groups": [[b"stat"], [b"stat"]]}, allow="stat\ta reviewed constant\n")
 sys.exit(failed)
