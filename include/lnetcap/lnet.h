@@ -157,6 +157,12 @@ enum lnetcap_health {
 #define LNETCAP_LNET_NID_ANY 0xffffffffffffffffULL
 #define LNETCAP_LNET_WIRE_COOKIE_NONE 0xffffffffffffffffULL
 #define LNETCAP_LNET_PING_MATCHBITS 0x8000000000000000ULL
+/* The kthreads that send LNet's own pings (the same GET on the wire):
+ * health's recovery pings of NIs below full health (lib-move.c,
+ * kthread_run(lnet_monitor_thread, ..., "monitor_thread")) and discovery
+ * (peer.c, "lnet_discovery"); 2.13 to master. */
+#define LNETCAP_LNET_MONITOR_TASK "monitor_thread"
+#define LNETCAP_LNET_DISCOVERY_TASK "lnet_discovery"
 #define LNETCAP_LNET_NI_STATUS_UP 0x15aac0deU
 #define LNETCAP_LNET_NI_STATUS_DOWN 0xdeadfaceU
 

@@ -41,14 +41,14 @@ resend-text)
 	;;
 health-by-ni)
 	"$lnetcap" -r "$c" --summary > "$tmp/s" || fail "summary failed"
-	contains "$tmp/s" "^LNet health by local NI +attempts +resends +failed +failures by health$"
-	contains "$tmp/s" "^10\.0\.1\.1@tcp +42 +1 +2  LOCAL_DROPPED 2$"
-	contains "$tmp/s" "^10\.0\.1\.254@tcp +42 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^LNet health by local NI +attempts +resends +failed +recovery +failures by health$"
+	contains "$tmp/s" "^10\.0\.1\.1@tcp +42 +1 +2 +0  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^10\.0\.1\.254@tcp +42 +1 +2 +0  LOCAL_DROPPED 2$"
 	"$lnetcap" -r "$c" --summary=json > "$tmp/j" || fail "json summary failed"
 	python3 - "$tmp/j" <<'PY' || fail "JSON health figures wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))["lnet"]["health_by_local_ni"]["10.0.1.1@tcp"]
-assert d == {"attempts": 42, "resends": 1, "failures": 2,
+assert d == {"attempts": 42, "resends": 1, "failures": 2, "recovery_pings": 0,
              "failures_by_health": {"LOCAL_DROPPED": 2}}, d
 PY
 	;;
@@ -56,7 +56,8 @@ multirail-peer)
 	# The router forwards the server's ping replies, which list the
 	# server's two NIDs: its row is grouped under the primary NID.
 	"$lnetcap" -r "$tmp/router.pcapng" --summary > "$tmp/s" || fail "summary failed"
-	contains "$tmp/s" "^192\.168\.2\.2@o2ib / 192\.168\.2\.1@o2ib +43 +0 +0$"
+	# ... and one recovery ping of LNet health went to it (monitor_thread).
+	contains "$tmp/s" "^192\.168\.2\.2@o2ib / 192\.168\.2\.1@o2ib +43 +0 +0 +1$"
 	;;
 ping-kinds)
 	# Recovery and discovery pings are named as such, a user's is a ping.
@@ -76,8 +77,8 @@ nid-names)
 	contains "$tmp/t" "SEND GET 10\.0\.1\.1@tcp > 192\.168\.2\.1@o2ib "
 	"$lnetcap" -r "$c" --nid-names "$tmp/nids" --summary > "$tmp/s" || fail "summary failed"
 	contains "$tmp/s" "^oss1@o2ib +76 "
-	contains "$tmp/s" "^client1@tcp +42 +1 +2  LOCAL_DROPPED 2$"
-	contains "$tmp/s" "^rtr1@tcp +42 +1 +2  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^client1@tcp +42 +1 +2 +0  LOCAL_DROPPED 2$"
+	contains "$tmp/s" "^rtr1@tcp +42 +1 +2 +0  LOCAL_DROPPED 2$"
 	"$lnetcap" -r "$c" --nid-names "$tmp/nids" --chart=mermaid > "$tmp/m" || fail "chart failed"
 	contains "$tmp/m" "participant P0 as client1@tcp$"
 	contains "$tmp/m" "participant P1 as oss1@o2ib$"

@@ -96,3 +96,47 @@ TEST(ReportLnetHealth, AssertCountsEachMessageOnce) {
   EXPECT_TRUE(check("count(rc != 0) == 2").passed);
   EXPECT_TRUE(check("count(queue > 1ms) == 1").passed);
 }
+
+namespace {
+
+// A ping GET sent by TASK (LNet's own ping: reserved portal 0, ping match
+// bits) from 192.168.1.10@tcp to 192.168.1.20@tcp.
+test::OwnedMessage ping_from(const char* task, std::uint64_t seq) {
+  test::LnetHeaderSpec h;
+  h.type = LNETCAP_MSG_GET;
+  h.src = test::nid("192.168.1.10@tcp");
+  h.dst = test::nid("192.168.1.20@tcp");
+  h.portal = 0;
+  h.match_bits = LNETCAP_LNET_PING_MATCHBITS;
+  h.sink_length = 272;
+  test::RecordSpec r;
+  r.direction = LNETCAP_DIR_SEND;
+  r.hook = LNETCAP_HOOK_LNET_NI_SEND;
+  r.local = h.src;
+  r.peer = h.dst;
+  r.seq = seq;
+  r.flags = LNETCAP_REC_F_TASK_VALID | LNETCAP_REC_F_HEALTH_VALID;
+  r.comm = task;
+  return test::make_message(r, h, {});
+}
+
+}  // namespace
+
+// LNet health pings an NI below full health from "monitor_thread": those
+// pings count per local and peer NI; discovery's and lctl's do not.
+TEST(ReportLnetHealth, RecoveryPingsPerNi) {
+  Summary s;
+  for (auto m : {ping_from(LNETCAP_LNET_MONITOR_TASK, 1), ping_from(LNETCAP_LNET_MONITOR_TASK, 2),
+                 ping_from(LNETCAP_LNET_DISCOVERY_TASK, 3), ping_from("lctl", 4)})
+    s.add(m.msg);
+  const SummaryReport r = s.report();
+  EXPECT_EQ(r.lnet.by_local_ni.at("192.168.1.10@tcp").recovery_pings, 2u);
+  EXPECT_EQ(r.lnet.by_peer_ni.at("192.168.1.20@tcp").recovery_pings, 2u);
+  EXPECT_EQ(r.lnet.by_local_ni.at("192.168.1.10@tcp").attempts, 4u);
+  const std::string table = render_table(r);
+  EXPECT_NE(table.find("LNet health by local NI  attempts  resends  failed recovery  failures by health\n"
+                       "192.168.1.10@tcp                4        0       0        2\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(render_json(r).find("\"recovery_pings\": 2"), std::string::npos);
+}

@@ -118,6 +118,13 @@ void Summary::add_health(const Message& m) {
   }
 }
 
+bool is_recovery_ping(const Message& m) {
+  const RecordHeader& h = m.rec.hdr;
+  return (h.direction == LNETCAP_DIR_SEND) && !h.is_outcome() && m.lnet.type == LNETCAP_MSG_GET &&
+         m.lnet.portal == 0u && m.lnet.match_bits == LNETCAP_LNET_PING_MATCHBITS &&
+         (h.flags & LNETCAP_REC_F_TASK_VALID) && h.comm == LNETCAP_LNET_MONITOR_TASK;
+}
+
 void Summary::add(const Message& m) {
   const RecordHeader& h = m.rec.hdr;
   if (h.direction == LNETCAP_DIR_DROP) {
@@ -129,6 +136,10 @@ void Summary::add(const Message& m) {
     acc_.lnet.queue_by_ni[h.local_nid.to_string()].push_back(h.queue_ns);
   }
   add_health(m);
+  if (is_recovery_ping(m)) {
+    ++acc_.lnet.by_local_ni[h.local_nid.to_string()].recovery_pings;
+    ++acc_.lnet.by_peer_ni[h.peer_nid.to_string()].recovery_pings;  // re-keyed in report()
+  }
   // Outcomes and resends belong to a message counted by its first record.
   if (h.is_outcome() || h.is_resend()) return;
   if (acc_.total.messages == 0 || m.ts_ns < acc_.first_ts_ns) acc_.first_ts_ns = m.ts_ns;

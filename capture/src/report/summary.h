@@ -29,6 +29,9 @@
 //    field is the previous attempt's failure, so it is not counted again);
 //  - a resend is not a message of its own: it counts only in the health
 //    figures, like an outcome record;
+//  - a recovery ping (a ping GET sent by LNet's "monitor_thread") counts
+//    for its local NI and its peer NI in recovery_pings, besides being an
+//    attempt like any send;
 //  - an error is a final reply that reports a failure (is_rpc_error: error
 //    reply or negative errno); positive statuses are results such as the
 //    byte count of OST_READ or ELDLM_LOCK_ABORTED.  Requests are never
@@ -74,6 +77,10 @@ struct NiHealth {
   std::uint64_t attempts = 0;  // SEND and FWD records, resends included
   std::uint64_t resends = 0;   // attempts that repeat a failed one
   std::uint64_t failures = 0;  // failed attempts (their DROP records)
+  // LNet health's recovery pings sent through this local NI or to this
+  // peer NI: LNet pings an NI only while its health is below the maximum,
+  // so a count here is an NI in recovery (is_recovery_ping).
+  std::uint64_t recovery_pings = 0;
   std::map<std::string, std::uint64_t> failures_by_health;  // "LOCAL_DROPPED" -> n
 };
 
@@ -132,6 +139,13 @@ class Summary {
   LatencySplit split_;
   std::map<Nid, Nid> primary_;  // NID -> first NID of its peer (ping replies)
 };
+
+/// An LNet health recovery ping: the GET of a ping (the reserved portal and
+/// match bits of LNet's ping) sent by the kthread "monitor_thread", which
+/// pings local and peer NIs whose health is below the maximum (lib-move.c,
+/// lnet_recover_local_nis and lnet_recover_peer_nis, 2.13 to master).  The
+/// wire cannot tell it from discovery's or lctl's ping; the sending task can.
+bool is_recovery_ping(const Message& m);
 
 /// Group keys of one message or request (exposed for the tests).
 std::string opcode_key(std::uint32_t opc);

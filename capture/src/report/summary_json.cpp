@@ -60,7 +60,8 @@ std::string ni_json(const std::map<std::string, NiHealth>& m) {
   for (const auto& [k, v] : m) {
     out += std::string(first ? "" : ", ") + json_string(k) + ": {\"attempts\": " +
            num(v.attempts) + ", \"resends\": " + num(v.resends) + ", \"failures\": " +
-           num(v.failures) + ", \"failures_by_health\": {";
+           num(v.failures) + ", \"recovery_pings\": " + num(v.recovery_pings) +
+           ", \"failures_by_health\": {";
     bool f2 = true;
     for (const auto& [why, n] : v.failures_by_health) {
       out += std::string(f2 ? "" : ", ") + json_string(why) + ": " + num(n);

@@ -81,10 +81,12 @@ void ni_section(std::string& out, const char* heading, const std::map<std::strin
   std::size_t kw = std::string(heading).size();
   for (const auto& [k, v] : m) kw = std::max(kw, k.size());
   out += "\n" + pad(heading, kw, false) + " " + pad("attempts", 9, true) + " " +
-         pad("resends", 8, true) + " " + pad("failed", 7, true) + "  failures by health\n";
+         pad("resends", 8, true) + " " + pad("failed", 7, true) + " " + pad("recovery", 8, true) +
+         "  failures by health\n";
   for (const auto& [k, v] : m) {
     out += pad(k, kw, false) + " " + pad(std::to_string(v.attempts), 9, true) + " " +
-           pad(std::to_string(v.resends), 8, true) + " " + pad(std::to_string(v.failures), 7, true);
+           pad(std::to_string(v.resends), 8, true) + " " + pad(std::to_string(v.failures), 7, true) +
+           " " + pad(std::to_string(v.recovery_pings), 8, true);
     if (!v.failures_by_health.empty()) out += " ";
     for (const auto& [why, n] : v.failures_by_health) out += " " + why + " " + std::to_string(n);
     out += "\n";

@@ -127,12 +127,12 @@ void ni_rows(std::vector<Row>& rows, const char* kind, const std::map<std::strin
     const LatencyFigures f = latency_figures(q == queue.end() ? kNoSamples : q->second);
     Row row;
     row.cells = {std::string(kind) + " " + k, rate(n.attempts, seconds), num(n.attempts),
-                 num(n.resends), num(n.failures), num(f.count),
+                 num(n.resends), num(n.failures), num(n.recovery_pings), num(f.count),
                  duration(f, &LatencyFigures::p50), duration(f, &LatencyFigures::p99)};
     row.by[static_cast<int>(TopSort::kRate)] = n.attempts;
     row.by[static_cast<int>(TopSort::kBytes)] = f.count;  // no bytes per NI: messages queued
     row.by[static_cast<int>(TopSort::kLatency)] = f.p99;
-    row.by[static_cast<int>(TopSort::kErrors)] = n.failures + n.resends;
+    row.by[static_cast<int>(TopSort::kErrors)] = n.failures + n.resends + n.recovery_pings;
     row.by[kByMessages] = n.attempts;
     rows.push_back(std::move(row));
   }
@@ -146,7 +146,7 @@ TopTable top_table(const SummaryReport& r, double seconds, TopPanel panel, TopSo
   t.title = std::string(top_panel_name(panel)) + " by " + top_sort_name(sort);
   std::vector<Row> rows;
   if (panel == TopPanel::kNis) {
-    t.headings = {"NI/PEER", "SEND/s", "ATTEMPTS", "RESENDS", "FAILED", "QUEUED", "QP50", "QP99"};
+    t.headings = {"NI/PEER", "SEND/s", "ATTEMPTS", "RESENDS", "FAILED", "RECOVERY", "QUEUED", "QP50", "QP99"};
     ni_rows(rows, "ni", r.lnet.by_local_ni, r.lnet.queue_by_ni, seconds);
     ni_rows(rows, "peer", r.lnet.by_peer_ni, r.lnet.queue_by_peer, seconds);
   } else {

@@ -23,8 +23,8 @@ namespace {
 // pings from "lnet_discovery" (Lustre 2.16 lib-move.c, peer.c).
 const char* ping_kind(const RecordHeader& h) {
   if (h.flags & LNETCAP_REC_F_TASK_VALID) {
-    if (h.comm == "monitor_thread") return ": LNet recovery ping";
-    if (h.comm == "lnet_discovery") return ": LNet discovery ping";
+    if (h.comm == LNETCAP_LNET_MONITOR_TASK) return ": LNet recovery ping";
+    if (h.comm == LNETCAP_LNET_DISCOVERY_TASK) return ": LNet discovery ping";
   }
   return ": LNet ping";
 }
