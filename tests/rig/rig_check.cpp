@@ -602,9 +602,10 @@ int main(int argc, char** argv) {
     for (const auto& r : replies_in)
       if (std::find(gets.begin(), gets.end(), r) == gets.end()) {
         unpaired++;
+        const std::size_t nid = sizeof(struct lnetcap_nid);  // get_key: src, dst, wmd
         std::printf("UNPAIRED REPLY: no recorded GET from %s to %s with return_wmd %s\n",
-                    hexs(r.data(), 20).c_str(), hexs(r.data() + 20, 20).c_str(),
-                    hexs(r.data() + 40, r.size() - 40).c_str());
+                    hexs(r.data(), nid).c_str(), hexs(r.data() + nid, nid).c_str(),
+                    hexs(r.data() + 2 * nid, r.size() - 2 * nid).c_str());
       }
   std::uint64_t drops = std::max(isb_drops, epb_drops);
   std::printf("rig_check: generated %zu, captured %zu, missing %zu, duplicate %zu, "
