@@ -13,7 +13,9 @@
  *    only place its header exists.  Messages addressed to another net are
  *    being routed: their FORWARD record comes from lnet_ni_send.
  *  - lnet_finalize(msg, rc): received PUT and REPLY, once the LND has landed
- *    the payload in the MD, with the completion status and health.
+ *    the payload in the MD, with the completion status and health; and a
+ *    GET LNetGetForce (2.17+) gave the LND itself, bypassing lnet_send and
+ *    lnet_ni_send: its SEND, when the LND completes it.
  *
  * An RDMA-optimised GET (o2iblnd, kfilnd, gnilnd: a GET whose REPLY does not
  * fit the LND's immediate message) has no REPLY message on the wire: the
@@ -506,6 +508,66 @@ static __always_inline int lnetcap_on_rdma_reply_done(__u64 msg, int rc)
 	return 0;
 }
 
+/*
+ * A GET that LNetGetForce (2.17+, LU-18808: lnet_discover_nid_metadata, the
+ * EFA LND's handshake and a ping fault-injection path) handed to the LND's
+ * lnd_send itself, never to lnet_send or lnet_ni_send.  It is never
+ * committed (msg_txni and msg_txpeer stay NULL), and its header is final:
+ * lnet_prep_send built it (zeroed) and LNetGetForce set src_nid to the NI's.
+ * No other message reaches lnet_finalize so: LNet sets a header's src_nid
+ * only after lnet_msg_commit (lnet_handle_send), a resend (src_nid set by
+ * its first attempt) has msg_retry_count > 0, and the reply
+ * lnet_create_reply_msg makes, whose type also says GET, is rx-committed.
+ */
+static __always_inline bool lnetcap_is_forced_get(__u64 msg)
+{
+	__u32 src[5] = {};
+	int retries = 0;
+	__u64 hdr;
+
+	if (lnetcap_read_u32(msg + cfg.lo.msg_type) != LNETCAP_MSG_GET ||
+	    lnetcap_msg_flag(msg, cfg.lo.msg_routing_byte, cfg.lo.msg_routing_bit))
+		return false;
+	hdr = msg + cfg.lo.msg_hdr;
+	if (lnetcap_read_u32(hdr + LNETCAP_HDR_TYPE) != LNETCAP_MSG_GET)
+		return false;
+	LNETCAP_READ(&retries, sizeof(retries),
+		     (const void *)(msg + cfg.lo.msg_retry_count));
+	if (retries)
+		return false;
+	LNETCAP_READ(src, sizeof(src),
+		     (const void *)(hdr + LNETCAP_OFFSETOF(struct lnetcap_hdr_nid16, src_nid)));
+	return src[0] | src[1] | src[2] | src[3] | src[4];
+}
+
+/*
+ * That GET's lnet_finalize, where the LND completes it: the one place it
+ * can be seen.  One SEND GET (its REPLY then pairs with it by return_wmd)
+ * at hook lnet_finalize, with the header as sent; local NID = its src_nid
+ * (no NI in the message), peer = its dest_nid (sent straight to the
+ * target); no queue time (LNet never held it).  Failed (lnd_send refused
+ * it, or the LND failed it): one DROP send-failed of its own.
+ */
+static __always_inline int lnetcap_on_forced_get_done(__u64 msg, int rc)
+{
+	struct lnetcap_src s = {};
+
+	if (rc ? !lnetcap_drop_wanted(false) : !lnetcap_dir_wanted(LNETCAP_DIR_SEND))
+		return 0;
+	s.dir = rc ? LNETCAP_DIR_DROP : LNETCAP_DIR_SEND;
+	s.drop_reason = rc ? LNETCAP_DROP_SEND_FAILED : 0;
+	s.hook = LNETCAP_HOOK_LNET_FINALIZE;
+	s.hdr = msg + cfg.lo.msg_hdr;
+	s.local_is_src = 1;
+	s.peer_nid = s.hdr; /* dest_nid */
+	s.msg = msg;
+	s.status = rc;
+	s.flags = LNETCAP_REC_F_STATUS_VALID;
+	s.payload_len = lnetcap_read_u32(msg + cfg.lo.msg_len);
+	lnetcap_emit(&s);
+	return 0;
+}
+
 static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 {
 	struct lnetcap_src s = {};
@@ -525,6 +587,13 @@ static __always_inline int lnetcap_on_finalize(__u64 msg, int rc)
 	tx = lnetcap_msg_flag(msg, cfg.lo.msg_tx_committed_byte,
 			      cfg.lo.msg_tx_committed_bit);
 	h = bpf_map_lookup_elem(&held, &msg);
+	if (!rx && !tx && lnetcap_is_forced_get(msg)) {
+		/* Never at lnet_send: an entry here is an earlier message's
+		 * at this address (LNet frees this one now). */
+		if (h)
+			bpf_map_delete_elem(&held, &msg);
+		return lnetcap_on_forced_get_done(msg, lnetcap_event_status(msg, rc));
+	}
 	/* A failed send, or one LNet gave up before committing it.  A
 	 * committed one may be resent as the same msg (health decides that
 	 * from rc, before the MD is looked at); one never committed, or

@@ -125,6 +125,9 @@ struct lnetcap_src {
 	/* the header's src_nid is the local NI's (the responder's REPLY of an
 	 * RDMA GET has none yet: only lnet_send would set it) */
 	__u8 src_is_ni;
+	/* no NI is known (a GET LNetGetForce sent, msg_txni never set): the
+	 * local NID is the header's src_nid, the NI's, as LNetGetForce set it */
+	__u8 local_is_src;
 	/* an attempt handed to the LND: its health is not known yet, and
 	 * msg_health_status still holds the previous attempt's failure
 	 * (LNet sets it only when the LND completes the send), so OK */
@@ -375,6 +378,9 @@ static __always_inline void lnetcap_fill(struct lnetcap_fixed *f,
 	if (s->src_is_ni)
 		__builtin_memcpy(&f->lh.src_nid, &f->rh.local_nid,
 				 sizeof(f->lh.src_nid));
+	if (s->local_is_src)
+		__builtin_memcpy(&f->rh.local_nid, &f->lh.src_nid,
+				 sizeof(f->rh.local_nid));
 	/* The LND type of a NI is its NID's type (net = LND type + number). */
 	f->rh.lnd_type = f->rh.local_nid.nid_type;
 	if (s->peer_nid)

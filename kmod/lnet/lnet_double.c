@@ -107,12 +107,14 @@ static const struct lnet_lnd dbl_o2iblnd = {
 };
 
 /*
- * Four NIs: the loopback NI every LNet node has, a TCP NI (this node's
+ * Five NIs: the loopback NI every LNet node has, a TCP NI (this node's
  * address), an o2ib NI, so that "forward" can route between two nets
- * as an LNet router does, and a second TCP NI, so that a resend can
- * leave by another interface of the same net (multi-rail).
+ * as an LNet router does, a second TCP NI, so that a resend can
+ * leave by another interface of the same net (multi-rail), and a TCP NI
+ * with an IPv6 address on net tcp1 (a large NID: nid_size 12, as
+ * "lnetctl lnet configure --large" and an IPv6 interface give socklnd).
  */
-enum { DBL_NI_LO, DBL_NI_TCP, DBL_NI_O2IB, DBL_NI_TCP2, DBL_NR_NI };
+enum { DBL_NI_LO, DBL_NI_TCP, DBL_NI_O2IB, DBL_NI_TCP2, DBL_NI_TCP6, DBL_NR_NI };
 
 static struct lnet_net dbl_nets[DBL_NR_NI];
 static struct lnet_ni dbl_nis[DBL_NR_NI];
@@ -121,7 +123,12 @@ static struct lnet_ni dbl_nis[DBL_NR_NI];
  * Remote peers: the OSS this client talks to, a client behind the router
  * on o2ib, and the server the router forwards to.
  */
-enum { DBL_PEER_OSS, DBL_PEER_IBCLIENT, DBL_PEER_FWDSERVER, DBL_NR_PEER };
+enum { DBL_PEER_OSS, DBL_PEER_IBCLIENT, DBL_PEER_FWDSERVER, DBL_PEER_OSS6,
+       DBL_NR_PEER };
+
+/* The IPv6 addresses of the tcp1 NI and of the OSS on that net. */
+static const u8 dbl_ni6_addr[16] = { 0xfd, 0, 0, 0x77, [15] = 0x10 };
+static const u8 dbl_oss6_addr[16] = { 0xfd, 0, 0, 0x77, [15] = 0x20 };
 static struct lnet_peer_ni dbl_peers[DBL_NR_PEER];
 
 static void dbl_mknid(struct lnet_nid *nid, u32 lnd, u16 netnum, u32 ipv4)
@@ -131,6 +138,17 @@ static void dbl_mknid(struct lnet_nid *nid, u32 lnd, u16 netnum, u32 ipv4)
 	nid->nid_type = lnd;
 	nid->nid_num = cpu_to_be16(netnum);
 	nid->nid_addr[0] = cpu_to_be32(ipv4);
+}
+
+/* A large NID: a 16-byte (IPv6) address, nid_size 12 (bytes beyond 4). */
+static void dbl_mknid6(struct lnet_nid *nid, u32 lnd, u16 netnum,
+		       const u8 addr[16])
+{
+	memset(nid, 0, sizeof(*nid));
+	nid->nid_size = 12;
+	nid->nid_type = lnd;
+	nid->nid_num = cpu_to_be16(netnum);
+	memcpy(nid->nid_addr, addr, 16);
 }
 
 static bool dbl_nid_eq(const struct lnet_nid *a, const struct lnet_nid *b)
@@ -157,6 +175,9 @@ static int dbl_nidstr(const struct lnet_nid *nid, char *buf, size_t len)
 	default:
 		return scnprintf(buf, len, "<%u:%u>@?", nid->nid_type, addr);
 	}
+	if (nid->nid_size == 12)	/* libcfs_nidstr: "fd00:77::10@tcp1" */
+		return num ? scnprintf(buf, len, "%pI6c@%s%u", nid->nid_addr, net, num) :
+			     scnprintf(buf, len, "%pI6c@%s", nid->nid_addr, net);
 	if (num)
 		return scnprintf(buf, len, "%pI4h@%s%u", &addr, net, num);
 	return scnprintf(buf, len, "%pI4h@%s", &addr, net);
@@ -165,11 +186,11 @@ static int dbl_nidstr(const struct lnet_nid *nid, char *buf, size_t len)
 static void dbl_setup_nis(void)
 {
 	static const struct lnet_lnd *lnds[DBL_NR_NI] = {
-		&dbl_lolnd, &dbl_socklnd, &dbl_o2iblnd, &dbl_socklnd
+		&dbl_lolnd, &dbl_socklnd, &dbl_o2iblnd, &dbl_socklnd, &dbl_socklnd
 	};
 	static const u32 addrs[DBL_NR_NI] = {
 		0, 0xc0a8010a /* 192.168.1.10 */, 0x0a00000a /* 10.0.0.10 */,
-		0xc0a8010b /* 192.168.1.11 */
+		0xc0a8010b /* 192.168.1.11 */, 0 /* IPv6, below */
 	};
 	int i;
 
@@ -190,6 +211,11 @@ static void dbl_setup_nis(void)
 		dbl_mknid(&ni->ni_nid, lnds[i]->lnd_type, 0, addrs[i]);
 		list_add_tail(&ni->ni_netlist, &net->net_ni_list);
 	}
+	dbl_nets[DBL_NI_TCP6].net_id = LNETCAP_MKNET(LNETCAP_LND_SOCKLND, 1);
+	dbl_mknid6(&dbl_nis[DBL_NI_TCP6].ni_nid, LNETCAP_LND_SOCKLND, 1,
+		   dbl_ni6_addr);
+	dbl_mknid6(&dbl_peers[DBL_PEER_OSS6].lpni_nid, LNETCAP_LND_SOCKLND, 1,
+		   dbl_oss6_addr);
 	dbl_mknid(&dbl_peers[DBL_PEER_OSS].lpni_nid, LNETCAP_LND_SOCKLND, 0,
 		  0xc0a80114 /* 192.168.1.20 */);
 	dbl_mknid(&dbl_peers[DBL_PEER_IBCLIENT].lpni_nid, LNETCAP_LND_O2IBLND,
@@ -326,6 +352,7 @@ struct dbl_msg {
 	u32		id;
 	int		inject_rc;	/* lnd_send fails with this once */
 	int		inject_hs;	/* ... setting this health status */
+	int		lnd_refuse_rc;	/* lnd_send returns this, sends nothing */
 	unsigned int	hold_ms;	/* lnet_send holds it (credits) once */
 	int		drop_rc;	/* lnet_send drops it before the LND */
 	int		drop_hs;	/* ... with this health status */
@@ -1116,6 +1143,11 @@ static int dbl_lnd_send(struct lnet_ni *ni, void *private,
 {
 	struct dbl_msg *dm = container_of(msg, struct dbl_msg, msg);
 
+	/* ksocknal_send when ksocknal_launch_packet fails: -EIO, the
+	 * message untouched (its tx_hstatus still OK), for the caller to
+	 * finalize. */
+	if (dm->lnd_refuse_rc)
+		return dm->lnd_refuse_rc;
 	if (dm->inject_rc) {
 		int rc = dm->inject_rc;
 
@@ -1319,6 +1351,23 @@ static int dbl_ib_recv(struct lnet_ni *ni, void *private,
 
 /* ---- scenario builders ------------------------------------------------------ */
 
+/*
+ * The TCP NI and the OSS the client scenarios use: 192.168.1.10@tcp and
+ * 192.168.1.20@tcp, or, while "ipv6" runs them, fd00:77::10@tcp1 and
+ * fd00:77::20@tcp1.
+ */
+static int dbl_tcp_idx = DBL_NI_TCP, dbl_oss_idx = DBL_PEER_OSS;
+
+static struct lnet_ni *dbl_tcp_ni(void)
+{
+	return &dbl_nis[dbl_tcp_idx];
+}
+
+static struct lnet_peer_ni *dbl_oss(void)
+{
+	return &dbl_peers[dbl_oss_idx];
+}
+
 static u64 dbl_xid = 0x65f1a0c000000ULL;
 static u64 dbl_cookie = 0x3b7d5c9e11000ULL;
 
@@ -1438,8 +1487,8 @@ static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
 			    const void *body2, u32 len2, int inject_rc,
 			    int inject_hs, bool no_resend)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	struct lnet_libmd *md;
 	struct dbl_msg *dm;
 	unsigned int len;
@@ -1496,8 +1545,8 @@ static int dbl_send_request(u32 portal, u32 opc, u32 version, u64 xid,
 static int dbl_recv_reply(u32 portal, u32 opc, u32 version, u64 xid,
 			  const void *body2, u32 len2)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	struct lnet_libmd *md;
 	struct lnet_hdr hdr;
 	void *repbuf, *wire;
@@ -1629,7 +1678,7 @@ static int dbl_serve_bulk_get(struct lnet_ni *ni, struct lnet_peer_ni *peer, u8 
 
 static int dbl_sc_bulk_get(void)
 {
-	return dbl_serve_bulk_get(&dbl_nis[DBL_NI_TCP], &dbl_peers[DBL_PEER_OSS], 0xa0, 0);
+	return dbl_serve_bulk_get(dbl_tcp_ni(), dbl_oss(), 0xa0, 0);
 }
 
 /*
@@ -1645,7 +1694,7 @@ static int dbl_sc_gpu(void)
 	int rc;
 
 	dbl_bulk_md_options = LNET_MD_GPU_ADDR;
-	rc = dbl_serve_bulk_get(&dbl_nis[DBL_NI_TCP], &dbl_peers[DBL_PEER_OSS], 0xb0, 0);
+	rc = dbl_serve_bulk_get(dbl_tcp_ni(), dbl_oss(), 0xb0, 0);
 	if (!rc)
 		rc = dbl_sc_bulk_put();
 	dbl_bulk_md_options = 0;
@@ -1666,8 +1715,8 @@ static int dbl_sc_discard(void)
 
 static int dbl_sc_bulk_put(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	u64 mbits = dbl_xid++;
 	struct lnet_libmd *md;
 	struct lnet_hdr hdr;
@@ -1770,8 +1819,8 @@ static const u8 dbl_rqbd_cancels[DBL_RQBD_REQS] = { 1, 6, 17, 2, 9, 30, 4, 12 };
 
 static int dbl_sc_reqbuf(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	struct {
 		struct lnetcap_ldlm_request req;
 		u64 handles[32];
@@ -1842,8 +1891,8 @@ struct dbl_ping_reply {
  */
 static int dbl_sc_lnet_ping(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	struct dbl_ping_reply *ping;
 	struct lnet_libmd *md;
 	struct dbl_msg *dm;
@@ -1889,6 +1938,117 @@ static int dbl_sc_lnet_ping(void)
 	kfree(md);
 	kfree(sink);
 	return 0;
+}
+
+/*
+ * LNetGetForce() (Lustre 2.17+, LU-18808; static in api-ni.c, used by
+ * lnet_discover_nid_metadata: the EFA LND's handshake over TCP and a ping
+ * fault-injection path), as v2_17_0 through master write it: the GET is
+ * built by hand on an MD bound without an ME (lnet_msg_attach_md,
+ * lnet_prep_send: header zeroed, type, dest_nid/pid, src_pid; then the GET
+ * fields and src_nid = the NI's) and handed to the NI's LND, lnd_send,
+ * directly: no lnet_send, no lnet_ni_send, never committed, msg_txni and
+ * msg_txpeer never set.  If lnd_send fails, LNetGetForce sets
+ * msg_no_resend and finalizes it with that error.  @ni carries it to
+ * @target; the REPLY matches the MD by its wire handle (here the ME list
+ * stands in for that lookup).
+ */
+static int dbl_get_force(struct lnet_ni *ni, const struct lnet_nid *target,
+			 struct lnet_libmd *md, u64 cookie, int refuse_rc)
+{
+	struct dbl_msg *dm = dbl_msg_alloc();
+	struct lnet_msg *msg;
+	struct lnet_hdr *h;
+	int rc;
+
+	if (!dm)
+		return -ENOMEM;
+	msg = &dm->msg;
+	dm->lnd_refuse_rc = refuse_rc;
+	msg->msg_md = md;				/* lnet_msg_attach_md */
+	msg->msg_type = LNET_MSG_GET;			/* lnet_prep_send */
+	msg->msg_target.nid = *target;
+	msg->msg_target.pid = DBL_PID;
+	h = &msg->msg_hdr;
+	memset(h, 0, sizeof(*h));
+	h->type = LNET_MSG_GET;
+	h->dest_nid = *target;
+	h->dest_pid = DBL_PID;
+	h->src_pid = DBL_PID;
+	h->msg.get.match_bits = LNETCAP_LNET_PING_MATCHBITS;
+	h->msg.get.ptl_index = LNETCAP_PORTAL_LNET_RESERVED;
+	h->msg.get.src_offset = 0;
+	h->msg.get.sink_length = md->md_length;
+	h->msg.get.return_wmd.wh_interface_cookie = 0x1;
+	h->msg.get.return_wmd.wh_object_cookie = cookie;
+	h->src_nid = ni->ni_nid;
+	dbl_me_attach(0, cookie, md);
+	rc = ni->ni_net->net_lnd->lnd_send(ni, msg->msg_private, msg);
+	if (rc < 0) {
+		msg->msg_no_resend = true;
+		lnet_finalize(msg, rc);
+	}
+	return 0;
+}
+
+/* The peer's REPLY to a ping GET with wire cookie @cookie, from @from. */
+static void dbl_parse_ping_reply(struct lnet_ni *ni, const struct lnet_nid *from,
+				 struct dbl_ping_reply *ping, u64 cookie)
+{
+	struct lnet_hdr hdr;
+
+	ping->pi.pi_magic = LNETCAP_LNET_PROTO_PING_MAGIC;
+	ping->pi.pi_features = 0x1 | 0x2 | 0x8 | 0x10;	/* BASE NI_STATUS MR DISC */
+	ping->pi.pi_pid = DBL_PID;
+	ping->pi.pi_nnis = 2;
+	ping->ns[0].ns_nid = LNETCAP_MKNID4(LNETCAP_MKNET(LNETCAP_LND_LOLND, 0), 0);
+	ping->ns[0].ns_status = LNETCAP_LNET_NI_STATUS_UP;
+	ping->ns[1].ns_nid = LNETCAP_MKNID4(LNETCAP_MKNET(LNETCAP_LND_SOCKLND, 0),
+					    be32_to_cpu(from->nid_addr[0]));
+	ping->ns[1].ns_status = LNETCAP_LNET_NI_STATUS_UP;
+	dbl_hdr(&hdr, &ni->ni_nid, from, LNET_MSG_REPLY, sizeof(*ping));
+	hdr.msg.reply.dst_wmd.wh_interface_cookie = 0x1;
+	hdr.msg.reply.dst_wmd.wh_object_cookie = cookie;
+	lnet_parse(ni, &hdr, (struct lnet_nid *)from, ping, 0);
+}
+
+/*
+ * lnet_discover_nid_metadata() of 192.168.1.20@tcp on the TCP NI: a forced
+ * GET the LND sends, the peer's REPLY with its ping info (matched to the
+ * GET's MD, as any REPLY); then one whose lnd_send fails (-EIO, as
+ * ksocknal_send when it cannot launch the packet): no REPLY.
+ */
+static int dbl_sc_get_force(void)
+{
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
+	struct dbl_ping_reply *ping;
+	struct lnet_libmd *md;
+	void *sink;
+	u64 cookie = dbl_cookie++;
+	int rc;
+
+	sink = kzalloc(256, GFP_KERNEL);
+	ping = kzalloc(sizeof(*ping), GFP_KERNEL);
+	md = sink ? dbl_md_contig(sink, 256, LNET_MD_TRUNCATE) : NULL;
+	if (!md || !ping) {
+		kfree(ping);
+		kfree(md);
+		kfree(sink);
+		return -ENOMEM;
+	}
+	md->md_threshold = 2;	/* GET + REPLY */
+	rc = dbl_get_force(ni, &peer->lpni_nid, md, cookie, 0);
+	if (!rc)
+		dbl_parse_ping_reply(ni, &peer->lpni_nid, ping, cookie);
+	dbl_me_unlink(md);
+	if (!rc)
+		rc = dbl_get_force(ni, &peer->lpni_nid, md, dbl_cookie++, -EIO);
+	dbl_me_unlink(md);
+	kfree(ping);
+	kfree(md);
+	kfree(sink);
+	return rc;
 }
 
 /*
@@ -2117,7 +2277,7 @@ static int dbl_monitor_fn(void *unused)
 					  LNETCAP_OPC_OBD_PING, 0x00010000,
 					  dbl_xid++, NULL, 0, -EHOSTUNREACH,
 					  LNET_MSG_STATUS_REMOTE_ERROR, true);
-	dbl_remote_failure(&dbl_peers[DBL_PEER_OSS], "response_timeout");
+	dbl_remote_failure(dbl_oss(), "response_timeout");
 	complete(&dbl_monitor_done);
 	return 0;
 }
@@ -2146,8 +2306,8 @@ static int dbl_sc_health(void)
 /* A PUT nobody posted a buffer for: lnet_parse drops it. */
 static int dbl_sc_drop(void)
 {
-	return dbl_parse_unmatched_request(&dbl_nis[DBL_NI_TCP],
-		&dbl_nis[DBL_NI_TCP].ni_nid, &dbl_peers[DBL_PEER_OSS].lpni_nid,
+	return dbl_parse_unmatched_request(dbl_tcp_ni(),
+		&dbl_tcp_ni()->ni_nid, &dbl_oss()->lpni_nid,
 		LNETCAP_OPC_LDLM_CANCEL, 0x00040000,
 		LNETCAP_PORTAL_LDLM_CANCEL_REQUEST);
 }
@@ -2187,8 +2347,8 @@ static int dbl_sc_aborted(void)
 /* A GET (a bulk read from the OSS) that a drop rule drops in lnet_parse. */
 static int dbl_sc_drop_rule(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	struct lnet_hdr hdr;
 
 	dbl_hdr(&hdr, &ni->ni_nid, &peer->lpni_nid, LNET_MSG_GET, 0);
@@ -2206,8 +2366,8 @@ static int dbl_sc_drop_rule(void)
 /* An ACK with a payload length: lnet_parse rejects it with -EPROTO. */
 static int dbl_sc_malformed(void)
 {
-	struct lnet_ni *ni = &dbl_nis[DBL_NI_TCP];
-	struct lnet_peer_ni *peer = &dbl_peers[DBL_PEER_OSS];
+	struct lnet_ni *ni = dbl_tcp_ni();
+	struct lnet_peer_ni *peer = dbl_oss();
 	struct lnet_hdr hdr;
 	int rc;
 
@@ -2216,6 +2376,29 @@ static int dbl_sc_malformed(void)
 	hdr.msg.ack.dst_wmd.wh_object_cookie = dbl_cookie++;
 	rc = lnet_parse(ni, &hdr, &peer->lpni_nid, NULL, 0);
 	return rc == -EPROTO ? 0 : -EIO;
+}
+
+/*
+ * Large NIDs: a client on an IPv6 socklnd NI ("lnetctl lnet configure
+ * --large", an IPv6 address on the interface; socklnd then speaks V4 with
+ * 96-byte headers): a request PUT out and its reply in, a bulk GET in and
+ * its REPLY out, a bulk PUT in and its ACK out, all between
+ * fd00:77::10@tcp1 and fd00:77::20@tcp1, every NID in them nid_size 12.
+ */
+static int dbl_sc_ipv6(void)
+{
+	int rc;
+
+	dbl_tcp_idx = DBL_NI_TCP6;
+	dbl_oss_idx = DBL_PEER_OSS6;
+	rc = dbl_sc_ping_rpc();
+	if (!rc)
+		rc = dbl_sc_bulk_get();
+	if (!rc)
+		rc = dbl_sc_bulk_put();
+	dbl_tcp_idx = DBL_NI_TCP;
+	dbl_oss_idx = DBL_PEER_OSS;
+	return rc;
 }
 
 struct dbl_scenario {
@@ -2255,6 +2438,13 @@ static const struct dbl_scenario dbl_scenarios[] = {
 	 * discarding MD */
 	{ "gpu", dbl_sc_gpu, 4, true },
 	{ "discard", dbl_sc_discard, 2, true },
+	/* LNetGetForce: a GET handed to the LND without lnet_send or
+	 * lnet_ni_send, its REPLY, and one lnd_send refuses (the rig's
+	 * "getforce" captures) */
+	{ "get_force", dbl_sc_get_force, 3, true },
+	/* ping_rpc, bulk_get, bulk_put on the IPv6 NI (the rig's "ipv6"
+	 * captures) */
+	{ "ipv6", dbl_sc_ipv6, 6, true },
 };
 
 /* ---- debugfs ---------------------------------------------------------------- */

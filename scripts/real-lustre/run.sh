@@ -49,6 +49,12 @@
 #              mounts across r and runs guest/fs-workload.sh on);
 #              or multirail: two nodes with two NICs each on one net,
 #              faults on one interface (topology-multirail.sh)
+#   -6         LNet over IPv6: the guests' NIC also gets fd77::1/64 (a) and
+#              fd77::2/64 (b), LNet is configured with large NIDs
+#              (`lnetctl lnet configure --all --large`, Lustre 2.16+), so
+#              socklnd takes the IPv6 address and its NIs are fd77::1@tcp
+#              and fd77::2@tcp: HELLO V4 and 96-byte headers on the wire
+#              (-L tcp, -T pair, no -S)
 #   -P PORT    first TCP port on 127.0.0.1 for the guests' links (default
 #              4771; each boot takes one port per link)
 #   -r RUNDIR  no build and no boot: report again on the files of an
@@ -63,8 +69,8 @@ HERE=$SRC/scripts/real-lustre
 WORK=/var/tmp/lnetcap-real-lustre BUILD=$SRC/build MODES="kprobe fentry"
 TESTS="ping lst mount" LST_SECS=15 PERF=0 SERVER=none PORT=4771 REREPORT= LND=tcp TOPO=pair
 usage() { sed -n '4,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-WORK_SET=0 ZFS_GIT= ZFS_TAG=${ZFS_TAG:-zfs-2.1.16}
-while getopts 'w:B:L:m:t:s:pS:Z:T:P:r:h' o; do
+WORK_SET=0 ZFS_GIT= ZFS_TAG=${ZFS_TAG:-zfs-2.1.16} IPV6=0
+while getopts 'w:B:L:m:t:s:pS:Z:T:P:r:6h' o; do
 	case $o in
 	w) WORK=$OPTARG WORK_SET=1 ;;
 	B) BUILD=$OPTARG ;;
@@ -78,6 +84,7 @@ while getopts 'w:B:L:m:t:s:pS:Z:T:P:r:h' o; do
 	T) TOPO=$OPTARG ;;
 	P) PORT=$OPTARG ;;
 	r) REREPORT=$OPTARG ;;
+	6) IPV6=1 ;;
 	*) usage ;;
 	esac
 done
@@ -93,6 +100,7 @@ if [ -n "$REREPORT" ]; then
 	grep -q '^real-lustre: .*, server zfs' "$REREPORT/report.txt" 2>/dev/null && SERVER=zfs
 	TOPO=$(sed -n 's/^real-lustre: .*, topology \([a-z]*\).*/\1/p' "$REREPORT/report.txt" 2>/dev/null)
 	TOPO=${TOPO:-pair}
+	grep -q '^real-lustre: .*, IPv6' "$REREPORT/report.txt" 2>/dev/null && IPV6=1
 fi
 [ $# = 2 ] || usage
 LUSTRE_GIT=$1 TAG=$2
@@ -115,6 +123,13 @@ router | multirail)
 	;;
 *) die "-T $TOPO: unknown topology (pair, router, multirail)" ;;
 esac
+# The nodes' addresses: their NIDs are IP@LND.
+IP_A=10.77.0.1 IP_B=10.77.0.2
+if [ "$IPV6" = 1 ]; then
+	[ "$LND" = tcp ] && [ "$TOPO" = pair ] && [ "$SERVER" = none ] ||
+		die "-6 runs LNet traffic over socklnd between two nodes only (-L tcp, -T pair, no -S)"
+	IP_A=fd77::1 IP_B=fd77::2
+fi
 for m in $MODES; do
 	case $m in kprobe | fentry) ;; *) die "-m: unknown attach mode '$m' (kprobe, fentry)" ;; esac
 done
@@ -166,7 +181,7 @@ if [ -z "$REREPORT" ]; then
 fi
 REPORT=$RUNS/report.txt
 commit=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)
-echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS$([ "$SERVER" = zfs ] && echo ", server zfs")$([ "$TOPO" != pair ] && echo ", topology $TOPO")" >"$REPORT"
+echo "real-lustre: Lustre $TAG, LND $LND, lnetcap $commit, tests: $TESTS$([ "$SERVER" = zfs ] && echo ", server zfs")$([ "$TOPO" != pair ] && echo ", topology $TOPO")$([ "$IPV6" = 1 ] && echo ", IPv6")" >"$REPORT"
 
 # boot_pair DIR KMODS GUEST_SCRIPT [VAR=VALUE...]: node b listens, node a
 # connects; a's link is recorded in DIR/wire.pcap unless NO_WIRE=1.
@@ -174,7 +189,8 @@ boot_pair() {
 	local dir=$1 kmods=$2 script=$3 rc=0
 	shift 3
 	local common=(LR_WORK="$WORK" KMODS="$kmods" LNETCAP="$LNETCAP"
-		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" LND="$LND" "$@")
+		LUSTRE_VERSION="$LUSTRE_VERSION" TESTS="$TESTS" LST_SECS="$LST_SECS" LND="$LND"
+		LNET_IPV6="$IPV6" "$@")
 	local dump=(-w "$dir/wire.pcap")
 	[ "${NO_WIRE:-0}" = 1 ] && dump=()
 	nice -n 10 "$SRC/scripts/rig/run-guest.sh" -t 1800 -m "${MEM_B:-2048}" \
@@ -208,7 +224,7 @@ faults_report() {
 	rule_drop=$(sed -n 's/^.*->.*(1\/[0-9]* | [0-9]*) ptl [^,]*, msg [^,]*, \([0-9]*\)\/.*/\1/p' "$f" | head -1)
 	rule_delay=$(sed -n 's/^.*->.*latency [0-9]*) ptl [^,]*, msg [^,]*, \([0-9]*\)\/.*/\1/p' "$f" | head -1)
 	cap_drop=$("$LNETCAP" -r "$g/$node.pcapng" -q 'drop drop-rule' 2>/dev/null | wc -l)
-	cap_delay=$("$LNETCAP" -r "$g/$node.pcapng" -q "dir send and dst nid 10.77.0.2@$LND and queue >= 1s" 2>/dev/null | wc -l)
+	cap_delay=$("$LNETCAP" -r "$g/$node.pcapng" -q "dir send and dst nid $IP_B@$LND and queue >= 1s" 2>/dev/null | wc -l)
 	[ "${rule_drop:-x}" = "$cap_drop" ] && [ "${rule_delay:-x}" = "$cap_delay" ] || ok=1
 	echo "$p faults: drop rule dropped=${rule_drop:-?} capture drop-rule=$cap_drop;" \
 		"delay rule delayed=${rule_delay:-?} capture queue>=1s=$cap_delay" \
@@ -479,9 +495,9 @@ for mode in $MODES; do
 			echo "$mode: no wire recording to compare with ($dir/wire.err)"
 		fi
 	} >>"$REPORT"
-	node_report "$mode" "$dir" a "10.77.0.1@$LND" >>"$REPORT" || status=1
-	node_report "$mode" "$dir" b "10.77.0.2@$LND" >>"$REPORT" || status=1
-	[ "$SERVER" = zfs ] && { fs_report "$mode" "$dir" a "10.77.0.1@$LND" b "10.77.0.2@$LND" >>"$REPORT" || status=1; }
+	node_report "$mode" "$dir" a "$IP_A@$LND" >>"$REPORT" || status=1
+	node_report "$mode" "$dir" b "$IP_B@$LND" >>"$REPORT" || status=1
+	[ "$SERVER" = zfs ] && { fs_report "$mode" "$dir" a "$IP_A@$LND" b "$IP_B@$LND" >>"$REPORT" || status=1; }
 	pdir=$RUNS/$mode-perf
 	if [ -n "$REREPORT" ] && [ -d "$pdir/a/perf" ]; then
 		python3 "$HERE/perf-summary.py" "$mode" "$pdir/a/perf" >>"$REPORT" 2>&1 || true

@@ -582,6 +582,67 @@ TEST_F(BpfCapture, SendDroppedBeforeTheLndIsOneDrop) {
   EXPECT_EQ(got[0].view.hdr.health_status, LNETCAP_HEALTH_REMOTE_DROPPED);
 }
 
+// LNetGetForce (2.17+: lnet_discover_nid_metadata) builds a GET, sets its
+// src_nid to the NI's and hands it to the LND's lnd_send: no lnet_send, no
+// lnet_ni_send, never committed, no msg_txni/msg_txpeer.  Its lnet_finalize
+// is its one record: a SEND (DROP send-failed when it failed), local NID
+// from src_nid, peer from dest_nid.  A GET that LNet never committed
+// otherwise has no src_nid yet (lnet_handle_send sets it after the commit)
+// or is a resend (msg_retry_count > 0): not one of these.
+TEST_F(BpfCapture, GetForceSendIsRecordedAtFinalize) {
+  start(default_cfg(1024));
+  // A failed send leaves its entry in `held` (LNet may resend it); the
+  // forced GET below reuses the address and must not inherit it.
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_PUT, kLocal, kPeer, 224, 28));
+  fake_.set_msg(LNETCAP_MSG_PUT, 224, 224, false, false);
+  fake_.set_flags(true, false, false);
+  fake_.set_health(0, 0);
+  lnet_send(nullptr, fake_.msg(), nullptr);
+  lnet_ni_send(fake_.ni(), fake_.msg());
+  fake_.set_health(LNETCAP_HEALTH_REMOTE_TIMEOUT, 0);
+  lnet_finalize(fake_.msg(), -110);
+  const auto get = make_hdr(LNETCAP_MSG_GET, kLocal, kPeer, 0, 0);
+  fake_.set_hdr(get);
+  fake_.set_msg(LNETCAP_MSG_GET, 0, 0, false, false);
+  fake_.set_flags(false, false, false);
+  fake_.set_health(LNETCAP_HEALTH_OK, 0);
+  lnet_finalize(fake_.msg(), 0);  // the LND sent it
+  lnet_finalize(fake_.msg(), -113);  // lnd_send refused the next one
+  // Not forced GETs: no src_nid yet (dropped in lnet_send before the
+  // commit), and a resend LNet gave up on in its resend queue.
+  fake_.set_hdr(make_hdr(LNETCAP_MSG_GET, Nid{}, kPeer, 0, 0));
+  lnet_finalize(fake_.msg(), 0);
+  fake_.set_hdr(get);
+  fake_.set_health(LNETCAP_HEALTH_OK, 1);
+  lnet_finalize(fake_.msg(), 0);
+  auto got = drain(*src_);
+  ASSERT_EQ(got.size(), 4u);  // the PUT's SEND and DROP, the two GETs
+  const auto& s = got[2].view;
+  EXPECT_EQ(s.hdr.direction, LNETCAP_DIR_SEND);
+  EXPECT_EQ(s.hdr.hook, LNETCAP_HOOK_LNET_FINALIZE);
+  EXPECT_EQ(s.hdr.local_nid, kLocal);
+  EXPECT_EQ(s.hdr.peer_nid, kPeer);
+  EXPECT_EQ(s.hdr.lnd_type, LNETCAP_LND_SOCKLND);
+  EXPECT_EQ(s.hdr.status, 0);
+  EXPECT_TRUE(s.hdr.flags & LNETCAP_REC_F_STATUS_VALID);
+  EXPECT_FALSE(s.hdr.flags & LNETCAP_REC_F_QUEUE_VALID);  // LNet never held it
+  EXPECT_FALSE(s.hdr.is_outcome());
+  EXPECT_EQ(s.hdr.msg_id, LNETCAP_MSG_ID(s.hdr.cpu, s.hdr.seq));  // a message of its own
+  EXPECT_EQ(s.hdr.payload_len, 0u);
+  EXPECT_EQ(s.payload.size(), 0u);
+  ASSERT_EQ(s.lnet_header.size(), 96u);
+  EXPECT_EQ(0, std::memcmp(s.lnet_header.data(), get.data(), 96));
+  const auto& d = got[3].view.hdr;
+  EXPECT_EQ(d.direction, LNETCAP_DIR_DROP);
+  EXPECT_EQ(d.hook, LNETCAP_HOOK_LNET_FINALIZE);
+  EXPECT_EQ(d.drop_reason, LNETCAP_DROP_SEND_FAILED);
+  EXPECT_EQ(d.status, -113);
+  EXPECT_FALSE(d.is_outcome());
+  EXPECT_EQ(d.local_nid, kLocal);
+  EXPECT_EQ(d.peer_nid, kPeer);
+  EXPECT_EQ(0, std::memcmp(got[3].view.lnet_header.data(), get.data(), 96));
+}
+
 TEST_F(BpfCapture, ReceivedMessagesLnetDropsAreOneDropEach) {
   start(default_cfg(1024));
   std::uint8_t from[20];

@@ -140,6 +140,37 @@ nocap_ok() {
 	echo "GPU and discarded payloads left out, with their reason: ok"
 }
 
+# LNetGetForce's GETs (the double's "get_force"): each is one SEND at
+# lnet_finalize with its real header, NIDs and status (rig_check), its
+# REPLY pairs with it (rig_check: a REPLY received whose GET is not among
+# the records fails), the refused one is one DROP send-failed.
+getforce_ok() {
+	"$RIG_CHECK" --no-held "$out/getforce.pcapng" "$out/getforce.log" ||
+		fail "LNetGetForce's GETs were not captured as sent (or their REPLYs unpaired)"
+	local n
+	n=$("$LNETCAP" -r "$out/getforce.pcapng" -q 'type get and dir send' | wc -l)
+	[ "$n" = "$rounds" ] || fail "'type get and dir send' selected $n forced GETs, expected $rounds"
+	"$LNETCAP" -r "$out/getforce.pcapng" --assert "count(type get) == $((2 * rounds))" \
+		--assert "count(type reply) == $rounds" --assert "count(drop send-failed) == $rounds" \
+		>"$out/assert-getforce.txt" ||
+		{ cat "$out/assert-getforce.txt"; fail "--assert does not count each forced GET once"; }
+	echo "LNetGetForce's GETs recorded, their REPLYs paired: ok"
+}
+
+# Large NIDs (the double's "ipv6"): headers, local and peer NIDs of 16
+# bytes byte for byte (rig_check), printed and selected as Lustre writes
+# them (the live in-kernel clauses on them: guest/capture.sh "nid6", "ni6").
+ipv6_ok() {
+	"$RIG_CHECK" --no-held "$out/ipv6.pcapng" "$out/ipv6.log" ||
+		fail "the IPv6 NI's messages differ from what the double produced"
+	local n
+	n=$("$LNETCAP" -r "$out/ipv6.pcapng" 'nid fd00:77::20@tcp1 and ni fd00:77::10@tcp1' | wc -l)
+	[ "$n" = $((6 * rounds)) ] || fail "'nid/ni' on IPv6 NIDs selected $n records, expected $((6 * rounds))"
+	n=$("$LNETCAP" -r "$out/ipv6.pcapng" | grep -c 'fd00:77::20@tcp1' || true)
+	[ "$n" = $((6 * rounds)) ] || fail "IPv6 NIDs printed in $n lines, expected $((6 * rounds))"
+	echo "IPv6 (large) NIDs recorded, printed and filtered: ok"
+}
+
 # The agent must stop cleanly on SIGINT, like tcpdump.
 sigint_ok() {
 	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
@@ -344,6 +375,8 @@ fentry)
 	rsp_timeout_ok
 	reqbuf_ok
 	nocap_ok
+	getforce_ok
+	ipv6_ok
 	health_text_ok
 	sigint_ok
 	;;
@@ -368,6 +401,8 @@ kprobe)
 	rsp_timeout_ok
 	reqbuf_ok
 	nocap_ok
+	getforce_ok
+	ipv6_ok
 	health_text_ok
 	sigint_ok
 	;;

@@ -16,11 +16,15 @@
 // hook call with the exact 96-byte struct lnet_hdr and payload bytes.  From
 // it we derive the messages lnetcap must record, by the contract's rules:
 //   - every lnet_ni_send call: one SEND record (FORWARD when routing=1),
-//     header and retry count as sent, payload as sent;
+//     header and retry count as sent, payload as sent, local and peer NID
+//     as logged (IPv6 NIDs included);
 //   - every received, non-forwarded message: one RECV record, header as
 //     received, payload as the peer sent it (PUT/REPLY: the bytes logged
 //     at lnet_parse, which must also be what landed in the MD at the
 //     message's offset) or none (GET/ACK);
+//   - a send finalized that never passed lnet_send (LNetGetForce's GET,
+//     handed to the LND directly): one SEND at lnet_finalize, local NID
+//     its src_nid, peer its dest_nid, or, failed, one DROP send-failed;
 //   - every REPLY an RDMA GET carried (lnd_rdma_reply: the double's RDMA
 //     LND logs it with the header a message would have had): one SEND
 //     record on the responder, one RECV on the initiator, with its payload;
@@ -40,7 +44,9 @@
 //     monitor thread, cause=response_timeout): one DROP response-timeout,
 //     no LNet header, the peer NI, an OUTCOME of no recorded message
 //     (msg_id 0); the same call from a send's health check (cause=health)
-//     is that send's failure, already its DROP: no record.
+//     is that send's failure, already its DROP: no record;
+//   - every REPLY received pairs with a recorded GET (SEND or DROP) of the
+//     same two NIDs whose return_wmd is the REPLY's dst_wmd.
 // The capture is read with the project's own pcapng reader and record
 // decoder.  Every expected message must match exactly one record and
 // every record exactly one message; mismatches are listed.
@@ -88,6 +94,7 @@ struct Expected {
   bool outcome_untracked = false;  // OUTCOME with msg_id 0 (response timeout)
   std::optional<unsigned> health;  // health_status, HEALTH_VALID required
   std::string peer;                // peer NID text, checked when set
+  std::string local;               // local NID text, checked when set
   // The payload must be left out, with PAYLOAD_UNREADABLE and this reason
   // (the double's nocap=device|discard: GPU pages, a discarding MD).
   std::uint16_t left_out = 0;
@@ -100,6 +107,10 @@ std::uint16_t left_out_reason(const std::string& nocap) {
   if (nocap == "discard") return LNETCAP_REC_F_PAYLOAD_DISCARDED;
   return 0;
 }
+
+// A NID the double logged (its libcfs_nidstr form, IPv6 compressed as
+// inet_ntop writes it), or "" for "-": unknown, not checked.
+std::string known_nid(const std::string& logged) { return logged == "-" ? "" : logged; }
 
 Bytes unhex(const std::string& s) {
   Bytes out;
@@ -243,6 +254,8 @@ int main(int argc, char** argv) {
       e.have = e.plen;
       e.payload = unhex(f["payload"]);
       e.left_out = left_out_reason(f["nocap"]);
+      e.local = known_nid(f["ni"]);
+      e.peer = known_nid(f["peer"]);
       TxState& t = tx[f["msg"]];
       e.need_queue = true;  // every send of the double goes through lnet_send
       e.hold_ns = (t.hold_ms + t.rtr_ms) * 1000000ull;
@@ -261,6 +274,8 @@ int main(int argc, char** argv) {
       e.plen = std::stoul(f["plen"]);
       e.have = 0;  // GET/ACK carry nothing; PUT/REPLY filled at finalize
       e.wire = unhex(f["payload"]);  // the bytes the peer sent
+      e.local = known_nid(f["ni"]);
+      e.peer = known_nid(f["peer"]);
       rx_of_msg[f["msg"]] = exp.size();
       exp.push_back(e);
     } else if (hook == "lnd_rdma_reply") {
@@ -298,6 +313,26 @@ int main(int argc, char** argv) {
         exp.push_back(r);
       }
       exp.push_back(d);
+    } else if (hook == "lnet_finalize" && f["dir"] == "send" && !tx.count(f["msg"])) {
+      // A send finalized that never passed lnet_send: LNetGetForce's GET,
+      // handed to the LND directly (no lnet_send, no lnet_ni_send, no NI
+      // or peer NI in the message).  One SEND at lnet_finalize with the
+      // header as sent, local NID its src_nid, peer its dest_nid; failed,
+      // one DROP send-failed of its own.  No queue time: LNet never held it.
+      const bool ok = f["rc"] == "0";
+      const Bytes hdr = unhex(f["hdr"]);
+      Expected e = drop_of(line.substr(0, 110), hdr,
+                           ok ? 0 : LNETCAP_DROP_SEND_FAILED, LNETCAP_HOOK_LNET_FINALIZE);
+      if (ok) e.dir = LNETCAP_DIR_SEND;
+      e.check_plen = true;
+      e.plen = std::stoul(f["plen"]);
+      e.status = std::stoi(f["rc"]);
+      e.status_valid = true;
+      e.health = std::stoul(f["hs"]);
+      using H = struct lnetcap_hdr_nid16;
+      e.peer = lnetcap::Nid::from_lnet_nid(hdr.data() + offsetof(H, dest_nid)).to_string();
+      e.local = lnetcap::Nid::from_lnet_nid(hdr.data() + offsetof(H, src_nid)).to_string();
+      exp.push_back(e);
     } else if (hook == "lnet_finalize" && f["dir"] != "recv" && f["rc"] != "0") {
       // A failed send: after lnet_ni_send the OUTCOME of its SEND, before
       // it a DROP of its own with the time LNet held it.
@@ -367,6 +402,23 @@ int main(int argc, char** argv) {
   }
 
   // ---- records ---------------------------------------------------------------
+  // A REPLY we received must find the GET it answers among the records (a
+  // SEND, or its DROP): same two NIDs, REPLY dst_wmd = GET return_wmd.
+  // Key: the GET's src NID, dest NID and return_wmd, as header bytes.
+  std::vector<Bytes> gets, replies_in;
+  auto get_key = [](const Bytes& hdr, bool reply) {
+    Bytes k;
+    if (hdr.size() != LNETCAP_HDR_NID16_LEN) return k;
+    using H = struct lnetcap_hdr_nid16;
+    const std::size_t nid = sizeof(struct lnetcap_nid);
+    const std::size_t src = offsetof(H, src_nid), dst = offsetof(H, dest_nid);
+    const std::size_t wmd = reply ? offsetof(H, msg.reply.dst_wmd) : offsetof(H, msg.get.return_wmd);
+    const std::uint8_t* h = hdr.data();
+    k.insert(k.end(), h + (reply ? dst : src), h + (reply ? dst : src) + nid);
+    k.insert(k.end(), h + (reply ? src : dst), h + (reply ? src : dst) + nid);
+    k.insert(k.end(), h + wmd, h + wmd + sizeof(struct lnetcap_handle_wire));
+    return k;
+  };
   std::size_t records = 0, unmatched = 0, bad = 0, held_checked = 0, self_pings = 0;
   std::uint64_t gap_drops = 0, isb_drops = 0, epb_drops = 0;
   try {
@@ -399,6 +451,16 @@ int main(int argc, char** argv) {
       }
       records++;
       const auto& h = rec->hdr;
+      if (rec->lnet_header.size() == LNETCAP_HDR_NID16_LEN) {
+        std::uint32_t type = 0;
+        std::memcpy(&type, rec->lnet_header.data() + offsetof(struct lnetcap_hdr_nid16, type),
+                    sizeof(type));
+        if (type == LNETCAP_MSG_GET &&
+            (h.direction == LNETCAP_DIR_SEND || h.direction == LNETCAP_DIR_DROP))
+          gets.push_back(get_key(Bytes(rec->lnet_header.data(), rec->lnet_header.data() + rec->lnet_header.size()), false));
+        if (type == LNETCAP_MSG_REPLY && h.direction == LNETCAP_DIR_RECV)
+          replies_in.push_back(get_key(Bytes(rec->lnet_header.data(), rec->lnet_header.data() + rec->lnet_header.size()), true));
+      }
       if (h.flags & LNETCAP_REC_F_GAP_BEFORE) gap_drops++;
       // Find the expected message with this header and retry count.
       Expected* hit = nullptr;
@@ -448,16 +510,21 @@ int main(int argc, char** argv) {
           std::printf("MISMATCH status valid (flags 0x%x): %s\n", h.flags, hit->what.c_str());
           ok = false;
         }
-        if (hit->hook && h.hook != hit->hook) {
-          std::printf("MISMATCH hook %u, expected %u: %s\n", h.hook, hit->hook,
-                      hit->what.c_str());
-          ok = false;
-        }
+      }
+      if (hit->hook && h.hook != hit->hook) {
+        std::printf("MISMATCH hook %u, expected %u: %s\n", h.hook, hit->hook,
+                    hit->what.c_str());
+        ok = false;
       }
       if (hit->health && (!(h.flags & LNETCAP_REC_F_HEALTH_VALID) ||
                           h.health_status != *hit->health)) {
         std::printf("MISMATCH health %u (flags 0x%x), expected %u: %s\n", h.health_status,
                     h.flags, *hit->health, hit->what.c_str());
+        ok = false;
+      }
+      if (!hit->local.empty() && h.local_nid.to_string() != hit->local) {
+        std::printf("MISMATCH local %s, expected %s: %s\n", h.local_nid.to_string().c_str(),
+                    hit->local.c_str(), hit->what.c_str());
         ok = false;
       }
       if (!hit->peer.empty() && h.peer_nid.to_string() != hit->peer) {
@@ -530,11 +597,22 @@ int main(int argc, char** argv) {
       std::printf("DUPLICATE x%d %s: %s\n", e.matched, dir_name(e.dir), e.what.c_str());
     }
   }
+  std::size_t unpaired = 0;
+  if (!expect_drops)
+    for (const auto& r : replies_in)
+      if (std::find(gets.begin(), gets.end(), r) == gets.end()) {
+        unpaired++;
+        const std::size_t nid = sizeof(struct lnetcap_nid);  // get_key: src, dst, wmd
+        std::printf("UNPAIRED REPLY: no recorded GET from %s to %s with return_wmd %s\n",
+                    hexs(r.data(), nid).c_str(), hexs(r.data() + nid, nid).c_str(),
+                    hexs(r.data() + 2 * nid, r.size() - 2 * nid).c_str());
+      }
   std::uint64_t drops = std::max(isb_drops, epb_drops);
   std::printf("rig_check: generated %zu, captured %zu, missing %zu, duplicate %zu, "
-              "unexpected %zu, bad %zu, links %zu (bad %zu), held %zu, "
+              "unexpected %zu, bad %zu, links %zu (bad %zu), unpaired replies %zu, held %zu, "
               "drops: isb %llu epb %llu gap-flags %llu; other lnetcaps' self-check pings %zu\n",
-              exp.size(), records, missing, dup, unmatched, bad, links, bad_links, held_checked,
+              exp.size(), records, missing, dup, unmatched, bad, links, bad_links, unpaired,
+              held_checked,
               static_cast<unsigned long long>(isb_drops),
               static_cast<unsigned long long>(epb_drops),
               static_cast<unsigned long long>(gap_drops), self_pings);
@@ -552,7 +630,7 @@ int main(int argc, char** argv) {
     std::printf("PASS (drops accounted for)\n");
     return 0;
   }
-  if (missing || dup || unmatched || bad || bad_links) return 1;
+  if (missing || dup || unmatched || bad || bad_links || unpaired) return 1;
   if (need_held && held_checked == 0) {
     std::printf("FAIL: no message the double held in lnet_send was checked\n");
     return 1;

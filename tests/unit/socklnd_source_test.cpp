@@ -139,6 +139,89 @@ TEST(SocklndSource, ReadsAPcapFile) {
   EXPECT_TRUE(found);
 }
 
+// Ethernet + IPv6 + 20-byte TCP header around a segment's payload.
+Bytes frame6(const socklnd::TcpSegment& s) {
+  Bytes f = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x86, 0xdd};
+  std::size_t ip = f.size();
+  f.reserve(ip + 60 + s.payload.size());
+  f.resize(ip + 60);
+  f[ip] = 0x60;  // version 6
+  store_be16(f.data() + ip + 4, static_cast<std::uint16_t>(20 + s.payload.size()));
+  f[ip + 6] = 6;  // next header: TCP
+  f[ip + 7] = 64;
+  std::memcpy(f.data() + ip + 8, s.src.bytes.data(), 16);
+  std::memcpy(f.data() + ip + 24, s.dst.bytes.data(), 16);
+  std::uint8_t* t = f.data() + ip + 40;
+  store_be16(t, s.sport);
+  store_be16(t + 2, s.dport);
+  store_be32(t + 4, s.seq);
+  store_be32(t + 8, s.ack);
+  t[12] = 5 << 4;
+  t[13] = s.flags;
+  f.insert(f.end(), s.payload.begin(), s.payload.end());
+  return f;
+}
+
+// socklnd over IPv6, as two nodes with large NIDs speak it: connreq v2,
+// HELLO V4 and 96-byte lnet_hdr_nid16 headers whose NIDs are 16-byte
+// addresses (nid_size 12); three PUTs of 2000 bytes in 1000-byte segments.
+TEST(SocklndSource, ReadsAnIpv6HelloV4PcapFile) {
+  TempPcap p;
+  FakeConnection fc;
+  fc.client = socklnd::IpAddr{{0xfd, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}, true};
+  fc.server = socklnd::IpAddr{{0xfd, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, true};
+  Nid c = nid("fd00:3::2@tcp"), s = nid("fd00:3::1@tcp");
+  Bytes cs = connreq(s, true), ss;
+  HelloSpec h;
+  h.version = LNETCAP_KSOCK_PROTO_V4;
+  h.src = c;
+  h.dst = s;
+  append(cs, hello(h));
+  h.src = s;
+  h.dst = c;
+  append(ss, hello(h));
+  for (int i = 0; i < 3; ++i) {
+    LnetHeaderSpec put;
+    put.src = c;
+    put.dst = s;
+    put.nid16 = true;
+    put.portal = LNETCAP_PORTAL_OST_REQUEST;
+    put.match_bits = 100 + i;
+    append(cs, ksock_lnet(put, pattern(2000)));
+  }
+  std::uint64_t ts = 1700000000000000ull;
+  p.add(ts++, frame6(fc.syn(true)));
+  p.add(ts++, frame6(fc.syn(false)));
+  p.add(ts++, frame6(fc.data(false, ss, 0, ss.size())));
+  for (std::size_t off = 0; off < cs.size(); off += 1000)
+    p.add(ts++, frame6(fc.data(true, cs, off, std::min<std::size_t>(1000, cs.size() - off))));
+  p.close();
+  Options opts;
+  opts.read_file = p.path;
+  opts.local_nid = "fd00:3::1@tcp";
+  auto src = open_socklnd_file(opts);
+  CapturedRecord rec;
+  int n = 0;
+  while (src->next(rec)) {
+    std::string why;
+    auto v = parse_record(rec.bytes, &why);
+    ASSERT_TRUE(v) << why;
+    EXPECT_EQ(v->hdr.direction, LNETCAP_DIR_RECV);
+    EXPECT_EQ(v->lnet_header.size(), 96u);
+    EXPECT_EQ(v->hdr.local_nid, s);
+    EXPECT_EQ(v->hdr.local_nid.size, 12);
+    EXPECT_EQ(v->hdr.peer_nid, c);
+    EXPECT_EQ(v->hdr.payload_len, 2000u);
+    ++n;
+  }
+  EXPECT_EQ(n, 3);
+  auto st = src->stats();
+  bool found = false;
+  for (const auto& [k, v] : st.details)
+    if (k == "socklnd HELLOs V4") found = v == 2;
+  EXPECT_TRUE(found);
+}
+
 TEST(SocklndSource, OtherPortIsIgnoredAndPortOptionWorks) {
   TempPcap p;
   write_connection(p);

@@ -52,6 +52,12 @@ net_up() {
 	ip link set "$dev" up
 }
 
+# net6_up IP6 [DEV]: also IP6/64 on DEV (LNET_IPV6=1), without duplicate
+# address detection, so the address is usable (not tentative) at once.
+net6_up() {
+	ip -6 addr add "$1/64" dev "${2:-eth0}" nodad
+}
+
 # lnet_up [NETWORKS [LNET_PARAM...]]: LNet with the LND of LND (tcp:
 # ksocklnd; o2ib: ko2iblnd over soft-RoCE, rdma_rxe on eth0), lnet_selftest.
 # NETWORKS (socklnd only) replaces tcp(eth0), e.g. a router's two nets.
@@ -73,7 +79,15 @@ lnet_up() {
 		load_mod lnet "networks=$networks" "$@" && load_mod ksocklnd && load_mod lnet_selftest ||
 			return 1
 	fi
-	lnetctl lnet configure --all >/dev/null 2>&1 || lctl network up
+	if [ "${LNET_IPV6:-0}" = 1 ]; then
+		# Large NIDs (NLM_F_APPEND: ln_nis_use_large_nids): socklnd then
+		# enumerates IPv6 addresses first and takes the NIC's global one.
+		# No fallback to small NIDs: that would run over IPv4 unnoticed.
+		lnetctl lnet configure --all --large ||
+			{ log "lnetctl lnet configure --all --large failed (large NIDs: Lustre 2.16+)"; return 1; }
+	else
+		lnetctl lnet configure --all >/dev/null 2>&1 || lctl network up
+	fi
 	lnetctl net show
 }
 

@@ -10,16 +10,28 @@
 # Both capture with lnetcap as a user would: no option (see lib.sh).
 # Two idle seconds around the workload keep the capture window and the
 # counter window apart from any traffic.  Variables: ROLE, PEER_OUT,
-# TESTS, LST_SECS, MOUNT_SECS, LUSTRE_VERSION, LND, plus lib.sh's.
+# TESTS, LST_SECS, MOUNT_SECS, LUSTRE_VERSION, LND, LNET_IPV6 (1: the
+# NIDs are fd77::1@LND and fd77::2@LND, large NIDs), plus lib.sh's.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-A=10.77.0.1@${LND:-tcp} B=10.77.0.2@${LND:-tcp}
+ip_a=10.77.0.1 ip_b=10.77.0.2
+[ "${LNET_IPV6:-0}" = 1 ] && ip_a=fd77::1 ip_b=fd77::2
+A=$ip_a@${LND:-tcp} B=$ip_b@${LND:-tcp}
 me=${ROLE:?}
 cap=$RIG_OUT/$me.pcapng
 
 log "node $me: modules from $KMODS"
 if [ "$me" = a ]; then net_up 10.77.0.1; else net_up 10.77.0.2; fi
+if [ "${LNET_IPV6:-0}" = 1 ]; then
+	if [ "$me" = a ]; then net6_up "$ip_a"; else net6_up "$ip_b"; fi
+fi
 lnet_up || exit 3
+# With -6 the NI must be the IPv6 one, or the run is not what it says.
+if [ "${LNET_IPV6:-0}" = 1 ]; then
+	mine=$B
+	[ "$me" = a ] && mine=$A
+	lnetctl net show | grep -q "nid: $mine\$" || { log "no NI $mine after lnetctl lnet configure --large"; exit 3; }
+fi
 for m in lnet libcfs ksocklnd ko2iblnd; do [ -e /sys/kernel/btf/$m ] && echo $m; done >"$RIG_OUT/module-btf.txt"
 cat /sys/module/lnet/version >"$RIG_OUT/lnet-version.txt" 2>&1
 

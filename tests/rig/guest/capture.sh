@@ -15,6 +15,8 @@
 # rdma.pcapng + rdma.log (RDMA GETs on the o2ib NI), rsp.pcapng + rsp.log
 # (the monitor thread's response timeouts),
 # reqbuf.pcapng + reqbuf.log (requests in multi-use request buffers),
+# nocap.pcapng + nocap.log (payloads left out), getforce.pcapng +
+# getforce.log (LNetGetForce's GETs), ipv6.pcapng + ipv6.log (an IPv6 NI),
 # drops.pcapng + drops.log, perf.txt, insns-{ni,disjunction}.txt (the
 # verifier's statistics per program).  The host checks the files; this
 # script only fails on things it can see itself.
@@ -158,6 +160,28 @@ echo "discard $rounds" >$dbg/double_ctl
 cp $dbg/double_log "$RIG_OUT/nocap.log"
 wait_capture "$RIG_OUT/nocap.err"
 
+echo "== GETs LNet hands the LND itself: LNetGetForce ($RIG_ATTACH), $rounds rounds"
+# lnet_discover_nid_metadata (2.17+: the EFA LND's handshake, a ping
+# fault-injection path) builds a GET and calls the LND's lnd_send: no
+# lnet_send, no lnet_ni_send.  Per round 3 records: that GET (at
+# lnet_finalize), its REPLY, and a second one lnd_send refused (a DROP).
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/getforce.pcapng" "$RIG_OUT/getforce.err" -v -c $((3 * rounds))
+echo "get_force $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/getforce.log"
+wait_capture "$RIG_OUT/getforce.err"
+
+echo "== large NIDs: IPv6 socklnd ($RIG_ATTACH), $rounds rounds"
+# An NI with an IPv6 address (nid_size 12: "lnetctl lnet configure
+# --large"): per round 6 records, a request PUT and its reply, a bulk GET
+# in and its REPLY, a bulk PUT in and its ACK, between fd00:77::10@tcp1
+# and fd00:77::20@tcp1.
+echo clear >$dbg/double_ctl
+start_capture "$RIG_OUT/ipv6.pcapng" "$RIG_OUT/ipv6.err" -v -c $((6 * rounds))
+echo "ipv6 $rounds" >$dbg/double_ctl
+cp $dbg/double_log "$RIG_OUT/ipv6.log"
+wait_capture "$RIG_OUT/ipv6.err"
+
 echo "== stop on SIGINT"
 # In fentry mode this run has the lnetcap_kfunc module loaded: the object
 # that can call it (the fallback for nodes without page translation) must
@@ -195,8 +219,9 @@ grep -q 'rejected by the in-kernel filter' "$RIG_OUT/filter.err" ||
 	fail "no in-kernel filter rejects reported"
 
 echo "== in-kernel clauses: ni and disjunctions"
-# One round of every scenario and of the RDMA GETs (the only messages on
-# the o2ib NI), captured live with a filter the kernel tests exactly as
+# One round of every scenario, of the RDMA GETs (the only messages on
+# the o2ib NI) and of the IPv6 NI's traffic (16-byte NIDs), captured live
+# with a filter the kernel tests exactly as
 # clauses (bpf/lnetcap_clause.h): the messages the saved captures say it
 # selects, and not one more crossed the ring ("received by filter"), so a
 # clause the kernel evaluated wrongly (too wide or too narrow) fails here.
@@ -206,7 +231,8 @@ echo "== in-kernel clauses: ni and disjunctions"
 exact_filter() { # name filter
 	local name=$1 filter=$2 want got links
 	want=$(( ($("$LNETCAP" -r "$RIG_OUT/capture.pcapng" -q "$filter" | wc -l) +
-		$("$LNETCAP" -r "$RIG_OUT/rdma.pcapng" -q "$filter" | wc -l)) / rounds ))
+		$("$LNETCAP" -r "$RIG_OUT/rdma.pcapng" -q "$filter" | wc -l) +
+		$("$LNETCAP" -r "$RIG_OUT/ipv6.pcapng" -q "$filter" | wc -l)) / rounds ))
 	[ "$want" -ge 1 ] || fail "'$filter' selects nothing in the saved captures"
 	echo clear >$dbg/double_ctl
 	links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
@@ -217,6 +243,7 @@ exact_filter() { # name filter
 	echo "all 1" >$dbg/double_ctl
 	echo "rdma_get 1" >$dbg/double_ctl
 	echo "rdma_serve_get 1" >$dbg/double_ctl
+	echo "ipv6 1" >$dbg/double_ctl
 	for _ in $(seq 1 300); do
 		[ "$(wc -l <"$RIG_OUT/$name.txt")" -ge "$want" ] && break
 		sleep 0.2
@@ -239,6 +266,9 @@ exact_filter() { # name filter
 }
 exact_filter ni 'ni 10.0.0.10@o2ib'
 exact_filter disjunction 'type ack or dir forward or (ni o2ib and type reply)'
+# 16-byte NIDs in the header and as the local NI (4 words a clause).
+exact_filter nid6 'nid fd00:77::20@tcp1 and not type ack'
+exact_filter ni6 'ni fd00:77::10@tcp1 and dir recv'
 
 if [ "$RIG_ATTACH" = fentry ]; then
 	echo "== extcap capture without root (file capabilities)"
