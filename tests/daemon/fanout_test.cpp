@@ -24,6 +24,7 @@
 #include <zmq.hpp>
 
 #include "daemon/subscriber_set.h"
+#include "filter/kernel_clauses.h"
 #include "message_fixtures.h"
 #include "subscribe/zmq_frames.h"
 
@@ -281,6 +282,33 @@ TEST_F(Fanout, MemberLeavingMidStreamDoesNotDisturbTheOthers) {
   ASSERT_EQ(got.bytes.size(), records_.size());
   for (std::size_t i = 0; i < records_.size(); ++i) ASSERT_EQ(got.bytes[i], records_[i].bytes) << i;
   EXPECT_EQ(subscriber(2).dropped, 0u);
+}
+
+// A member found gone while its class's batch is flushed for a joiner is
+// removed then; the kernel's clauses made at that moment include the
+// joiner, or its records would stay in the kernel.
+TEST_F(Fanout, JoinerKeepsItsKernelClausesWhenAGoneMemberIsRemoved) {
+  filter::KernelClauseSet last;
+  set_.set_kernel_clauses([&](const filter::KernelClauseSet& set) { last = set; }, false);
+  auto gone = subscribe("type put");
+  deliver(records_[0]);
+  set_.flush();  // its interface announced: the next send is the batch's
+  for (int i = 1; i < 4; ++i) deliver(records_[i]);  // gathered, not flushed
+  gone.close();
+  // Round trips, so that the router has seen the leave (libzmq's pipe
+  // ends in a few steps of commands, processed as the socket is used).
+  zmq::socket_t other(context_, zmq::socket_type::dealer);
+  other.connect(endpoint_);
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    send_frames(other, {}, encode_status_request());
+    handle_next();
+  }
+  auto joiner = subscribe("type put");  // flushes the class: the gone member is found
+  EXPECT_EQ(set_.subscribers().size(), 1u);
+  EXPECT_FALSE(last.pass_all);
+  EXPECT_EQ(last, filter::kernel_clauses(filter::Filter::parse("type put")))
+      << "the joiner's clauses are missing from the kernel's";
 }
 
 // Forced anonymization per user: two plain and two anonymized subscribers

@@ -24,7 +24,7 @@ void SubscriberSet::join_class(const std::string& id, Subscriber& s) {
   } else if (it->second.batch.records > 0) {
     std::vector<std::string> gone;
     flush_class(it->second, gone);
-    for (const auto& g : gone) remove(g, "disconnected");  // never s: it is not in the set yet
+    for (const auto& g : gone) remove(g, "disconnected");  // never s: not a member yet
     it = classes_.find(key);  // the class ends if its last member was gone
     if (it == classes_.end()) it = classes_.emplace(key, FanoutClass{filter::Filter::parse(s.filter_text), {}, SharedBatch()}).first;
   }

@@ -300,10 +300,13 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   }
   if (dump) ++dumps_;
   if (!s.group_id.empty()) groups_.join(s.group_id, id, s.number, s.filter_text, s.anonymized);
+  const bool shares = request.takes_shared_batches && s.takes_batches && s.group_id.empty() && !dump;
+  Subscriber& placed = subscribers_.emplace(id, std::move(s)).first->second;
   // A consumer group's member gets its own share of records, a dump the
-  // recorder's: only the others get the same bytes as someone else.
-  if (request.takes_shared_batches && s.takes_batches && s.group_id.empty() && !dump) join_class(id, s);
-  subscribers_.emplace(id, std::move(s));
+  // recorder's: only the others get the same bytes as someone else.  (In
+  // the set first: a member found gone while its class is flushed is
+  // removed, and the kernel's clauses then made must include this one.)
+  if (shares) join_class(id, placed);
 }
 
 void SubscriberSet::remove(const std::string& id, const char* why) {
