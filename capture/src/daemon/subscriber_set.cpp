@@ -394,18 +394,24 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
     return pseudonymous;  // no filter on real NIDs: that would be an oracle
   };
   for (auto& [key, c] : classes_) {
-    if (key.anonymized) deliver_to_class(key, c, *anonymized(), *pseudonymous_msg, gone);
-    else deliver_to_class(key, c, rec, msg, gone);
+    if (key.anonymized) {
+      const CapturedRecord& out = *anonymized();  // before pseudonymous_msg is read
+      deliver_to_class(key, c, out, *pseudonymous_msg, gone);
+    } else {
+      deliver_to_class(key, c, rec, msg, gone);
+    }
   }
   for (auto& [id, s] : subscribers_) {
     if (s.dump || s.shares) continue;  // the recorder's records (pump_dumps); its class's, above
+    bool reachable;
     if (s.anonymized) {
-      if (!deliver_one(id, s, *anonymized(), *pseudonymous_msg, anonymizing_->interfaces(interfaces), stats,
-                       watermark_ns))
-        gone.push_back(id);
-    } else if (!deliver_one(id, s, rec, msg, interfaces, stats, watermark_ns)) {
-      gone.push_back(id);
+      const CapturedRecord& out = *anonymized();
+      reachable = deliver_one(id, s, out, *pseudonymous_msg, anonymizing_->interfaces(interfaces), stats,
+                              watermark_ns);
+    } else {
+      reachable = deliver_one(id, s, rec, msg, interfaces, stats, watermark_ns);
     }
+    if (!reachable) gone.push_back(id);
   }
   for (const auto& id : gone) remove(id, "disconnected");
 }
