@@ -170,6 +170,31 @@ push-down-filter)
   # Only the matching records left the daemon: the filter ran there.
   contains "$tmp/d.log" "filter 'opcode LDLM_ENQUEUE'"
   contains "$tmp/d.log" "$n matched, $n sent, 0 dropped" ;;
+fanout-equals-direct)
+  # Fan-out classes (docs/DAEMON.md "Fan-out"): 1, 4 and 16 subscribers of
+  # one class share each batch; every one's file equals the direct capture,
+  # and a 17th with another snap length (its own class) gets its cut records.
+  need "$socklnd_sample"; command -v editcap >/dev/null && command -v mergecap >/dev/null || skip "editcap/mergecap missing"
+  for i in 0 1 2 3 4 5 6 7 8 9; do editcap -t $((i * 100)) "$socklnd_sample" "$tmp/part$i.pcapng" 2>/dev/null; done
+  mergecap -a -w "$tmp/big.pcapng" "$tmp"/part?.pcapng
+  expect_exit 0 direct "$lnetcap" -r "$tmp/big.pcapng" -w "$tmp/direct.pcapng"
+  total=$(packets "$tmp/direct.pcapng" | wc -l)
+  for n in 1 4 16; do
+    start_daemon "d$n" -r "$tmp/big.pcapng" --wait-subscribers $((n + 1)) --max-subscribers-per-user 17
+    pids=()
+    for i in $(seq 1 "$n"); do
+      timeout 60 "$lnetcap" --from "$(uri "d$n")" -w "$tmp/sub$n.$i.pcapng" 2>"$tmp/sub$n.$i.err" & pids+=($!)
+    done
+    timeout 60 "$lnetcap" --from "$(uri "d$n")" -s 16 -w "$tmp/cut$n.pcapng" 2>"$tmp/cut$n.err" & pids+=($!)
+    for p in "${pids[@]}"; do wait "$p" || fail "a subscriber of $n failed"; done
+    daemon_exit "d$n"
+    for i in $(seq 1 "$n"); do same_packets "$tmp/sub$n.$i.pcapng" "$tmp/direct.pcapng"; done
+    [ "$(grep -c "$total matched, $total sent, 0 dropped" "$tmp/d$n.log")" -eq $((n + 1)) ] ||
+      fail "not every subscriber of $n was sent every record: $(grep matched "$tmp/d$n.log" | head -3)"
+    paste -d' ' <(packets "$tmp/cut$n.pcapng" | cut -d' ' -f1-3) <(packets "$tmp/direct.pcapng" | cut -d' ' -f1-3) |
+      awk '{ want = ($4 < 192) ? $4 : 192; if ($1 != want || $2 != $5 || $3 != $6) { print; bad = 1 } } END { exit bad }' ||
+      fail "snap length 16 beside $n full subscribers not applied record by record"
+  done ;;
 snaplen)
   need "$sample"
   start_daemon d -r "$sample" --wait-subscribers 1

@@ -107,6 +107,83 @@ TEST(DaemonProtocol, BatchCarriesEachRecordUnchanged) {
   EXPECT_THROW(decode_batch(Frames{encode_batch_header(0xffffffffu), Frame{}}), Error);
 }
 
+TEST(DaemonProtocol, SubscribeSaysWhetherItTakesSharedBatches) {
+  Subscribe s{"", 64, "new"};
+  s.takes_batches = s.takes_shared_batches = true;
+  const Subscribe d = decode_subscribe(encode(s));
+  EXPECT_TRUE(d.takes_batches);
+  EXPECT_TRUE(d.takes_shared_batches);
+  // A subscriber from before shared batches: batches only.
+  s.takes_shared_batches = false;
+  EXPECT_FALSE(decode_subscribe(encode(s)).takes_shared_batches);
+  // Shared batches are batches: claiming one without the other gets neither.
+  s.takes_batches = false;
+  s.takes_shared_batches = true;
+  EXPECT_FALSE(decode_subscribe(encode(s)).takes_shared_batches);
+}
+
+// One body for every member of a class, each member's numbers and counters
+// in its own header: the same body read with two headers gives each its
+// own numbering, the records unchanged.
+TEST(DaemonProtocol, SharedBatchNumbersTheSameBodyPerSubscriber) {
+  RecordMeta a;
+  a.ts_ns = 1700000000123456789ull;
+  a.orig_len = 300;
+  a.seq = 999;  // not encoded: a member's own
+  RecordMeta b = a;
+  b.interface_id = 1;
+  b.has_drops_before = true;
+  b.drops_before = 5;
+  const Frame rec_a{1, 2, 3, 4, 5}, rec_b(1000, 0xab);
+  Frame body;
+  append_shared_batch_entry(body, a, ByteSpan(rec_a), {});
+  append_shared_batch_entry(body, b, ByteSpan(rec_b), {"first comment"});
+  Counters first;  // a member that has seen 10 records before, 3 dropped
+  first.matched = 12;
+  first.subscriber_dropped = 3;
+  first.source_received = 40;
+  Counters second;  // one that joined just now
+  second.matched = 2;
+  const Frames f1{encode_shared_batch_header(2, 11, first), body};
+  const Frames f2{encode_shared_batch_header(2, 1, second), body};
+  EXPECT_EQ(message_type(f1), MessageType::kSharedBatch);
+  EXPECT_EQ(f1[0][5], 24);
+  const auto e1 = decode_shared_batch(f1), e2 = decode_shared_batch(f2);
+  ASSERT_EQ(e1.size(), 2u);
+  ASSERT_EQ(e2.size(), 2u);
+  EXPECT_EQ(e1[0].meta.seq, 11u);
+  EXPECT_EQ(e1[1].meta.seq, 12u);
+  EXPECT_EQ(e1[0].meta.counters.matched, 11u);  // as a RECORD's: its own number
+  EXPECT_EQ(e1[1].meta.counters.subscriber_dropped, 3u);
+  EXPECT_EQ(e1[1].meta.counters.source_received, 40u);
+  EXPECT_EQ(e2[0].meta.seq, 1u);
+  EXPECT_EQ(e2[1].meta.seq, 2u);
+  EXPECT_EQ(e2[1].meta.counters.subscriber_dropped, 0u);
+  for (const auto* e : {&e1, &e2}) {
+    EXPECT_EQ((*e)[0].meta.ts_ns, a.ts_ns);
+    EXPECT_EQ((*e)[0].meta.orig_len, 300u);
+    EXPECT_TRUE(std::equal((*e)[0].record.begin(), (*e)[0].record.end(), rec_a.begin(), rec_a.end()));
+    EXPECT_EQ((*e)[1].meta.interface_id, 1u);
+    EXPECT_TRUE((*e)[1].meta.has_drops_before);
+    EXPECT_EQ((*e)[1].meta.drops_before, 5u);
+    EXPECT_TRUE(std::equal((*e)[1].record.begin(), (*e)[1].record.end(), rec_b.begin(), rec_b.end()));
+    ASSERT_EQ((*e)[1].comments.size(), 1u);
+  }
+  // Numbers that do not end at the counters' matched, none, or a body of
+  // another length are refused.
+  EXPECT_THROW(decode_shared_batch(Frames{encode_shared_batch_header(2, 10, first), body}), Error);
+  EXPECT_THROW(decode_shared_batch(Frames{encode_shared_batch_header(2, 0, second), body}), Error);
+  EXPECT_THROW(decode_shared_batch(Frames{encode_shared_batch_header(0, 1, Counters{}), Frame{}}), Error);
+  EXPECT_THROW(decode_shared_batch(Frames{encode_shared_batch_header(3, 10, first), body}), Error);
+  EXPECT_THROW(decode_shared_batch(Frames{encode_shared_batch_header(1, 12, first), body}), Error);
+  EXPECT_THROW(decode_shared_batch(Frames{encode_shared_batch_header(2, 11, first),
+                                          Frame(body.begin(), body.end() - 1)}),
+               Error);
+  Frames short_header{encode_shared_batch_header(2, 11, first), body};
+  short_header[0].resize(short_header[0].size() - 1);
+  EXPECT_THROW(decode_shared_batch(short_header), Error);
+}
+
 TEST(DaemonProtocol, DumpAndStatusRoundTrip) {
   // DUMP carries SUBSCRIBE's fields under its own type (3): a daemon that
   // predates it refuses nothing it already knew.

@@ -50,12 +50,17 @@ bool is_privileged(const subscribe::Peer& peer) {
 // that long is stalled, and is not waited for again until it takes a
 // message; its records are dropped and counted meanwhile.
 SendResult SubscriberSet::send(const std::string& id, const std::vector<ByteSpan>& parts, Subscriber* s) {
+  return send_waiting(id, s, [&] { return subscribe::send_parts(router_, id, parts); });
+}
+
+SendResult SubscriberSet::send_waiting(const std::string& id, Subscriber* s,
+                                       const std::function<SendResult()>& attempt) {
   using Clock = std::chrono::steady_clock;
   // A dump is never waited for: pump_dumps comes back to it.
   const bool may_wait = wait_when_full_ && !(s && (s->stalled || s->dump));
   Clock::time_point deadline{}, next_heartbeat{};
   for (;;) {
-    const SendResult r = subscribe::send_parts(router_, id, parts);
+    const SendResult r = attempt();
     if (r == SendResult::kSent && s) s->stalled = false;
     if (r != SendResult::kQueueFull || !may_wait || stop_requested()) return r;
     const Clock::time_point now = Clock::now();
@@ -147,6 +152,9 @@ std::string SubscriberSet::limit_broken(const Subscriber& joining, bool dump) co
 }
 
 void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
+  // What was gathered under the old policy goes out first: a subscriber
+  // that is now anonymized moves to an anonymized fan-out class below.
+  flush();
   if (policy.forces_anyone() &&
       (!anonymizing_ || policy.key_file != anonymize_policy_.key_file))
     anonymizing_ = std::make_unique<anon::AnonymizingStage>(
@@ -155,7 +163,9 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
   for (auto& [id, s] : subscribers_) {
     const std::string why = policy.forces(s.peer);
     if (s.anonymized || why.empty()) continue;
+    if (s.shares) leave_class(id, s);
     s.anonymized = true;
+    if (s.shares) join_class(id, s);
     if (!s.group_id.empty()) groups_.set_anonymized(s.group_id);
     std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
                  s.number, for_log(s.client).c_str(), why.c_str());
@@ -290,7 +300,13 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   }
   if (dump) ++dumps_;
   if (!s.group_id.empty()) groups_.join(s.group_id, id, s.number, s.filter_text, s.anonymized);
-  subscribers_.emplace(id, std::move(s));
+  const bool shares = request.takes_shared_batches && s.takes_batches && s.group_id.empty() && !dump;
+  Subscriber& placed = subscribers_.emplace(id, std::move(s)).first->second;
+  // A consumer group's member gets its own share of records, a dump the
+  // recorder's: only the others get the same bytes as someone else.  (In
+  // the set first: a member found gone while its class is flushed is
+  // removed, and the kernel's clauses then made must include this one.)
+  if (shares) join_class(id, placed);
 }
 
 void SubscriberSet::remove(const std::string& id, const char* why) {
@@ -298,6 +314,7 @@ void SubscriberSet::remove(const std::string& id, const char* why) {
   if (it == subscribers_.end()) return;
   const Subscriber& s = it->second;
   if (s.dump) --dumps_;
+  if (s.shares) leave_class(id, s);
   // From the next record on, its share goes to the other members.
   if (!s.group_id.empty()) groups_.leave(s.group_id, id);
   char counts[200];
@@ -368,20 +385,33 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
   // The pseudonymous record, made once for every anonymized subscriber.
   const CapturedRecord* pseudonymous = nullptr;
   std::optional<Message> pseudonymous_msg;  // made only for an anonymized subscriber
+  last_interfaces_ = &interfaces;
   groups_.next_record();
-  for (auto& [id, s] : subscribers_) {
-    if (s.dump) continue;  // it gets the recorder's records (pump_dumps)
-    const CapturedRecord* out = &rec;
-    const Message* decoded = &msg;
-    const std::vector<CaptureInterface>* ifaces = &interfaces;
-    if (s.anonymized) {
-      // msg is Message{} when nothing needed decoding: the anonymizer decodes
-      if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg.emplace());
-      out = pseudonymous;
-      decoded = &*pseudonymous_msg;  // no filter on real NIDs: that would be an oracle
-      ifaces = &anonymizing_->interfaces(interfaces);
+  // An anonymized subscriber or class gets (and filters) only this.
+  auto anonymized = [&] {
+    // msg is Message{} when nothing needed decoding: the anonymizer decodes
+    if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg.emplace());
+    return pseudonymous;  // no filter on real NIDs: that would be an oracle
+  };
+  for (auto& [key, c] : classes_) {
+    if (key.anonymized) {
+      const CapturedRecord& out = *anonymized();  // before pseudonymous_msg is read
+      deliver_to_class(key, c, out, *pseudonymous_msg, gone);
+    } else {
+      deliver_to_class(key, c, rec, msg, gone);
     }
-    if (!deliver_one(id, s, *out, *decoded, *ifaces, stats, watermark_ns)) gone.push_back(id);
+  }
+  for (auto& [id, s] : subscribers_) {
+    if (s.dump || s.shares) continue;  // the recorder's records (pump_dumps); its class's, above
+    bool reachable;
+    if (s.anonymized) {
+      const CapturedRecord& out = *anonymized();
+      reachable = deliver_one(id, s, out, *pseudonymous_msg, anonymizing_->interfaces(interfaces), stats,
+                              watermark_ns);
+    } else {
+      reachable = deliver_one(id, s, rec, msg, interfaces, stats, watermark_ns);
+    }
+    if (!reachable) gone.push_back(id);
   }
   for (const auto& id : gone) remove(id, "disconnected");
 }
@@ -435,6 +465,7 @@ bool SubscriberSet::flush_one(const std::string& id, Subscriber& s) {
 
 void SubscriberSet::flush() {
   std::vector<std::string> gone;
+  for (auto& [key, c] : classes_) flush_class(c, gone);
   for (auto& [id, s] : subscribers_)
     if (!flush_one(id, s)) gone.push_back(id);
   for (const auto& id : gone) remove(id, "disconnected");

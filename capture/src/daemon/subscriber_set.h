@@ -14,6 +14,16 @@
 // out what the source had queued, so a batch never waits for more records
 // to come.  A batch that does not fit is dropped whole: every record in it
 // is counted, and shows as a gap in the sequence numbers.
+//
+// Fan-out without a copy per subscriber: subscribers that take shared
+// batches, in no consumer group, are gathered into fan-out classes of
+// those entitled to the very same bytes - same anonymization, same snap
+// length, same filter text.  A class's filter is tested once per record,
+// its records are encoded once into one SHARED_BATCH body, and that body
+// is handed to libzmq once for all its members (shared_batch.h); each
+// member gets only its own small header (sequence numbers, counters) and
+// the interfaces it has not seen.  A member whose queue is full loses the
+// batch - counted and seen as a gap, as above - while the others get it.
 #pragma once
 
 #include <zmq.hpp>
@@ -25,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../anon/anonymizing_stage.h"
@@ -39,6 +50,7 @@
 #include "flight_recorder.h"
 #include "refusal_log.h"
 #include "serving_limits.h"
+#include "shared_batch.h"
 
 namespace lnetcap::daemon {
 
@@ -128,6 +140,9 @@ class SubscriberSet {
     std::size_t interfaces_sent = 0;
     bool end_sent = false;
     bool takes_batches = false;
+    // A member of a fan-out class (see above): its records are gathered in
+    // the class's batch, not in `batch`.
+    bool shares = false;
     subscribe::Frame batch;               // records gathered for one BATCH
     std::uint32_t batch_records = 0;
     // Its queue stayed full longer than kStallSeconds: it is not waited
@@ -145,6 +160,8 @@ class SubscriberSet {
   filter::KernelClauseSet kernel_clauses(const Subscriber* joining = nullptr) const;
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
+  /// Fan-out classes (see above): for tests and --status.
+  std::size_t fanout_classes() const { return classes_.size(); }
   /// Ends the subscribers `gone` picks (END, failed, saying `reason`, when
   /// it fits their queue) and forgets them: a revoked key's.  Returns how many.
   std::size_t end_subscribers(const std::function<bool(const Subscriber&)>& gone,
@@ -162,6 +179,42 @@ class SubscriberSet {
                    std::uint64_t watermark_ns);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts,
                              Subscriber* s = nullptr);
+  /// `attempt` (one non-blocking send to id), retried while the queue is
+  /// full as far as wait_when_full allows (see send()).
+  subscribe::SendResult send_waiting(const std::string& id, Subscriber* s,
+                                     const std::function<subscribe::SendResult()>& attempt);
+
+  // Who is entitled to the same bytes: every member of a fan-out class gets
+  // the records of exactly this (subscriber_fanout.cpp).
+  struct FanoutKey {
+    bool anonymized = false;
+    std::uint32_t snaplen = subscribe::kSnaplenAsCaptured;
+    std::string filter_text;
+    bool operator<(const FanoutKey& o) const {
+      return std::tie(anonymized, snaplen, filter_text) < std::tie(o.anonymized, o.snaplen, o.filter_text);
+    }
+  };
+  struct FanoutClass {
+    filter::Filter filter;             // the members' (parsed again from their one text)
+    std::vector<std::string> members;  // routing ids, in the order they joined
+    SharedBatch batch;                 // gathered since the last flush
+  };
+  static FanoutKey fanout_key(const Subscriber& s) { return {s.anonymized, s.snaplen, s.filter_text}; }
+  /// s joins its class (made when it is the first): what the class had
+  /// gathered goes to the other members first, so s gets no record from
+  /// before it subscribed.
+  void join_class(const std::string& id, Subscriber& s);
+  /// s leaves its class; the last member's leaving ends it.
+  void leave_class(const std::string& id, const Subscriber& s);
+  /// Offers rec (already anonymized for an anonymized class) to the class.
+  void deliver_to_class(const FanoutKey& key, FanoutClass& c, const CapturedRecord& rec, const Message& msg,
+                        std::vector<std::string>& gone);
+  /// Sends the class's gathered batch to every member; members that are
+  /// gone are added to `gone` (the caller removes them).
+  void flush_class(FanoutClass& c, std::vector<std::string>& gone);
+  /// The interfaces as s is to see them (pseudonymous when anonymized).
+  const std::vector<CaptureInterface>& interfaces_for(const Subscriber& s,
+                                                      const std::vector<CaptureInterface>& interfaces);
   /// The limit a new subscription from `peer` would break, or "".
   std::string limit_broken(const Subscriber& joining, bool dump) const;
   /// Sends s's gathered batch; false when the subscriber is gone.
@@ -236,6 +289,10 @@ class SubscriberSet {
   RefusalLog refusals_{"subscriptions"};
   RefusalLog bad_messages_{"bad messages from subscribers", std::chrono::seconds(10), 5, stderr, "ignored"};
   RefusalLog churn_{"subscriptions and departures", std::chrono::seconds(10), 50, stderr, ""};
+  std::map<FanoutKey, FanoutClass> classes_;
+  // The source's interfaces as of the last deliver(): a class's batch is
+  // sent after the records are gathered (flush), their interfaces first.
+  const std::vector<CaptureInterface>* last_interfaces_ = nullptr;
   SourceStats last_stats_;  // of the last deliver(): for heartbeats sent while waiting
   std::uint64_t last_watermark_ = 0;
 };

@@ -91,6 +91,28 @@ void put_record_meta(LeWriter& w, const RecordMeta& m) {
   w.u64(m.drops_before);
 }
 
+// A SHARED_BATCH entry's fixed fields: a RECORD's but the sequence
+// number and the counters, which are each subscriber's own.
+constexpr std::size_t kSharedEntryMetaLen = 8 + 16 + 8;
+
+void put_shared_entry_meta(LeWriter& w, const RecordMeta& m) {
+  w.u64(m.ts_ns);
+  w.u32(m.interface_id);
+  w.u32(m.orig_len);
+  w.u32(m.epb_flags);
+  w.u32(m.has_drops_before ? 1 : 0);
+  w.u64(m.drops_before);
+}
+
+void get_shared_entry_meta(FieldReader& r, RecordMeta& m) {
+  m.ts_ns = r.u64();
+  m.interface_id = r.u32();
+  m.orig_len = r.u32();
+  m.epb_flags = r.u32();
+  m.has_drops_before = r.u32() != 0;
+  m.drops_before = r.u64();
+}
+
 RecordMeta get_record_meta(FieldReader& r) {
   RecordMeta m;
   m.seq = r.u64();
@@ -138,7 +160,8 @@ Frames encode(const Subscribe& m) {
   Frame f = preamble(MessageType::kSubscribe);
   LeWriter w(f);
   w.u32(m.snaplen);
-  w.u32(m.takes_batches ? kSubscribeTakesBatches : 0);  // an older daemon ignores it
+  // An older daemon ignores the flags word, or the flags it does not know.
+  w.u32((m.takes_batches ? kSubscribeTakesBatches : 0) | (m.takes_shared_batches ? kSubscribeTakesSharedBatches : 0));
   Frames frames{f, text_frame(m.filter), text_frame(m.client)};
   if (!m.group.empty()) frames.push_back(text_frame(m.group));
   return frames;
@@ -223,6 +246,28 @@ void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
   }
 }
 
+Frame encode_shared_batch_header(std::uint32_t count, std::uint64_t first_seq, const Counters& counters) {
+  Frame f = preamble(MessageType::kSharedBatch);
+  LeWriter w(f);
+  w.u32(count);
+  w.u64(first_seq);
+  put_counters(w, counters);
+  return f;
+}
+
+void append_shared_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
+                               const std::vector<std::string>& comments) {
+  LeWriter w(body);
+  put_shared_entry_meta(w, m);
+  w.u32(static_cast<std::uint32_t>(record.size()));
+  w.bytes(record.data(), record.size());
+  w.u32(static_cast<std::uint32_t>(comments.size()));
+  for (const auto& c : comments) {
+    w.u32(static_cast<std::uint32_t>(c.size()));
+    w.bytes(c.data(), c.size());
+  }
+}
+
 namespace {
 
 Subscribe decode_request(const Frames& frames, MessageType type, const char* name) {
@@ -230,7 +275,10 @@ Subscribe decode_request(const Frames& frames, MessageType type, const char* nam
   Subscribe m;
   m.snaplen = r.u32();
   // The flags word came with batching; an older subscriber sends none.
-  m.takes_batches = frames[0].size() >= kPreamble + 8 && (r.u32() & kSubscribeTakesBatches) != 0;
+  const std::uint32_t flags = frames[0].size() >= kPreamble + 8 ? r.u32() : 0;
+  m.takes_batches = (flags & kSubscribeTakesBatches) != 0;
+  // Shared batches are batches: a peer that claims one without the other gets neither.
+  m.takes_shared_batches = m.takes_batches && (flags & kSubscribeTakesSharedBatches) != 0;
   m.filter = frame_text(frames, 1);
   m.client = frame_text(frames, 2);
   m.group = frame_text(frames, 3);
@@ -296,15 +344,18 @@ RecordMeta decode_record_header(const Frames& frames) {
   return get_record_meta(r);
 }
 
-std::vector<BatchEntry> decode_batch(const Frames& frames) {
-  FixedReader header(frames, MessageType::kBatch, "BATCH", 4, 2);
-  const std::uint32_t count = header.u32();
-  const Frame& body = frames[1];
+namespace {
+
+// A BATCH's or a SHARED_BATCH's body: `entry_meta` reads one entry's fixed
+// fields (meta_len bytes, checked present).
+template <typename ReadMeta>
+std::vector<BatchEntry> decode_batch_body(const Frame& body, std::uint32_t count, const char* name,
+                                          std::size_t meta_len, ReadMeta entry_meta) {
   const std::uint8_t* const end = body.data() + body.size();
   FieldReader r(body.data());
   auto need = [&](std::size_t n) {
     if (static_cast<std::size_t>(end - r.position()) < n)
-      throw Error("lnetcapd protocol: truncated BATCH message (" + std::to_string(count) +
+      throw Error(std::string("lnetcapd protocol: truncated ") + name + " message (" + std::to_string(count) +
                   " records announced)");
   };
   auto span = [&](std::uint32_t len) {
@@ -314,11 +365,11 @@ std::vector<BatchEntry> decode_batch(const Frames& frames) {
     return s;
   };
   std::vector<BatchEntry> out;
-  out.reserve(std::min<std::size_t>(count, body.size() / (kRecordMetaLen + 8)));
+  out.reserve(std::min<std::size_t>(count, body.size() / (meta_len + 8)));
   for (std::uint32_t i = 0; i < count; ++i) {
     BatchEntry e;
-    need(kRecordMetaLen + 4);
-    e.meta = get_record_meta(r);
+    need(meta_len + 4);
+    e.meta = entry_meta(r, i);
     e.record = span(r.u32());
     need(4);
     for (std::uint32_t c = r.u32(); c > 0; --c) {
@@ -327,8 +378,39 @@ std::vector<BatchEntry> decode_batch(const Frames& frames) {
     }
     out.push_back(std::move(e));
   }
-  if (r.position() != end) throw Error("lnetcapd protocol: BATCH message longer than its records");
+  if (r.position() != end)
+    throw Error(std::string("lnetcapd protocol: ") + name + " message longer than its records");
   return out;
+}
+
+}  // namespace
+
+std::vector<BatchEntry> decode_batch(const Frames& frames) {
+  FixedReader header(frames, MessageType::kBatch, "BATCH", 4, 2);
+  return decode_batch_body(frames[1], header.u32(), "BATCH", kRecordMetaLen,
+                           [](FieldReader& r, std::uint32_t) { return get_record_meta(r); });
+}
+
+std::vector<BatchEntry> decode_shared_batch(const Frames& frames) {
+  FixedReader header(frames, MessageType::kSharedBatch, "SHARED_BATCH", 4 + 8 + kCountersLen, 2);
+  const std::uint32_t count = header.u32();
+  const std::uint64_t first_seq = header.u64();
+  const Counters counters = get_counters(header);
+  // The numbers first_seq .. first_seq + count - 1, the last one the
+  // counters' matched: checked once here, as get_record_meta checks each.
+  if (count == 0 || first_seq == 0 || first_seq > counters.matched ||
+      counters.matched - first_seq != count - 1)
+    throw Error("lnetcapd protocol: SHARED_BATCH of " + std::to_string(count) + " records numbered from " +
+                std::to_string(first_seq) + " does not end at " + std::to_string(counters.matched));
+  return decode_batch_body(frames[1], count, "SHARED_BATCH", kSharedEntryMetaLen,
+                           [&](FieldReader& r, std::uint32_t i) {
+                             RecordMeta m;
+                             m.seq = first_seq + i;
+                             m.counters = counters;
+                             m.counters.matched = m.seq;  // as each RECORD says
+                             get_shared_entry_meta(r, m);
+                             return m;
+                           });
 }
 
 }  // namespace lnetcap::subscribe

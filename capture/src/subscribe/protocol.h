@@ -18,6 +18,15 @@
 // kSubscribeTakesBatches gets them; an older one (SUBSCRIBE without the
 // flags word) still gets one RECORD per record, and an older daemon
 // ignores the flags word - so neither side needs a version bump.
+//
+// SHARED_BATCH is a BATCH whose body is the same bytes for every subscriber
+// of one fan-out class (the daemon encodes it once and hands the one
+// buffer to libzmq for all of them: docs/DAEMON.md "Fan-out"): frame 0
+// holds the record count, the first record's sequence number and this
+// subscriber's own counters, frame 1 the records, each as a BATCH entry
+// without its sequence number and counters; the i-th record's number is
+// the first plus i.  Only a subscriber whose SUBSCRIBE set
+// kSubscribeTakesSharedBatches gets them (compatible the same way).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +48,8 @@ inline constexpr std::uint8_t kProtocolVersion = 1;
 inline constexpr std::uint32_t kSnaplenAsCaptured = 0xffffffffu;
 /// SUBSCRIBE flag: this subscriber understands BATCH.
 inline constexpr std::uint32_t kSubscribeTakesBatches = 1u;
+/// SUBSCRIBE flag: this subscriber understands SHARED_BATCH.
+inline constexpr std::uint32_t kSubscribeTakesSharedBatches = 2u;
 
 enum class MessageType : std::uint8_t {
   // subscriber -> daemon
@@ -55,6 +66,7 @@ enum class MessageType : std::uint8_t {
   kEnd = 21,
   kStatusReply = 22,
   kBatch = 23,
+  kSharedBatch = 24,
 };
 
 struct Subscribe {
@@ -62,6 +74,7 @@ struct Subscribe {
   std::uint32_t snaplen = kSnaplenAsCaptured;  // payload bytes kept per record
   std::string client;                         // "lnetcap 0.1.0 pid 42 uid 1000", for logs
   bool takes_batches = false;                 // records may come as BATCH
+  bool takes_shared_batches = false;          // ... and as SHARED_BATCH
   // A consumer group to join ("" = none): the daemon sends each record to
   // one member of it.  Frame 3, after the client: an older daemon ignores
   // it, and its ACCEPT then names no group (Accept::group).
@@ -155,6 +168,13 @@ Frame encode_record_header(const RecordMeta& m);
 Frame encode_batch_header(std::uint32_t count);
 void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
                         const std::vector<std::string>& comments);
+/// SHARED_BATCH: a header of `count` records numbered first_seq on, with
+/// one subscriber's counters (counters.matched: the last record's number),
+/// and a body shared by every subscriber of the class, of
+/// append_shared_batch_entry() (m.seq and m.counters are not encoded).
+Frame encode_shared_batch_header(std::uint32_t count, std::uint64_t first_seq, const Counters& counters);
+void append_shared_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
+                               const std::vector<std::string>& comments);
 
 // Decoders throw Error naming what is malformed.
 Subscribe decode_subscribe(const Frames& frames);
@@ -169,5 +189,7 @@ End decode_end(const Frames& frames);
 RecordMeta decode_record_header(const Frames& frames);
 /// A BATCH's records, in order; the spans point into frames[1].
 std::vector<BatchEntry> decode_batch(const Frames& frames);
+/// A SHARED_BATCH's records, numbered and counted as a BATCH's would be.
+std::vector<BatchEntry> decode_shared_batch(const Frames& frames);
 
 }  // namespace lnetcap::subscribe

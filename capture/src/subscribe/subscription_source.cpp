@@ -392,6 +392,10 @@ bool SubscriptionSource::next(CapturedRecord& out) {
         batch_ = decode_batch(frames_);
         batch_next_ = 0;
         continue;  // returned from the top of the loop
+      case MessageType::kSharedBatch:
+        batch_ = decode_shared_batch(frames_);
+        batch_next_ = 0;
+        continue;
       case MessageType::kHeartbeat:
         counters_ = decode_heartbeat(frames_);
         continue;
@@ -467,6 +471,7 @@ std::unique_ptr<RecordSource> open_subscriptions(const std::vector<std::string>&
   request.filter = filter;
   request.snaplen = snaplen;
   request.takes_batches = true;
+  request.takes_shared_batches = true;
   request.client = std::string("lnetcap ") + LNETCAP_VERSION + " pid " + std::to_string(::getpid()) +
                    " uid " + std::to_string(::getuid());
   std::vector<std::unique_ptr<TimedSource>> sources;

@@ -41,6 +41,35 @@ SendResult send_parts(zmq::socket_t& socket, const std::string& routing_id,
   return SendResult::kSent;
 }
 
+SendResult send_shared(zmq::socket_t& socket, const std::string& routing_id, ByteSpan header,
+                       zmq_msg_t& body) {
+  try {
+    if (!routing_id.empty() &&
+        !socket.send(zmq::buffer(routing_id), zmq::send_flags::sndmore | zmq::send_flags::dontwait))
+      return SendResult::kQueueFull;  // as in send_parts: nothing queued
+    if (!socket.send(zmq::buffer(header.data(), header.size()),
+                     zmq::send_flags::sndmore | zmq::send_flags::dontwait))
+      return SendResult::kQueueFull;
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EHOSTUNREACH) return SendResult::kPeerGone;
+    if (e.num() == EINTR) return SendResult::kQueueFull;
+    throw;
+  }
+  // A reference to the body, not a copy of its bytes: libzmq counts them
+  // and frees the buffer when the last peer's copy is written out.
+  zmq_msg_t ref;
+  zmq_msg_init(&ref);
+  if (zmq_msg_copy(&ref, &body) != 0 || zmq_msg_send(&ref, socket.handle(), ZMQ_DONTWAIT) < 0) {
+    const int err = zmq_errno();
+    zmq_msg_close(&ref);
+    // After the first frame of a multipart message libzmq takes the rest.
+    if (err == EAGAIN || err == EINTR) return SendResult::kQueueFull;
+    if (err == EHOSTUNREACH) return SendResult::kPeerGone;
+    throw zmq::error_t();
+  }
+  return SendResult::kSent;
+}
+
 namespace {
 
 // Who sent `part` (see Peer).  ZMQ_SRCFD is the connection's descriptor:

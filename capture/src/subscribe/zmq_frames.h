@@ -25,6 +25,13 @@ SendResult send_frames(zmq::socket_t& socket, const std::string& routing_id, con
 SendResult send_parts(zmq::socket_t& socket, const std::string& routing_id,
                       const std::vector<ByteSpan>& frames);
 
+/// A header frame (copied) and a body that libzmq shares rather than
+/// copies: `body` is a message made once (zmq_msg_init_data) and sent to
+/// any number of peers, each send taking a reference (zmq_msg_copy); the
+/// caller still closes `body`.  Results as send_parts.
+SendResult send_shared(zmq::socket_t& socket, const std::string& routing_id, ByteSpan header,
+                       zmq_msg_t& body);
+
 /// Receives one multipart message if one is waiting (never blocks).  On a
 /// ROUTER, the first frame is moved to *routing_id.  `peer` (optional) gets
 /// who sent it as the transport knows it: the "Peer-Address" and "User-Id"
