@@ -422,8 +422,10 @@ leak_report() {
 # run's own checks (CLIENT, SERVER: the nodes' directories): the targets were
 # formatted and mounted, every workload step passed, every RPC in either
 # node's rpctrace log is in both captures with equal fields (and its
-# server time agrees with lnetcap's), the --assert examples held, and
-# --anonymize of each capture and the wire leaks nothing (leak_report).
+# server time agrees with lnetcap's), the --assert examples held, every
+# bulk message names its RPC and each opcode's bytes are its messages' and
+# its bulk's (bulk_check.py), and --anonymize of each capture and the wire
+# leaks nothing (leak_report).
 # Returns 1 on a failure.
 fs_report() {
 	local mode=$1 dir=$2 cl=$3 cl_nid=$4 sv=$5 sv_nid=$6 bad=0 v rc=0
@@ -445,6 +447,9 @@ fs_report() {
 	fi
 	local wire=$dir/wire.pcap
 	[ "$LND" = o2ib ] && wire=$dir/wire.pcapng  # the RoCE decoder's records
+	# Bulk belongs to its RPC on both nodes (tests/real-lustre/bulk_check.py).
+	python3 "$SRC/tests/real-lustre/bulk_check.py" "$LNETCAP" "$dir/$cl/$cl.pcapng" "$p" || bad=1
+	python3 "$SRC/tests/real-lustre/bulk_check.py" "$LNETCAP" "$dir/$sv/$sv.pcapng" "$p" || bad=1
 	leak_report "$p" "$dir/$cl/$cl.pcapng" "$dir/$sv/$sv.pcapng" "$wire" || bad=1
 	return "$bad"
 }
