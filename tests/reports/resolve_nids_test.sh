@@ -79,8 +79,8 @@ health)
 	printf '10.0.1.1 client1.example\n10.0.1.254 rtr1.example\n' > "$tmp/hosts"
 	LD_PRELOAD=$stub "$lnetcap" -r "$tmp/client.pcapng" --resolve-nids --summary > "$tmp/s" 2> "$tmp/e" ||
 		fail "summary failed"
-	check "client NI by host name" grep -qE "^client1\.example@tcp +42 +1 +2  LOCAL_DROPPED 2$" "$tmp/s"
-	check "router NI by host name" grep -qE "^rtr1\.example@tcp +42 +1 +2  LOCAL_DROPPED 2$" "$tmp/s"
+	check "client NI by host name" grep -qE "^client1\.example@tcp +42 +1 +2 +0  LOCAL_DROPPED 2$" "$tmp/s"
+	check "router NI by host name" grep -qE "^rtr1\.example@tcp +42 +1 +2 +0  LOCAL_DROPPED 2$" "$tmp/s"
 	;;
 *) fail "unknown case $4" ;;
 esac
