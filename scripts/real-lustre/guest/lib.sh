@@ -76,15 +76,19 @@ lnet_up() {
 		load_mod lnet 'networks=o2ib0(eth0)' && load_mod ko2iblnd && load_mod lnet_selftest ||
 			return 1
 	else
-		load_mod lnet "networks=$networks" "$@" && load_mod ksocklnd && load_mod lnet_selftest ||
-			return 1
+		load_mod lnet "networks=$networks" "$@" && load_mod ksocklnd || return 1
+		[ "${LNET_IPV6:-0}" = 1 ] || load_mod lnet_selftest || return 1
 	fi
 	if [ "${LNET_IPV6:-0}" = 1 ]; then
 		# Large NIDs (NLM_F_APPEND: ln_nis_use_large_nids): socklnd then
 		# enumerates IPv6 addresses first and takes the NIC's global one.
 		# No fallback to small NIDs: that would run over IPv4 unnoticed.
+		# Before lnet_selftest: its module init calls LNetNIInit, which
+		# brings LNet up from the module parameters with small NIDs (seen:
+		# 10.77.0.1@tcp after --large), and --large is then too late.
 		lnetctl lnet configure --all --large ||
 			{ log "lnetctl lnet configure --all --large failed (large NIDs: Lustre 2.16+)"; return 1; }
+		load_mod lnet_selftest || return 1
 	else
 		lnetctl lnet configure --all >/dev/null 2>&1 || lctl network up
 	fi
