@@ -13,6 +13,7 @@
 #include <functional>
 #include <variant>
 
+#include "../body_fields.h"
 #include "../error.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
@@ -165,6 +166,11 @@ bool eval_term(const Term& t, const Message& m) {
     case Field::kRc: return (h.flags & LNETCAP_REC_F_STATUS_VALID) && compare(h.status, t.cmp, t.number);
     case Field::kQueue:
       return (h.flags & LNETCAP_REC_F_QUEUE_VALID) && compare_as<std::uint64_t>(h.queue_ns, t.cmp, t.xid);
+    case Field::kBody: {
+      // Only messages whose format carries the field, with it valid.
+      const auto v = body_field_value(m, body_field(t.body_field));
+      return v && compare_as<std::uint64_t>(*v, t.cmp, t.xid);
+    }
   }
   return false;
 }
@@ -571,6 +577,14 @@ class Parser {
         t.xid = number(v, what.c_str(), bounds);
       else
         t.number = small_number(v, what.c_str(), bounds);
+    } else if (const auto row = body_field_by_keyword(k)) {
+      // A body field (include/lnetcap/fields.h): FIELD OP NUM.
+      t.field = Field::kBody;
+      t.body_field = *row;
+      t.cmp = comparison(true);
+      const std::string what = k + " value";
+      t.xid = number(expect_value(key, "a number"), what.c_str(),
+                     Bounds{0, body_field_max(body_field(*row))});
     } else {
       fail(key, "unknown filter keyword");
     }

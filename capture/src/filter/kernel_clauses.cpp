@@ -239,6 +239,7 @@ class Approximator {
       case Field::kGid:
       case Field::kProjid:
       case Field::kRpc:
+      case Field::kBody:
         c.type_mask = bit(LNETCAP_MSG_PUT);
         return one(c);
       // An XID is the match bits of an ACK, PUT or GET.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "../body_fields.h"
 #include "../error.h"
 #include "../report/text_escape.h"
 #include "lnetcap/lnet.h"
@@ -111,6 +112,12 @@ std::string value(const Item& it, const Message& m, std::uint64_t counter) {
       return n ? n : std::to_string(m.rec.hdr.health_status);
     }
     case Code::kRetries: return std::to_string(m.rec.hdr.retry_count);
+    case Code::kBodyField: {
+      // NA: the message's format has no such field, or it is not valid.
+      const BodyField& f = body_field(it.body_field);
+      const auto v = body_field_value(m, f);
+      return v ? body_field_text(f, *v) : "NA";
+    }
   }
   return "";
 }
@@ -181,6 +188,13 @@ Format Format::compile(std::string_view spec) {
         i += 2;
         found = true;
         break;
+      }
+    if (!found)
+      if (const auto row = body_field_by_pcode(spec.substr(i, 2))) {  // include/lnetcap/fields.h
+        it.code = Code::kBodyField;
+        it.body_field = *row;
+        i += 2;
+        found = true;
       }
     if (!found)
       for (const auto& c : kOneChar)

@@ -42,6 +42,7 @@ enum class Code {
   kRpcStatus,      // %Ps
   kHealth,         // %Hs
   kRetries,        // %Hr
+  kBodyField,      // a row of include/lnetcap/fields.h with a -p code (Item::body_field)
 };
 
 struct Item {
@@ -49,6 +50,7 @@ struct Item {
   std::string literal;
   int width = 0;
   bool left = false;
+  std::size_t body_field = 0;  // kBodyField: the row (LNETCAP_BF_*)
 };
 
 /// The widest column a -p item may ask for.
