@@ -39,6 +39,17 @@ help)
   expect_exit 0 "$lnetcap" -h
   contains "$tmp/out" "Examples:"
   contains "$tmp/out" "-w - | wireshark -k -i -" ;;
+body-fields-documented)
+  # Every body field lnetcap -h lists (include/lnetcap/fields.h rows with a
+  # keyword or -p code) has its entry in lnetcap(8) BODY FIELDS.
+  expect_exit 0 "$lnetcap" -h
+  sed -n '/^Body fields/,/^$/p' "$tmp/out" | tail -n +2 | grep . >"$tmp/rows"
+  section=$(sed -n '/^\.SH BODY FIELDS/,/^\.SH /p' "$src/docs/lnetcap.8")
+  while read -r keyword _op _n code _rest; do
+    grep -qF -- ".BR $keyword " <<<"$section" || fail "docs/lnetcap.8 BODY FIELDS lacks the keyword $keyword"
+    grep -qF -- "$code" <<<"$section" || fail "docs/lnetcap.8 BODY FIELDS lacks the code $code"
+  done <"$tmp/rows"
+  echo "ok: $(wc -l <"$tmp/rows") body fields documented in docs/lnetcap.8" ;;
 bad-option)
   expect_exit 1 "$lnetcap" --bogus
   contains "$tmp/err" "unknown option --bogus"
