@@ -61,7 +61,7 @@
 	X(OA_BLOCKS, OST_BODY, lnetcap_obdo, o_blocks, U64, DEC, FLBLOCKS, \
 	  0, 0, 0, "lnetcap.ost.oa.blocks", "Blocks", 0) \
 	X(OA_GRANT, OST_BODY, lnetcap_obdo, o_grant, U64, DEC, FLGRANT, \
-	  0, 0, 0, "lnetcap.ost.oa.grant", "Grant", 0) \
+	  "grant", "Og", "grant", "lnetcap.ost.oa.grant", "Grant", 0) \
 	X(OA_BLKSIZE, OST_BODY, lnetcap_obdo, o_blksize, U32, DEC, FLBLKSZ, \
 	  0, 0, 0, "lnetcap.ost.oa.blksize", "Block size", 0) \
 	X(OA_MODE, OST_BODY, lnetcap_obdo, o_mode, U32, OCT, FLMODE, \

@@ -152,3 +152,16 @@ TEST_F(BodyFieldsTest, AbsentWithoutValidBitOrBuffer) {
     }
   }
 }
+
+// The walk's golden line (docs/CONTRIBUTING.md, "Adding a body field"):
+// o_grant of an OST_WRITE reply, the grant the OST gives the client
+// (tgt_grant_prepare_write()), in text, -p and the filter.
+TEST_F(BodyFieldsTest, GrantOfAnOstWriteReply) {
+  const auto rep = test::ost_write_reply();  // o_grant 36864, OBD_MD_FLGRANT set
+  EXPECT_EQ(line(rep.msg),
+            "22:13:20.123456 RECV PUT 10.0.3.3@tcp > 10.0.3.2@tcp OSC_REPLY xid 0x5f0000000100 "
+            "len 448: OST_WRITE reply 1048576 bytes grant 36864");
+  EXPECT_EQ(render("%Po %Pt %Og", rep.msg), "OST_WRITE reply 36864");
+  EXPECT_TRUE(filter::Filter::parse("grant == 36864 and opcode OST_WRITE").matches(rep.msg));
+  EXPECT_FALSE(filter::Filter::parse("grant > 36864").matches(rep.msg));
+}
