@@ -71,12 +71,20 @@ const std::vector<std::size_t>& body_fields_with_label() {
 std::optional<std::uint64_t> body_field_value(const Message& m, const BodyField& f) {
   const PtlrpcFields& r = m.rpc;
   if (!r.present || !r.body_len || !is_number(f)) return std::nullopt;
+  Endian e;
+  e.little = !r.big_endian;
+  if (f.rmf == LNETCAP_RMF_PTLRPC_BODY) {
+    // Buffer 0, v2 or v3 (fields.h): there when the body's length reaches
+    // the member; read as far as it was captured (0 beyond), as
+    // decode_ptlrpc() reads the body.
+    if (r.body_len < std::uint32_t{f.offset} + f.width) return std::nullopt;
+    const WireReader b = WireReader(m.rec.payload, e).from(r.buf_off[0]).first(r.body_len);
+    return f.width == 4 ? b.u32(WireField<4>{f.offset}) : b.u64(WireField<8>{f.offset});
+  }
   const int i = buffer_index(r.opc, r.type != LNETCAP_PTL_RPC_MSG_REQUEST, f.rmf);
   if (i < 0 || static_cast<std::uint32_t>(i) >= r.bufcount ||
       static_cast<std::size_t>(i) >= PtlrpcFields::kMaxBuffers || r.buf_len[i] < f.struct_size)
     return std::nullopt;
-  Endian e;
-  e.little = !r.big_endian;
   const WireReader s = WireReader(m.rec.payload, e).from(r.buf_off[i]).first(f.struct_size);
   if (!s.has(0, f.struct_size)) return std::nullopt;  // the whole struct, as the plugin asks
   const int valid_at = lnetcap_body_valid_offset(f.rmf);
@@ -86,6 +94,10 @@ std::optional<std::uint64_t> body_field_value(const Message& m, const BodyField&
   if (f.width == 4) return s.u32(WireField<4>{f.offset});
   if (f.width == 8) return s.u64(WireField<8>{f.offset});
   return std::nullopt;
+}
+
+const char* body_field_absent(const BodyField& f) {
+  return f.rmf == LNETCAP_RMF_PTLRPC_BODY ? "no_ptlrpc" : "NA";
 }
 
 std::string body_field_text(const BodyField& f, std::uint64_t v) {

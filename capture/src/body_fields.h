@@ -32,6 +32,9 @@ const std::vector<std::size_t>& body_fields_with_label();
 /// holds f's whole struct, captured, and the struct's valid word has f's
 /// bit.  Numbers only (an OSTID row has no value here).
 std::optional<std::uint64_t> body_field_value(const Message& m, const BodyField& f);
+/// What -p prints for a row the message lacks: lnetdump's no_ptlrpc for
+/// the ptlrpc_body's, NA for the others.
+const char* body_field_absent(const BodyField& f);
 /// The value as the row's display says: 1048576, 0x2a, 0644.
 std::string body_field_text(const BodyField& f, std::uint64_t v);
 /// The most a row's value can be (its width).

@@ -30,7 +30,13 @@
  *              headers include no libc)
  *
  * Rows of one buffer kind are in struct order: the plugin adds them to the
- * tree in row order.  What a row cannot say stays in the dissector's code,
+ * tree in row order.  ptlrpc_body rows: the buffer is the message's first,
+ * v2 (152 bytes) or v3 (184); a row is there when the body's length
+ * reaches its member (the agent prints no_ptlrpc otherwise, as lnetdump),
+ * and the plugin only registers them (its body dissection interleaves
+ * derived items and version checks, packet-lnetcap-ptlrpc.c).  Not rows:
+ * pb_status (a request's is the sender's pid), pb_jobid (a string),
+ * pb_projid (the plugin names the word by 2.16's layout, padding1).  What a row cannot say stays in the dissector's code,
  * with a comment there: derived values (the parent FID from three
  * members), arrays, unions chosen by another field.
  */
@@ -44,6 +50,14 @@
 #define LNETCAP_OBD_MD_NONE 0ULL
 
 #define LNETCAP_BODY_FIELD_LIST(X) \
+	X(PB_LIMIT, PTLRPC_BODY, lnetcap_ptlrpc_body, pb_limit, U32, DEC, NONE, \
+	  0, "PL", 0, "lnetcap.ptlrpc.limit", "Lock limit", 0) \
+	X(PB_SLV, PTLRPC_BODY, lnetcap_ptlrpc_body, pb_slv, U64, DEC, NONE, \
+	  0, "PS", 0, "lnetcap.ptlrpc.slv", "Server lock volume", 0) \
+	X(PB_UID, PTLRPC_BODY, lnetcap_ptlrpc_body, pb_uid, U32, DEC, NONE, \
+	  "uid", "Pu", 0, "lnetcap.ptlrpc.uid", "UID", 0) \
+	X(PB_GID, PTLRPC_BODY, lnetcap_ptlrpc_body, pb_gid, U32, DEC, NONE, \
+	  "gid", "Pg", 0, "lnetcap.ptlrpc.gid", "GID", 0) \
 	X(OA_VALID, OST_BODY, lnetcap_obdo, o_valid, U64, HEX, NONE, \
 	  0, 0, 0, "lnetcap.ost.oa.valid", "Valid", "OBD_MD_* bits") \
 	X(OA_OI, OST_BODY, lnetcap_obdo, o_oi, OSTID, NONE, NONE, \

@@ -105,9 +105,9 @@ TEST_F(BodyFieldsTest, EveryOfferedRowReachesFilterPAndText) {
   for (std::size_t i = 0; i < LNETCAP_BF_COUNT; ++i) {
     const BodyField& f = body_field(i);
     if (!offered(f)) continue;
-    ASSERT_EQ(f.rmf, LNETCAP_RMF_OST_BODY)
+    ASSERT_TRUE(f.rmf == LNETCAP_RMF_OST_BODY || f.rmf == LNETCAP_RMF_PTLRPC_BODY)
         << f.abbrev << ": give tests/unit/message_fixtures.h a vector of its buffer kind";
-    const std::uint64_t v = 4096 * (i + 1);
+    const std::uint64_t v = test::every_field_value(f);
     const std::string shown = body_field_text(f, v);
     EXPECT_EQ(body_field_value(rep.msg, f), v) << f.abbrev;
     if (f.keyword) {
@@ -129,22 +129,27 @@ TEST_F(BodyFieldsTest, EveryOfferedRowReachesFilterPAndText) {
 }
 
 // Without its valid bit, or in a message whose format has no such buffer,
-// a field is absent: no match, "NA", not printed.
+// a field is absent: no match, NA (no_ptlrpc for the ptlrpc_body's), not
+// printed.
 TEST_F(BodyFieldsTest, AbsentWithoutValidBitOrBuffer) {
   auto obdo = test::every_field_obdo();
   store_le64(obdo.data() + LNETCAP_OFFSETOF(struct lnetcap_obdo, o_valid), 0);
   const auto invalid = test::ost_write_reply(obdo);
-  const auto other = test::enqueue_request();  // no ost_body in its format
+  const auto no_ost_body = test::enqueue_request();  // no ost_body in its format
+  const auto no_ptlrpc = test::ping_get();
+  // lnetdump's word for a ptlrpc_body code of a message without PtlRPC.
+  EXPECT_EQ(render("%Pu %Pg %PL %PS", no_ptlrpc.msg), "no_ptlrpc no_ptlrpc no_ptlrpc no_ptlrpc");
   for (std::size_t i = 0; i < LNETCAP_BF_COUNT; ++i) {
     const BodyField& f = body_field(i);
     if (!offered(f)) continue;
-    for (const Message* m : {&other.msg, f.valid_bit ? &invalid.msg : &other.msg}) {
+    const Message& other = f.rmf == LNETCAP_RMF_PTLRPC_BODY ? no_ptlrpc.msg : no_ost_body.msg;
+    for (const Message* m : {&other, f.valid_bit ? &invalid.msg : &other}) {
       EXPECT_FALSE(body_field_value(*m, f)) << f.abbrev;
       if (f.keyword) {
         EXPECT_FALSE(filter::Filter::parse(std::string(f.keyword) + " >= 0").matches(*m)) << f.keyword;
       }
       if (f.pcode) {
-        EXPECT_EQ(render(std::string("%") + f.pcode, *m), "NA") << f.pcode;
+        EXPECT_EQ(render(std::string("%") + f.pcode, *m), body_field_absent(f)) << f.pcode;
       }
       if (f.label) {
         EXPECT_EQ(line(*m).find(std::string(" ") + f.label + " "), std::string::npos) << f.label;
@@ -157,11 +162,11 @@ TEST_F(BodyFieldsTest, AbsentWithoutValidBitOrBuffer) {
 // o_grant of an OST_WRITE reply, the grant the OST gives the client
 // (tgt_grant_prepare_write()), in text, -p and the filter.
 TEST_F(BodyFieldsTest, GrantOfAnOstWriteReply) {
-  const auto rep = test::ost_write_reply();  // o_grant 36864, OBD_MD_FLGRANT set
+  const auto rep = test::ost_write_reply();  // o_grant (offset 72) 299008, FLGRANT set
   EXPECT_EQ(line(rep.msg),
             "22:13:20.123456 RECV PUT 10.0.3.3@tcp > 10.0.3.2@tcp OSC_REPLY xid 0x5f0000000100 "
-            "len 448: OST_WRITE reply 1048576 bytes grant 36864");
-  EXPECT_EQ(render("%Po %Pt %Og", rep.msg), "OST_WRITE reply 36864");
-  EXPECT_TRUE(filter::Filter::parse("grant == 36864 and opcode OST_WRITE").matches(rep.msg));
-  EXPECT_FALSE(filter::Filter::parse("grant > 36864").matches(rep.msg));
+            "len 448: OST_WRITE reply 1048576 bytes grant 299008");
+  EXPECT_EQ(render("%Po %Pt %Og", rep.msg), "OST_WRITE reply 299008");
+  EXPECT_TRUE(filter::Filter::parse("grant == 299008 and opcode OST_WRITE").matches(rep.msg));
+  EXPECT_FALSE(filter::Filter::parse("grant > 299008").matches(rep.msg));
 }

@@ -186,16 +186,23 @@ inline OwnedMessage unmatched_put_drop() {
   return make_message(r, h, {}, 1700000000125456789ULL);
 }
 
-/// An obdo whose every numeric row of include/lnetcap/fields.h holds
-/// 4096 * (its row number + 1) and whose o_valid has every row's bit: a
-/// new row needs no change here to be seen (docs/CONTRIBUTING.md).
+/// The value every_field_obdo() and ost_write_reply() give a row of
+/// include/lnetcap/fields.h: by its member's offset, so that a new row
+/// changes no other row's value.
+inline std::uint64_t every_field_value(const struct lnetcap_body_field& f) {
+  return 4096 * (std::uint64_t{f.offset} + 1);
+}
+
+/// An obdo whose every numeric row holds every_field_value() and whose
+/// o_valid has every row's bit: a new row needs no change here to be seen
+/// (docs/CONTRIBUTING.md).
 inline std::vector<std::uint8_t> every_field_obdo() {
   std::vector<std::uint8_t> o(sizeof(struct lnetcap_obdo), 0);
   std::uint64_t valid = 0;
   for (std::size_t i = 0; i < LNETCAP_BF_COUNT; ++i) {
     const struct lnetcap_body_field& f = lnetcap_body_fields[i];
     if (f.rmf != LNETCAP_RMF_OST_BODY || f.type == LNETCAP_BFT_OSTID) continue;
-    const std::uint64_t v = 4096 * (i + 1);
+    const std::uint64_t v = every_field_value(f);
     if (f.width == 4) store_le32(o.data() + f.offset, static_cast<std::uint32_t>(v));
     else store_le64(o.data() + f.offset, v);
     valid |= f.valid_bit;
@@ -205,7 +212,8 @@ inline std::vector<std::uint8_t> every_field_obdo() {
 }
 
 /// A successful OST_WRITE reply (1 MiB written) received on the client:
-/// the ost_body of every_field_obdo() and one niobuf return code.
+/// the ost_body of every_field_obdo() and one niobuf return code; its
+/// ptlrpc_body's rows hold every_field_value() as well.
 inline OwnedMessage ost_write_reply(std::vector<std::uint8_t> obdo = every_field_obdo()) {
   RpcSpec rpc;
   rpc.type = LNETCAP_PTL_RPC_MSG_REPLY;
@@ -215,6 +223,15 @@ inline OwnedMessage ost_write_reply(std::vector<std::uint8_t> obdo = every_field
   rpc.buffers.push_back(std::move(obdo));
   rpc.buffers.push_back(std::vector<std::uint8_t>(sizeof(std::uint32_t), 0));  // RMF_RCS
   auto payload = lustre_msg(rpc);
+  // The ptlrpc_body's rows too (little-endian, buffer 0 after the header).
+  const std::size_t body = LNETCAP_LUSTRE_MSG_HDR_SIZE(rpc.buffers.size() + 1);
+  for (std::size_t i = 0; i < LNETCAP_BF_COUNT; ++i) {
+    const struct lnetcap_body_field& f = lnetcap_body_fields[i];
+    if (f.rmf != LNETCAP_RMF_PTLRPC_BODY) continue;
+    const std::uint64_t v = every_field_value(f);
+    if (f.width == 4) store_le32(payload.data() + body + f.offset, static_cast<std::uint32_t>(v));
+    else store_le64(payload.data() + body + f.offset, v);
+  }
   LnetHeaderSpec h;
   h.src = nid("10.0.3.3@tcp");
   h.dst = nid("10.0.3.2@tcp");

@@ -150,8 +150,6 @@ bool eval_term(const Term& t, const Message& m) {
       // errors have a status.
       return r.present && r.body_len && r.type != LNETCAP_PTL_RPC_MSG_REQUEST &&
              compare(r.status, t.cmp, t.number);
-    case Field::kUid: return r.present && r.body_len >= 152 && compare(r.uid, t.cmp, t.number);
-    case Field::kGid: return r.present && r.body_len >= 152 && compare(r.gid, t.cmp, t.number);
     case Field::kProjid: return r.present && r.body_len && compare(r.projid, t.cmp, t.number);
     case Field::kLen: return l.present && compare(l.payload_length, t.cmp, t.number);
     case Field::kPid:
@@ -551,8 +549,8 @@ class Parser {
       t.field = Field::kQueue;
       t.cmp = comparison(true);
       t.xid = duration(expect_value(key, "a duration"));
-    } else if (k == "xid" || k == "status" || k == "rc" || k == "uid" || k == "gid" ||
-               k == "projid" || k == "len" || k == "pid" || k == "retries") {
+    } else if (k == "xid" || k == "status" || k == "rc" || k == "projid" || k == "len" ||
+               k == "pid" || k == "retries") {
       struct NumericField {
         const char* name;
         Field field;
@@ -560,8 +558,7 @@ class Parser {
       };
       static const NumericField fields[] = {
           {"xid", Field::kXid, kU64},       {"status", Field::kStatus, kS32},
-          {"rc", Field::kRc, kS32},
-          {"uid", Field::kUid, kU32},       {"gid", Field::kGid, kU32},
+          {"rc", Field::kRc, kS32},         // (uid, gid: rows of include/lnetcap/fields.h)
           {"projid", Field::kProjid, kU32}, {"len", Field::kLen, kU32},
           {"pid", Field::kPid, kU32},       {"retries", Field::kRetries, kU8}};
       Bounds bounds = kU32;

@@ -15,7 +15,7 @@ namespace lnetcap::filter {
 
 enum class Field {
   kType, kPortal, kNid, kSrcNid, kDstNid, kNet, kSrcNet, kDstNet, kNi, kOpcode, kXid,
-  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
+  kJobid, kJobidPresent, kStatus, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
   kDrop, kRc, kQueue,
   kBody  // a row of include/lnetcap/fields.h (Term::body_field)
 };

@@ -235,8 +235,6 @@ class Approximator {
       case Field::kJobid:
       case Field::kJobidPresent:
       case Field::kStatus:
-      case Field::kUid:
-      case Field::kGid:
       case Field::kProjid:
       case Field::kRpc:
       case Field::kBody:

@@ -23,11 +23,7 @@ enum class Code {
   kLnetMatchBits,  // %Lm
   kRpcOpcode,      // %Po
   kRpcJobid,       // %Pj
-  kRpcUid,         // %Pu
-  kRpcGid,         // %Pg
   kRpcProjid,      // %Pp
-  kRpcLimit,       // %PL
-  kRpcSlv,         // %PS
   kDlmResType,     // %Dt
   kDlmLockCount,   // %Dc
   kDlmResName,     // %Dn
