@@ -21,7 +21,7 @@ cd "$src" || { echo "check-layers: no source folder $src" >&2; exit 2; }
 # layer      files (relative to capture/src)                  may include
 table='
 base       bytes.h error.h signals.*                         -
-codec      codec/ pcapng/ record.* message.* nid.* source.h  base
+codec      codec/ pcapng/ record.* message.* body_fields.* nid.* source.h  base
 options    options.* option_*.* getopt_table.*               base
 filter     filter/                                           codec base
 sources    file_source.* source_factory.* capture_metadata.* socklnd/ live/  options filter codec base

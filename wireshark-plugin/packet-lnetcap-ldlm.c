@@ -240,7 +240,8 @@ static guint intent_buf(guint32 sel, enum lnetcap_rmf kind)
 /* Intent enqueue (RQF_LDLM_INTENT_*): the ldlm_intent selects what follows.
  * Every intent format has it in the same place, so asking all of them
  * (every bit set) finds it before its bits are known. */
-static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
+static gboolean dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt,
+			       guint32 *opc)
 {
 	guint32 off;
 	guint64 it;
@@ -248,8 +249,9 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	proto_tree *t;
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, intent_buf(G_MAXUINT32, LNETCAP_RMF_LDLM_INTENT),
 				  sizeof(struct lnetcap_ldlm_intent), ett_intent, "ldlm_intent", &t, &off))
-		return;
+		return FALSE;
 	it = tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_ldlm_intent, opc), pkt->rpc.encoding);
+	*opc = (guint32)it;
 	lnetcap_flagset_add(t, tvb, (gint)off, pkt->rpc.encoding, &fs_intent);
 	if ((sel = (guint32)(it & (LNETCAP_ITF_OPEN | LNETCAP_ITF_CREAT))) != 0) {
 		/* The open's reint record and the buffers after it, as in an
@@ -280,6 +282,24 @@ static void dissect_intent(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 			       it & LNETCAP_ITF_QUOTA_DQACQ ? " intent quota_dqacq" : " intent quota_conn");
 		lnetcap_quota_body(tvb, pinfo, tree, pkt, intent_buf(sel, LNETCAP_RMF_QUOTA_BODY));
 	}
+	return TRUE;
+}
+
+/* What buffer i of an LDLM_ENQUEUE reply holds, by its format
+ * (include/lnetcap/rpc_formats.h), as Lustre chose it: by the request's
+ * intent (remembered with the transaction; mdt_intent_opc(),
+ * ldlm_handle_enqueue()), else, the request not seen, by the formats
+ * with as many buffers as the reply has; never by a buffer's size (an
+ * LVB can be as long as an mdt_body). */
+static enum lnetcap_rmf enqueue_reply_kind(const lnetcap_pkt_t *pkt, guint i)
+{
+	enum lnetcap_rmf k = LNETCAP_RMF_NONE;
+
+	if (pkt->trans && pkt->trans->have_intent_sel)
+		k = lnetcap_rpc_kind_sel(LNETCAP_OPC_LDLM_ENQUEUE, TRUE, pkt->trans->intent_sel, i);
+	if (k == LNETCAP_RMF_NONE && !(pkt->trans && pkt->trans->have_intent_sel))
+		k = lnetcap_rpc_buffer_kind_n(LNETCAP_OPC_LDLM_ENQUEUE, 0, 0, 1, pkt->rpc.bufcount, i);
+	return k;
 }
 
 static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt)
@@ -292,20 +312,27 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	switch (pkt->rpc.opc) {
 	case LNETCAP_OPC_LDLM_ENQUEUE:
 		if (request) {
-			guint32 n;
+			guint32 n, sel = 0;
+			gboolean have_sel = TRUE; /* no intent: selector 0 */
 			flags = dissect_request(tvb, pinfo, tree, pkt, &kind);
 			n = lnetcap_elc_enqueue(tvb, pinfo, tree, pkt, 1);
 			if (pkt->rpc.bufcount >= 3 && (flags & LNETCAP_LDLM_FL_HAS_INTENT))
-				dissect_intent(tvb, pinfo, tree, pkt);
+				have_sel = dissect_intent(tvb, pinfo, tree, pkt, &sel);
+			/* The reply's format follows the request's intent. */
+			if (pkt->trans && have_sel) {
+				pkt->trans->intent_sel = sel;
+				pkt->trans->have_intent_sel = TRUE;
+			}
 			if (n)
 				col_append_fstr(pinfo->cinfo, COL_INFO, " (cancels %u lock%s)", n,
 						n == 1 ? "" : "s");
 		} else {
 			guint32 off, len;
-			dissect_reply(tvb, pinfo, tree, pkt, &kind);
 			/* Getattr/open intent replies carry an mdt_body next and
 			 * the file's layout (MDT_MD); the others an LVB. */
-			if (lnetcap_rpc_buf(pkt, 2, &off, &len) && len == sizeof(struct lnetcap_mdt_body)) {
+			enum lnetcap_rmf k2 = enqueue_reply_kind(pkt, 2);
+			dissect_reply(tvb, pinfo, tree, pkt, &kind);
+			if (k2 == LNETCAP_RMF_MDT_BODY && lnetcap_rpc_buf(pkt, 2, &off, &len)) {
 				/* MDT_MD is reserved at full size; mbo_eadatasize
 				 * says how much of it holds the layout. */
 				guint32 easize = off + sizeof(struct lnetcap_mdt_body) <=
@@ -319,10 +346,10 @@ static void dissect_ldlm_rpc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 					lnetcap_lov_layout(tvb, pinfo, tree, off, MIN(len, easize),
 							   pkt->rpc.encoding, "MDT_MD");
 				lnetcap_intent_reply_extras(tvb, pinfo, tree, pkt);
-			} else {
+			} else if (k2 == LNETCAP_RMF_DLM_LVB) {
 				dissect_lvb(tvb, pinfo, tree, pkt, 2, &kind);
-				/* Quota intent replies (PLAIN locks): QUOTA_BODY after the LVB. */
-				if (kind.type == LNETCAP_LDLM_PLAIN && pkt->rpc.bufcount > 3)
+				/* Quota intent replies: QUOTA_BODY after the LVB. */
+				if (enqueue_reply_kind(pkt, 3) == LNETCAP_RMF_QUOTA_BODY)
 					lnetcap_quota_body(tvb, pinfo, tree, pkt, 3);
 			}
 		}

@@ -13,48 +13,16 @@
 #include "lnetcap/bodies.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap-formats.h"
-
-#define OA(f) (gint)off + LNETCAP_OFF(struct lnetcap_obdo, f), LNETCAP_LEN(struct lnetcap_obdo, f)
+#include "lnetcap-fields.h"
 
 static int proto_ost = -1;
 static gint ett_ost = -1;
-static int hf_oa_valid = -1;
-static int hf_oa_oi = -1;
 static int hf_oa_oi_id = -1;
 static int hf_oa_oi_seq = -1;
 static int hf_oi_form = -1;
 static int hf_oi_fid = -1;
 static int hf_oi_ost_idx = -1;
-static int hf_oa_parent_seq = -1;
-static int hf_oa_size = -1;
-static int hf_oa_mtime = -1;
-static int hf_oa_atime = -1;
-static int hf_oa_ctime = -1;
-static int hf_oa_blocks = -1;
-static int hf_oa_grant = -1;
-static int hf_oa_blksize = -1;
-static int hf_oa_mode = -1;
-static int hf_oa_uid = -1;
-static int hf_oa_gid = -1;
-static int hf_oa_flags = -1;
-static int hf_oa_nlink = -1;
-static int hf_oa_parent_oid = -1;
-static int hf_oa_misc = -1;
-static int hf_oa_ioepoch = -1;
-static int hf_oa_stripe_idx = -1;
-static int hf_oa_parent_ver = -1;
 static int hf_oa_parent_fid = -1;
-static int hf_oa_handle = -1;
-static int hf_oa_stripe_size = -1;
-static int hf_oa_stripe_count = -1;
-static int hf_oa_comp_start = -1;
-static int hf_oa_comp_end = -1;
-static int hf_oa_comp_id = -1;
-static int hf_oa_layout_version = -1;
-static int hf_oa_uid_h = -1;
-static int hf_oa_gid_h = -1;
-static int hf_oa_data_version = -1;
-static int hf_oa_projid = -1;
 static int hf_ioobj = -1;
 static int hf_ioobj_oi = -1;
 static int hf_ioobj_max_brw = -1;
@@ -148,28 +116,10 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (!lnetcap_rpc_buf_tree(tvb, pinfo, tree, pkt, i, sizeof(struct lnetcap_obdo),
 					     ett_oa, "ost_body (obdo)", &t, &off))
 		return;
-	guint64 valid = tvb_get_guint64(tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_valid), enc);
-#define OV(call, flag) lnetcap_mark_valid(call, valid, LNETCAP_OBD_MD_##flag, "OBD_MD_" #flag)
-	proto_tree_add_item(t, hf_oa_valid, tvb, OA(o_valid), enc);
-	lnetcap_add_ost_id(t, tvb, pinfo, hf_oa_oi, off + LNETCAP_OFF(struct lnetcap_obdo, o_oi), enc);
-	proto_tree_add_item(t, hf_oa_parent_seq, tvb, OA(o_parent_seq), enc);
-	OV(proto_tree_add_item(t, hf_oa_size, tvb, OA(o_size), enc), FLSIZE);
-	OV(lnetcap_add_secs(t, hf_oa_mtime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_mtime), enc), FLMTIME);
-	OV(lnetcap_add_secs(t, hf_oa_atime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_atime), enc), FLATIME);
-	OV(lnetcap_add_secs(t, hf_oa_ctime, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_ctime), enc), FLCTIME);
-	OV(proto_tree_add_item(t, hf_oa_blocks, tvb, OA(o_blocks), enc), FLBLOCKS);
-	OV(proto_tree_add_item(t, hf_oa_grant, tvb, OA(o_grant), enc), FLGRANT);
-	OV(proto_tree_add_item(t, hf_oa_blksize, tvb, OA(o_blksize), enc), FLBLKSZ);
-	OV(proto_tree_add_item(t, hf_oa_mode, tvb, OA(o_mode), enc), FLMODE);
-	OV(proto_tree_add_item(t, hf_oa_uid, tvb, OA(o_uid), enc), FLUID);
-	OV(proto_tree_add_item(t, hf_oa_gid, tvb, OA(o_gid), enc), FLGID);
-	OV(proto_tree_add_item(t, hf_oa_flags, tvb, OA(o_flags), enc), FLFLAGS);
-	OV(proto_tree_add_item(t, hf_oa_nlink, tvb, OA(o_nlink), enc), FLNLINK);
-	proto_tree_add_item(t, hf_oa_parent_oid, tvb, OA(o_parent_oid), enc);
-	proto_tree_add_item(t, hf_oa_misc, tvb, OA(o_misc), enc);
-	proto_tree_add_item(t, hf_oa_ioepoch, tvb, OA(o_ioepoch), enc);
-	proto_tree_add_item(t, hf_oa_stripe_idx, tvb, OA(o_stripe_idx), enc);
-	proto_tree_add_item(t, hf_oa_parent_ver, tvb, OA(o_parent_ver), enc);
+	/* The members, by their rows (include/lnetcap/fields.h), in struct
+	 * order; between them the one value no row can say: the parent FID,
+	 * made of three members. */
+	lnetcap_body_fields_add(t, tvb, pinfo, off, enc, LNETCAP_BF_OA_VALID, LNETCAP_BF_OA_PARENT_VER);
 	{
 		/* The MDT file this object belongs to (o_parent_*: the FID the
 		 * MDT gave the file, not a separate lu_fid in the struct). */
@@ -184,20 +134,7 @@ static void dissect_ost_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			lnetcap_add_any_fid(t, tvb, off + LNETCAP_OFF(struct lnetcap_obdo, o_parent_seq), fid);
 		}
 	}
-	proto_tree_add_item(t, hf_oa_handle, tvb, OA(o_handle), enc);
-	{
-		guint32 lo = LNETCAP_AT(off, lnetcap_obdo, o_layout);
-		proto_tree_add_item(t, hf_oa_stripe_size, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_stripe_size), enc);
-		proto_tree_add_item(t, hf_oa_stripe_count, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_stripe_count), enc);
-		proto_tree_add_item(t, hf_oa_comp_start, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_comp_start), enc);
-		proto_tree_add_item(t, hf_oa_comp_end, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_comp_end), enc);
-		proto_tree_add_item(t, hf_oa_comp_id, tvb, LNETCAP_FIELD(lo, lnetcap_ost_layout, ol_comp_id), enc);
-	}
-	proto_tree_add_item(t, hf_oa_layout_version, tvb, OA(o_layout_version), enc);
-	proto_tree_add_item(t, hf_oa_uid_h, tvb, OA(o_uid_h), enc);
-	proto_tree_add_item(t, hf_oa_gid_h, tvb, OA(o_gid_h), enc);
-	OV(proto_tree_add_item(t, hf_oa_data_version, tvb, OA(o_data_version), enc), FLDATAVERSION);
-	OV(proto_tree_add_item(t, hf_oa_projid, tvb, OA(o_projid), enc), FLPROJID);
+	lnetcap_body_fields_add(t, tvb, pinfo, off, enc, LNETCAP_BF_OA_HANDLE, LNETCAP_BF_KIND_END);
 }
 
 /* Number of whole elements of size esz in buffer i that were captured;
@@ -352,9 +289,6 @@ void lnetcap_handoff_ost(void)
 void lnetcap_register_ost(void)
 {
 	static hf_register_info hf[] = {
-		{ &hf_oa_valid, { "Valid", "lnetcap.ost.oa.valid", FT_UINT64, BASE_HEX, NULL, 0, "OBD_MD_* bits", HFILL } },
-		{ &hf_oa_oi, { "Object", "lnetcap.ost.oa.oi", FT_STRING, BASE_NONE, NULL, 0,
-		  "ost_id as Lustre prints it (DOSTID seq:id)", HFILL } },
 		{ &hf_oa_oi_id, { "Object id", "lnetcap.ost.oi.id", FT_UINT64, BASE_DEC, NULL, 0,
 		  "ostid_id(): the object number within its sequence", HFILL } },
 		{ &hf_oa_oi_seq, { "Object sequence", "lnetcap.ost.oi.seq", FT_UINT64, BASE_HEX, NULL, 0,
@@ -365,37 +299,8 @@ void lnetcap_register_ost(void)
 		  "The ost_id as an lu_fid (IDIF and FID forms)", HFILL } },
 		{ &hf_oi_ost_idx, { "OST index", "lnetcap.ost.oi.ost_idx", FT_UINT32, BASE_DEC, NULL, 0,
 		  "OST index carried in an IDIF sequence", HFILL } },
-		{ &hf_oa_parent_seq, { "Parent sequence", "lnetcap.ost.oa.parent_seq", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_size, { "Size", "lnetcap.ost.oa.size", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_mtime, { "Mtime", "lnetcap.ost.oa.mtime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_atime, { "Atime", "lnetcap.ost.oa.atime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_ctime, { "Ctime", "lnetcap.ost.oa.ctime", FT_ABSOLUTE_TIME, ABSOLUTE_TIME_UTC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_blocks, { "Blocks", "lnetcap.ost.oa.blocks", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_grant, { "Grant", "lnetcap.ost.oa.grant", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_blksize, { "Block size", "lnetcap.ost.oa.blksize", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_mode, { "Mode", "lnetcap.ost.oa.mode", FT_UINT32, BASE_OCT, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_uid, { "UID", "lnetcap.ost.oa.uid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_gid, { "GID", "lnetcap.ost.oa.gid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_flags, { "Flags", "lnetcap.ost.oa.flags", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_nlink, { "Links", "lnetcap.ost.oa.nlink", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_parent_oid, { "Parent oid", "lnetcap.ost.oa.parent_oid", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_misc, { "Misc", "lnetcap.ost.oa.misc", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_ioepoch, { "IO epoch", "lnetcap.ost.oa.ioepoch", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_stripe_idx, { "Stripe index", "lnetcap.ost.oa.stripe_idx", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_parent_ver, { "Parent version", "lnetcap.ost.oa.parent_ver", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_oa_parent_fid, { "Parent FID", "lnetcap.ost.oa.parent_fid", FT_STRING, BASE_NONE, NULL, 0,
 		  "The MDT file this object belongs to (o_parent_seq:o_parent_oid:o_parent_ver)", HFILL } },
-		{ &hf_oa_handle, { "Handle", "lnetcap.ost.oa.handle", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_stripe_size, { "Stripe size", "lnetcap.ost.oa.layout.stripe_size", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_stripe_count, { "Stripe count", "lnetcap.ost.oa.layout.stripe_count", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_comp_start, { "Component start", "lnetcap.ost.oa.layout.comp_start", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_comp_end, { "Component end", "lnetcap.ost.oa.layout.comp_end", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_comp_id, { "Component id", "lnetcap.ost.oa.layout.comp_id", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_layout_version, { "Layout version", "lnetcap.ost.oa.layout_version", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_uid_h, { "UID high", "lnetcap.ost.oa.uid_h", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_gid_h, { "GID high", "lnetcap.ost.oa.gid_h", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_data_version, { "Data version", "lnetcap.ost.oa.data_version", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_oa_projid, { "Project id", "lnetcap.ost.oa.projid", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ioobj, { "obd_ioobj", "lnetcap.ost.ioobj", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL } },
 		{ &hf_ioobj_oi, { "Object", "lnetcap.ost.ioobj.oi", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
 		{ &hf_ioobj_max_brw, { "Max BRW", "lnetcap.ost.ioobj.max_brw", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
@@ -424,4 +329,6 @@ void lnetcap_register_ost(void)
 	em = expert_register_protocol(proto);
 	expert_register_field_array(em, ei, array_length(ei));
 	lnetcap_flagset_register(proto, &fs_brw);
+	/* ost_body (obdo): its members are the rows of include/lnetcap/fields.h. */
+	lnetcap_body_fields_register(proto, LNETCAP_RMF_OST_BODY);
 }

@@ -19,6 +19,7 @@
 #include <epan/proto_data.h>
 #include <epan/unit_strings.h>
 
+#include "lnetcap-fields.h"
 #include "lnetcap-tables.h"
 #include "packet-lnetcap.h"
 #include "lnetcap-vals.h"
@@ -62,13 +63,9 @@ static int hf_pb_op_flags = -1;
 static int hf_pb_conn_cnt = -1;
 static int hf_pb_timeout = -1;
 static int hf_pb_service_time = -1;
-static int hf_pb_limit = -1;
-static int hf_pb_slv = -1;
 static int hf_pb_pre_version = -1;
 static int hf_pb_mbits = -1;
 static int hf_pb_padding64 = -1;
-static int hf_pb_uid = -1;
-static int hf_pb_gid = -1;
 static int hf_pb_jobid = -1;
 static int hf_pb_body_version = -1;
 static int hf_xid = -1;
@@ -365,16 +362,16 @@ static gboolean dissect_body(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	proto_tree_add_item(bt, hf_pb_conn_cnt, tvb, B(pb_conn_cnt), enc);
 	proto_tree_add_item(bt, hf_pb_timeout, tvb, B(pb_timeout), enc);
 	proto_tree_add_item(bt, hf_pb_service_time, tvb, B(pb_service_time), enc);
-	proto_tree_add_item(bt, hf_pb_limit, tvb, B(pb_limit), enc);
-	proto_tree_add_item(bt, hf_pb_slv, tvb, B(pb_slv), enc);
+	proto_tree_add_item(bt, lnetcap_bf_hf[LNETCAP_BF_PB_LIMIT], tvb, B(pb_limit), enc);
+	proto_tree_add_item(bt, lnetcap_bf_hf[LNETCAP_BF_PB_SLV], tvb, B(pb_slv), enc);
 	for (int i = 0; i < 4; i++)
 		proto_tree_add_item(bt, hf_pb_pre_version, tvb,
 			(gint)off + LNETCAP_OFF(struct lnetcap_ptlrpc_body, pb_pre_versions) + 8 * i, 8, enc);
 	proto_tree_add_item_ret_uint64(bt, hf_pb_mbits, tvb, B(pb_mbits), enc, &rpc->pb_mbits);
 	proto_tree_add_item(bt, hf_pb_padding64, tvb, B(pb_padding64_0), enc);
 	proto_tree_add_item(bt, hf_pb_padding64, tvb, B(pb_padding64_1), enc);
-	proto_tree_add_item(bt, hf_pb_uid, tvb, B(pb_uid), enc);
-	proto_tree_add_item(bt, hf_pb_gid, tvb, B(pb_gid), enc);
+	proto_tree_add_item(bt, lnetcap_bf_hf[LNETCAP_BF_PB_UID], tvb, B(pb_uid), enc);
+	proto_tree_add_item(bt, lnetcap_bf_hf[LNETCAP_BF_PB_GID], tvb, B(pb_gid), enc);
 	if (len >= LNETCAP_PTLRPC_BODY_V3_LEN) {
 		if (cap >= LNETCAP_PTLRPC_BODY_V3_LEN) {
 			const guint8 *jobid;
@@ -733,19 +730,11 @@ void lnetcap_register_ptlrpc(void)
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_pb_service_time, { "Service time", "lnetcap.ptlrpc.service_time", FT_UINT32,
 		  BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_pb_limit, { "Lock limit", "lnetcap.ptlrpc.limit", FT_UINT32, BASE_DEC,
-		  NULL, 0, NULL, HFILL } },
-		{ &hf_pb_slv, { "Server lock volume", "lnetcap.ptlrpc.slv", FT_UINT64, BASE_DEC,
-		  NULL, 0, NULL, HFILL } },
 		{ &hf_pb_pre_version, { "Pre-version", "lnetcap.ptlrpc.pre_version", FT_UINT64,
 		  BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_pb_mbits, { "Match bits", "lnetcap.ptlrpc.mbits", FT_UINT64, BASE_HEX,
 		  NULL, 0, "pb_mbits: last bulk (or reply) match bits", HFILL } },
 		{ &hf_pb_padding64, { "Padding", "lnetcap.ptlrpc.padding64", FT_UINT64, BASE_HEX,
-		  NULL, 0, NULL, HFILL } },
-		{ &hf_pb_uid, { "UID", "lnetcap.ptlrpc.uid", FT_UINT32, BASE_DEC,
-		  NULL, 0, NULL, HFILL } },
-		{ &hf_pb_gid, { "GID", "lnetcap.ptlrpc.gid", FT_UINT32, BASE_DEC,
 		  NULL, 0, NULL, HFILL } },
 		{ &hf_pb_jobid, { "Job ID", "lnetcap.ptlrpc.jobid", FT_STRINGZPAD, BASE_NONE,
 		  NULL, 0, NULL, HFILL } },
@@ -804,6 +793,9 @@ void lnetcap_register_ptlrpc(void)
 	lnetcap_register_body_helpers(proto);
 	lnetcap_register_elc(proto);
 	proto_register_field_array(proto, hf, array_length(hf));
+	/* pb_limit, pb_slv, pb_uid, pb_gid: rows of include/lnetcap/fields.h;
+	 * dissect_body() adds them in their places. */
+	lnetcap_body_fields_register(proto, LNETCAP_RMF_PTLRPC_BODY);
 	proto_register_subtree_array(ett, array_length(ett));
 	em = expert_register_protocol(proto);
 	expert_register_field_array(em, ei, array_length(ei));

@@ -56,6 +56,10 @@ typedef struct lnetcap_trans {
 	guint64 xid;
 	guint32 req_flags;       /* lustre_msg lm_flags of the request */
 	guint32 resends;         /* requests seen again with the same XID */
+	/* LDLM_ENQUEUE: the request's ldlm_intent.opc (0 without an intent),
+	 * which chose the reply's format (include/lnetcap/rpc_formats.h). */
+	guint32 intent_sel;
+	gboolean have_intent_sel;
 } lnetcap_trans_t;
 
 /* What the layers learn about one record. */

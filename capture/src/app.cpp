@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "anon/anonymizing_stage.h"
+#include "body_fields.h"
 #include "capture_metadata.h"
 #include "error.h"
 #include "file_source.h"
@@ -190,7 +191,7 @@ void refuse_overwriting_inputs(const Options& opts) {
 
 int run(const Options& opts) {
   if (opts.show_help) {
-    std::fputs(usage_text().c_str(), stdout);
+    std::fputs(usage_text(body_fields_usage()).c_str(), stdout);
     return 0;
   }
   if (opts.show_version) {

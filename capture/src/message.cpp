@@ -209,6 +209,16 @@ void decode_ptlrpc(ByteSpan pl, const LnetFields& lnet, PtlrpcFields& r, LdlmFie
     const char* jc = reinterpret_cast<const char*>(j.data());
     r.jobid.assign(jc, strnlen(jc, j.size()));
   }
+  // The buffers' places, each padded to 8 bytes (lustre_msg.h).
+  static_assert(PtlrpcFields::kMaxBuffers == LNETCAP_RPC_FORMAT_MAX_BUFS);
+  std::size_t at = hdr;
+  for (std::uint32_t i = 0; i < r.bufcount && i < PtlrpcFields::kMaxBuffers; ++i) {
+    const std::uint32_t len = msg.u32(lustre_msg_buflen(i));
+    if (at > UINT32_MAX) break;
+    r.buf_off[i] = static_cast<std::uint32_t>(at);
+    r.buf_len[i] = len;
+    at += (std::uint64_t{len} + 7) & ~std::uint64_t{7};
+  }
   r.early_reply = lnet.type == LNETCAP_MSG_PUT &&
                   lnetcap_rpc_is_early_reply(r.type, r.bufcount, msg.u32(MSG(lm_cksum)), lnet.offset);
 #undef BODY

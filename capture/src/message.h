@@ -53,6 +53,11 @@ struct PtlrpcFields {
   std::uint32_t uid = 0, gid = 0, projid = 0;
   std::string jobid;
   bool early_reply = false;  // reply PUT at offset 0 carrying only a body
+  // Where buffers 0..kMaxBuffers-1 lie in rec.payload (the declared
+  // lengths; what was captured may end sooner): body_fields.h reads them.
+  static constexpr std::size_t kMaxBuffers = 16;  // rpc_formats.h's most
+  std::uint32_t buf_off[kMaxBuffers] = {};
+  std::uint32_t buf_len[kMaxBuffers] = {};
 };
 
 struct LdlmFields {

@@ -107,7 +107,7 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-std::string usage_text() {
+std::string usage_text(std::string_view body_fields) {
   std::string text = R"(Usage: lnetcap [options] [filter expression]
        lnetcap [options] --assert EXPR [--assert EXPR...] -- COMMAND [ARGS...]
 
@@ -138,7 +138,7 @@ Filter expression (combine with and, or, not and parentheses):
   lnetcap's own: %T time  %Ts epoch seconds  %Ns src NID  %Nd dst NID
   %Ni local NI  %Np peer NID  %Px XID  %Pt rpc type  %Ps status
   %Hs health  %Hr retries  %% a percent sign
-
+)" + std::string(body_fields) + R"(
 Examples:
   sudo lnetcap -w trace.pcapng                 capture everything
   sudo lnetcap -w - | wireshark -k -i -        live into Wireshark

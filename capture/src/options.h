@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lnetcap {
@@ -95,6 +96,8 @@ struct Options {
 /// Parses argv.  Throws Error with a usage hint on a bad option or value.
 Options parse_options(int argc, char** argv);
 /// The -h text (with EXAMPLES).
-std::string usage_text();
+/// body_fields: the lines of the body fields (body_fields_usage(), a
+/// codec-layer table this layer does not link), placed after the -p codes.
+std::string usage_text(std::string_view body_fields = {});
 
 }  // namespace lnetcap

@@ -564,14 +564,32 @@ static inline int lnetcap_rpc_format_matches(const struct lnetcap_rpc_format *f,
 	return f->sel == 0 ? sel == 0 : (f->sel & sel) != 0;
 }
 
+/* How many buffers row f's request (or reply) has: the lm_bufcount of a
+ * message packed by that format, as Lustre packs every buffer of its
+ * format, an empty one as length 0 (req_capsule_filled_sizes()). */
+static inline unsigned int lnetcap_rpc_format_nbufs(const struct lnetcap_rpc_format *f,
+						    int is_reply)
+{
+	const unsigned char *bufs = is_reply ? f->rep : f->req;
+	unsigned int n = 0;
+
+	while (n < LNETCAP_RPC_FORMAT_MAX_BUFS && bufs[n] != LNETCAP_RMF_NONE)
+		n++;
+	return n;
+}
+
 /*
  * What buffer `index` of such a message holds: the kind every candidate
  * row (of any release) agrees on, or LNETCAP_RMF_NONE when no row of the
  * opcode has that buffer or the rows disagree (the reader cannot know).
+ * nbufs, when not 0, keeps only the rows of that many buffers (the
+ * message's lm_bufcount): what tells an LDLM_ENQUEUE reply's formats
+ * apart when the request's intent is not at hand (3 buffers: an LVB;
+ * 5 and more: an intent's mdt_body), never a buffer's size.
  */
-static inline enum lnetcap_rmf lnetcap_rpc_buffer_kind(unsigned int opc, int have_sel,
-						       unsigned int sel, int is_reply,
-						       unsigned int index)
+static inline enum lnetcap_rmf lnetcap_rpc_buffer_kind_n(unsigned int opc, int have_sel,
+							 unsigned int sel, int is_reply,
+							 unsigned int nbufs, unsigned int index)
 {
 	unsigned int kind = LNETCAP_RMF_NONE;
 	unsigned int i;
@@ -584,6 +602,8 @@ static inline enum lnetcap_rmf lnetcap_rpc_buffer_kind(unsigned int opc, int hav
 
 		if (!lnetcap_rpc_format_matches(f, opc, have_sel, sel))
 			continue;
+		if (nbufs && lnetcap_rpc_format_nbufs(f, is_reply) != nbufs)
+			continue;
 		k = is_reply ? f->rep[index] : f->req[index];
 		if (k == LNETCAP_RMF_NONE)
 			continue; /* a shorter format: not this message's */
@@ -592,6 +612,13 @@ static inline enum lnetcap_rmf lnetcap_rpc_buffer_kind(unsigned int opc, int hav
 		kind = k;
 	}
 	return (enum lnetcap_rmf)kind;
+}
+
+static inline enum lnetcap_rmf lnetcap_rpc_buffer_kind(unsigned int opc, int have_sel,
+						       unsigned int sel, int is_reply,
+						       unsigned int index)
+{
+	return lnetcap_rpc_buffer_kind_n(opc, have_sel, sel, is_reply, 0, index);
 }
 
 /*

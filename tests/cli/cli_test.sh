@@ -39,6 +39,22 @@ help)
   expect_exit 0 "$lnetcap" -h
   contains "$tmp/out" "Examples:"
   contains "$tmp/out" "-w - | wireshark -k -i -" ;;
+body-fields-documented)
+  # Every body field lnetcap -h lists (include/lnetcap/fields.h rows with a
+  # keyword or -p code) has its entry in lnetcap(8) BODY FIELDS.
+  expect_exit 0 "$lnetcap" -h
+  sed -n '/^Body fields/,/^$/p' "$tmp/out" | tail -n +2 | grep . >"$tmp/rows"
+  section=$(sed -n '/^\.SH BODY FIELDS/,/^\.SH /p' "$src/docs/lnetcap.8")
+  # A row: "KEYWORD OP N  %CODE  ..." or "-  %CODE  ..." (no keyword).
+  while read -r first rest; do
+    if [ "$first" = - ]; then keyword="" code=${rest%% *}
+    else keyword=$first; read -r _op _n code _ <<<"$rest"
+    fi
+    [ -z "$keyword" ] || grep -qw -- "$keyword" <<<"$section" ||
+      fail "docs/lnetcap.8 BODY FIELDS lacks the keyword $keyword"
+    [ "$code" = - ] || grep -qF -- "$code" <<<"$section" || fail "docs/lnetcap.8 BODY FIELDS lacks the code $code"
+  done <"$tmp/rows"
+  echo "ok: $(wc -l <"$tmp/rows") body fields documented in docs/lnetcap.8" ;;
 bad-option)
   expect_exit 1 "$lnetcap" --bogus
   contains "$tmp/err" "unknown option --bogus"

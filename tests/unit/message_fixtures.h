@@ -2,7 +2,9 @@
 // message_fixtures.h - a few decoded messages every filter/printer test uses.
 #pragma once
 
+#include "bytes.h"
 #include "lnet_builders.h"
+#include "lnetcap/fields.h"
 #include "lnetcap/record.h"
 
 namespace lnetcap::test {
@@ -182,6 +184,66 @@ inline OwnedMessage unmatched_put_drop() {
   r.msg_id = LNETCAP_MSG_ID(0, 9);
   r.drop_reason = LNETCAP_DROP_RECV_NO_MATCH;
   return make_message(r, h, {}, 1700000000125456789ULL);
+}
+
+/// The value every_field_obdo() and ost_write_reply() give a row of
+/// include/lnetcap/fields.h: by its member's offset, so that a new row
+/// changes no other row's value.
+inline std::uint64_t every_field_value(const struct lnetcap_body_field& f) {
+  return 4096 * (std::uint64_t{f.offset} + 1);
+}
+
+/// An obdo whose every numeric row holds every_field_value() and whose
+/// o_valid has every row's bit: a new row needs no change here to be seen
+/// (docs/CONTRIBUTING.md).
+inline std::vector<std::uint8_t> every_field_obdo() {
+  std::vector<std::uint8_t> o(sizeof(struct lnetcap_obdo), 0);
+  std::uint64_t valid = 0;
+  for (std::size_t i = 0; i < LNETCAP_BF_COUNT; ++i) {
+    const struct lnetcap_body_field& f = lnetcap_body_fields[i];
+    if (f.rmf != LNETCAP_RMF_OST_BODY || f.type == LNETCAP_BFT_OSTID) continue;
+    const std::uint64_t v = every_field_value(f);
+    if (f.width == 4) store_le32(o.data() + f.offset, static_cast<std::uint32_t>(v));
+    else store_le64(o.data() + f.offset, v);
+    valid |= f.valid_bit;
+  }
+  store_le64(o.data() + LNETCAP_OFFSETOF(struct lnetcap_obdo, o_valid), valid);
+  return o;
+}
+
+/// A successful OST_WRITE reply (1 MiB written) received on the client:
+/// the ost_body of every_field_obdo() and one niobuf return code; its
+/// ptlrpc_body's rows hold every_field_value() as well.
+inline OwnedMessage ost_write_reply(std::vector<std::uint8_t> obdo = every_field_obdo()) {
+  RpcSpec rpc;
+  rpc.type = LNETCAP_PTL_RPC_MSG_REPLY;
+  rpc.opc = LNETCAP_OPC_OST_WRITE;
+  rpc.version = 0x00030003;
+  rpc.status = 1048576;
+  rpc.buffers.push_back(std::move(obdo));
+  rpc.buffers.push_back(std::vector<std::uint8_t>(sizeof(std::uint32_t), 0));  // RMF_RCS
+  auto payload = lustre_msg(rpc);
+  // The ptlrpc_body's rows too (little-endian, buffer 0 after the header).
+  const std::size_t body = LNETCAP_LUSTRE_MSG_HDR_SIZE(rpc.buffers.size() + 1);
+  for (std::size_t i = 0; i < LNETCAP_BF_COUNT; ++i) {
+    const struct lnetcap_body_field& f = lnetcap_body_fields[i];
+    if (f.rmf != LNETCAP_RMF_PTLRPC_BODY) continue;
+    const std::uint64_t v = every_field_value(f);
+    if (f.width == 4) store_le32(payload.data() + body + f.offset, static_cast<std::uint32_t>(v));
+    else store_le64(payload.data() + body + f.offset, v);
+  }
+  LnetHeaderSpec h;
+  h.src = nid("10.0.3.3@tcp");
+  h.dst = nid("10.0.3.2@tcp");
+  h.portal = LNETCAP_PORTAL_OSC_REPLY;
+  h.match_bits = 0x5f0000000100ULL;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  RecordSpec r;
+  r.direction = 2;
+  r.local = h.dst;
+  r.peer = h.src;
+  r.seq = 10;
+  return make_message(r, h, payload);
 }
 
 }  // namespace lnetcap::test

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
 #include "lnetcap/record.h"
+#include "lnetcap/rpc_formats.h"
 #include "nid.h"
 #include "pcapng/writer.h"
 #include "record.h"
@@ -763,7 +765,14 @@ Bytes lov_md(bool be, const std::string& pool, std::uint64_t fseq, std::uint32_t
 //  3   LDLM_CP_CALLBACK of a layout lock with a PFL composite layout: [0,
 //      1 MiB) v1 on OST1, [1 MiB, EOF) v3 in pool "flash" on OST2 and OST3;
 //  4-5 LDLM_ENQUEUE of a PLAIN quota lock, lquota_lvb in the reply;
-//  6-7 LDLM_ENQUEUE of an extent lock, ost_lvb in the reply.
+//  6-7 LDLM_ENQUEUE of an extent lock, ost_lvb in the reply;
+//  8-9 LDLM_ENQUEUE IT_LAYOUT (RQF_LDLM_INTENT_LAYOUT): the reply's LVB is
+//      a 7-stripe lov_mds_md_v3 in pool "flash", 216 bytes, the size of an
+//      mdt_body (a buffer's size used to decide an intent reply);
+//  10  the same reply of a request not captured: its 3 buffers are those
+//      of the LVB formats, whatever the LVB's size.
+Bytes layout_intent(bool be, std::uint32_t opc, std::uint32_t flags, std::uint64_t start,
+                    std::uint64_t end);
 void lvb_records(Out& o) {
   const bool le = false;
   std::uint64_t res_fid[4] = {0x200000401ULL, 0x2, 0, 0};
@@ -830,6 +839,23 @@ void lvb_records(Out& o) {
                         ldlm_reply(le, 0, LNETCAP_LDLM_EXTENT, res_ost, 2, 0, ~0ULL, 0x5e7e7, 0),
                         ost_lvb(le, 8192)}),
         400);
+  const std::vector<std::pair<std::uint64_t, std::uint32_t>> seven = {
+      {ost0, 0}, {ost1, 1}, {ost2, 2}, {ost3, 3}, {ost0, 4}, {ost1, 5}, {ost2, 6}};
+  const Bytes lvb216 = lov_md(le, "flash", 0x200000401ULL, 2, 1048576, seven);
+  if (lvb216.size() != sizeof(struct lnetcap_mdt_body))
+    throw std::runtime_error("lvb_records: the layout must be as long as an mdt_body");
+  o.msg(req(CL, SV, LNETCAP_PORTAL_MDS_REQUEST, 0x2180),
+        lustre_msg(le, {ptlrpc_body(le, B(RQ, LNETCAP_OPC_LDLM_ENQUEUE, 0x00040003)),
+                        ldlm_request(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res_fid, 16,
+                                     LNETCAP_MDS_INODELOCK_LAYOUT, 0, {}),
+                        u64buf(le, LNETCAP_ITF_LAYOUT), layout_intent(le, 2, 0, 0, 1048576), {}}));
+  for (std::uint64_t xid : {0x2180ULL, 0x2200ULL})
+    o.msg(rep(CL, SV, LNETCAP_PORTAL_MDC_REPLY, xid),
+          lustre_msg(le, {ptlrpc_body(le, B(RP, LNETCAP_OPC_LDLM_ENQUEUE, 0)),
+                          ldlm_reply(le, LNETCAP_LDLM_FL_HAS_INTENT, LNETCAP_LDLM_IBITS, res_fid, 16,
+                                     LNETCAP_MDS_INODELOCK_LAYOUT, 0, 0x5e7e8, 0),
+                          lvb216}),
+          300);
 }
 
 // --- MDT extras (test-mdt.sh): xattrs, POSIX ACLs, DoM inline data, the

@@ -24,6 +24,15 @@ expect_row 3 "0x0bd60bd0,0x0bd10bd0,0x0bd30bd0${t}[0x200000401:0x2:0x0],[0x20000
 	"composite layout: two components, v1 and v3 with pool"
 expect_row 5 "${t}${t}${t}${t}${t}${t}${t}${t}${t}0x0000000000000001${t}1048576" "quota lock LVB is an lquota_lvb"
 expect_row 7 "${t}${t}${t}${t}${t}${t}${t}${t}8192${t}${t}" "extent lock LVB is an ost_lvb"
+# An LVB as long as an mdt_body (216 bytes: a 7-stripe v3 layout) is still
+# an LVB: the reply's format says so (the request's IT_LAYOUT; without the
+# request, the reply's 3 buffers), not the buffer's size.
+seven="0x240000400:16,0x280000400:17,0x2c0000400:18,0x300000400:19,0x240000400:20,0x280000400:21,0x2c0000400:22"
+for f in 9 10; do
+	expect_row $f "0x0bd30bd0${t}[0x200000401:0x2:0x0]${t}7${t}${seven}${t}0,1,2,3,4,5,6${t}flash${t}${t}${t}${t}${t}" \
+		"216-byte layout LVB of an IT_LAYOUT reply (frame $f) is a lov_mds_md_v3, not an mdt_body"
+done
+expect_count "$v" "frame.number >= 9 && lnetcap.mdt" 0
 expect_count "$v" "_ws.malformed || lnetcap.lov.bad" 0
 
 fs="$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng"

@@ -11,6 +11,7 @@
 //            | "health" [OP] NAME | "drop" [REASON] | "queue" OP DURATION
 //            | FIELD OP NUM
 //   FIELD   := status | rc | uid | gid | projid | len | pid | retries | xid | portal | opcode
+//            | a body field's keyword (include/lnetcap/fields.h, lnetcap -h)
 //   DURATION:= NUM[ns|us|ms|s]   (LNet's queue time, records with QUEUE_VALID)
 //   (status: the PtlRPC reply status; rc: LNet's completion status)
 //   OP      := == | != | < | <= | > | >=    ("=" is accepted for "==")

@@ -15,8 +15,9 @@ namespace lnetcap::filter {
 
 enum class Field {
   kType, kPortal, kNid, kSrcNid, kDstNid, kNet, kSrcNet, kDstNet, kNi, kOpcode, kXid,
-  kJobid, kJobidPresent, kStatus, kUid, kGid, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
-  kDrop, kRc, kQueue
+  kJobid, kJobidPresent, kStatus, kProjid, kLen, kPid, kRetries, kDir, kRpc, kHealth,
+  kDrop, kRc, kQueue,
+  kBody  // a row of include/lnetcap/fields.h (Term::body_field)
 };
 enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
 
@@ -24,7 +25,8 @@ struct Term {
   Field field;
   Cmp cmp = Cmp::kEq;
   std::int64_t number = 0;  // numeric fields and enumerations (all fit in 32 bits)
-  std::uint64_t xid = 0;    // xid and queue (ns): the 64-bit fields, compared unsigned
+  std::uint64_t xid = 0;    // xid, queue (ns), body fields: compared unsigned
+  std::size_t body_field = 0;  // kBody: the row (LNETCAP_BF_*)
   std::string text;         // jobid
   Nid nid;                  // NID fields
   Net net;                  // net fields; also ni when given as a net

@@ -235,10 +235,9 @@ class Approximator {
       case Field::kJobid:
       case Field::kJobidPresent:
       case Field::kStatus:
-      case Field::kUid:
-      case Field::kGid:
       case Field::kProjid:
       case Field::kRpc:
+      case Field::kBody:
         c.type_mask = bit(LNETCAP_MSG_PUT);
         return one(c);
       // An XID is the match bits of an ACK, PUT or GET.

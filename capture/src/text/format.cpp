@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "../body_fields.h"
 #include "../error.h"
 #include "../report/text_escape.h"
 #include "lnetcap/lnet.h"
@@ -21,10 +22,10 @@ struct CodeName {
 
 // Two-character codes first: lookup tries two characters, then one.
 constexpr CodeName kTwoChar[] = {
+    // (%Pu %Pg %PL %PS: rows of include/lnetcap/fields.h.)
     {"Ls", Code::kLnetSendRecv}, {"Lt", Code::kLnetType},     {"Ll", Code::kLnetLength},
     {"LP", Code::kLnetPortal},   {"Lm", Code::kLnetMatchBits}, {"Po", Code::kRpcOpcode},
-    {"Pj", Code::kRpcJobid},     {"Pu", Code::kRpcUid},       {"Pg", Code::kRpcGid},
-    {"Pp", Code::kRpcProjid},    {"PL", Code::kRpcLimit},     {"PS", Code::kRpcSlv},
+    {"Pj", Code::kRpcJobid},     {"Pp", Code::kRpcProjid},
     {"Dt", Code::kDlmResType},   {"Dc", Code::kDlmLockCount}, {"Dn", Code::kDlmResName},
     {"Ts", Code::kEpoch},        {"Ns", Code::kSrcNid},       {"Nd", Code::kDstNid},
     {"Ni", Code::kLocalNid},     {"Np", Code::kPeerNid},      {"Px", Code::kXid},
@@ -74,11 +75,7 @@ std::string value(const Item& it, const Message& m, std::uint64_t counter) {
       return n ? n : std::to_string(r.opc);
     }
     case Code::kRpcJobid: return rpc ? report::wire_text(r.jobid) : "no_ptlrpc";
-    case Code::kRpcUid: return rpc ? std::to_string(r.uid) : "no_ptlrpc";
-    case Code::kRpcGid: return rpc ? std::to_string(r.gid) : "no_ptlrpc";
     case Code::kRpcProjid: return rpc ? std::to_string(r.projid) : "no_ptlrpc";
-    case Code::kRpcLimit: return rpc ? std::to_string(r.limit) : "no_ptlrpc";
-    case Code::kRpcSlv: return rpc ? std::to_string(r.slv) : "no_ptlrpc";
     case Code::kRpcType: {
       const char* n = rpc ? rpc_type_name(r.type) : nullptr;
       return rpc ? (n ? n : std::to_string(r.type)) : "no_ptlrpc";
@@ -111,6 +108,12 @@ std::string value(const Item& it, const Message& m, std::uint64_t counter) {
       return n ? n : std::to_string(m.rec.hdr.health_status);
     }
     case Code::kRetries: return std::to_string(m.rec.hdr.retry_count);
+    case Code::kBodyField: {
+      // Absent: the message's format has no such field, or it is not valid.
+      const BodyField& f = body_field(it.body_field);
+      const auto v = body_field_value(m, f);
+      return v ? body_field_text(f, *v) : body_field_absent(f);
+    }
   }
   return "";
 }
@@ -181,6 +184,13 @@ Format Format::compile(std::string_view spec) {
         i += 2;
         found = true;
         break;
+      }
+    if (!found)
+      if (const auto row = body_field_by_pcode(spec.substr(i, 2))) {  // include/lnetcap/fields.h
+        it.code = Code::kBodyField;
+        it.body_field = *row;
+        i += 2;
+        found = true;
       }
     if (!found)
       for (const auto& c : kOneChar)

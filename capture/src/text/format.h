@@ -23,11 +23,7 @@ enum class Code {
   kLnetMatchBits,  // %Lm
   kRpcOpcode,      // %Po
   kRpcJobid,       // %Pj
-  kRpcUid,         // %Pu
-  kRpcGid,         // %Pg
   kRpcProjid,      // %Pp
-  kRpcLimit,       // %PL
-  kRpcSlv,         // %PS
   kDlmResType,     // %Dt
   kDlmLockCount,   // %Dc
   kDlmResName,     // %Dn
@@ -42,6 +38,7 @@ enum class Code {
   kRpcStatus,      // %Ps
   kHealth,         // %Hs
   kRetries,        // %Hr
+  kBodyField,      // a row of include/lnetcap/fields.h with a -p code (Item::body_field)
 };
 
 struct Item {
@@ -49,6 +46,7 @@ struct Item {
   std::string literal;
   int width = 0;
   bool left = false;
+  std::size_t body_field = 0;  // kBodyField: the row (LNETCAP_BF_*)
 };
 
 /// The widest column a -p item may ask for.

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "../body_fields.h"
 #include "../report/text_escape.h"
 #include "format.h"
 #include "lnetcap/rpc_predicates.h"
@@ -69,6 +70,17 @@ void rpc_summary(const Message& m, const LineStyle& st, std::string& out) {
   if (!r.jobid.empty()) out += " jobid " + report::wire_text(r.jobid);
   if (r.flags & 0x2) out += " RESENT";
   if (r.flags & 0x4) out += " REPLAY";
+  // The body fields with a text label (include/lnetcap/fields.h), when
+  // the message's format carries them and they are valid.
+  for (const std::size_t row : body_fields_with_label()) {
+    const BodyField& f = body_field(row);
+    if (const auto v = body_field_value(m, f)) {
+      out += ' ';
+      out += f.label;
+      out += ' ';
+      out += body_field_text(f, *v);
+    }
+  }
   if (st.verbose > 0) {
     appendf(out, " [handle 0x%" PRIx64 " transno %" PRIu64 " last_xid 0x%" PRIx64 " flags 0x%" PRIx32, r.handle,
             r.transno, r.last_xid, r.flags);
