@@ -40,6 +40,9 @@ fs_server_modules() {
 	local m
 	load_mod zfs zfs_arc_max=134217728 || return 1
 	for m in osd_zfs mgs mdt mdd lod osp ofd ost lfsck lquota fid fld; do
+		# Lustre 2.17 merged the ost module into ofd (LU-14291): no
+		# ost.ko from v2_17_0 on, its OSS services come with ofd.
+		[ "$m" = ost ] && [ ! -e "$KMODS/ost.ko" ] && continue
 		load_mod "$m" || return 1
 	done
 }
