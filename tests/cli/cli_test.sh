@@ -44,7 +44,9 @@ body-fields-documented)
   # keyword or -p code) has its entry in lnetcap(8) BODY FIELDS.
   expect_exit 0 "$lnetcap" -h
   sed -n '/^Body fields/,/^$/p' "$tmp/out" | tail -n +2 | grep . >"$tmp/rows"
+  [ -s "$tmp/rows" ] || fail "lnetcap -h lists no body fields"
   section=$(sed -n '/^\.SH BODY FIELDS/,/^\.SH /p' "$src/docs/lnetcap.8")
+  [ -n "$section" ] || fail "docs/lnetcap.8 has no BODY FIELDS section"
   # A row: "KEYWORD OP N  %CODE  ..." or "-  %CODE  ..." (no keyword).
   while read -r first rest; do
     if [ "$first" = - ]; then keyword="" code=${rest%% *}

@@ -233,10 +233,10 @@ Frame encode_batch_header(std::uint32_t count) {
   return f;
 }
 
-void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
-                        const std::vector<std::string>& comments) {
-  LeWriter w(body);
-  put_record_meta(w, m);
+namespace {
+// A batch entry's record and its comments, after its metadata (the same in
+// BATCH and SHARED_BATCH).
+void put_record_and_comments(LeWriter& w, ByteSpan record, const std::vector<std::string>& comments) {
   w.u32(static_cast<std::uint32_t>(record.size()));
   w.bytes(record.data(), record.size());
   w.u32(static_cast<std::uint32_t>(comments.size()));
@@ -244,6 +244,14 @@ void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
     w.u32(static_cast<std::uint32_t>(c.size()));
     w.bytes(c.data(), c.size());
   }
+}
+}  // namespace
+
+void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
+                        const std::vector<std::string>& comments) {
+  LeWriter w(body);
+  put_record_meta(w, m);
+  put_record_and_comments(w, record, comments);
 }
 
 Frame encode_shared_batch_header(std::uint32_t count, std::uint64_t first_seq, const Counters& counters) {
@@ -259,13 +267,7 @@ void append_shared_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record
                                const std::vector<std::string>& comments) {
   LeWriter w(body);
   put_shared_entry_meta(w, m);
-  w.u32(static_cast<std::uint32_t>(record.size()));
-  w.bytes(record.data(), record.size());
-  w.u32(static_cast<std::uint32_t>(comments.size()));
-  for (const auto& c : comments) {
-    w.u32(static_cast<std::uint32_t>(c.size()));
-    w.bytes(c.data(), c.size());
-  }
+  put_record_and_comments(w, record, comments);
 }
 
 namespace {
