@@ -59,25 +59,29 @@ std::unique_ptr<RecordSource> open_source(const Options& opts, const filter::Fil
   return open_capture_source(opts, filter);
 }
 
-std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
-                                                    const std::vector<std::string>& metadata) {
-  std::vector<std::unique_ptr<RecordSink>> sinks;
+// -w FILE (with its rotation options), or nothing without -w.
+std::unique_ptr<PcapngSink> make_pcapng_sink(const Options& opts, const std::vector<std::string>& metadata) {
   output::RotationOptions rotation{opts.write_file, opts.rotate_size, opts.rotate_seconds,
                                    opts.file_count};
   output::validate_rotation(rotation, !opts.post_rotate_command.empty());
-  if (!opts.write_file.empty()) {
-    PcapngSinkOptions p;
-    p.path = opts.write_file;
-    p.packet_buffered = opts.packet_buffered;
-    p.rotation = rotation;
-    p.post_rotate_command = opts.post_rotate_command;
-    p.section_comments = metadata;
-    p.anonymized = opts.anonymize;
-    // Subscriptions name their node themselves (one interface per node and NI).
-    if (opts.read_file.empty() && opts.from.empty() && !opts.anonymize)
-      p.interface_note = "on " + host_name();
-    sinks.push_back(std::make_unique<PcapngSink>(p));
-  }
+  if (opts.write_file.empty()) return nullptr;
+  PcapngSinkOptions p;
+  p.path = opts.write_file;
+  p.packet_buffered = opts.packet_buffered;
+  p.rotation = rotation;
+  p.post_rotate_command = opts.post_rotate_command;
+  p.section_comments = metadata;
+  p.anonymized = opts.anonymize;
+  // Subscriptions name their node themselves (one interface per node and NI).
+  if (opts.read_file.empty() && opts.from.empty() && !opts.anonymize)
+    p.interface_note = "on " + host_name();
+  return std::make_unique<PcapngSink>(p);
+}
+
+std::vector<std::unique_ptr<RecordSink>> make_sinks(const Options& opts,
+                                                    const std::vector<std::string>& metadata) {
+  std::vector<std::unique_ptr<RecordSink>> sinks;
+  if (auto pcapng = make_pcapng_sink(opts, metadata)) sinks.push_back(std::move(pcapng));
   // Names for NIDs, like /etc/hosts for tcpdump: the default file when it
   // exists, the one given, or none with -n (which also keeps the resolver off).
   if (!opts.numeric) {
@@ -219,8 +223,28 @@ int run(const Options& opts) {
   if (opts.top) {
     output::DamageWarnings damage_warnings(stderr);
     std::unique_ptr<RecordSource> source = open_source(opts, filter);
-    read_past_damaged_records(opts, dynamic_cast<LnetcapFileSource*>(source.get()), damage_warnings);
-    return top::run_top(opts, *source, filter);
+    auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
+    read_past_damaged_records(opts, file_source, damage_warnings);
+    // --top -w FILE: what the view counts is what the file holds.
+    std::unique_ptr<PcapngSink> writer;
+    if (!opts.write_file.empty()) {
+      top::refuse_other_outputs(opts);  // before the file is created
+      writer = make_pcapng_sink(opts, capture_metadata(opts, opts.read_file.empty() && opts.from.empty(),
+                                                       file_source ? &file_source->provenance() : nullptr));
+    }
+    int rc = 0;
+    try {
+      rc = top::run_top(opts, *source, filter, writer.get());
+    } catch (...) {
+      // Keep what was captured: the file gets its trailer, then the error.
+      try {
+        if (writer) writer->finish(source->interfaces(), source->stats());
+      } catch (...) {
+      }
+      throw;
+    }
+    if (writer) writer->finish(source->interfaces(), source->stats());
+    return rc;
   }
   if (opts.stats_interval) set_status_interval(*opts.stats_interval);
   const bool live = opts.read_file.empty();

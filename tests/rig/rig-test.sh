@@ -406,6 +406,24 @@ kprobe)
 	health_text_ok
 	sigint_ok
 	;;
+top)
+	# lnetcap --top on a live eBPF capture (guest/top.sh): its last block,
+	# the whole run, against --summary of a capture of the same records.
+	need_agent
+	guest_run 600 "$guest/top.sh" LNETCAP="$LNETCAP" RIG_ROUNDS=$rounds
+	[ ! -s "$out/sigint.txt" ] || fail "$(cat "$out/sigint.txt")"
+	grep -q '^rig-top: done' "$out/guest.log" || fail "top.sh did not finish"
+	n=$("$LNETCAP" -r "$out/top.pcapng" 2>/dev/null | wc -l)
+	[ "$n" = $((8 * rounds)) ] || fail "top.pcapng holds $n records, expected $((8 * rounds))"
+	grep -q '^--- lnetcap top: total' "$out/top.txt" || fail "--top printed no total block"
+	"$LNETCAP" -r "$out/top.pcapng" --summary=json >"$out/summary.json" 2>/dev/null ||
+		fail "--summary=json of top.pcapng failed"
+	"$LNETCAP" -r "$out/top.pcapng" --summary >"$out/summary.txt" 2>/dev/null ||
+		fail "--summary of top.pcapng failed"
+	python3 "$src/tests/top/check_top.py" "$out/top.txt" "$out/summary.json" "$out/summary.txt" \
+		opcodes clients targets ||
+		fail "the live --top's total differs from --summary of the same records"
+	;;
 assert)
 	# lnetcap --assert ... -- COMMAND on real kernel traffic: one assertion
 	# that holds, one that fails, one failing command (tests/reports).

@@ -155,6 +155,19 @@ text-batch-on-a-tty)
   contains "$tmp/screen.txt" "--- lnetcap top: total (1.37 s) ---"
   check "the total block on the terminal equals --summary" \
     python3 "$check" "$tmp/screen.txt" "$tmp/summary.json" "$tmp/summary.txt" jobs clients opcodes targets ;;
+writes-what-it-counts)
+  # --top -w FILE: the file holds exactly the records the view counted
+  # (the live rig case rig.top relies on it), and a filter applies to both.
+  timeout 60 "$lnetcap" --top -r "$short" -w "$tmp/top.pcapng" 'rpc request or rpc reply' >"$tmp/top.out" 2>"$tmp/top.err"
+  expect_eq "exit status" "$?" 0
+  "$lnetcap" -r "$short" 'rpc request or rpc reply' >"$tmp/want.txt" 2>/dev/null
+  "$lnetcap" -r "$tmp/top.pcapng" >"$tmp/got.txt" 2>/dev/null || fail "the file --top wrote is unreadable"
+  check "the file holds the filtered records ($(wc -l <"$tmp/got.txt") of $(wc -l <"$tmp/want.txt"))" \
+    cmp -s "$tmp/want.txt" "$tmp/got.txt"
+  "$lnetcap" -r "$tmp/top.pcapng" --summary=json >"$tmp/wsum.json" 2>/dev/null
+  "$lnetcap" -r "$tmp/top.pcapng" --summary >"$tmp/wsum.txt" 2>/dev/null
+  check "the total block equals --summary of the file" \
+    python3 "$check" "$tmp/top.out" "$tmp/wsum.json" "$tmp/wsum.txt" jobs clients opcodes targets ;;
 refuses-other-outputs)
   timeout 30 "$lnetcap" --top -r "$short" --summary >"$tmp/top.out" 2>"$tmp/top.err"
   expect_eq "exit status" "$?" 1

@@ -54,13 +54,6 @@ std::string source_label(const Options& o) {
   return o.interface.empty() ? "live" : "live -i " + o.interface;
 }
 
-void refuse_other_outputs(const Options& o) {
-  if (!o.write_file.empty() || !o.summary.empty() || !o.chart.empty() || !o.assertions.empty() ||
-      !o.print_format.empty() || o.print_with_write || o.anonymize || o.dump || o.daemon_status)
-    throw Error("--top is a view of its own: give no -w, -p, --print, --summary, --chart, "
-                "--assert, --anonymize, --dump or --status with it",
-                "run a second lnetcap (or subscribe to lnetcapd twice) for those");
-}
 
 // Idle live sources return an empty record when a status request is
 // pending (source.h), so a timer of status requests (SIGALRM) wakes the
@@ -75,8 +68,8 @@ void arm_wakeups(std::uint64_t every_ns) {
 
 class TopRun {
  public:
-  TopRun(const Options& opts, RecordSource& source, const filter::Filter& filter)
-      : opts_(opts), source_(source), filter_(filter),
+  TopRun(const Options& opts, RecordSource& source, const filter::Filter& filter, RecordSink* writer)
+      : opts_(opts), source_(source), filter_(filter), writer_(writer),
         batch_(opts.top_batch || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)),
         record_clock_(!opts.read_file.empty()) {
     status_.source = source_label(opts);
@@ -122,6 +115,7 @@ class TopRun {
       if (terminal_ && !wait_for_record_time(msg.ts_ns)) return false;
       close_record_windows_before(msg.ts_ns);
     }
+    if (writer_) writer_->consume(rec, msg, source_.interfaces());
     windows_.add(msg);
     ++window_messages_;
     ++matched_;
@@ -242,6 +236,7 @@ class TopRun {
   const Options& opts_;
   RecordSource& source_;
   const filter::Filter& filter_;
+  RecordSink* const writer_;  // -w FILE, or null
   const bool batch_, record_clock_;
   std::unique_ptr<TopTerminal> terminal_;
   report::TopWindows windows_;
@@ -257,9 +252,17 @@ class TopRun {
 
 }  // namespace
 
-int run_top(const Options& opts, RecordSource& source, const filter::Filter& filter) {
+void refuse_other_outputs(const Options& o) {
+  if (!o.summary.empty() || !o.chart.empty() || !o.assertions.empty() || !o.print_format.empty() ||
+      o.print_with_write || o.anonymize || o.dump || o.daemon_status)
+    throw Error("--top is a view of its own: give no -p, --print, --summary, --chart, "
+                "--assert, --anonymize, --dump or --status with it (-w FILE is kept)",
+                "run a second lnetcap (or subscribe to lnetcapd twice) for those");
+}
+
+int run_top(const Options& opts, RecordSource& source, const filter::Filter& filter, RecordSink* writer) {
   refuse_other_outputs(opts);
-  return TopRun(opts, source, filter).run();
+  return TopRun(opts, source, filter, writer).run();
 }
 
 }  // namespace lnetcap::top

@@ -17,12 +17,18 @@
 
 #include "filter/filter.h"
 #include "options.h"
+#include "sink.h"
 #include "source.h"
 
 namespace lnetcap::top {
 
+/// Throws Error for options --top cannot honour (every output but -w).
+void refuse_other_outputs(const Options& opts);
+
 /// Runs the view until q, the end of a plain-text run, or a signal; the
-/// exit status (0).  Throws Error for options --top cannot honour.
-int run_top(const Options& opts, RecordSource& source, const filter::Filter& filter);
+/// exit status (0).  Every record the view counts also goes to writer
+/// (-w FILE) when there is one; the caller finishes it.
+int run_top(const Options& opts, RecordSource& source, const filter::Filter& filter,
+            RecordSink* writer = nullptr);
 
 }  // namespace lnetcap::top
