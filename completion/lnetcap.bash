@@ -74,7 +74,7 @@ _lnetcap()
                 SEQ_QUERY FLD_QUERY LLOG_ORIGIN_HANDLE_CREATE' -- "$cur"))
             return ;;
         -c|--count|-s|--snapshot-length|-B|--buffer-size|-C|--file-size|-G|--rotate-seconds|\
-        -W|--file-count|-p|--pretty|--port|--local-nid|--stats-interval|--assert|--reconnect|--consumer-group)
+        -W|--file-count|-p|--pretty|--port|--bulk-port|--local-nid|--stats-interval|--assert|--reconnect|--consumer-group)
             return ;;
     esac
 
@@ -85,7 +85,7 @@ _lnetcap()
         -*)
             COMPREPLY=($(compgen -W '-r --read --strict -i --interface --from --reconnect --consumer-group --curve-key --server-key --dump --status -D --list-interfaces
                 -s --snapshot-length -B --buffer-size -Q --direction
-                -Z --relinquish-privileges --btf --attach --lustre-version --port --local-nid
+                -Z --relinquish-privileges --btf --attach --lustre-version --port --bulk-port --local-nid
                 -w --write -c --count -p --pretty -q --quiet -v --verbose -x --hex
                 -U --packet-buffered --print --nano -n --nid-names --resolve-nids -C --file-size -G --rotate-seconds
                 -W --file-count -z --postrotate-command --stats-interval --summary

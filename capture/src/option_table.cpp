@@ -85,6 +85,9 @@ const std::vector<AgentOption> kOptions = {
     {.option = "port", .argument = A::kRequired, .min = 1, .max = 65535,
      .apply = SET(o.lnet_port = static_cast<std::uint16_t>(row.number(v))), .section = S::kInput, .usage = " N",
      .help = "socklnd TCP port (default 988)"},
+    {.option = "bulk-port", .argument = A::kRequired, .min = 1, .max = 65535,
+     .apply = SET(o.lnet_bulk_port = static_cast<std::uint16_t>(row.number(v))), .section = S::kInput,
+     .usage = " N", .help = "socklnd's second port for bulk connections (Lustre 2.17\naccept_port_bulk; default none)"},
     {.option = "local-nid", .argument = A::kRequired, .apply = SET(o.local_nid = v), .section = S::kInput,
      .usage = " NID", .help = "direction of imported TCP traffic relative to NID"},
 

@@ -51,6 +51,7 @@ struct Options {
 
   // socklnd TCP import
   std::uint16_t lnet_port = 988;  // --port
+  std::uint16_t lnet_bulk_port = 0;  // --bulk-port (0: none)
   std::string local_nid;          // --local-nid NID: direction relative to this node
 
   // Long captures (tcpdump semantics)

@@ -77,9 +77,13 @@ struct TempPcap {
   pcap_dumper_t* dump_ = nullptr;
 };
 
-// A connection: handshake and three PUTs of 2000 bytes, in 1000-byte segments.
-void write_connection(TempPcap& p) {
+// A connection: handshake and three PUTs of 2000 bytes, in 1000-byte
+// segments, from client port cport to server port sport.
+void write_connection(TempPcap& p, std::uint16_t sport = 988, std::uint16_t cport = 1021,
+                      std::uint64_t ts = 1700000000000000ull) {
   FakeConnection fc;
+  fc.sport = sport;
+  fc.cport = cport;
   Nid c = nid("10.0.3.2@tcp"), s = nid("10.0.3.1@tcp");
   Bytes cs = connreq(s), ss;
   HelloSpec h;
@@ -97,7 +101,6 @@ void write_connection(TempPcap& p) {
     put.match_bits = 100 + i;
     append(cs, ksock_lnet(put, pattern(2000)));
   }
-  std::uint64_t ts = 1700000000000000ull;
   p.add(ts++, frame(fc.syn(true)));
   p.add(ts++, frame(fc.syn(false)));
   p.add(ts++, frame(fc.data(false, ss, 0, ss.size())));
@@ -232,6 +235,36 @@ TEST(SocklndSource, OtherPortIsIgnoredAndPortOptionWorks) {
   auto src = open_socklnd_file(opts);
   CapturedRecord rec;
   EXPECT_FALSE(src->next(rec));
+}
+
+// Lustre 2.17's accept_port_bulk: socklnd's bulk connections may go to a
+// second acceptor port; with --bulk-port both ports are converted.
+TEST(SocklndSource, BulkPortConnectionsAreConvertedWithBulkPort) {
+  TempPcap p;
+  write_connection(p);
+  write_connection(p, 989, 1020, 1700000001000000ull);
+  p.close();
+  auto count = [&](std::uint16_t bulk_port, std::string* filter, std::uint64_t* other) {
+    Options opts;
+    opts.read_file = p.path;
+    opts.lnet_bulk_port = bulk_port;
+    auto src = open_socklnd_file(opts);
+    CapturedRecord rec;
+    int n = 0;
+    while (src->next(rec)) ++n;
+    *filter = src->interfaces().empty() ? "" : src->interfaces().back().filter;
+    *other = 0;
+    for (const auto& [k, v] : src->stats().details)
+      if (k == "tcp segments on other ports") *other = v;
+    return n;
+  };
+  std::string filter;
+  std::uint64_t other = 0;
+  EXPECT_EQ(count(0, &filter, &other), 3);
+  EXPECT_GT(other, 0u);
+  EXPECT_EQ(count(989, &filter, &other), 6);
+  EXPECT_EQ(other, 0u);
+  EXPECT_EQ(filter, "tcp port 988 or tcp port 989");
 }
 
 TEST(SocklndSource, UnsupportedLinkTypeIsAClearError) {

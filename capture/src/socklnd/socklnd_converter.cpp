@@ -12,6 +12,12 @@
 
 namespace lnetcap::socklnd {
 
+std::string ConverterConfig::pcap_filter() const {
+  std::string f = "tcp port " + std::to_string(port);
+  if (bulk_port && bulk_port != port) f += " or tcp port " + std::to_string(bulk_port);
+  return f;
+}
+
 // The parser of one direction reports to the connection it belongs to.
 struct ConnectionEvents final : ParserEvents {
   SocklndConverter* conv = nullptr;
@@ -121,9 +127,9 @@ SocklndConverter::Connection& SocklndConverter::lookup(std::uint64_t ts_ns, cons
   Connection& c = *conn;
   if (syn_only) {
     c.active = 0;
-  } else if (seg.dport == config_.port && seg.sport != config_.port) {
+  } else if (config_.is_lnet_port(seg.dport) && !config_.is_lnet_port(seg.sport)) {
     c.active = 0;
-  } else if (seg.sport == config_.port && seg.dport != config_.port) {
+  } else if (config_.is_lnet_port(seg.sport) && !config_.is_lnet_port(seg.dport)) {
     c.active = 1;
   }
   c.last_ts = ts_ns;
@@ -135,7 +141,7 @@ SocklndConverter::Connection& SocklndConverter::lookup(std::uint64_t ts_ns, cons
 }
 
 void SocklndConverter::add(std::uint64_t ts_ns, const TcpSegment& seg) {
-  if (seg.sport != config_.port && seg.dport != config_.port) {
+  if (!config_.is_lnet_port(seg.sport) && !config_.is_lnet_port(seg.dport)) {
     ++counters_.other_port;
     return;
   }
@@ -269,7 +275,7 @@ std::uint32_t SocklndConverter::interface_for(Connection& c, int side, const Par
   }
   if (c.nid[act] && c.nid[pas]) d += ", " + c.nid[act]->to_string() + " -> " + c.nid[pas]->to_string();
   iface.description = d;
-  iface.filter = "tcp port " + std::to_string(config_.port);
+  iface.filter = config_.pcap_filter();
   iface.snaplen = LNETCAP_REC_HDR_V1_LEN + LNETCAP_HDR_NID16_LEN + config_.snaplen;
   c.iface = static_cast<std::int64_t>(interfaces_.size());
   interfaces_.push_back(std::move(iface));

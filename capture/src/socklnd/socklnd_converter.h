@@ -24,6 +24,12 @@ namespace lnetcap::socklnd {
 
 struct ConverterConfig {
   std::uint16_t port = 988;          // the acceptor port (--port)
+  // Lustre 2.17's accept_port_bulk (--bulk-port): socklnd may open its
+  // bulk connections to this second acceptor port; 0 = none.
+  std::uint16_t bulk_port = 0;
+  bool is_lnet_port(std::uint16_t p) const { return p == port || (bulk_port && p == bulk_port); }
+  /// The libpcap filter of the LNet ports: "tcp port 988 or tcp port 989".
+  std::string pcap_filter() const;
   std::optional<Nid> local_nid;      // --local-nid: SEND/RECV instead of WIRE
   std::uint32_t snaplen = 1024;      // payload bytes kept per message
   std::size_t ooo_per_stream = 1u << 20;
@@ -36,7 +42,7 @@ struct ConverterConfig {
 };
 
 struct ConverterCounters {
-  std::uint64_t segments = 0;         // TCP segments on the LNet port
+  std::uint64_t segments = 0;         // TCP segments on the LNet ports
   std::uint64_t other_port = 0;       // TCP segments on other ports, ignored
   std::uint64_t connections = 0;      // connections tracked
   std::uint64_t expired = 0;          // connections expired (closed or idle)

@@ -37,6 +37,7 @@ constexpr int kLiveTimeoutMs = 200;
 ConverterConfig make_config(const Options& opts) {
   ConverterConfig cfg;
   cfg.port = opts.lnet_port;
+  cfg.bulk_port = opts.lnet_bulk_port;
   cfg.snaplen = opts.snaplen.value_or(LNETCAP_DEFAULT_SNAPLEN);
   if (cfg.snaplen > LNETCAP_MAX_SNAPLEN) cfg.snaplen = LNETCAP_MAX_SNAPLEN;
   if (!opts.local_nid.empty()) {
@@ -263,7 +264,7 @@ std::unique_ptr<RecordSource> open_socklnd_live(const Options& opts) {
     }
   }
   check_link_type(p, dev);
-  std::string expr = "tcp port " + std::to_string(cfg.port);
+  std::string expr = cfg.pcap_filter();
   bpf_program prog{};
   if (pcap_compile(p, &prog, expr.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0 ||
       pcap_setfilter(p, &prog) != 0) {
