@@ -33,7 +33,8 @@
 #   -S KIND    none (default: LNet traffic only, client build) or zfs: a
 #              file system (server build on OpenZFS built from source,
 #              MGS+MDT+OST on node b, node a mounts it twice and runs
-#              guest/fs-workload.sh; socklnd), checked also against
+#              guest/fs-workload.sh; socklnd, or o2iblnd with -L o2ib),
+#              checked also against
 #              Lustre's rpctrace log (tests/real-lustre/rpctrace_compare,
 #              also lnetcap's server time against its "total"), with the
 #              --assert examples (guest/fs-asserts.sh), and for leaks of
@@ -108,7 +109,6 @@ case $SERVER in
 none) ;;
 zfs)
 	[ "$WORK_SET" = 1 ] || WORK=/var/tmp/lnetcap-real-lustre-server
-	[ "$LND" = tcp ] || die "-S zfs runs over socklnd only (its wire is checked with lnetcap -r)"
 	TESTS=fs
 	;;
 *) die "-S $SERVER: unknown server kind (none, zfs)" ;;

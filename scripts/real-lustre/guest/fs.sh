@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # One node of a real-Lustre file-system run (scripts/real-lustre/run.sh -S zfs).
-#   ROLE=b  10.77.0.2@tcp, the server: ZFS, capture started, counters, then
+#   ROLE=b  10.77.0.2@LND (tcp, or o2ib with -L o2ib), the server: ZFS, capture started, counters, then
 #           MGS+MDT and OST formatted on file-backed pools in the guest's
 #           tmpfs and mounted; "ready"; waits for a's "done"; Lustre's debug
 #           log (rpctrace), counters, capture stopped.
-#   ROLE=a  10.77.0.1@tcp, the client: waits for b, capture started,
+#   ROLE=a  10.77.0.1@LND, the client: waits for b, capture started,
 #           counters, mounts the file system twice (two client namespaces,
 #           so that one mount's locks are called back for the other) and
 #           runs the workload of fs-workload.sh; umount; debug log,
@@ -18,8 +18,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fs-lib.sh"
-LND=tcp
-A=10.77.0.1@tcp B=10.77.0.2@tcp
+LND=${LND:-tcp}
+A=10.77.0.1@$LND B=10.77.0.2@$LND
 me=${ROLE:?}
 cap=$RIG_OUT/$me.pcapng
 
