@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "bulk_messages.h"
 #include "daemon/rpc_metrics.h"
 #include "file_source.h"
 #include "record.h"
@@ -111,6 +112,67 @@ TEST(RpcMetrics, LabelValuesAreBounded) {
   EXPECT_EQ(messages, sample(text, "lnetcap_messages_total"));
   EXPECT_LE(targets.size(), 3u);
   EXPECT_EQ(sample(text, "lnetcap_label_values_limit"), 2);
+}
+
+// Both ends of RPCs: client 10.77.0.2@o2ib on true time, each server 5 ms
+// ahead; request sent 10, arrives 12, reply sent 20, arrives 22 (ms).
+std::vector<Message> merged_rpcs(const std::vector<std::pair<const char*, std::uint32_t>>& to) {
+  std::vector<std::unique_ptr<test::BulkRecords>> keep;
+  std::vector<Message> all;
+  std::uint64_t xid = 0x1000, t = 0;
+  for (const auto& [server, opc] : to) {
+    auto& c = *keep.emplace_back(std::make_unique<test::BulkRecords>("10.77.0.2@o2ib", server, test::Seen::kClient));
+    auto& s = *keep.emplace_back(std::make_unique<test::BulkRecords>("10.77.0.2@o2ib", server, test::Seen::kServer));
+    c.request(t + 10, xid, xid, opc, "dd.0");
+    s.request(t + 12 + 5, xid, xid, opc, "dd.0");
+    s.reply(t + 20 + 5, xid, opc);
+    c.reply(t + 22, xid, opc);
+    xid += 0x100, t += 100;
+    for (const auto* b : {&c, &s})
+      for (const auto& o : b->all()) all.push_back(o.msg);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Message& a, const Message& b) { return a.ts_ns < b.ts_ns; });
+  return all;
+}
+
+TEST(RpcMetrics, LatencySplitByOpcodeAndTargetOnly) {
+  RpcMetrics metrics(256);
+  for (const Message& m : merged_rpcs({{"10.77.0.1@o2ib", LNETCAP_OPC_OST_WRITE}, {"10.77.0.1@o2ib", 4242}}))
+    metrics.add(m);
+  const std::string text = metrics.render(1);
+  EXPECT_EQ(sample(text, "lnetcap_rpc_phase_seconds_count{phase=\"server\"}"), 2) << text;
+  EXPECT_EQ(sample(text, "lnetcap_opcode_rpc_phase_seconds{opcode=\"OST_WRITE\",phase=\"server\",quantile=\"0.5\"}"),
+            0.008);
+  // An opcode outside lnetcap's table is "other", as in the other families.
+  EXPECT_EQ(sample(text, "lnetcap_opcode_rpc_phase_seconds_count{opcode=\"other\",phase=\"request_transit\"}"), 1);
+  EXPECT_EQ(sample(text, "lnetcap_target_rpc_phase_seconds{target=\"10.77.0.1@o2ib\",phase=\"reply_transit\",quantile=\"1\"}"),
+            0.002);
+  EXPECT_EQ(sample(text, "lnetcap_clock_offset_seconds{client=\"10.77.0.2@o2ib\",server=\"10.77.0.1@o2ib\"}"), 0.005);
+  // Jobids are never a label of lnetcapd's, and clients are not a dimension.
+  EXPECT_EQ(text.find("lnetcap_jobid_rpc_phase"), std::string::npos);
+  EXPECT_EQ(text.find("lnetcap_client_rpc_phase"), std::string::npos);
+}
+
+TEST(RpcMetrics, LatencySplitLabelsAreBoundedAndPseudonymised) {
+  RpcMetrics metrics(1);
+  metrics.pseudonymise_labels([](const std::string& v) { return "anon-" + std::to_string(v.size()); });
+  for (const Message& m : merged_rpcs({{"10.77.0.1@o2ib", LNETCAP_OPC_OST_WRITE}, {"10.77.0.44@o2ib", LNETCAP_OPC_OST_WRITE}}))
+    metrics.add(m);
+  const std::string text = metrics.render(1);
+  // The second target is past the budget of one: "other", and no offset of its own.
+  EXPECT_EQ(sample(text, "lnetcap_target_rpc_phase_seconds_count{target=\"anon-14\",phase=\"server\"}"), 1) << text;
+  EXPECT_EQ(sample(text, "lnetcap_target_rpc_phase_seconds_count{target=\"other\",phase=\"server\"}"), 1);
+  EXPECT_EQ(sample(text, "lnetcap_clock_offset_seconds{client=\"anon-14\",server=\"anon-14\"}"), 0.005);
+  EXPECT_EQ(text.find("anon-15"), std::string::npos);
+  EXPECT_EQ(text.find("10.77."), std::string::npos);  // no clear NID anywhere
+}
+
+TEST(RpcMetrics, NoLatencySplitFromOneEnd) {
+  RpcMetrics metrics(256);
+  feed_sample("lustre-fs-part1.pcapng", metrics, nullptr);
+  const std::string text = metrics.render(1);
+  EXPECT_EQ(text.find("phase_seconds"), std::string::npos);
+  EXPECT_EQ(text.find("lnetcap_clock_offset_seconds"), std::string::npos);
 }
 
 }  // namespace

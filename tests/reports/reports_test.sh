@@ -206,6 +206,71 @@ assert sample("lnetcap_opcode_rpc_errors", "lnetcap_opcode_rpc_errors_total",
               opcode="LLOG_ORIGIN_HANDLE_CREATE", status="-2") == 1
 PY
   ;;
+summary-latency-split-merged)
+  # The corpus as its client and as its server saw it (--local-nid: SEND on
+  # one side, RECV on the other, the same wire times), the server's clock
+  # shifted by +1 ms and both merged, as a site merges two nodes' captures:
+  # the offset must come out 1 ms and every transit 0; per opcode as many
+  # RPCs as the corpus README lists; where there is no bulk phase, the
+  # server time is the request->reply time of the one-node summary (which
+  # summary-latency-vs-tshark checks against tshark); one client, one
+  # target.
+  need_corpus
+  command -v mergecap >/dev/null && command -v editcap >/dev/null || skip "mergecap/editcap missing"
+  "$lnetcap" -r "$corpus" --local-nid 10.0.3.2@tcp -w "$tmp/c.pcapng" 2>/dev/null || fail "client-side conversion failed"
+  "$lnetcap" -r "$corpus" --local-nid 10.0.3.1@tcp -w "$tmp/s0.pcapng" 2>/dev/null || fail "server-side conversion failed"
+  editcap -t 0.001 "$tmp/s0.pcapng" "$tmp/s.pcapng" >/dev/null || fail "editcap failed"
+  mergecap -w "$tmp/m.pcapng" "$tmp/c.pcapng" "$tmp/s.pcapng" || fail "mergecap failed"
+  expect_exit 0 "$lnetcap" -r "$corpus" --summary=json
+  cp "$tmp/out" "$tmp/one.json"
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng" --summary=json
+  python3 - "$tmp/out" "$tmp/one.json" <<'PY' || fail "latency split of the merged corpus wrong"
+import json, sys
+l = json.load(open(sys.argv[1]))["latency_split"]
+one = json.load(open(sys.argv[2]))
+readme = {"LDLM_ENQUEUE": 21, "LDLM_CANCEL": 4, "MDS_CLOSE": 7, "MDS_STATFS": 4, "OST_WRITE": 4,
+          "OBD_PING": 5, "LLOG_ORIGIN_HANDLE_CREATE": 3, "LLOG_ORIGIN_HANDLE_NEXT_BLOCK": 2,
+          "LLOG_ORIGIN_HANDLE_READ_HEADER": 2}
+for o in ("MGS_CONNECT MGS_CONFIG_READ MDS_CONNECT MDS_GET_ROOT MDS_GETATTR MDS_REINT "
+          "MDS_READPAGE MDS_SYNC OST_CONNECT OST_STATFS OST_SYNC OST_READ SEQ_QUERY").split():
+    readme[o] = 1
+assert l["clock_offset_ns"] == {"10.0.3.2@tcp -> 10.0.3.1@tcp": 1000000}, l["clock_offset_ns"]
+assert l["rpcs_not_split"] == 0
+assert l["total"]["request_transit_ns"]["count"] == 65, l["total"]
+for part in ("request_transit_ns", "reply_transit_ns"):
+    assert l["total"][part]["max"] == 0, (part, l["total"][part])
+counts = {g["opcode"]: g["request_transit_ns"]["count"] for g in l["by_opcode"]}
+assert counts == readme, counts
+# The RPCs of these opcodes move their data in bulk (Lustre's protocol);
+# the others' server time is their whole request->reply time.
+bulk = {g["opcode"] for g in l["by_opcode"] if g["bulk_ns"]["count"]}
+assert bulk == {"OST_WRITE", "OST_READ", "MDS_READPAGE", "MGS_CONFIG_READ"}, bulk
+lat = {g["opcode"]: g["latency_ns"] for g in one["by_opcode"]}
+for g in l["by_opcode"]:
+    if g["opcode"] not in bulk:
+        assert g["server_ns"] == lat[g["opcode"]], (g["opcode"], g["server_ns"], lat[g["opcode"]])
+assert [(g["client"], g["server_ns"]["count"]) for g in l["by_client"]] == [("10.0.3.2@tcp", 65)], l["by_client"]
+assert [(g["target"], g["server_ns"]["count"]) for g in l["by_target"]] == [("10.0.3.1@tcp", 65)], l["by_target"]
+jobs = {g["jobid"]: g["server_ns"]["count"] for g in l["by_jobid"]}
+assert jobs == {g["jobid"]: g["latency_ns"]["count"] for g in one["by_jobid"] if g["latency_ns"]["count"]}, jobs
+PY
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng" --summary
+  contains "$tmp/out" "Clock offset 10.0.3.2@tcp -> 10.0.3.1@tcp: server +1.00ms"
+  for block in "Latency split (p50)" "Latency split by jobid (p50)" "Latency split by client (p50)" "Latency split by target (p50)"; do
+    contains "$tmp/out" "$block"
+  done
+  expect_exit 0 "$lnetcap" -r "$tmp/m.pcapng" --summary=prometheus
+  contains "$tmp/out" 'lnetcap_clock_offset_seconds{client="10.0.3.2@tcp",server="10.0.3.1@tcp"} 0.001'
+  contains "$tmp/out" 'lnetcap_opcode_rpc_phase_seconds_count{opcode="LDLM_ENQUEUE",phase="request_transit"} 21'
+  if command -v promtool >/dev/null; then
+    # promtool parses the exposition (an error fails) and lints it.
+    promtool check metrics < "$tmp/out" > "$tmp/lint" 2>&1
+    rc=$?
+    lacks "$tmp/lint" "error"
+    lacks "$tmp/lint" "phase_seconds"
+    lacks "$tmp/lint" "clock_offset"
+    [ "$rc" -eq 0 ] || [ -s "$tmp/lint" ] || fail "promtool failed without a word"
+  fi ;;
 summary-filtered)
   # The pipeline's filter applies to the summary.
   need_sample

@@ -393,19 +393,35 @@ TEST(LatencySplit, ClockOffsetLeavesNoTransitNegativeAndBulkApart) {
   Summary sum;
   for (const Message& m : all) sum.add(m);
   const SummaryReport r = sum.report();
-  ASSERT_EQ(r.latency_split.by_opcode.size(), 1u);
-  const LatencySplitStats& w = r.latency_split.by_opcode.at("OST_WRITE");
+  ASSERT_EQ(r.latency_split.by(SplitBy::kOpcode).size(), 1u);
+  const LatencySplitStats& w = r.latency_split.by(SplitBy::kOpcode).at("OST_WRITE");
   constexpr std::uint64_t ms = BulkRecords::kMs;
-  EXPECT_EQ(r.latency_split.clock_offset_ns.at("10.77.0.2@o2ib -> 10.77.0.1@o2ib"), 5 * static_cast<std::int64_t>(ms));
-  EXPECT_EQ(w.client_queue, (std::vector<std::uint64_t>{300000}));
-  EXPECT_EQ(w.request_transit, (std::vector<std::uint64_t>{2 * ms}));
-  EXPECT_EQ(w.bulk, (std::vector<std::uint64_t>{3 * ms}));    // GET sent 13, REPLY in 16
-  EXPECT_EQ(w.server, (std::vector<std::uint64_t>{5 * ms}));  // 12..20, less the bulk
-  EXPECT_EQ(w.reply_transit, (std::vector<std::uint64_t>{2 * ms}));
+  EXPECT_EQ(r.latency_split.clock_offset_ns.at({"10.77.0.2@o2ib", "10.77.0.1@o2ib"}), 5 * static_cast<std::int64_t>(ms));
+  EXPECT_EQ(w.client_queue.samples(), (std::vector<std::uint64_t>{300000}));
+  EXPECT_EQ(w.request_transit.samples(), (std::vector<std::uint64_t>{2 * ms}));
+  EXPECT_EQ(w.bulk.samples(), (std::vector<std::uint64_t>{3 * ms}));    // GET sent 13, REPLY in 16
+  EXPECT_EQ(w.server.samples(), (std::vector<std::uint64_t>{5 * ms}));  // 12..20, less the bulk
+  EXPECT_EQ(w.reply_transit.samples(), (std::vector<std::uint64_t>{2 * ms}));
+  // The RPC's jobid, client and target groups hold the same figures.
+  EXPECT_EQ(r.latency_split.by(SplitBy::kJobid).at("dd.0").bulk.samples(), (std::vector<std::uint64_t>{3 * ms}));
+  EXPECT_EQ(r.latency_split.by(SplitBy::kClient).at("10.77.0.2@o2ib").client_queue.samples(),
+            (std::vector<std::uint64_t>{300000}));
+  EXPECT_EQ(r.latency_split.by(SplitBy::kTarget).at("10.77.0.1@o2ib").server.samples(),
+            (std::vector<std::uint64_t>{5 * ms}));
   const std::string t = render_table(r);
   EXPECT_NE(t.find("Clock offset 10.77.0.2@o2ib -> 10.77.0.1@o2ib: server +5.00ms"), std::string::npos) << t;
   EXPECT_NE(t.find("\nLatency split (p50)       rpcs     queue   request    server      bulk     reply\n"
                    "OST_WRITE                    1   300.0us    2.00ms    5.00ms    3.00ms    2.00ms\n"),
+            std::string::npos)
+      << t;
+  // The example of docs/REPORTS.md "Latency split".
+  EXPECT_NE(t.find("\nLatency split by jobid (p50)    rpcs     queue   request    server      bulk     reply\n"
+                   "dd.0                               1   300.0us    2.00ms    5.00ms    3.00ms    2.00ms\n\n"
+                   "Latency split by client (p50)    rpcs     queue   request    server      bulk     reply\n"
+                   "10.77.0.2@o2ib                      1   300.0us    2.00ms    5.00ms    3.00ms    2.00ms\n\n"
+                   "Latency split by target (p50)    rpcs     queue   request    server      bulk     reply\n"
+                   "10.77.0.1@o2ib                      1   300.0us    2.00ms    5.00ms    3.00ms    2.00ms\n"
+                   "Clock offset 10.77.0.2@o2ib -> 10.77.0.1@o2ib: server +5.00ms"),
             std::string::npos)
       << t;
   EXPECT_NE(render_json(r).find("\"latency_split\": {\"clock_offset_ns\": {\"10.77.0.2@o2ib -> 10.77.0.1@o2ib\": 5000000}"),

@@ -119,6 +119,7 @@ void RpcMetrics::add(const Message& m) {
   if (m.rec.hdr.is_outcome() || m.rec.hdr.is_resend()) return;
   const std::optional<report::RpcMatch> match = matcher_.observe(m);
   const std::optional<report::BulkLink> found = bulk_.observe(m);
+  split_.add(m, found);
   // A bulk transfer or its REPLY/ACK: a message of its RPC (as in --summary).
   const report::BulkLink* link = found && found->bulk() && !m.rpc.present ? &*found : nullptr;
   const bool bulk = link != nullptr;
@@ -211,7 +212,46 @@ void labelled(std::string& out, const std::string& name, const std::string& help
   for (const auto& [k, n] : values) out += name + prom_labels(label, k) + " " + std::to_string(n) + "\n";
 }
 
+// The split's groups under their label values: groups that share one
+// ("other") are merged.
+void merge_into(report::LatencySplitStats& to, const report::LatencySplitStats& from) {
+  to.client_queue.merge(from.client_queue);
+  to.request_transit.merge(from.request_transit);
+  to.server.merge(from.server);
+  to.bulk.merge(from.bulk);
+  to.reply_transit.merge(from.reply_transit);
+}
+
 }  // namespace
+
+report::LatencySplitReport RpcMetrics::labelled_split(
+    const report::LatencySplitFigures& figures, const std::unordered_map<std::string, std::string>& targets,
+    const std::function<std::string(const std::string&)>& pseudonym) const {
+  report::LatencySplitReport in = figures.report(), out;
+  if (in.empty()) return out;
+  out.total = std::move(in.total);
+  out.rpcs_not_split = in.rpcs_not_split;
+  auto nid_label = [&](const std::string& nid) { return pseudonym ? pseudonym(nid) : nid; };
+  // An opcode outside lnetcap's table (opc_N) or past the split's own
+  // budget is "other", as opcode_label() makes it; a target without a
+  // label of its own in the target families too.
+  auto& opcodes = out.groups[static_cast<int>(report::SplitBy::kOpcode)];
+  for (const auto& [key, stats] : in.by(report::SplitBy::kOpcode)) {
+    const bool known = key != report::kOtherSplitGroup && key.rfind("opc_", 0) != 0;
+    merge_into(opcodes[known ? key : kOther], stats);
+  }
+  auto& by_target = out.groups[static_cast<int>(report::SplitBy::kTarget)];
+  for (const auto& [key, stats] : in.by(report::SplitBy::kTarget)) {
+    const std::string label = nid_label(key);
+    merge_into(by_target[targets.count(label) ? label : kOther], stats);
+  }
+  for (const auto& [pair, ns] : in.clock_offset_ns) {
+    if (out.clock_offset_ns.size() >= max_label_values_) break;
+    const std::string server = nid_label(pair.second);
+    if (targets.count(server)) out.clock_offset_ns[{nid_label(pair.first), server}] = ns;
+  }
+  return out;
+}
 
 std::string RpcMetrics::render(std::uint64_t scrapes) const {
   // A copy under the lock, formatted without it: add() (the daemon's loop)
@@ -221,8 +261,14 @@ std::string RpcMetrics::render(std::uint64_t scrapes) const {
   std::map<std::string, std::uint64_t> lnet_types, health;
   std::uint64_t lnet_dropped, retries;
   DaemonGauges g;
+  report::LatencySplitFigures split;
+  std::unordered_map<std::string, std::string> targets;
+  std::function<std::string(const std::string&)> pseudonym;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    split = split_.figures();
+    targets = admitted_[kTarget];
+    pseudonym = pseudonym_;
     total = total_;
     groups = groups_;
     lnet_types = lnet_types_;
@@ -236,6 +282,7 @@ std::string RpcMetrics::render(std::uint64_t scrapes) const {
   for (int d = 0; d < kDims; ++d)
     dimension(out, std::string("lnetcap_") + kDimLabel[d] + "_", kDimLabel[d], groups[d],
               std::string(" by ") + kDimLabel[d]);
+  report::prom_latency_split(out, labelled_split(split, targets, pseudonym));
   labelled(out, "lnetcap_lnet_type_messages_total", "LNet messages by LNet type", "type", lnet_types);
   labelled(out, "lnetcap_lnet_health_messages_total",
            "LNet messages by the health status LNet gave them (records that carry one)", "health",

@@ -15,7 +15,11 @@
 // target take the first max_label_values distinct NIDs each, later ones are
 // "other"; so do the status of error replies (across all groups) and LNet
 // message types and health statuses outside lnetcap's tables.  Jobids
-// (unbounded) are not a label.  When the anonymize policy forces anyone,
+// (unbounded) are not a label.  The latency split of RPCs whose both ends
+// the daemon's source records (a replayed merged capture, a client on a
+// server) is exported by opcode and target only, with the same bounds;
+// its clock offsets for the pairs whose target has a label of its own, at
+// most max_label_values.  When the anonymize policy forces anyone,
 // peer and target values are pseudonyms (the endpoint has no access
 // control).  render() formats a copy taken under the lock, so a big
 // scrape does not hold up the daemon's loop adding records.
@@ -33,6 +37,7 @@
 
 #include "../message.h"
 #include "../report/bulk_linker.h"
+#include "../report/latency_split.h"
 #include "../report/rpc_matcher.h"
 #include "../report/summary_format.h"
 
@@ -88,6 +93,10 @@ class RpcMetrics {
   const std::string& bounded_value(std::unordered_map<std::string, std::string>& admitted,
                                    const std::string& value);
   void add_latency(Group& g, std::uint64_t ns);
+  // The split by opcode and target under bounded labels (see the top).
+  report::LatencySplitReport labelled_split(const report::LatencySplitFigures& figures,
+                                            const std::unordered_map<std::string, std::string>& targets,
+                                            const std::function<std::string(const std::string&)>& pseudonym) const;
   // The groups of an opcode, a target NID and a message's peer.  They are
   // cached by the binary values, so the label strings are built once per
   // distinct value, not per record (the caches are bounded too).
@@ -99,6 +108,7 @@ class RpcMetrics {
   unsigned max_label_values_;
   report::RpcMatcher matcher_;
   report::BulkLinker bulk_;  // bulk GET/PUT/REPLY/ACK -> their RPC's opcode and target
+  report::LatencySplit split_;  // RPCs both ends were recorded of (report/latency_split.h)
   Group total_;
   std::array<std::map<std::string, Group>, kDims> groups_;
   std::array<std::unordered_map<std::string, std::string>, kDims> admitted_;

@@ -12,6 +12,105 @@
 
 namespace lnetcap::report {
 
+const char* split_dimension_name(SplitBy d) {
+  switch (d) {
+    case SplitBy::kOpcode: return "opcode";
+    case SplitBy::kJobid: return "jobid";
+    case SplitBy::kClient: return "client";
+    case SplitBy::kTarget: return "target";
+  }
+  return "?";
+}
+
+// --- the RPCs both ends saw, in bounded groups ------------------------------
+
+std::uint32_t LatencySplitFigures::group_of(std::size_t d, const std::string& key) {
+  auto& index = group_index_[d];
+  auto it = index.find(key);
+  if (it != index.end()) return it->second;
+  // Past the budget every new key shares one group (a key already admitted
+  // keeps its own).
+  const std::string& k = group_names_[d].size() < kMaxGroups ? key : std::string(kOtherSplitGroup);
+  it = index.find(k);
+  if (it != index.end()) return it->second;
+  const auto i = static_cast<std::uint32_t>(group_names_[d].size());
+  index.emplace(k, i);
+  group_names_[d].push_back(k);
+  groups_[d].emplace_back();
+  return i;
+}
+
+std::int64_t LatencySplitFigures::offset(std::uint32_t pair) const {
+  const Pair& p = pairs_[pair];
+  return p.lo + (p.hi - p.lo) / 2;
+}
+
+void LatencySplitFigures::add(const SplitRpc& r) {
+  auto found = pair_index_.find({r.client, r.server});
+  if (found == pair_index_.end()) {
+    if (pairs_.size() >= kMaxPairs) {
+      ++not_split_;
+      return;
+    }
+    found = pair_index_.emplace(std::make_pair(r.client, r.server), static_cast<std::uint32_t>(pairs_.size())).first;
+    pairs_.push_back({r.client, r.server, std::numeric_limits<std::int64_t>::min(),
+                      std::numeric_limits<std::int64_t>::max()});
+  }
+  Pair& p = pairs_[found->second];
+  Done d{};
+  d.pair = found->second;
+  d.to_server = static_cast<std::int64_t>(r.s_recv - r.c_send);
+  d.to_client = static_cast<std::int64_t>(r.c_recv - r.s_send);
+  p.lo = std::max(p.lo, -d.to_client);
+  p.hi = std::min(p.hi, d.to_server);
+  d.has_bulk = r.bulk_first && r.bulk_last > r.bulk_first;
+  d.bulk = d.has_bulk ? r.bulk_last - r.bulk_first : 0;
+  const std::int64_t server = static_cast<std::int64_t>(r.s_send - r.s_recv) - static_cast<std::int64_t>(d.bulk);
+  d.server = static_cast<std::uint64_t>(std::max<std::int64_t>(server, 0));
+  d.has_queue = r.has_queue;
+  d.queue = r.queue;
+  d.group[static_cast<int>(SplitBy::kOpcode)] = group_of(static_cast<int>(SplitBy::kOpcode), opcode_key(r.opc));
+  d.group[static_cast<int>(SplitBy::kJobid)] = group_of(static_cast<int>(SplitBy::kJobid), jobid_key(r.jobid));
+  d.group[static_cast<int>(SplitBy::kClient)] = group_of(static_cast<int>(SplitBy::kClient), display_nid(r.client));
+  d.group[static_cast<int>(SplitBy::kTarget)] = group_of(static_cast<int>(SplitBy::kTarget), display_nid(r.server));
+  batch_.push_back(d);
+  if (batch_.size() < kBatch) return;
+  // The batch is full: its transits are split with the offsets known now.
+  for (const Done& done : batch_) bin(done, total_, groups_);
+  batch_.clear();
+}
+
+void LatencySplitFigures::bin(const Done& d, LatencySplitStats& total, Groups& groups) const {
+  const std::int64_t t = offset(d.pair);
+  auto nonneg = [](std::int64_t v) { return static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)); };
+  const std::uint64_t request = nonneg(d.to_server - t), reply = nonneg(d.to_client + t);
+  auto put = [&](LatencySplitStats& s) {
+    if (d.has_queue) s.client_queue.push_back(d.queue);
+    s.request_transit.push_back(request);
+    s.reply_transit.push_back(reply);
+    if (d.has_bulk) s.bulk.push_back(d.bulk);
+    s.server.push_back(d.server);
+  };
+  put(total);
+  for (std::size_t i = 0; i < groups.size(); ++i) put(groups[i][d.group[i]]);
+}
+
+LatencySplitReport LatencySplitFigures::report() const {
+  LatencySplitReport out;
+  out.total = total_;
+  Groups groups = groups_;
+  for (const Done& d : batch_) bin(d, out.total, groups);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (std::size_t g = 0; g < groups[i].size(); ++g)
+      out.groups[i].emplace(group_names_[i][g], std::move(groups[i][g]));
+  for (std::uint32_t i = 0; i < pairs_.size(); ++i)
+    out.clock_offset_ns[{display_nid(pairs_[i].client), display_nid(pairs_[i].server)}] = offset(i);
+  out.rpcs_not_split = not_split_;
+  return out;
+}
+
+// --- pairing each RPC's records of both ends --------------------------------
+
 void LatencySplit::add(const Message& m, const std::optional<BulkLink>& link) {
   if (!m.lnet.present) return;
   const RecordHeader& h = m.rec.hdr;
@@ -24,15 +123,15 @@ void LatencySplit::add(const Message& m, const std::optional<BulkLink>& link) {
     auto it = by_key_.find(key);
     std::shared_ptr<Rpc> r = it == by_key_.end() ? nullptr : it->second;
     // The same end seeing the request again: a resend, timed afresh.
-    if (r && ((send && r->c_send) || (recv && r->s_recv))) {
+    if (r && ((send && r->t.c_send) || (recv && r->t.s_recv))) {
       for (const auto& k : r->keys) by_key_.erase(k);
       r = nullptr;
     }
     if (!r) {
       r = std::make_shared<Rpc>();
-      r->opc = m.rpc.opc;
-      r->client = l.src_nid;
-      r->server = l.dest_nid;
+      r->t.opc = m.rpc.opc;
+      r->t.client = l.src_nid;
+      r->t.server = l.dest_nid;
       r->keys.push_back(key);
       if (m.rpc.mbits && m.rpc.mbits != *l.match_bits)  // REP_MBITS replies
         r->keys.emplace_back(l.src_nid, l.dest_nid, m.rpc.mbits);
@@ -47,12 +146,14 @@ void LatencySplit::add(const Message& m, const std::optional<BulkLink>& link) {
         order_.pop_front();
       }
     }
-    if (send && local == r->client) {
-      r->c_send = m.ts_ns;
-      r->has_queue = h.flags & LNETCAP_REC_F_QUEUE_VALID;
-      r->queue = h.queue_ns;
-    } else if (recv && local == r->server) {
-      r->s_recv = m.ts_ns;
+    // Either end's copy of the request carries the jobid (if it was captured).
+    if (r->t.jobid.empty()) r->t.jobid = m.rpc.jobid;
+    if (send && local == r->t.client) {
+      r->t.c_send = m.ts_ns;
+      r->t.has_queue = h.flags & LNETCAP_REC_F_QUEUE_VALID;
+      r->t.queue = h.queue_ns;
+    } else if (recv && local == r->t.server) {
+      r->t.s_recv = m.ts_ns;
     }
     return;
   }
@@ -60,15 +161,15 @@ void LatencySplit::add(const Message& m, const std::optional<BulkLink>& link) {
     auto it = by_key_.find(std::make_tuple(l.dest_nid, l.src_nid, *l.match_bits));
     if (it == by_key_.end()) return;
     const std::shared_ptr<Rpc> r = it->second;
-    if (send && local == r->server) r->s_send = m.ts_ns;
-    else if (recv && local == r->client) r->c_recv = m.ts_ns;
-    if (r->c_send && r->s_recv && r->s_send && r->c_recv) finish(r);
+    if (send && local == r->t.server) r->t.s_send = m.ts_ns;
+    else if (recv && local == r->t.client) r->t.c_recv = m.ts_ns;
+    if (r->t.c_send && r->t.s_recv && r->t.s_send && r->t.c_recv) finish(r);
     return;
   }
   if (!link || !link->bulk()) return;
   auto it = by_key_.find(std::make_tuple(link->rpc->client, link->rpc->server, link->rpc->xid));
-  if (it == by_key_.end() || local != it->second->server) return;  // the server's bulk phase
-  Rpc& r = *it->second;
+  if (it == by_key_.end() || local != it->second->t.server) return;  // the server's bulk phase
+  SplitRpc& r = it->second->t;
   if (send && (l.type == LNETCAP_MSG_GET || l.type == LNETCAP_MSG_PUT))
     r.bulk_first = r.bulk_first ? std::min(r.bulk_first, m.ts_ns) : m.ts_ns;
   if (recv && (l.type == LNETCAP_MSG_REPLY || l.type == LNETCAP_MSG_ACK))
@@ -81,47 +182,7 @@ void LatencySplit::finish(const std::shared_ptr<Rpc>& r) {
     auto o = by_key_.find(k);
     if (o != by_key_.end() && o->second == keep) by_key_.erase(o);
   }
-  if (samples_.size() < kMaxSamples) {
-    samples_.push_back(*keep);
-    samples_.back().keys.clear();
-  }
-}
-
-LatencySplitReport LatencySplit::report() const {
-  LatencySplitReport out;
-  // Per client and server: theta within [max(s_send - c_recv), min(s_recv - c_send)].
-  struct Bounds {
-    std::int64_t lo = std::numeric_limits<std::int64_t>::min();
-    std::int64_t hi = std::numeric_limits<std::int64_t>::max();
-  };
-  std::map<std::pair<Nid, Nid>, Bounds> bounds;
-  for (const Rpc& r : samples_) {
-    Bounds& b = bounds[{r.client, r.server}];
-    b.lo = std::max(b.lo, static_cast<std::int64_t>(r.s_send - r.c_recv));
-    b.hi = std::min(b.hi, static_cast<std::int64_t>(r.s_recv - r.c_send));
-  }
-  std::map<std::pair<Nid, Nid>, std::int64_t> theta;
-  for (const auto& [pair, b] : bounds) {
-    const std::int64_t t = b.lo + (b.hi - b.lo) / 2;
-    theta[pair] = t;
-    out.clock_offset_ns[display_nid(pair.first) + " -> " + display_nid(pair.second)] = t;
-  }
-  auto nonneg = [](std::int64_t v) { return static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)); };
-  for (const Rpc& r : samples_) {
-    const std::int64_t t = theta[{r.client, r.server}];
-    LatencySplitStats& s = out.by_opcode[opcode_key(r.opc)];
-    if (r.has_queue) s.client_queue.push_back(r.queue);
-    s.request_transit.push_back(nonneg(static_cast<std::int64_t>(r.s_recv - r.c_send) - t));
-    s.reply_transit.push_back(nonneg(static_cast<std::int64_t>(r.c_recv - r.s_send) + t));
-    std::uint64_t bulk = 0;
-    if (r.bulk_first && r.bulk_last > r.bulk_first) {
-      bulk = r.bulk_last - r.bulk_first;
-      s.bulk.push_back(bulk);
-    }
-    const std::int64_t server = static_cast<std::int64_t>(r.s_send - r.s_recv);
-    s.server.push_back(nonneg(server - static_cast<std::int64_t>(bulk)));
-  }
-  return out;
+  figures_.add(keep->t);
 }
 
 }  // namespace lnetcap::report

@@ -32,13 +32,13 @@ std::string portal_key(const std::optional<std::uint32_t>& portal) {
   return n ? n : "portal_" + std::to_string(*portal);
 }
 
-namespace {
-
 // The jobid comes from the wire: the key is its printable form, so every
 // summary format (table, JSON, Prometheus) shows the same escaped text.
 std::string jobid_key(const std::string& jobid) {
   return jobid.empty() ? kNoJobid : wire_text(jobid);
 }
+
+namespace {
 
 // The groups an RPC (not a single message) is accounted to.
 struct RpcKeys {

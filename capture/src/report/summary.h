@@ -150,5 +150,7 @@ bool is_recovery_ping(const Message& m);
 /// Group keys of one message or request (exposed for the tests).
 std::string opcode_key(std::uint32_t opc);
 std::string portal_key(const std::optional<std::uint32_t>& portal);
+/// A request's jobid as a group key: its printable form, kNoJobid without one.
+std::string jobid_key(const std::string& jobid);
 
 }  // namespace lnetcap::report

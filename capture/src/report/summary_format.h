@@ -24,6 +24,14 @@ void prom_family(std::string& out, const std::string& name, const char* type, co
 /// {label="value",extra} (extra: further ready-made label pairs), or "".
 std::string prom_labels(const std::string& label, const std::string& value, const std::string& extra = {});
 
+/// The latency split (latency_split.h) of a merged capture, nothing
+/// without one: lnetcap_rpc_phase_seconds{phase,quantile} and per
+/// dimension lnetcap_<opcode|jobid|client|target>_rpc_phase_seconds
+/// (summaries: quantiles 0.5, 0.9, 0.99 and 1 = max, in seconds), and
+/// lnetcap_clock_offset_seconds{client,server}.  Dimensions without groups
+/// are left out (lnetcapd exports opcode and target only).
+void prom_latency_split(std::string& out, const LatencySplitReport& l);
+
 /// A status label's value: the number (--summary), or lnetcapd's bounded
 /// label ("other" past its budget).
 inline std::string status_label_text(std::int32_t status) { return std::to_string(status); }

@@ -15,11 +15,16 @@ std::string latency_json(const LatencyFigures& f) {
          ", \"p99\": " + num(f.p99) + ", \"max\": " + num(f.max) + "}";
 }
 
-std::string latency_json(const std::vector<std::uint64_t>& samples) {
-  return latency_json(latency_figures(samples));
-}
-
 std::string latency_json(const LatencySamples& samples) { return latency_json(samples.figures()); }
+
+// The parts of one latency split group (latency_split.h); the RPCs are
+// request_transit_ns's count.
+std::string split_fields(const LatencySplitStats& s) {
+  return "\"client_queue_ns\": " + latency_json(s.client_queue) +
+         ", \"request_transit_ns\": " + latency_json(s.request_transit) +
+         ", \"server_ns\": " + latency_json(s.server) + ", \"bulk_ns\": " + latency_json(s.bulk) +
+         ", \"reply_transit_ns\": " + latency_json(s.reply_transit);
+}
 
 std::string errors_json(const std::map<std::int32_t, std::uint64_t>& by_status) {
   std::string out = "[";
@@ -99,23 +104,27 @@ std::string render_json(const SummaryReport& r) {
   }
   // Only merged client+server captures have this key (docs/REPORTS.md).
   if (!r.latency_split.empty()) {
+    const LatencySplitReport& l = r.latency_split;
     out += ",\n  \"latency_split\": {\"clock_offset_ns\": {";
     first = true;
-    for (const auto& [pair, ns] : r.latency_split.clock_offset_ns) {
-      out += std::string(first ? "" : ", ") + json_string(pair) + ": " + std::to_string(ns);
+    for (const auto& [pair, ns] : l.clock_offset_ns) {
+      out += std::string(first ? "" : ", ") + json_string(pair.first + " -> " + pair.second) + ": " +
+             std::to_string(ns);
       first = false;
     }
-    out += "}, \"by_opcode\": [";
-    first = true;
-    for (const auto& [op, s] : r.latency_split.by_opcode) {
-      out += std::string(first ? "\n" : ",\n") + "    {\"opcode\": " + json_string(op) +
-             ", \"client_queue_ns\": " + latency_json(s.client_queue) +
-             ", \"request_transit_ns\": " + latency_json(s.request_transit) +
-             ", \"server_ns\": " + latency_json(s.server) + ", \"bulk_ns\": " + latency_json(s.bulk) +
-             ", \"reply_transit_ns\": " + latency_json(s.reply_transit) + "}";
-      first = false;
+    out += "}, \"rpcs_not_split\": " + num(l.rpcs_not_split) + ", \"total\": {" + split_fields(l.total) + "}";
+    for (SplitBy d : kSplitDimensions) {
+      const std::string name = split_dimension_name(d);
+      out += ", \"by_" + name + "\": [";
+      first = true;
+      for (const auto& [key, s] : l.by(d)) {
+        out += std::string(first ? "\n" : ",\n") + "    {\"" + name + "\": " + json_string(key) + ", " +
+               split_fields(s) + "}";
+        first = false;
+      }
+      out += first ? "]" : "\n  ]";
     }
-    out += first ? "]}" : "\n  ]}";
+    out += "}";
   }
   // Only captures with LNet health fields have this key (docs/REPORTS.md).
   if (!r.lnet.empty()) {

@@ -56,7 +56,48 @@ void dimension(std::string& out, const std::string& prefix, const std::string& l
   }
 }
 
+// One group's parts as summary samples (phase and quantile labels); an
+// empty part (no bulk, no queue time recorded) has none.
+void split_group(std::string& out, const std::string& name, const std::string& label,
+                 const std::string& key, const LatencySplitStats& s) {
+  const std::pair<const char*, const LatencySamples*> phases[] = {
+      {"client_queue", &s.client_queue}, {"request_transit", &s.request_transit},
+      {"server", &s.server},             {"bulk", &s.bulk},
+      {"reply_transit", &s.reply_transit}};
+  for (const auto& [phase, v] : phases) {
+    if (v->empty()) continue;
+    const LatencyFigures f = latency_figures(*v);
+    const std::string p = std::string("phase=\"") + phase + "\"";
+    for (auto [q, val] : {std::pair{"0.5", f.p50}, std::pair{"0.9", f.p90}, std::pair{"0.99", f.p99},
+                          std::pair{"1", f.max}})
+      out += name + prom_labels(label, key, p + ",quantile=\"" + q + "\"") + " " + prom_number(val / 1e9) + "\n";
+    out += name + "_sum" + prom_labels(label, key, p) + " " + prom_number(v->sum_seconds()) + "\n";
+    out += name + "_count" + prom_labels(label, key, p) + " " + std::to_string(f.count) + "\n";
+  }
+}
+
 }  // namespace
+
+void prom_latency_split(std::string& out, const LatencySplitReport& l) {
+  if (l.empty()) return;
+  const std::string what =
+      " of the RPCs both ends captured: client_queue, request_transit, server (without the bulk "
+      "phase), bulk, reply_transit";
+  prom_family(out, "lnetcap_rpc_phase_seconds", "summary", "where the time went" + what);
+  split_group(out, "lnetcap_rpc_phase_seconds", "", "", l.total);
+  for (SplitBy d : kSplitDimensions) {
+    if (l.by(d).empty()) continue;
+    const std::string label = split_dimension_name(d);
+    const std::string name = "lnetcap_" + label + "_rpc_phase_seconds";
+    prom_family(out, name, "summary", "where the time went, by " + label + "," + what);
+    for (const auto& [k, s] : l.by(d)) split_group(out, name, label, k, s);
+  }
+  prom_family(out, "lnetcap_clock_offset_seconds", "gauge",
+              "server clock minus client clock, estimated from their RPCs so that no transit is negative");
+  for (const auto& [pair, ns] : l.clock_offset_ns)
+    out += "lnetcap_clock_offset_seconds{client=\"" + prom_label(pair.first) + "\",server=\"" +
+           prom_label(pair.second) + "\"} " + prom_number(static_cast<double>(ns) / 1e9) + "\n";
+}
 
 std::string render_prometheus(const SummaryReport& r) {
   std::string out;
@@ -69,6 +110,7 @@ std::string render_prometheus(const SummaryReport& r) {
     const std::string name = dimension_name(d);
     dimension(out, "lnetcap_" + name + "_", name, r.by(d), " by " + name);
   }
+  prom_latency_split(out, r.latency_split);
   if (r.lnet.empty()) return out;
   prom_family(out, "lnetcap_lnet_drops_total", "counter", "messages LNet dropped, by reason");
   for (const auto& [why, n] : r.lnet.drops_by_reason)

@@ -105,27 +105,46 @@ void lnet_health_sections(std::string& out, const LnetHealth& l) {
   }
 }
 
-// Where the time of RPCs seen by both ends went (latency_split.h).
-void split_section(std::string& out, const LatencySplitReport& l) {
-  if (l.empty()) return;
-  std::size_t kw = 22;
-  for (const auto& [k, v] : l.by_opcode) kw = std::max(kw, k.size());
-  out += "\n" + pad("Latency split (p50)", kw, false) + " " + pad("rpcs", 7, true);
+// Where the time of RPCs seen by both ends went (latency_split.h): one
+// block per dimension, p50 of each part (JSON and Prometheus have the rest).
+void split_block(std::string& out, const std::string& heading,
+                 const std::map<std::string, LatencySplitStats>& groups) {
+  std::size_t kw = std::max<std::size_t>(22, heading.size());
+  for (const auto& [k, v] : groups) kw = std::max(kw, k.size());
+  out += "\n" + pad(heading, kw, false) + " " + pad("rpcs", 7, true);
   for (const char* h : {"queue", "request", "server", "bulk", "reply"}) out += " " + pad(h, 9, true);
   out += "\n";
-  for (const auto& [k, s] : l.by_opcode) {
-    out += pad(k, kw, false) + " " + pad(std::to_string(s.request_transit.size()), 7, true);
+  // Busiest first, then by name, as the groups above.
+  std::vector<const std::pair<const std::string, LatencySplitStats>*> rows;
+  for (const auto& e : groups) rows.push_back(&e);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](auto* a, auto* b) { return a->second.rpcs() > b->second.rpcs(); });
+  for (const auto* e : rows) {
+    const LatencySplitStats& s = e->second;
+    out += pad(e->first, kw, false) + " " + pad(std::to_string(s.rpcs()), 7, true);
     for (const auto* v : {&s.client_queue, &s.request_transit, &s.server, &s.bulk, &s.reply_transit}) {
       const LatencyFigures f = latency_figures(*v);
       out += " " + pad(lat(f, &LatencyFigures::p50), 9, true);
     }
     out += "\n";
   }
+}
+
+void split_section(std::string& out, const LatencySplitReport& l) {
+  if (l.empty()) return;
+  for (SplitBy d : kSplitDimensions)
+    split_block(out,
+                d == SplitBy::kOpcode ? std::string("Latency split (p50)")
+                                      : std::string("Latency split by ") + split_dimension_name(d) + " (p50)",
+                l.by(d));
   for (const auto& [pair, ns] : l.clock_offset_ns) {
     const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-    out += "Clock offset " + pair + ": server " + (ns < 0 ? "-" : "+") + format_duration(mag) +
-           " (estimated so that no transit is negative)\n";
+    out += "Clock offset " + pair.first + " -> " + pair.second + ": server " + (ns < 0 ? "-" : "+") +
+           format_duration(mag) + " (estimated so that no transit is negative)\n";
   }
+  if (l.rpcs_not_split)
+    out += std::to_string(l.rpcs_not_split) + " RPCs of further client/server pairs not split (at most " +
+           std::to_string(LatencySplitFigures::kMaxPairs) + " pairs)\n";
 }
 
 }  // namespace
