@@ -67,6 +67,63 @@ std::vector<std::uint64_t> sorted(const LatencySamples& s) {
   return v;
 }
 
+// Merged records of RPCs given as (client, server, xid, send, arrive, answer,
+// back), in each node's own clock.
+SummaryReport merged(const std::vector<std::tuple<Node, Node, std::uint64_t, std::uint64_t, std::uint64_t,
+                                                  std::uint64_t, std::uint64_t>>& rpcs) {
+  std::vector<std::unique_ptr<BulkRecords>> keep;
+  for (const auto& [c, s, xid, send, arrive, answer, back] : rpcs)
+    rpc(keep, c, s, xid, LNETCAP_OPC_OST_READ, "dd.0", send, arrive, answer, back);
+  std::vector<Message> all;
+  for (const auto& b : keep)
+    for (const auto& o : b->all()) all.push_back(o.msg);
+  std::stable_sort(all.begin(), all.end(), [](const Message& a, const Message& b) { return a.ts_ns < b.ts_ns; });
+  Summary sum;
+  for (const Message& m : all) sum.add(m);
+  return sum.report();
+}
+
+// The server's clock runs 10 ms fast over the capture: no single offset
+// keeps every transit non-negative.  The RPCs that needed a 0 are counted
+// and said, so the split never looks exact when it is not.
+TEST(LatencySplit, TransitsBelowZeroAfterTheEstimateAreCounted) {
+  const Node c{kC1, 0}, s_early{kS1, 0}, s_late{kS1, 10};
+  const SummaryReport r = merged({{c, s_early, 0x1000, 10, 11, 12, 13},  // 1 / 1 / 1
+                                  {c, s_late, 0x2000, 20, 21, 22, 23}});
+  const LatencySplitReport& l = r.latency_split;
+  ASSERT_EQ(l.total.rpcs(), 2u);
+  EXPECT_EQ(l.negative_transits, 2u);
+  const std::string table = render_table(r);
+  EXPECT_NE(table.find("2 RPCs had a transit below 0 after the clock estimate"), std::string::npos) << table;
+  EXPECT_NE(render_json(r).find("\"negative_transits\": 2"), std::string::npos);
+  // Clocks that agree need none.
+  EXPECT_EQ(merged({{c, s_early, 0x1000, 10, 11, 12, 13}, {c, s_early, 0x2000, 20, 21, 22, 23}})
+                .latency_split.negative_transits,
+            0u);
+}
+
+// Over 0@lo a node is its own client and server: one clock, offset 0
+// whatever the transits (the middle of their interval would not be 0).
+TEST(LatencySplit, OneNodeOverLoIsOneClock) {
+  SplitRpc r;
+  r.opc = LNETCAP_OPC_OST_STATFS;
+  r.client = r.server = *Nid::parse("0@lo");
+  r.c_send = 10 * ms, r.s_recv = 11 * ms, r.s_send = 15 * ms, r.c_recv = 18 * ms;  // 1 ms in, 3 ms back
+  LatencySplitFigures f;
+  f.add(r);
+  SummaryReport rep;
+  rep.latency_split = f.report();
+  const LatencySplitReport& l = rep.latency_split;
+  ASSERT_EQ(l.clock_offset_ns.size(), 1u);
+  EXPECT_EQ(l.clock_offset_ns.begin()->second, 0);
+  EXPECT_EQ(sorted(l.total.request_transit), (std::vector<std::uint64_t>{1 * ms}));
+  EXPECT_EQ(sorted(l.total.reply_transit), (std::vector<std::uint64_t>{3 * ms}));
+  EXPECT_EQ(l.negative_transits, 0u);
+  EXPECT_NE(render_table(rep).find("Clock offset 0@lo -> 0@lo: server +0ns (one node, one clock)"),
+            std::string::npos)
+      << render_table(rep);
+}
+
 TEST(LatencySplit, GroupedByOpcodeJobClientAndTarget) {
   const LatencySplitReport l = three_rpcs().latency_split;
   ASSERT_FALSE(l.empty());
@@ -137,7 +194,7 @@ TEST(LatencySplit, JsonKeepsByOpcodeAndAddsJobClientTarget) {
       << j;
   EXPECT_NE(j.find("\"by_target\": [\n    {\"target\": \"10.77.0.1@o2ib\", \"client_queue_ns\""), std::string::npos)
       << j;
-  EXPECT_NE(j.find("\"rpcs_not_split\": 0, \"total\": {\"client_queue_ns\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"rpcs_not_split\": 0, \"negative_transits\": 0, \"total\": {\"client_queue_ns\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"10.77.0.3@o2ib -> 10.77.0.4@o2ib\": 9000000"), std::string::npos) << j;
 }
 

@@ -42,6 +42,7 @@ std::uint32_t LatencySplitFigures::group_of(std::size_t d, const std::string& ke
 
 std::int64_t LatencySplitFigures::offset(std::uint32_t pair) const {
   const Pair& p = pairs_[pair];
+  if (p.one_clock) return 0;
   return p.lo + (p.hi - p.lo) / 2;
 }
 
@@ -54,7 +55,7 @@ void LatencySplitFigures::add(const SplitRpc& r) {
     }
     found = pair_index_.emplace(std::make_pair(r.client, r.server), static_cast<std::uint32_t>(pairs_.size())).first;
     pairs_.push_back({r.client, r.server, std::numeric_limits<std::int64_t>::min(),
-                      std::numeric_limits<std::int64_t>::max()});
+                      std::numeric_limits<std::int64_t>::max(), r.client == r.server});
   }
   Pair& p = pairs_[found->second];
   Done d{};
@@ -76,11 +77,11 @@ void LatencySplitFigures::add(const SplitRpc& r) {
   batch_.push_back(d);
   if (batch_.size() < kBatch) return;
   // The batch is full: its transits are split with the offsets known now.
-  for (const Done& done : batch_) bin(done, total_, groups_);
+  for (const Done& done : batch_) negative_ += bin(done, total_, groups_);
   batch_.clear();
 }
 
-void LatencySplitFigures::bin(const Done& d, LatencySplitStats& total, Groups& groups) const {
+bool LatencySplitFigures::bin(const Done& d, LatencySplitStats& total, Groups& groups) const {
   const std::int64_t t = offset(d.pair);
   auto nonneg = [](std::int64_t v) { return static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)); };
   const std::uint64_t request = nonneg(d.to_server - t), reply = nonneg(d.to_client + t);
@@ -93,13 +94,15 @@ void LatencySplitFigures::bin(const Done& d, LatencySplitStats& total, Groups& g
   };
   put(total);
   for (std::size_t i = 0; i < groups.size(); ++i) put(groups[i][d.group[i]]);
+  return d.to_server - t < 0 || d.to_client + t < 0;
 }
 
 LatencySplitReport LatencySplitFigures::report() const {
   LatencySplitReport out;
   out.total = total_;
   Groups groups = groups_;
-  for (const Done& d : batch_) bin(d, out.total, groups);
+  out.negative_transits = negative_;
+  for (const Done& d : batch_) out.negative_transits += bin(d, out.total, groups);
   for (std::size_t i = 0; i < groups.size(); ++i)
     for (std::size_t g = 0; g < groups[i].size(); ++g)
       out.groups[i].emplace(group_names_[i][g], std::move(groups[i][g]));

@@ -12,7 +12,10 @@
 //   reply transit   = c_recv - s_send + theta >= 0   (theta >= max(s_send - c_recv))
 // so theta is taken as the middle of that interval, and no transit is
 // negative.  When the interval is empty (the clocks drifted during the
-// capture), its middle still, and the negative transits are counted as 0.
+// capture), its middle still, and the negative transits are counted as 0;
+// the RPCs that had one are counted (negative_transits) and reported, so a
+// split that needed it never looks exact.  An RPC whose client and server
+// are one node (over 0@lo) is timed by one clock: its offset is 0.
 //
 // Memory is bounded however long the run (a week of --summary, --top or
 // lnetcapd): each group's parts are LatencySamples (exact up to 4096, then
@@ -65,6 +68,10 @@ struct LatencySplitReport {
   std::map<std::pair<std::string, std::string>, std::int64_t> clock_offset_ns;
   /// RPCs both ends saw, of client/server pairs past kMaxPairs: not split.
   std::uint64_t rpcs_not_split = 0;
+  /// Split RPCs with a transit below 0 after the offset (shown as 0): the
+  /// clocks drifted during the capture, or a batch was split before its
+  /// pair's interval settled.
+  std::uint64_t negative_transits = 0;
   const std::map<std::string, LatencySplitStats>& by(SplitBy d) const {
     return groups[static_cast<int>(d)];
   }
@@ -98,6 +105,7 @@ class LatencySplitFigures {
   struct Pair {
     Nid client, server;
     std::int64_t lo, hi;
+    bool one_clock;  // client and server are one node (0@lo)
   };
   // An RPC's parts that need no offset, and the two differences that do.
   struct Done {
@@ -110,7 +118,8 @@ class LatencySplitFigures {
   using Groups = std::array<std::vector<LatencySplitStats>, kSplitDimensions.size()>;
   std::uint32_t group_of(std::size_t d, const std::string& key);
   std::int64_t offset(std::uint32_t pair) const;
-  void bin(const Done& d, LatencySplitStats& total, Groups& groups) const;
+  /// Adds d's parts to total and its groups; true when a transit was below 0.
+  bool bin(const Done& d, LatencySplitStats& total, Groups& groups) const;
 
   std::map<std::pair<Nid, Nid>, std::uint32_t> pair_index_;
   std::vector<Pair> pairs_;
@@ -120,6 +129,7 @@ class LatencySplitFigures {
   Groups groups_;
   std::vector<Done> batch_;  // at most kBatch
   std::uint64_t not_split_ = 0;
+  std::uint64_t negative_ = 0;  // of the batches split so far
 };
 
 class LatencySplit {

@@ -112,7 +112,8 @@ std::string render_json(const SummaryReport& r) {
              std::to_string(ns);
       first = false;
     }
-    out += "}, \"rpcs_not_split\": " + num(l.rpcs_not_split) + ", \"total\": {" + split_fields(l.total) + "}";
+    out += "}, \"rpcs_not_split\": " + num(l.rpcs_not_split) +
+           ", \"negative_transits\": " + num(l.negative_transits) + ", \"total\": {" + split_fields(l.total) + "}";
     for (SplitBy d : kSplitDimensions) {
       const std::string name = split_dimension_name(d);
       out += ", \"by_" + name + "\": [";

@@ -140,8 +140,13 @@ void split_section(std::string& out, const LatencySplitReport& l) {
   for (const auto& [pair, ns] : l.clock_offset_ns) {
     const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
     out += "Clock offset " + pair.first + " -> " + pair.second + ": server " + (ns < 0 ? "-" : "+") +
-           format_duration(mag) + " (estimated so that no transit is negative)\n";
+           format_duration(mag) +
+           (pair.first == pair.second ? " (one node, one clock)\n" : " (estimated so that no transit is negative)\n");
   }
+  if (l.negative_transits)
+    out += std::to_string(l.negative_transits) +
+           " RPCs had a transit below 0 after the clock estimate (the clocks drifted during the capture), "
+           "shown as 0\n";
   if (l.rpcs_not_split)
     out += std::to_string(l.rpcs_not_split) + " RPCs of further client/server pairs not split (at most " +
            std::to_string(LatencySplitFigures::kMaxPairs) + " pairs)\n";
