@@ -648,6 +648,8 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 		lnetcap_table_full_note(tvb, pinfo, tree, fb->full);
 	if (!fb || !fb->trans)
 		return;
+	pkt->bulk_trans = fb->trans;
+	pkt->bulk_reply_ack = fb->reply_ack;
 	it = proto_tree_add_uint(tree, hf_bulk_of, tvb, 0, 0, fb->trans->req_frame);
 	proto_item_set_generated(it);
 	/* The RPC's opcode and XID, so that a filter on either keeps its

@@ -73,6 +73,9 @@ typedef struct lnetcap_pkt {
 	const char *node;        /* label of the capturing node (lnetcap-node.h) */
 	guint32 node_index;
 	lnetcap_nid_t peer;      /* next hop (send, forward) or previous hop (receive) */
+	lnetcap_nid_t local;     /* the NI that sent, forwarded or received it */
+	guint32 rec_flags;       /* LNETCAP_REC_F_* */
+	guint64 queue_ns;        /* with LNETCAP_REC_F_QUEUE_VALID (128-byte header) */
 	gboolean received;       /* the receiver's record: RECV, or a DROP in lnet_parse */
 	/* LNet header */
 	gboolean have_lnet;
@@ -98,6 +101,11 @@ typedef struct lnetcap_pkt {
 	gboolean is_rpc;
 	lnetcap_rpc_t rpc;
 	lnetcap_trans_t *trans;
+	/* bulk PUT/GET, the REPLY to a bulk GET, ACKs (lnetcap_link_bulk) */
+	lnetcap_trans_t *bulk_trans;   /* the RPC they belong to */
+	gboolean bulk_reply_ack;       /* the ACK of the RPC's reply, not of a bulk PUT */
+	/* RPC phases (lnetcap-phases.c): the RPC this record completes */
+	const struct lnetcap_phase_rpc *phase_done;
 } lnetcap_pkt_t;
 
 /* What the tap listeners (SRT, stats_tree, conversations) receive. */
@@ -124,6 +132,8 @@ typedef struct lnetcap_tap_info {
 	gboolean received;
 	const char *ping_kind;
 	gboolean xnode_prev_hop_seen;
+	/* an RPC seen by both ends that this record completes (lnetcap-phases.h) */
+	const struct lnetcap_phase_rpc *phase_done;
 } lnetcap_tap_info_t;
 
 extern int lnetcap_tap;
@@ -260,6 +270,13 @@ static inline gint lnetcap_clamp(tvbuff_t *tvb, guint32 off)
 /* Stats (lnetcap-stats.c). */
 void lnetcap_register_stats(int proto);
 void lnetcap_register_stats_tree(void);
+
+/* Where each RPC's time went in a capture merged from its client and its
+ * server (lnetcap-phases.c): after the lower layers, before the tap. */
+void lnetcap_register_phases(int proto);
+void lnetcap_phases(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
+/* tshark -z lnetcap,phases (lnetcap-phases-table.c). */
+void lnetcap_register_phases_table(void);
 
 /* Cross-node links in merged captures (packet-lnetcap-xnode.c). */
 void lnetcap_register_xnode(int proto);

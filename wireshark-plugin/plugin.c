@@ -40,6 +40,7 @@ void proto_reg_handoff_lnetcap(void);
 static void register_taps(void)
 {
 	lnetcap_register_stats_tree();
+	lnetcap_register_phases_table();
 }
 
 #ifdef WIRESHARK_PLUGIN_REGISTER_EPAN
