@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Each RPC's phases in a capture merged from its client and its server
+# (issue 35): the plugin's lnetcap.phase.* fields and -z lnetcap,phases
+# against `lnetcap --summary=json`'s latency_split, on
+# samples/lustre-merged-2node.pcapng (real Lustre 2.17.0 client and server
+# captures merged, clocks ~557 ms apart; phases_check.py):
+#  - the table's count, p50, p99 and max per opcode and phase, and its clock
+#    offsets, equal the summary's to the nanosecond, with or without -2;
+#  - the fields (tshark -2): one frame per RPC, no negative transit, each
+#    frame's clock offset its pair's, and per opcode the same counts, p50
+#    and max as the summary;
+#  - one-pass tshark shows no phase field (the offsets are not final yet);
+#  - lnetcap.phase.in links an RPC's other records to the one with its
+#    phases; a table filter selects RPCs, not offsets;
+#  - a capture of one end only (the wire capture lustre-fs-part1) has none.
+[ -x "${LNETCAP_BINARY:-}" ] || skip "lnetcap binary not built"
+need_cmd python3
+m="$LNETCAP_SOURCE_DIR/samples/lustre-merged-2node.pcapng"
+[ -f "$m" ] || skip "samples/lustre-merged-2node.pcapng missing"
+m=$(stage "$m")
+
+"$LNETCAP_BINARY" -r "$m" --summary=json > "$WORK/summary.json" || fail "lnetcap --summary=json failed"
+"$LNETCAP_BINARY" -r "$m" --summary > "$WORK/summary.txt" || fail "lnetcap --summary failed"
+ts -q -r "$m" -z lnetcap,phases > "$WORK/table1.txt" || fail "tshark -z lnetcap,phases failed"
+ts -2 -q -r "$m" -z lnetcap,phases > "$WORK/table.txt" || fail "tshark -2 -z lnetcap,phases failed"
+check "the table is the same in one pass and in two" diff -u "$WORK/table.txt" "$WORK/table1.txt"
+ts -2 -r "$m" -Y lnetcap.phase.server -T fields -E separator=/t -E occurrence=f \
+	-e _ws.col.Info -e lnetcap.lnet.src_nid -e lnetcap.lnet.dest_nid \
+	-e lnetcap.phase.clock_offset -e lnetcap.phase.client_queue -e lnetcap.phase.request_transit \
+	-e lnetcap.phase.server -e lnetcap.phase.bulk -e lnetcap.phase.reply_transit \
+	> "$WORK/fields.tsv" || fail "tshark -2 -T fields failed"
+out=$(python3 "$LNETCAP_TEST_DIR/phases_check.py" "$WORK/table.txt" "$WORK/fields.tsv" \
+	"$WORK/summary.json" 2>&1) || fail "the plugin's phases disagree with the summary: $out"
+echo "$out"
+# The sample's RPCs seen by both ends, and its two pairs.
+echo "$out" | grep -qx "OST_WRITE: 50 RPCs" || fail "OST_WRITE: $out"
+echo "$out" | grep -qx "OST_READ: 2 RPCs" || fail "OST_READ: $out"
+echo "$out" | grep -qx "offset 10.77.0.1@tcp -> 10.77.0.2@tcp: 556701525" || fail "offset: $out"
+echo "$out" | grep -q "^offset 0@lo -> 0@lo: " || fail "0@lo offset: $out"
+grep -q "^Clock offset 10.77.0.1@tcp -> 10.77.0.2@tcp: server +556.70ms " "$WORK/summary.txt" ||
+	fail "the summary's Clock offset line changed: $(grep '^Clock offset' "$WORK/summary.txt")"
+grep -q "^10.77.0.1@tcp -> 10.77.0.2@tcp  *+556.701525  from 64 RPCs" "$WORK/table.txt" ||
+	fail "the table's clock offset line: $(grep -- ' -> ' "$WORK/table.txt")"
+pass "table and fields equal lnetcap --summary=json's latency_split (counts, p50, p99, max, offsets)"
+
+# Negative transits never show, whatever the phase.
+expect_count "$m" "lnetcap.phase.request_transit < 0 || lnetcap.phase.reply_transit < 0" 0
+# One pass: the offsets are not final, so no phase field.
+n=$(ts -r "$m" -Y 'lnetcap.phase || lnetcap.phase.in' -T fields -e frame.number | wc -l)
+expect_eq "frames with phase fields in one pass" "$n" 0
+pass "one-pass tshark shows no phase field"
+# Frame 9 (the client's RECV of the first OST_WRITE reply) shows the phases;
+# the client's SEND (6), the server's RECV (21), bulk GET (22) and REPLY (23)
+# and SEND of the reply (24) link to it.
+got=$(ts -2 -r "$m" -Y 'lnetcap.phase.in == 9' -T fields -e frame.number | tr '\n' ' ')
+expect_eq "records linked to frame 9's phases" "$got" "6 21 22 23 24 "
+n=$(ts -2 -r "$m" -Y 'frame.number == 9 && lnetcap.phase.bulk > 0.1 && lnetcap.phase.server > 0.07' \
+	-T fields -e frame.number)
+expect_eq "frame 9's bulk and server phases as filters" "$n" 9
+pass "an RPC's records link to its phases; phases filter as times"
+
+# A filtered table: the OST_WRITE RPCs only, the offsets of every RPC.
+ts -2 -q -r "$m" -z "lnetcap,phases,lnetcap.ptlrpc.opc == OST_WRITE" > "$WORK/write.txt" ||
+	fail "tshark -z lnetcap,phases,FILTER failed"
+[ "$(awk '$3 == "server" { print $1, $2 }' "$WORK/write.txt")" = "OST_WRITE 50" ] ||
+	fail "filtered table: $(cat "$WORK/write.txt")"
+check "a filter keeps the offsets" diff <(grep -- ' -> ' "$WORK/table.txt") <(grep -- ' -> ' "$WORK/write.txt")
+pass "a table filter selects the RPCs, not the offsets"
+
+# One end only (a wire capture): no phases, an empty table.
+w="$LNETCAP_SOURCE_DIR/samples/lustre-fs-part1.pcapng"
+if [ -f "$w" ]; then
+	w=$(stage "$w")
+	ts -2 -q -r "$w" -z lnetcap,phases > "$WORK/wire.txt" || fail "tshark -z lnetcap,phases failed"
+	[ "$(grep -cE ' (queue|request|server|bulk|reply) ' "$WORK/wire.txt")" = 0 ] ||
+		fail "phases in a one-end capture: $(cat "$WORK/wire.txt")"
+	expect_count "$w" "lnetcap.phase || lnetcap.phase.in" 0
+	pass "a capture of one end has no phases"
+fi
