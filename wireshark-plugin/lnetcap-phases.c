@@ -221,7 +221,8 @@ static phase_frame_t *observe(packet_info *pinfo, const lnetcap_pkt_t *pkt)
 	lnetcap_nid_to_raw(&pkt->local, local);
 	lnetcap_nid_to_raw(&pkt->src, src);
 	lnetcap_nid_to_raw(&pkt->dst, dst);
-	pf = wmem_new0(wmem_file_scope(), phase_frame_t);
+	/* Only records that take part get a phase_frame_t. */
+	pf = wmem_new0(pinfo->pool, phase_frame_t);
 
 	if (body && pkt->rpc.pb_type == LNETCAP_PTL_RPC_MSG_REQUEST) {
 		make_key(&k, src, dst, pkt->match_bits);
@@ -368,8 +369,10 @@ void lnetcap_phases(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap
 
 	if (!pf && !PINFO_FD_VISITED(pinfo)) {
 		pf = observe(pinfo, pkt);
-		if (pf)
+		if (pf) {
+			pf = (phase_frame_t *)wmem_memdup(wmem_file_scope(), pf, sizeof(*pf));
 			p_add_proto_data(wmem_file_scope(), pinfo, proto_lnetcap, PHASE_PROTO_DATA_KEY, pf);
+		}
 	}
 	if (!pf)
 		return;
