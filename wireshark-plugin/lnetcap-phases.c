@@ -123,12 +123,13 @@ static void forget(lnetcap_phase_rpc_t *r, gboolean all)
 	}
 }
 
-/* The waiting RPC under this key, or NULL.  One created PHASE_MAX_PENDING
- * RPCs ago or more is forgotten, as the summary's bounded queue drops it. */
+/* The waiting RPC under this key, or NULL.  One with PHASE_MAX_PENDING or
+ * more RPCs created after it is forgotten, as the summary's queue of the
+ * last kMaxPending RPCs created has dropped it. */
 static lnetcap_phase_rpc_t *find(const phase_key_t *k)
 {
 	lnetcap_phase_rpc_t *r = (lnetcap_phase_rpc_t *)wmem_map_lookup(by_key, k);
-	if (r && created - r->serial >= PHASE_MAX_PENDING) {
+	if (r && created - r->serial > PHASE_MAX_PENDING) {
 		forget(r, FALSE);
 		r = NULL;
 	}
