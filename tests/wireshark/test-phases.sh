@@ -12,7 +12,12 @@
 #  - one-pass tshark shows no phase field (the offsets are not final yet);
 #  - lnetcap.phase.in links an RPC's other records to the one with its
 #    phases; a table filter selects RPCs, not offsets;
-#  - a capture of one end only (the wire capture lustre-fs-part1) has none.
+#  - a capture of one end only (the wire capture lustre-fs-part1) has none;
+#  - the same comparison on SYNTHETIC client1, client2 and server files
+#    (gen_phases.cpp, merged here) with what the real sample lacks: a
+#    PtlRPC resend, an LNet resend, a reply on pb_mbits, a SEND without
+#    queue time, an RPC only the client saw, and client2's clock drifting so
+#    that no offset fits (its transits clamped to 0, never negative).
 [ -x "${LNETCAP_BINARY:-}" ] || skip "lnetcap binary not built"
 need_cmd python3
 m="$LNETCAP_SOURCE_DIR/samples/lustre-merged-2node.pcapng"
@@ -77,3 +82,32 @@ if [ -f "$w" ]; then
 	expect_count "$w" "lnetcap.phase || lnetcap.phase.in" 0
 	pass "a capture of one end has no phases"
 fi
+
+# SYNTHETIC: resends, REP_MBITS, no queue time, one end only, drifting clock.
+command -v mergecap >/dev/null || skip "mergecap missing"
+mkdir -p "$WORK/gen" && chmod 755 "$WORK/gen"
+"$LNETCAP_VECTORS" phases "$WORK/gen" || fail "phases vector generator failed"
+mergecap -w "$WORK/gen.pcapng" "$WORK/gen/client1.pcapng" "$WORK/gen/client2.pcapng" \
+	"$WORK/gen/server.pcapng" || fail "mergecap failed"
+chmod a+r "$WORK/gen.pcapng"
+g="$WORK/gen.pcapng"
+"$LNETCAP_BINARY" -r "$g" --summary=json > "$WORK/gsummary.json" || fail "lnetcap --summary=json failed"
+ts -q -r "$g" -z lnetcap,phases > "$WORK/gtable.txt" || fail "tshark -z lnetcap,phases failed"
+ts -2 -r "$g" -Y lnetcap.phase.server -T fields -E separator=/t -E occurrence=f \
+	-e _ws.col.Info -e lnetcap.lnet.src_nid -e lnetcap.lnet.dest_nid \
+	-e lnetcap.phase.clock_offset -e lnetcap.phase.client_queue -e lnetcap.phase.request_transit \
+	-e lnetcap.phase.server -e lnetcap.phase.bulk -e lnetcap.phase.reply_transit \
+	> "$WORK/gfields.tsv" || fail "tshark -2 -T fields failed"
+out=$(python3 "$LNETCAP_TEST_DIR/phases_check.py" "$WORK/gtable.txt" "$WORK/gfields.tsv" \
+	"$WORK/gsummary.json" 2>&1) || fail "synthetic: the plugin's phases disagree with the summary: $out"
+echo "$out"
+# 4 pings of client2 and the one answered on pb_mbits (not the one only the
+# client saw); the resent OST_READ once; 6 OST_WRITE, one without queue time.
+echo "$out" | grep -qx "OBD_PING: 5 RPCs" || fail "synthetic OBD_PING: $out"
+echo "$out" | grep -qx "OST_READ: 3 RPCs" || fail "synthetic OST_READ: $out"
+[ "$(awk '$1 == "OST_WRITE" && $3 == "queue" { print $2, $4 }' "$WORK/gtable.txt")" = "6 5" ] ||
+	fail "synthetic OST_WRITE: 6 RPCs, 5 queue times expected: $(grep OST_WRITE "$WORK/gtable.txt")"
+grep -q '^10.0.5.3@tcp -> 10.0.5.2@tcp .*(empty: the clocks drifted)$' "$WORK/gtable.txt" ||
+	fail "client2's drifting clock: $(grep -- ' -> ' "$WORK/gtable.txt")"
+expect_count "$g" "lnetcap.phase.request_transit < 0 || lnetcap.phase.reply_transit < 0" 0
+pass "synthetic resends, REP_MBITS, missing queue time and drifting clock agree with the summary"
