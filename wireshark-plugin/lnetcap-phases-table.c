@@ -187,8 +187,12 @@ static void phases_init(const char *opt_arg, void *userdata _U_)
 	phases_tap_t *t = g_new0(phases_tap_t, 1);
 	GString *err;
 
-	if (strncmp(opt_arg, CLI ",", strlen(CLI ",")) == 0)
+	if (strncmp(opt_arg, CLI ",", strlen(CLI ",")) == 0) {
 		t->filter = g_strdup(opt_arg + strlen(CLI ","));
+	} else if (strcmp(opt_arg, CLI) != 0) {  /* tshark matched a prefix only */
+		fprintf(stderr, "tshark: -z %s: expected -z " CLI " or -z " CLI ",FILTER\n", opt_arg);
+		exit(1);
+	}
 	t->rpcs = g_ptr_array_new();
 	err = register_tap_listener("lnetcap", t, t->filter, TL_REQUIRES_NOTHING, phases_reset,
 				    phases_packet, phases_draw, NULL);

@@ -111,3 +111,12 @@ grep -q '^10.0.5.3@tcp -> 10.0.5.2@tcp .*(empty: the clocks drifted)$' "$WORK/gt
 	fail "client2's drifting clock: $(grep -- ' -> ' "$WORK/gtable.txt")"
 expect_count "$g" "lnetcap.phase.request_transit < 0 || lnetcap.phase.reply_transit < 0" 0
 pass "synthetic resends, REP_MBITS, missing queue time and drifting clock agree with the summary"
+
+# Bad arguments: one clear message and a non-zero exit.
+for arg in "lnetcap,phases,lnetcap.bogus == 1" "lnetcap,phasesX"; do
+	if ts -q -r "$m" -z "$arg" > "$WORK/bad.txt" 2> "$WORK/bad.err"; then
+		fail "-z '$arg' exited 0: $(cat "$WORK/bad.txt")"
+	fi
+	grep -q "^tshark: -z lnetcap,phases" "$WORK/bad.err" || fail "-z '$arg': $(cat "$WORK/bad.err")"
+done
+pass "a bad filter or argument fails with one message"
