@@ -377,8 +377,12 @@ void lnetcap_phases(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap
 	}
 	if (!pf)
 		return;
-	if (pf->done_here)
+	if (pf->done_here) {
 		pkt->phase_done = pf->rpc;
+		/* Taps run after the dissection has marked the frame visited, so
+		 * they learn here whether this is the first pass. */
+		pkt->phase_final = PINFO_FD_VISITED(pinfo);
+	}
 	/* Only the final offsets: after the first pass. */
 	if (!PINFO_FD_VISITED(pinfo) || !pf->rpc->done)
 		return;

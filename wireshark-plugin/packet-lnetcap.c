@@ -540,6 +540,7 @@ static void queue_tap(packet_info *pinfo, const lnetcap_pkt_t *pkt)
 	tap->ping_kind = pkt->ping_get ? pkt->ping_kind : NULL;
 	tap->xnode_prev_hop_seen = pkt->xnode_prev_hop_seen;
 	tap->phase_done = pkt->phase_done;
+	tap->phase_final = pkt->phase_final;
 	if (pkt->have_lnet) {
 		tap->msg_type = pkt->msg_type;
 		tap->portal = pkt->portal;

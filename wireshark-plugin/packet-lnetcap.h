@@ -106,6 +106,7 @@ typedef struct lnetcap_pkt {
 	gboolean bulk_reply_ack;       /* the ACK of the RPC's reply, not of a bulk PUT */
 	/* RPC phases (lnetcap-phases.c): the RPC this record completes */
 	const struct lnetcap_phase_rpc *phase_done;
+	gboolean phase_final;          /* dissected after the first pass: offsets final */
 } lnetcap_pkt_t;
 
 /* What the tap listeners (SRT, stats_tree, conversations) receive. */
@@ -134,6 +135,7 @@ typedef struct lnetcap_tap_info {
 	gboolean xnode_prev_hop_seen;
 	/* an RPC seen by both ends that this record completes (lnetcap-phases.h) */
 	const struct lnetcap_phase_rpc *phase_done;
+	gboolean phase_final;      /* its pair's offset is final (not the first pass) */
 } lnetcap_tap_info_t;
 
 extern int lnetcap_tap;
@@ -275,8 +277,10 @@ void lnetcap_register_stats_tree(void);
  * server (lnetcap-phases.c): after the lower layers, before the tap. */
 void lnetcap_register_phases(int proto);
 void lnetcap_phases(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
-/* tshark -z lnetcap,phases (lnetcap-phases-table.c). */
+/* tshark -z lnetcap,phases (lnetcap-phases-table.c); Statistics > LNetCap >
+ * RPC phases (lnetcap-phases-tree.c). */
 void lnetcap_register_phases_table(void);
+void lnetcap_register_phases_tree(void);
 
 /* Cross-node links in merged captures (packet-lnetcap-xnode.c). */
 void lnetcap_register_xnode(int proto);

@@ -41,6 +41,7 @@ static void register_taps(void)
 {
 	lnetcap_register_stats_tree();
 	lnetcap_register_phases_table();
+	lnetcap_register_phases_tree();
 }
 
 #ifdef WIRESHARK_PLUGIN_REGISTER_EPAN

@@ -15,7 +15,11 @@ exact while an opcode has at most 4096 RPCs, as here):
   - the fields: no transit is negative, one frame per RPC, each frame's
     clock offset is its pair's, and per opcode the fields' own counts, p50
     and max are the summary's.
-Prints one line per opcode; exits 1 with the differences."""
+Prints one line per opcode; exits 1 with the differences.
+
+phases_check.py --tree TREE TABLE - the GUI's stats_tree (`tshark -2 -z
+lnetcap.phases,tree`) against the table: per opcode and phase the same
+count, and min and max equal within the tree's single-precision floats."""
 import json
 import math
 import re
@@ -53,7 +57,44 @@ def parse_table(path):
     return rows, offsets
 
 
+TREE_NAMES = {"client queue": "queue", "request transit": "request", "server": "server",
+              "bulk": "bulk", "reply transit": "reply"}
+
+
+def check_tree(tree, table):
+    rows, _ = parse_table(table)
+    errors, opcode, seen = [], None, 0
+    for line in open(tree, encoding="utf-8"):
+        m = re.match(r"^ (\S+)\s+(\d+)\s", line)
+        if m:
+            opcode = m.group(1)
+            continue
+        m = re.match(r"^  (client queue|request transit|server|bulk|reply transit)\s+(\d+)\s+"
+                     r"([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)", line)
+        if not m or opcode is None:
+            continue
+        seen += 1
+        phase = TREE_NAMES[m.group(1)]
+        count, figs = rows.get((opcode, phase), (None, []))
+        tmin, tmax = float(m.group(4)) * 1e6, float(m.group(5)) * 1e6
+        if count != int(m.group(2)):
+            errors.append(f"tree {opcode} {phase}: count {m.group(2)}, table {count}")
+        elif abs(tmin - figs[0]) > 1e-6 * figs[0] + 1 or abs(tmax - figs[4]) > 1e-6 * figs[4] + 1:
+            errors.append(f"tree {opcode} {phase}: min/max {tmin:.0f}/{tmax:.0f} ns, "
+                          f"table {figs[0]}/{figs[4]}")
+    want = sum(1 for c, _ in rows.values() if c)
+    if seen != want:
+        errors.append(f"the tree has {seen} phase rows, the table {want}")
+    print(f"tree: {seen} phase rows")
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+        sys.exit(1)
+
+
 def main():
+    if sys.argv[1] == "--tree":
+        check_tree(sys.argv[2], sys.argv[3])
+        return
     table, fields, summary = sys.argv[1:4]
     split = json.load(open(summary, encoding="utf-8")).get("latency_split")
     errors = []

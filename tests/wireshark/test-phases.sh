@@ -10,6 +10,8 @@
 #    frame's clock offset its pair's, and per opcode the same counts, p50
 #    and max as the summary;
 #  - one-pass tshark shows no phase field (the offsets are not final yet);
+#  - the GUI's stats_tree (-z lnetcap.phases,tree): the table's counts,
+#    mins and maxes with -2, nothing counted (and why) in one pass;
 #  - lnetcap.phase.in links an RPC's other records to the one with its
 #    phases; a table filter selects RPCs, not offsets;
 #  - a capture of one end only (the wire capture lustre-fs-part1) has none;
@@ -63,6 +65,18 @@ n=$(ts -2 -r "$m" -Y 'frame.number == 9 && lnetcap.phase.bulk > 0.1 && lnetcap.p
 	-T fields -e frame.number)
 expect_eq "frame 9's bulk and server phases as filters" "$n" 9
 pass "an RPC's records link to its phases; phases filter as times"
+
+# The GUI's stats_tree (Statistics > LNetCap > RPC phases): with -2 the
+# table's counts, mins and maxes; in one pass it counts nothing and says why.
+ts -2 -q -r "$m" -z lnetcap.phases,tree > "$WORK/tree.txt" || fail "tshark -z lnetcap.phases,tree failed"
+out=$(python3 "$LNETCAP_TEST_DIR/phases_check.py" --tree "$WORK/tree.txt" "$WORK/table.txt" 2>&1) ||
+	fail "the stats_tree disagrees with the table: $out"
+[ "$out" = "tree: 34 phase rows" ] || fail "stats_tree: $out"
+ts -q -r "$m" -z lnetcap.phases,tree > "$WORK/tree1.txt" || fail "tshark -z lnetcap.phases,tree failed"
+grep -q "^ not counted: the clock offsets are final only after the first pass (tshark -2) *67 " \
+	"$WORK/tree1.txt" || fail "one-pass stats_tree: $(cat "$WORK/tree1.txt")"
+! grep -q "OST_WRITE" "$WORK/tree1.txt" || fail "one-pass stats_tree counted phases: $(cat "$WORK/tree1.txt")"
+pass "the stats_tree equals the table with -2 and counts nothing in one pass"
 
 # A filtered table: the OST_WRITE RPCs only, the offsets of every RPC.
 ts -2 -q -r "$m" -z "lnetcap,phases,lnetcap.ptlrpc.opc == OST_WRITE" > "$WORK/write.txt" ||
