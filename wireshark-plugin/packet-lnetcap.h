@@ -84,8 +84,9 @@ typedef struct lnetcap_pkt {
 	gboolean have_portal;
 	guint64 match_bits;
 	guint32 put_offset;
-	guint64 wmd_if;          /* GET return_wmd / REPLY dst_wmd cookies */
+	guint64 wmd_if;          /* GET return_wmd / REPLY dst_wmd / PUT ack_wmd / ACK dst_wmd */
 	guint64 wmd_obj;
+	gboolean ack_wanted;     /* a PUT that asks for an ACK (ack_wmd set) */
 	lnetcap_nid_t src;
 	lnetcap_nid_t dst;
 	char src_str[LNETCAP_NID_STRLEN];

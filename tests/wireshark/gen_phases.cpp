@@ -16,7 +16,7 @@
 // queue time, an RPC only the client saw, and client2, whose clock drifts
 // by 2 ms per RPC against the server's, so that no offset keeps all its
 // transits non-negative (the interval is empty; negative transits count
-// as 0).  The server's clock is 1.5 ms ahead of client1's.  The expected
+// as 0).  The server's clock is 1.8 ms ahead of client1's.  The expected
 // figures are lnetcap --summary's on the merged file: the test compares
 // the plugin with it, so this file states no figures of its own.
 #include <algorithm>
@@ -206,11 +206,13 @@ class Phases {
     return h;
   }
 
-  // Each node's clock: the server 1.5 ms ahead of client1 (so that an RPC's
-  // records on both nodes interleave in the merged file as its attempts
-  // do); client2 1 s behind, drifting 2 ms further behind per RPC it makes.
+  // Each node's clock: the server 1.8 ms ahead of client1, so that an RPC's
+  // records on both nodes interleave in the merged file as its attempts do,
+  // and the server's RECV of an OST_READ's bulk ACK comes after the client's
+  // RECV of the reply, on the same match bits (only the ACK's MD tells it
+  // is the bulk's); client2 1 s behind, drifting 2 ms further behind per RPC it makes.
   void push(Node n, std::uint64_t t, const RecordHeader& h, const Bytes& lnet, const Bytes& pay) {
-    std::int64_t skew = n == kServer ? 1500 * std::int64_t(kUs) : 0;
+    std::int64_t skew = n == kServer ? 1800 * std::int64_t(kUs) : 0;
     if (n == kClient2) skew = -1000 * std::int64_t(kMs) - 2 * std::int64_t(kMs) * drift_;
     ev_[n].push_back({std::uint64_t(std::int64_t(t) + skew), h, lnet, pay});
   }
