@@ -223,6 +223,9 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	switch (type) {
 	case LNETCAP_MSG_ACK:
 		add_wmd(t, tvb, m + M(lnetcap_ack, dst_wmd));
+		/* The PUT it acknowledges named this MD (its ack_wmd). */
+		pkt->wmd_if = tvb_get_letoh64(tvb, m + M(lnetcap_ack, dst_wmd));
+		pkt->wmd_obj = tvb_get_letoh64(tvb, m + M(lnetcap_ack, dst_wmd) + M(lnetcap_handle_wire, wh_object_cookie));
 		proto_tree_add_item_ret_uint64(t, hf_match_bits, tvb, m + M(lnetcap_ack, match_bits),
 					       8, ENC_LITTLE_ENDIAN, &pkt->match_bits);
 		proto_tree_add_item(t, hf_mlength, tvb, m + M(lnetcap_ack, mlength), 4,
@@ -232,8 +235,11 @@ int dissect_lnetcap_lnet(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		guint64 ifc = tvb_get_letoh64(tvb, m + M(lnetcap_put, ack_wmd));
 		guint64 obj = tvb_get_letoh64(tvb, m + M(lnetcap_put, ack_wmd) + M(lnetcap_handle_wire, wh_object_cookie));
 		add_wmd(t, tvb, m + M(lnetcap_put, ack_wmd));
+		pkt->ack_wanted = !(ifc == LNETCAP_LNET_WIRE_COOKIE_NONE && obj == LNETCAP_LNET_WIRE_COOKIE_NONE);
+		pkt->wmd_if = ifc;
+		pkt->wmd_obj = obj;
 		it = proto_tree_add_boolean(t, hf_ack_req, tvb, m + M(lnetcap_put, ack_wmd), 16,
-			!(ifc == LNETCAP_LNET_WIRE_COOKIE_NONE && obj == LNETCAP_LNET_WIRE_COOKIE_NONE));
+					    pkt->ack_wanted);
 		proto_item_set_generated(it);
 		proto_tree_add_item_ret_uint64(t, hf_match_bits, tvb, m + M(lnetcap_put, match_bits),
 					       8, ENC_LITTLE_ENDIAN, &pkt->match_bits);

@@ -131,8 +131,30 @@ static wmem_map_t *bulk_map;
 static wmem_map_t *put_kind_map;
 /* Bulk GET return MD -> RPC, for the REPLY that answers the GET. */
 static wmem_map_t *wmd_map;
+/* A PUT's ack MD -> what its ACK acknowledges, the RPC's reply or one of
+ * its bulk PUTs.  The ACK names the MD (dst_wmd = the PUT's ack_wmd): in a
+ * capture merged from both ends that tells a bulk PUT's ACK from the
+ * reply's when both have the same match bits, which the last PUT with those
+ * match bits does not (the client's RECV of the reply can come before the
+ * server's RECV of the bulk ACK).  As the summary's bulk linker does. */
+static wmem_map_t *ack_map;
+typedef struct {
+	lnetcap_trans_t *trans;
+	gboolean reply_ack;
+} ack_target_t;
 #define PUT_KIND_BULK 1
 #define PUT_KIND_REPLY 2
+
+/* The ACK that a PUT asks for names its ack MD; FALSE when the table is full. */
+static gboolean remember_ack(const lnetcap_pkt_t *pkt, lnetcap_trans_t *t, gboolean reply_ack)
+{
+	trans_key_t k;
+	ack_target_t *a = wmem_new(wmem_file_scope(), ack_target_t);
+	a->trans = t;
+	a->reply_ack = reply_ack;
+	make_key(&k, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
+	return lnetcap_table_insert(ack_map, &k, sizeof(k), a);
+}
 
 static gboolean remember_put(const lnetcap_pkt_t *pkt, guint kind)
 {
@@ -245,6 +267,8 @@ static frame_rpc_t *match(packet_info *pinfo, lnetcap_pkt_t *pkt)
 		make_key(&key, &pkt->dst, &pkt->src, pkt->match_bits);
 		t = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
 		if (!remember_put(pkt, PUT_KIND_REPLY))
+			fr->full = "ACK kind";
+		if (t && pkt->ack_wanted && !remember_ack(pkt, t, TRUE))
 			fr->full = "ACK kind";
 		if (t) {
 			fr->trans = t;
@@ -616,9 +640,19 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 	if (!fb && !PINFO_FD_VISITED(pinfo)) {
 		trans_key_t key;
 		fb = wmem_new0(wmem_file_scope(), frame_bulk_t);
+		const ack_target_t *acked = NULL;
 		if (pkt->msg_type == LNETCAP_MSG_ACK) {
+			make_key(&key, &pkt->src, &pkt->dst, pkt->wmd_if ^ (pkt->wmd_obj * 31));
+			acked = (const ack_target_t *)wmem_map_lookup(ack_map, &key);
+		}
+		if (acked) {
+			/* The PUT it acknowledges is in the capture. */
+			fb->trans = acked->trans;
+			fb->reply_ack = acked->reply_ack;
+		} else if (pkt->msg_type == LNETCAP_MSG_ACK) {
 			/* An ACK goes from the client back to the server and
-			 * acknowledges either a reply PUT or a bulk PUT. */
+			 * acknowledges either a reply PUT or a bulk PUT; without
+			 * its PUT, the last PUT with its match bits tells which. */
 			make_key(&key, &pkt->src, &pkt->dst, pkt->match_bits);
 			if (GPOINTER_TO_UINT(wmem_map_lookup(put_kind_map, &key)) == PUT_KIND_REPLY) {
 				fb->trans = (lnetcap_trans_t *)wmem_map_lookup(trans_map, &key);
@@ -636,6 +670,9 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 			fb->trans = (lnetcap_trans_t *)wmem_map_lookup(bulk_map, &key);
 			if (pkt->msg_type == LNETCAP_MSG_PUT && !remember_put(pkt, PUT_KIND_BULK))
 				fb->full = "ACK kind";
+			if (pkt->msg_type == LNETCAP_MSG_PUT && fb->trans && pkt->ack_wanted &&
+			    !remember_ack(pkt, fb->trans, FALSE))
+				fb->full = "ACK kind";
 			if (pkt->msg_type == LNETCAP_MSG_GET && fb->trans) {
 				make_key(&key, &pkt->dst, &pkt->src, pkt->wmd_if ^ (pkt->wmd_obj * 31));
 				if (!lnetcap_table_insert(wmd_map, &key, sizeof(key), fb->trans))
@@ -648,6 +685,8 @@ void lnetcap_link_bulk(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnet
 		lnetcap_table_full_note(tvb, pinfo, tree, fb->full);
 	if (!fb || !fb->trans)
 		return;
+	pkt->bulk_trans = fb->trans;
+	pkt->bulk_reply_ack = fb->reply_ack;
 	it = proto_tree_add_uint(tree, hf_bulk_of, tvb, 0, 0, fb->trans->req_frame);
 	proto_item_set_generated(it);
 	/* The RPC's opcode and XID, so that a filter on either keeps its
@@ -808,5 +847,7 @@ void lnetcap_register_ptlrpc(void)
 	put_kind_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 					      trans_hash, trans_equal);
 	wmd_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					 trans_hash, trans_equal);
+	ack_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
 					 trans_hash, trans_equal);
 }

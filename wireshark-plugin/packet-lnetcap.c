@@ -539,6 +539,8 @@ static void queue_tap(packet_info *pinfo, const lnetcap_pkt_t *pkt)
 	tap->received = pkt->received;
 	tap->ping_kind = pkt->ping_get ? pkt->ping_kind : NULL;
 	tap->xnode_prev_hop_seen = pkt->xnode_prev_hop_seen;
+	tap->phase_done = pkt->phase_done;
+	tap->phase_final = pkt->phase_final;
 	if (pkt->have_lnet) {
 		tap->msg_type = pkt->msg_type;
 		tap->portal = pkt->portal;
@@ -596,7 +598,12 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		guint8 raw[20];
 		tvb_memcpy(tvb, raw, LNETCAP_OFF(struct lnetcap_rec_hdr, peer_nid), 20);
 		lnetcap_nid_from_raw(&pkt->peer, raw);
+		tvb_memcpy(tvb, raw, LNETCAP_OFF(struct lnetcap_rec_hdr, local_nid), 20);
+		lnetcap_nid_from_raw(&pkt->local, raw);
 	}
+	pkt->rec_flags = r.flags;
+	if (r.hdr_len >= LNETCAP_REC_HDR_LEN && (r.flags & LNETCAP_REC_F_QUEUE_VALID))
+		pkt->queue_ns = tvb_get_letoh64(tvb, LNETCAP_OFF(struct lnetcap_rec_hdr, queue_ns));
 	/* Which end of the hop: the same rule as the cross-node links'. */
 	pkt->received = r.direction == LNETCAP_DIR_RECV ||
 		(r.direction == LNETCAP_DIR_DROP && r.hdr_len >= LNETCAP_REC_HDR_LEN &&
@@ -604,6 +611,7 @@ static int dissect_lnetcap(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 			 LNETCAP_DROP_RECV_NO_MATCH);
 	dissect_rec_node(tvb, pinfo, lt, ti, pkt);
 	dissect_rec_lnet(tvb, pinfo, tree, lt, &r, pkt);
+	lnetcap_phases(tvb, pinfo, lt, pkt);
 	/* Who saw it, first in the Info column, whatever the layers above
 	 * wrote there: "[10.77.0.3@tcp FWD] PUT ..." */
 	col_prepend_fstr(pinfo->cinfo, COL_INFO, "[%s %s] ", pkt->node,
@@ -735,6 +743,7 @@ void proto_register_lnetcap(void)
 		body_protocols[i].register_proto();
 	lnetcap_register_stats(proto_lnetcap);
 	lnetcap_register_xnode(proto_lnetcap);
+	lnetcap_register_phases(proto_lnetcap);
 	lnetcap_register_tables(proto_lnetcap);
 	lnetcap_register_lov(proto_lnetcap);
 	lnetcap_register_node();

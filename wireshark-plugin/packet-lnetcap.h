@@ -73,6 +73,9 @@ typedef struct lnetcap_pkt {
 	const char *node;        /* label of the capturing node (lnetcap-node.h) */
 	guint32 node_index;
 	lnetcap_nid_t peer;      /* next hop (send, forward) or previous hop (receive) */
+	lnetcap_nid_t local;     /* the NI that sent, forwarded or received it */
+	guint32 rec_flags;       /* LNETCAP_REC_F_* */
+	guint64 queue_ns;        /* with LNETCAP_REC_F_QUEUE_VALID (128-byte header) */
 	gboolean received;       /* the receiver's record: RECV, or a DROP in lnet_parse */
 	/* LNet header */
 	gboolean have_lnet;
@@ -81,8 +84,9 @@ typedef struct lnetcap_pkt {
 	gboolean have_portal;
 	guint64 match_bits;
 	guint32 put_offset;
-	guint64 wmd_if;          /* GET return_wmd / REPLY dst_wmd cookies */
+	guint64 wmd_if;          /* GET return_wmd / REPLY dst_wmd / PUT ack_wmd / ACK dst_wmd */
 	guint64 wmd_obj;
+	gboolean ack_wanted;     /* a PUT that asks for an ACK (ack_wmd set) */
 	lnetcap_nid_t src;
 	lnetcap_nid_t dst;
 	char src_str[LNETCAP_NID_STRLEN];
@@ -98,6 +102,12 @@ typedef struct lnetcap_pkt {
 	gboolean is_rpc;
 	lnetcap_rpc_t rpc;
 	lnetcap_trans_t *trans;
+	/* bulk PUT/GET, the REPLY to a bulk GET, ACKs (lnetcap_link_bulk) */
+	lnetcap_trans_t *bulk_trans;   /* the RPC they belong to */
+	gboolean bulk_reply_ack;       /* the ACK of the RPC's reply, not of a bulk PUT */
+	/* RPC phases (lnetcap-phases.c): the RPC this record completes */
+	const struct lnetcap_phase_rpc *phase_done;
+	gboolean phase_final;          /* dissected after the first pass: offsets final */
 } lnetcap_pkt_t;
 
 /* What the tap listeners (SRT, stats_tree, conversations) receive. */
@@ -124,6 +134,9 @@ typedef struct lnetcap_tap_info {
 	gboolean received;
 	const char *ping_kind;
 	gboolean xnode_prev_hop_seen;
+	/* an RPC seen by both ends that this record completes (lnetcap-phases.h) */
+	const struct lnetcap_phase_rpc *phase_done;
+	gboolean phase_final;      /* its pair's offset is final (not the first pass) */
 } lnetcap_tap_info_t;
 
 extern int lnetcap_tap;
@@ -260,6 +273,15 @@ static inline gint lnetcap_clamp(tvbuff_t *tvb, guint32 off)
 /* Stats (lnetcap-stats.c). */
 void lnetcap_register_stats(int proto);
 void lnetcap_register_stats_tree(void);
+
+/* Where each RPC's time went in a capture merged from its client and its
+ * server (lnetcap-phases.c): after the lower layers, before the tap. */
+void lnetcap_register_phases(int proto);
+void lnetcap_phases(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, lnetcap_pkt_t *pkt);
+/* tshark -z lnetcap,phases (lnetcap-phases-table.c); Statistics > LNetCap >
+ * RPC phases (lnetcap-phases-tree.c). */
+void lnetcap_register_phases_table(void);
+void lnetcap_register_phases_tree(void);
 
 /* Cross-node links in merged captures (packet-lnetcap-xnode.c). */
 void lnetcap_register_xnode(int proto);

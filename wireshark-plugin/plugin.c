@@ -40,6 +40,8 @@ void proto_reg_handoff_lnetcap(void);
 static void register_taps(void)
 {
 	lnetcap_register_stats_tree();
+	lnetcap_register_phases_table();
+	lnetcap_register_phases_tree();
 }
 
 #ifdef WIRESHARK_PLUGIN_REGISTER_EPAN

@@ -20,6 +20,8 @@
 //   (NID printing cross-check against the agent's Nid::to_string()).
 // usage: lnetcap_ws_vectors routed DIR
 //   (three SYNTHETIC per-node files of a routed run, see gen_routed.cpp).
+// usage: lnetcap_ws_vectors phases DIR
+//   (three SYNTHETIC per-node files of RPCs for the phases, see gen_phases.cpp).
 // usage: lnetcap_ws_vectors replicate-pcap IN.pcap OUT.pcap K
 //   (for the benchmark, see replicate_pcap()).
 #include <array>
@@ -48,6 +50,7 @@
 using namespace lnetcap;
 std::uint32_t lnetcap_opcodes_sample(std::mt19937& rng);
 int routed_vectors(const std::string& dir);
+int phases_vectors(const std::string& dir);
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -1789,9 +1792,9 @@ int main(int argc, char** argv) {
     }
   }
   if (argc >= 3 && std::string(argv[1]) == "unreadable") return unreadable_vectors(argv[2]);
-  if (argc >= 3 && std::string(argv[1]) == "routed") {
+  if (argc >= 3 && (std::string(argv[1]) == "routed" || std::string(argv[1]) == "phases")) {
     try {
-      return routed_vectors(argv[2]);
+      return std::string(argv[1]) == "routed" ? routed_vectors(argv[2]) : phases_vectors(argv[2]);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
       return 1;
