@@ -6,7 +6,8 @@
 // them with static asserts).  It covers what the real corpus lacks: reint
 // variants, nid16 headers, kfi/o2ib/IPv6/lo NIDs, a big-endian lustre_msg,
 // errors, health failures, truncation, sequence gaps, early replies,
-// resends, REP_MBITS replies and an unknown record version.
+// resends, REP_MBITS replies, an unknown record version and Lustre 2.17
+// ping replies with NID metadata.
 //
 // usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt | elc | srt-targets | fld | quota | out]
 //   "random" writes N records of random bytes behind a valid record
@@ -677,6 +678,43 @@ void vectors(Out& o) {
     encode_record(h, {}, {}, rec);
     rec[OFF(lnetcap_rec_hdr, version)] = 2;
     o.raw(rec);
+  }
+  // 59-62 Lustre 2.17 ping REPLYs with the NID metadata trailer (the
+  // METADATA feature; api-ni.c lnet_ping_target_install_locked()), built by
+  // tests/support/lnet_builders.h ping_info():
+  //  59 LARGE_ADDR + METADATA: the trailer after the large list, where
+  //     pi_ni[0].ns_msg_size says the NI part ends;
+  //  60 nid4 + METADATA, buffers of 0x5a as CFS_FAIL_TEST_PING_MD fills them;
+  //  61 the same cut by the snap length inside the second entry;
+  //  62 a count of 0xffffffff behind one entry.
+  {
+    const char* EA = "10.0.0.5@efa";
+    const char* EB = "10.0.0.6@efa";
+    test::PingMetadataSpec ma{N(EA), {}}, mb{N(EB), {}};
+    for (std::size_t i = 0; i < ma.buffer.size(); ++i) {
+      ma.buffer[i] = std::uint8_t(0xa0 + i);
+      mb.buffer[i] = 0x5a;
+    }
+    Lnet r;
+    r.src = N(EA);
+    r.dst = N(EB);
+    r.type = LNETCAP_MSG_REPLY;
+    test::PingInfoSpec large;
+    large.nis = {{N("0@lo"), 5}, {N(EA)}, {N("fe80::5@tcp1")}};
+    large.metadata = {ma};
+    o.msg(r, test::ping_info(large), 80);
+    test::PingInfoSpec nid4;
+    nid4.nis = {{N("0@lo"), 6}, {N(EA)}, {N(EB), LNETCAP_LNET_NI_STATUS_DOWN}};
+    nid4.metadata = {mb, mb};
+    nid4.metadata[0].nid = N(EA);
+    const Bytes two = test::ping_info(nid4);
+    o.msg(r, two, 80);
+    o.msg(r, two, 80, nullptr, two.size() - 8);
+    test::PingInfoSpec hostile;
+    hostile.nis = {{N("0@lo"), 7}, {N(EA)}};
+    hostile.metadata = {ma};
+    hostile.md_count = 0xffffffffu;
+    o.msg(r, test::ping_info(hostile), 80);
   }
 }
 
