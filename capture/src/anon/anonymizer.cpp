@@ -48,7 +48,9 @@ std::string Changes::summary() const {
          " NIDs, " + std::to_string(jobids) + " jobids, " + std::to_string(ids) +
          " uid/gid/projid fields, " + std::to_string(handles) + " handles, " + std::to_string(buffers) +
          " PtlRPC buffers replaced (names, UUIDs, EAs), " + std::to_string(payload_bytes_dropped) +
-         " payload bytes dropped";
+         " payload bytes dropped" +
+         // Only Lustre 2.17's EFA and fault-injection pings carry them.
+         (ping_metadata ? ", " + std::to_string(ping_metadata) + " ping NID metadata entries zeroed" : "");
 }
 
 Anonymizer::Anonymizer(std::vector<std::uint8_t> key) : key_(std::move(key)) {
@@ -268,7 +270,7 @@ void Anonymizer::rewrite_ping_info(std::vector<std::uint8_t>& p, std::size_t mes
     ++changes_.nids;
     const auto buffer = entry.span(LNETCAP_FIELD(struct lnetcap_nid_md_entry, buffer));
     std::fill(buffer.begin(), buffer.end(), std::uint8_t{0});
-    ++changes_.buffers;
+    ++changes_.ping_metadata;
   }
   if (info->end < p.size()) {
     changes_.payload_bytes_dropped += p.size() - info->end;

@@ -47,7 +47,8 @@ struct Changes {
   std::uint64_t nids = 0;        // NID fields rewritten
   std::uint64_t jobids = 0;
   std::uint64_t ids = 0;         // uid/gid/projid fields rewritten
-  std::uint64_t buffers = 0;     // PtlRPC buffers replaced (names, UUIDs, EAs…), ping NID metadata zeroed
+  std::uint64_t buffers = 0;     // PtlRPC buffers replaced (names, UUIDs, EAs…)
+  std::uint64_t ping_metadata = 0;  // LND bytes of ping NID metadata entries zeroed
   std::uint64_t handles = 0;     // random cookies given pseudonyms (handle_pseudonyms.h)
   std::uint64_t payload_bytes_dropped = 0;
   std::string summary() const;  // one line for stderr and the pcapng comment
