@@ -64,17 +64,26 @@ static int hf_ping_ni = -1;
 static int hf_ping_ni_nid = -1;
 static int hf_ping_ni_status = -1;
 static int hf_ping_ni_msg_size = -1;
+static int hf_ping_md = -1;
+static int hf_ping_md_count = -1;
+static int hf_ping_md_entry = -1;
+static int hf_ping_md_nid = -1;
+static int hf_ping_md_buffer = -1;
 
 static gint ett_lnet = -1;
 static gint ett_nid = -1;
 static gint ett_ping = -1;
 static gint ett_ping_ni = -1;
+static gint ett_ping_md = -1;
+static gint ett_ping_md_entry = -1;
 
 static expert_field ei_bad_type = EI_INIT;
 static expert_field ei_short_hdr = EI_INIT;
 static expert_field ei_bad_hdr_len = EI_INIT;
 static expert_field ei_ping_truncated = EI_INIT;
 static expert_field ei_ping_magic = EI_INIT;
+static expert_field ei_ping_size = EI_INIT;
+static expert_field ei_ping_md_count = EI_INIT;
 
 static lnetcap_flagset_t fs_ping_feat = LNETCAP_FLAGSET(
 	"lnetcap.ping.features", "Features", 32, lnetcap_ping_feat_defs, lnetcap_ping_feat_count);
@@ -336,6 +345,58 @@ void lnetcap_lnet_ping_kind(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			strcmp(kind, "discovery") == 0 ? "discovery ping" : "ping");
 }
 
+/* Lustre 2.17's NID metadata trailer (include/lnetcap/lnet.h struct
+ * lnetcap_nid_metadata) at off, where the NI lists end: a count in the
+ * info's byte order, then entries of a nid4 and LND-defined bytes (EFA:
+ * GID and queue pair data).  A count the message cannot hold is flagged,
+ * and only the captured entries are shown. */
+static guint dissect_ping_metadata(tvbuff_t *tvb, packet_info *pinfo, proto_tree *pt, guint off, guint enc)
+{
+	const guint entry = sizeof(struct lnetcap_nid_md_entry);
+	guint avail = tvb_captured_length(tvb);
+	guint reported = tvb_reported_length(tvb);
+	guint32 count, shown = 0;
+	guint64 need;
+	proto_item *ti, *ci;
+	proto_tree *mt;
+
+	if (off + sizeof(struct lnetcap_nid_metadata) > avail) {
+		expert_add_info_format(pinfo, proto_tree_get_parent(pt), &ei_ping_truncated,
+				       "Ping info cut before its NID metadata");
+		return off;
+	}
+	ti = proto_tree_add_item(pt, hf_ping_md, tvb, off, -1, ENC_NA);
+	mt = proto_item_add_subtree(ti, ett_ping_md);
+	ci = proto_tree_add_item_ret_uint(mt, hf_ping_md_count, tvb,
+					  LNETCAP_FIELD(off, lnetcap_nid_metadata, num_nid_mappings), enc, &count);
+	off += sizeof(struct lnetcap_nid_metadata);
+	need = (guint64)off + (guint64)count * entry;
+	if (need > reported)
+		expert_add_info_format(pinfo, ci, &ei_ping_md_count,
+				       "%u metadata entries do not fit in the message: %u do",
+				       count, (reported - off) / entry);
+	for (; shown < count && off + entry <= avail; shown++, off += entry) {
+		lnetcap_nid_t nid;
+		char buf[LNETCAP_NID_STRLEN];
+		proto_item *it;
+		proto_tree *et;
+
+		lnetcap_nid_from_nid4(&nid, tvb_get_guint64(tvb, LNETCAP_AT(off, lnetcap_nid_md_entry, nid), enc));
+		lnetcap_nid_to_str(&nid, buf, sizeof(buf));
+		it = proto_tree_add_item(mt, hf_ping_md_entry, tvb, off, entry, ENC_NA);
+		proto_item_append_text(it, ": %s", buf);
+		et = proto_item_add_subtree(it, ett_ping_md_entry);
+		proto_tree_add_string(et, hf_ping_md_nid, tvb, LNETCAP_FIELD(off, lnetcap_nid_md_entry, nid), buf);
+		proto_tree_add_item(et, hf_ping_md_buffer, tvb, LNETCAP_FIELD(off, lnetcap_nid_md_entry, buffer), ENC_NA);
+	}
+	proto_item_set_end(ti, tvb, (gint)off);
+	proto_item_append_text(ti, ": %u %s", count, count == 1 ? "entry" : "entries");
+	if (shown < count && need <= reported)
+		expert_add_info_format(pinfo, ti, &ei_ping_truncated,
+				       "NID metadata truncated after %u of %u entries", shown, count);
+	return off;
+}
+
 /* struct lnet_ping_info: payload of a ping REPLY and of a discovery push. */
 static void dissect_ping_info(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
@@ -382,36 +443,54 @@ static void dissect_ping_info(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 		off += sizeof(struct lnetcap_ni_status);
 	}
 	/* Large-address NIs (struct lnet_ni_large_status) follow the nid4 list;
-	 * pi_ni[0].ns_msg_size then holds the size of the whole info. */
-	if ((features & 0x20) && total > off) {
-		while (off + sizeof(struct lnetcap_ni_large_status) <= total) {
-			guint8 raw[sizeof(struct lnetcap_nid)];
+	 * pi_ni[0].ns_msg_size then holds the size of the whole NI part
+	 * (lnet_ping_info_size()), where the metadata trailer starts. */
+	if ((features & LNETCAP_PING_FEAT_LARGE_ADDR) && nnis > 0) {
+		if (total < off) {
+			expert_add_info_format(pinfo, ti, &ei_ping_size,
+				"Ping info size %u ends inside the nid4 list (%u bytes)", total, off);
+			return;
+		}
+		while (off < total) {
+			const guint nid_at = LNETCAP_AT(off, lnetcap_ni_large_status, ns_nid);
+			guint8 raw[sizeof(struct lnetcap_nid)] = { 0 };
 			lnetcap_nid_t nid;
 			char buf[LNETCAP_NID_STRLEN];
 			proto_tree *nt;
-			guint len;
-			if (off + sizeof(struct lnetcap_ni_large_status) > avail) {
+			guint nid_len, len, nid_size;
+			if (nid_at + sizeof(guint32) > avail) {
 				expert_add_info(pinfo, ti, &ei_ping_truncated);
 				return;
 			}
-			tvb_memcpy(tvb, raw, LNETCAP_AT(off, lnetcap_ni_large_status, ns_nid), sizeof(raw));
+			nid_size = tvb_get_guint8(tvb, LNETCAP_AT(nid_at, lnetcap_nid, nid_size));
+			/* The entry ends where the NID's address does, rounded to 4. */
+			nid_len = LNETCAP_AT(0, lnetcap_nid, nid_addr) + nid_size + 4;
+			len = (LNETCAP_AT(0, lnetcap_ni_large_status, ns_nid) + nid_len + 3) & ~3U;
+			if (nid_size > LNETCAP_NID_SIZE_MAX || off + len > total) {
+				expert_add_info_format(pinfo, ti, &ei_ping_size,
+					"Large-address NI at %u (nid_size %u) does not fit in the ping info size %u",
+					off, nid_size, total);
+				return;
+			}
+			if (off + len > avail) {
+				expert_add_info(pinfo, ti, &ei_ping_truncated);
+				return;
+			}
+			tvb_memcpy(tvb, raw, nid_at, nid_len);
 			lnetcap_nid_from_raw(&nid, raw);
 			lnetcap_nid_to_str(&nid, buf, sizeof(buf));
-			/* The entry ends where the NID's address does, rounded to 4. */
-			len = (LNETCAP_AT(0, lnetcap_ni_large_status, ns_nid) +
-			       LNETCAP_AT(0, lnetcap_nid, nid_addr) + nid.size + 4 + 3) & ~3U;
 			it = proto_tree_add_item(pt, hf_ping_ni, tvb, off, (gint)len, ENC_NA);
 			proto_item_append_text(it, ": %s (large)", buf);
 			nt = proto_item_add_subtree(it, ett_ping_ni);
 			proto_tree_add_item(nt, hf_ping_ni_status, tvb,
 					    LNETCAP_FIELD(off, lnetcap_ni_large_status, ns_status), enc);
-			proto_tree_add_string(nt, hf_ping_ni_nid, tvb,
-					      (gint)LNETCAP_AT(off, lnetcap_ni_large_status, ns_nid),
-					      (gint)LNETCAP_AT(0, lnetcap_nid, nid_addr) + nid.size + 4, buf);
+			proto_tree_add_string(nt, hf_ping_ni_nid, tvb, (gint)nid_at, (gint)nid_len, buf);
 			off += len;
 		}
 	}
-	proto_item_set_len(ti, (gint)off);
+	if (features & LNETCAP_PING_FEAT_METADATA)
+		off = dissect_ping_metadata(tvb, pinfo, pt, off, enc);
+	proto_item_set_end(ti, tvb, (gint)off);
 }
 
 static gboolean is_ping_info(tvbuff_t *tvb)
@@ -577,8 +656,18 @@ void lnetcap_register_lnet(int proto)
 		  VALS(ni_status_vals), 0, "NI status (for 0@lo: the ping target sequence)", HFILL } },
 		{ &hf_ping_ni_msg_size, { "Message size", "lnetcap.ping.ni.msg_size", FT_UINT32,
 		  BASE_DEC, NULL, 0, NULL, HFILL } },
+		{ &hf_ping_md, { "NID metadata", "lnetcap.ping.md", FT_NONE, BASE_NONE,
+		  NULL, 0, "struct lnet_nid_metadata (Lustre 2.17, METADATA feature)", HFILL } },
+		{ &hf_ping_md_count, { "Entries", "lnetcap.ping.md.count", FT_UINT32, BASE_DEC,
+		  NULL, 0, "num_nid_mappings", HFILL } },
+		{ &hf_ping_md_entry, { "Entry", "lnetcap.ping.md.entry", FT_NONE, BASE_NONE,
+		  NULL, 0, "struct lnet_nid_md_entry", HFILL } },
+		{ &hf_ping_md_nid, { "NID", "lnetcap.ping.md.nid", FT_STRING, BASE_NONE,
+		  NULL, 0, NULL, HFILL } },
+		{ &hf_ping_md_buffer, { "LND data", "lnetcap.ping.md.buffer", FT_BYTES, BASE_NONE,
+		  NULL, 0, "LND-defined bytes (EFA: GID and queue pair data)", HFILL } },
 	};
-	static gint *ett[] = { &ett_lnet, &ett_nid, &ett_ping, &ett_ping_ni };
+	static gint *ett[] = { &ett_lnet, &ett_nid, &ett_ping, &ett_ping_ni, &ett_ping_md, &ett_ping_md_entry };
 	static ei_register_info ei[] = {
 		{ &ei_bad_type, { "lnetcap.lnet.type.unknown", PI_PROTOCOL, PI_ERROR,
 		  "Unknown LNet message type", EXPFILL } },
@@ -590,6 +679,10 @@ void lnetcap_register_lnet(int proto)
 		  "Ping info cut by the snap length", EXPFILL } },
 		{ &ei_ping_magic, { "lnetcap.ping.magic.bad", PI_PROTOCOL, PI_WARN,
 		  "PUT to portal 0 without lnet_ping_info magic", EXPFILL } },
+		{ &ei_ping_size, { "lnetcap.ping.size.bad", PI_MALFORMED, PI_WARN,
+		  "Ping info size does not match its large-address NIs", EXPFILL } },
+		{ &ei_ping_md_count, { "lnetcap.ping.md.count.bad", PI_MALFORMED, PI_WARN,
+		  "More NID metadata entries than the message holds", EXPFILL } },
 	};
 	expert_module_t *em;
 

@@ -177,6 +177,12 @@ enum lnetcap_health {
 	X(PRIMARY_LARGE, 0x40)                                                 \
 	X(METADATA, 0x80)
 
+enum lnetcap_ping_feat {
+#define LNETCAP_X_(name, bit) LNETCAP_PING_FEAT_##name = bit,
+	LNETCAP_PING_FEAT_LIST(LNETCAP_X_)
+#undef LNETCAP_X_
+};
+
 /* --- nid4 (lnet_nid_t) -----------------------------------------------------
  * u64, little-endian on the wire:
  *   bits  0..31 address (IPv4 as a host integer: 192.168.1.2 = 0xc0a80102)
@@ -362,5 +368,29 @@ struct lnetcap_ni_large_status {
 } LNETCAP_PACKED;
 LNETCAP_ASSERT_SIZE(struct lnetcap_ni_large_status, 24);
 LNETCAP_ASSERT_OFFSET(struct lnetcap_ni_large_status, ns_nid, 4);
+
+/* The NID metadata trailer (Lustre 2.17+; lnet-idl.h struct
+ * lnet_nid_metadata and struct lnet_nid_md_entry; written by api-ni.c
+ * lnet_ping_target_install_locked(), read by lnet_discover_nid_metadata()).
+ * With the METADATA ping feature it follows the NI lists: after the nid4
+ * list, or with LARGE_ADDR where pi_ni[0].ns_msg_size (& ~3) says the
+ * large list ends.  A u32 count in the info's byte order, then that many
+ * entries: a nid4 and LNET_MD_BUFFER_SZ bytes the NI's LND defines (the
+ * EFA LND: its GID and queue pair data, i.e. addresses; Lustre's
+ * CFS_FAIL_TEST_PING_MD fault fills them with 0x5a).  Lustre does not
+ * swab the trailer.  2.15 and 2.16 have neither the feature nor these. */
+#define LNETCAP_LNET_MD_BUFFER_SZ 32
+struct lnetcap_nid_md_entry {
+	__u64 nid; /* nid4 */
+	__u8 buffer[LNETCAP_LNET_MD_BUFFER_SZ];
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_nid_md_entry, 40);
+LNETCAP_ASSERT_OFFSET(struct lnetcap_nid_md_entry, buffer, 8);
+
+struct lnetcap_nid_metadata {
+	__u32 num_nid_mappings;
+	/* struct lnetcap_nid_md_entry nid_mappings[num_nid_mappings] follows */
+} LNETCAP_PACKED;
+LNETCAP_ASSERT_SIZE(struct lnetcap_nid_metadata, 4);
 
 #endif /* LNETCAP_LNET_H */

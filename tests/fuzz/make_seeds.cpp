@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "codec/ping_info.h"
 #include "error.h"
 #include "file_source.h"
 #include "message.h"
@@ -48,14 +49,18 @@ void write_file(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
 }
 
 // What makes two records exercise different code: the fields the parsers
-// branch on, and whether the payload is whole.
+// branch on, and whether the payload is whole.  A ping info's feature bits
+// pick its lists (large addresses, the 2.17 NID metadata trailer), which
+// the -v text, the summary and the plugin walk.
 using Shape = std::tuple<int, int, int, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t,
-                         std::size_t, bool, bool, bool>;
+                         std::size_t, bool, bool, bool, std::uint32_t>;
 
 Shape shape_of(const Message& m) {
+  const auto ping = parse_ping_info(m.rec.payload, m.lnet.payload_length);
   return {m.rec.hdr.hook, m.rec.hdr.direction, m.rec.hdr.health_status, m.lnet.type,
           m.lnet.portal.value_or(~0u), m.rpc.present ? m.rpc.opc : ~0u, m.rpc.type,
-          m.rec.lnet_header.size(), m.rpc.big_endian, m.rec.truncated(), m.dlm.present};
+          m.rec.lnet_header.size(), m.rpc.big_endian, m.rec.truncated(), m.dlm.present,
+          ping ? ping->features : ~0u};
 }
 
 struct Stored {

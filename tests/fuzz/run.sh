@@ -25,8 +25,9 @@ make_seeds() {
 	local inputs=("$src"/samples/*.pcapng)
 	check "plugin test vectors" "$LNETCAP_VECTORS" "$work/seeds/vectors.pcapng" >/dev/null
 	inputs+=("$work/seeds/vectors.pcapng")
-	# FLD, quota and OUT_UPDATE/MDS_BATCH bodies, which the above lack.
-	for m in fld quota out; do
+	# FLD, quota and OUT_UPDATE/MDS_BATCH bodies and 2.17 ping NID
+	# metadata, which the above lack.
+	for m in fld quota out ping-md; do
 		"$LNETCAP_VECTORS" "$work/seeds/vectors-$m.pcapng" "$m" >/dev/null || fail "plugin test vectors ($m)"
 		inputs+=("$work/seeds/vectors-$m.pcapng")
 	done

@@ -4,6 +4,7 @@
 // 3.1, 3.3, 4.3), for tests and the synthetic sample generator.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,6 +99,76 @@ inline std::vector<std::uint8_t> lnet_header(const LnetHeaderSpec& s) {
       break;
     default:
       break;
+  }
+  return w.b;
+}
+
+// The one lnet_ping_info builder of the new tests (parser, anonymizer,
+// text, the plugin's metadata vectors), laid out as Lustre 2.17's
+// lnet_ping_target_install_locked() does: nid4-form NIs in pi_ni[], the
+// others as lnet_ni_large_status entries after them (LARGE_ADDR, the size of
+// the whole NI part in pi_ni[0].ns_msg_size), then the metadata trailer.
+struct PingNiSpec {
+  Nid nid;
+  std::uint32_t status = LNETCAP_LNET_NI_STATUS_UP;
+};
+struct PingMetadataSpec {
+  Nid nid;
+  std::array<std::uint8_t, LNETCAP_LNET_MD_BUFFER_SZ> buffer{};
+};
+struct PingInfoSpec {
+  std::uint32_t features = LNETCAP_PING_FEAT_BASE | LNETCAP_PING_FEAT_NI_STATUS |
+                           LNETCAP_PING_FEAT_MULTI_RAIL | LNETCAP_PING_FEAT_DISCOVERY;
+  std::uint32_t pid = LNETCAP_LNET_PID_LUSTRE;
+  std::vector<PingNiSpec> nis;  // 0@lo first, as Lustre lists it
+  /// With entries (or md_count), METADATA is set and the trailer written.
+  std::vector<PingMetadataSpec> metadata;
+  std::optional<std::uint32_t> md_count;  // a count other than the entries'
+  bool big_endian = false;
+};
+
+inline std::vector<std::uint8_t> ping_info(const PingInfoSpec& s) {
+  std::vector<PingNiSpec> nid4, large;
+  for (const PingNiSpec& n : s.nis) (n.nid.is_nid4_compatible() ? nid4 : large).push_back(n);
+  std::uint32_t features = s.features;
+  if (!large.empty()) features |= LNETCAP_PING_FEAT_LARGE_ADDR;
+  const bool md = !s.metadata.empty() || s.md_count;
+  if (md) features |= LNETCAP_PING_FEAT_METADATA;
+  constexpr std::size_t kNidHead = OFF(lnetcap_nid, nid_addr);
+  constexpr std::size_t kLargeNid = OFF(lnetcap_ni_large_status, ns_nid);
+  std::size_t size = sizeof(struct lnetcap_ping_info) + sizeof(struct lnetcap_ni_status) * nid4.size();
+  for (const PingNiSpec& n : large) size += (kLargeNid + kNidHead + n.nid.size + 4 + 3) & ~std::size_t{3};
+  const std::size_t ni_end = size;
+  if (md) size += sizeof(struct lnetcap_nid_metadata) + sizeof(struct lnetcap_nid_md_entry) * s.metadata.size();
+  wire::W w(size, s.big_endian);
+  w.u32(OFF(lnetcap_ping_info, pi_magic), LNETCAP_LNET_PROTO_PING_MAGIC);
+  w.u32(OFF(lnetcap_ping_info, pi_features), features);
+  w.u32(OFF(lnetcap_ping_info, pi_pid), s.pid);
+  w.u32(OFF(lnetcap_ping_info, pi_nnis), static_cast<std::uint32_t>(nid4.size()));
+  std::size_t o = sizeof(struct lnetcap_ping_info);
+  for (std::size_t i = 0; i < nid4.size(); ++i, o += sizeof(struct lnetcap_ni_status)) {
+    w.u64(o + OFF(lnetcap_ni_status, ns_nid), nid4[i].nid.to_nid4());
+    w.u32(o + OFF(lnetcap_ni_status, ns_status), nid4[i].status);
+    if (i == 0 && !large.empty())
+      w.u32(o + OFF(lnetcap_ni_status, ns_msg_size), static_cast<std::uint32_t>(ni_end));
+  }
+  for (const PingNiSpec& n : large) {
+    w.u32(o + OFF(lnetcap_ni_large_status, ns_status), n.status);
+    std::uint8_t raw[sizeof(struct lnetcap_nid)];
+    n.nid.to_lnet_nid(raw);
+    const std::size_t nid_len = kNidHead + n.nid.size + 4;
+    w.raw(o + kLargeNid, raw, nid_len);
+    o += (kLargeNid + nid_len + 3) & ~std::size_t{3};
+  }
+  if (md) {
+    w.u32(o + OFF(lnetcap_nid_metadata, num_nid_mappings),
+          s.md_count.value_or(static_cast<std::uint32_t>(s.metadata.size())));
+    o += sizeof(struct lnetcap_nid_metadata);
+    for (const PingMetadataSpec& m : s.metadata) {
+      w.u64(o + OFF(lnetcap_nid_md_entry, nid), m.nid.to_nid4());
+      w.raw(o + OFF(lnetcap_nid_md_entry, buffer), m.buffer.data(), m.buffer.size());
+      o += sizeof(struct lnetcap_nid_md_entry);
+    }
   }
   return w.b;
 }

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "codec/lustre_msg.h"
+#include "codec/ping_info.h"
 #include "codec/wire_reader.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/mdt_reint.h"
@@ -207,6 +208,61 @@ TEST(Anonymizer, BulkPayloadIsDroppedAndPingNidsRewritten) {
   ASSERT_TRUE(v);
   EXPECT_EQ(load_le64(v->payload.data() + ni1), a.map_nid(test::nid("10.0.3.1@tcp")).to_nid4());
   EXPECT_EQ(load_le64(v->payload.data() + ni0), test::nid("0@lo").to_nid4());
+}
+
+// Lustre 2.17's NID metadata trailer (after the large list here): count
+// and entries stay, each entry's NID is mapped like every other NID, and
+// its LND bytes (EFA: GID and queue pair addresses) become zeros.
+TEST(Anonymizer, PingMetadataKeepsItsShapeNotItsAddresses) {
+  Anonymizer a(key(9));
+  const std::string secret = "gid=fe80::a1:b2 qpn=77 qkey=0x11";
+  ASSERT_EQ(secret.size(), std::size_t{LNETCAP_LNET_MD_BUFFER_SZ});
+  test::PingInfoSpec ping;
+  ping.nis = {{test::nid("0@lo"), 3}, {test::nid("10.0.3.1@efa")}, {test::nid("fe80::7@tcp1")}};
+  ping.metadata = {{test::nid("10.0.3.1@efa"), {}}, {test::nid("10.0.3.9@efa"), {}}};
+  std::copy(secret.begin(), secret.end(), ping.metadata[0].buffer.begin());
+  ping.metadata[1].buffer.fill(0x5a);
+  const auto info = test::ping_info(ping);
+  test::LnetHeaderSpec h;
+  h.type = LNETCAP_MSG_REPLY;
+  h.src = test::nid("10.0.3.1@efa");
+  h.dst = test::nid("10.0.3.2@efa");
+  h.payload_length = static_cast<std::uint32_t>(info.size());
+  test::RecordSpec r;
+  r.local = h.dst;
+  r.peer = h.src;
+  const auto out = a.rewrite_record(test::record(r, test::lnet_header(h), info));
+  for (std::size_t i = 0; i + 4 <= secret.size(); ++i)
+    EXPECT_FALSE(contains(out, secret.substr(i, 4))) << "\"" << secret.substr(i, 4) << "\" survived";
+  expect_nid_absent(out, "10.0.3.1@efa");
+  expect_nid_absent(out, "10.0.3.9@efa");
+  expect_nid_absent(out, "fe80::7@tcp1");
+  std::string why;
+  const auto v = parse_record(out, &why);
+  ASSERT_TRUE(v) << why;
+  EXPECT_EQ(v->payload.size(), info.size());  // nothing dropped: the trailer is kept
+  const auto p = parse_ping_info(v->payload, v->payload.size());
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->nis.size(), 3u);
+  EXPECT_EQ(p->nis[2].nid, a.map_nid(test::nid("fe80::7@tcp1")));
+  ASSERT_TRUE(p->md_count);
+  EXPECT_EQ(*p->md_count, 2u);
+  ASSERT_EQ(p->metadata.size(), 2u);
+  EXPECT_EQ(p->metadata[0].nid, a.map_nid(test::nid("10.0.3.1@efa")));
+  EXPECT_EQ(p->metadata[1].nid, a.map_nid(test::nid("10.0.3.9@efa")));
+  for (const PingMetadataEntry& e : p->metadata)
+    EXPECT_TRUE(std::all_of(e.buffer.begin(), e.buffer.end(), [](std::uint8_t b) { return b == 0; }));
+  EXPECT_EQ(a.changes().ping_metadata, 2u);
+  EXPECT_NE(a.changes().summary().find(", 2 ping NID metadata entries zeroed"), std::string::npos);
+
+  // Cut by the snap length inside the second entry: the part of it that
+  // was captured (its NID) is dropped, not copied.
+  r.snaplen = static_cast<std::uint32_t>(info.size() - LNETCAP_LNET_MD_BUFFER_SZ);
+  const auto cut = a.rewrite_record(test::record(r, test::lnet_header(h), info));
+  expect_nid_absent(cut, "10.0.3.9@efa");
+  const auto c = parse_record(cut, &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(c->payload.size(), info.size() - sizeof(struct lnetcap_nid_md_entry));
 }
 
 TEST(Anonymizer, InterfacesKeepOnlyMappedNids) {

@@ -8,6 +8,7 @@
 #include "lnetcap/record.h"
 #include "message_fixtures.h"
 #include "text/line.h"
+#include "lnet_builders.h"
 
 using namespace lnetcap;
 using lnetcap::text::Format;
@@ -239,4 +240,43 @@ TEST_F(FormatTest, LnetHealthOnTheLine) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("outcome"), std::string::npos) << out;
+}
+
+// -v under a ping REPLY: its NIs and Lustre 2.17's NID metadata trailer,
+// with what the snap length cut; the default line stays one line.
+TEST_F(FormatTest, VerbosePingReplyShowsNisAndMetadata) {
+  test::PingInfoSpec ping;
+  ping.nis = {{test::nid("0@lo"), 7}, {test::nid("10.0.0.1@efa")}, {test::nid("fe80::2@tcp1"), LNETCAP_LNET_NI_STATUS_DOWN}};
+  ping.metadata = {{test::nid("10.0.0.1@efa"), {}}};
+  ping.metadata[0].buffer.fill(0x5a);
+  ping.metadata[0].buffer[31] = 0x01;
+  const auto payload = test::ping_info(ping);
+  test::LnetHeaderSpec h;
+  h.type = LNETCAP_MSG_REPLY;
+  h.src = test::nid("10.0.0.1@efa");
+  h.dst = test::nid("10.0.0.2@efa");
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  test::RecordSpec r;
+  r.direction = 2;
+  r.local = h.dst;
+  r.peer = h.src;
+  const auto m = test::make_message(r, h, payload);
+  std::string out;
+  text::format_line(m.msg, {}, out);
+  EXPECT_EQ(out.find('\n'), std::string::npos) << out;
+  out.clear();
+  text::format_line(m.msg, text::LineStyle{false, 1, false}, out);
+  std::string buffer;
+  for (int i = 0; i < 31; ++i) buffer += "5a";
+  buffer += "01";
+  EXPECT_NE(out.find("\n\tping pid 12345 features 0xbb: 0@lo seq 7, 10.0.0.1@efa up, fe80::2@tcp1 down"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\n\tmetadata 1 entry: 10.0.0.1@efa [" + buffer + "]"), std::string::npos) << out;
+
+  // Cut by the snap length inside the entry: the count, no entry, and why.
+  r.snaplen = static_cast<std::uint32_t>(payload.size() - 8);
+  out.clear();
+  text::format_line(test::make_message(r, h, payload).msg, text::LineStyle{false, 1, false}, out);
+  EXPECT_NE(out.find("\n\tmetadata 1 entry: [0 of 1 captured]"), std::string::npos) << out;
 }

@@ -8,13 +8,13 @@
 // errors, health failures, truncation, sequence gaps, early replies,
 // resends, REP_MBITS replies and an unknown record version.
 //
-// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt | elc | srt-targets | fld | quota | out]
+// usage: lnetcap_ws_vectors OUT.pcapng [random N SEED | hostile | lvb | mdt | elc | srt-targets | fld | quota | out | ping-md]
 //   "random" writes N records of random bytes behind a valid record
 //   header prefix (for the fuzz test); "hostile" the records of
 //   hostile_records(), "lvb" those of lvb_records(), "mdt" those of
 //   mdt_records(), "elc" those of elc_records(), "srt-targets" those of
 //   srt_target_records(), "fld", "quota" and "out" those of fld_records(),
-//   quota_records() and out_records().
+//   quota_records() and out_records(), "ping-md" those of ping_md_records().
 // usage: lnetcap_ws_vectors nids OUT.pcapng EXPECTED.txt
 //        lnetcap_ws_vectors unreadable OUT.pcapng
 //   (NID printing cross-check against the agent's Nid::to_string()).
@@ -1387,6 +1387,44 @@ Bytes seq_range_array(std::uint32_t count, const std::vector<Bytes>& ranges) {
   return w.b;
 }
 
+// Lustre 2.17 ping REPLYs with the NID metadata trailer (the METADATA
+// feature; api-ni.c lnet_ping_target_install_locked()), built by
+// tests/support/lnet_builders.h ping_info():
+//  1 LARGE_ADDR + METADATA: the trailer after the large list, where
+//    pi_ni[0].ns_msg_size says the NI part ends;
+//  2 nid4 + METADATA, buffers of 0x5a as CFS_FAIL_TEST_PING_MD fills them;
+//  3 the same cut by the snap length inside the second entry;
+//  4 a count of 0xffffffff behind one entry.
+void ping_md_records(Out& o) {
+  const char* EA = "10.0.0.5@efa";
+  const char* EB = "10.0.0.6@efa";
+  test::PingMetadataSpec ma{N(EA), {}}, mb{N(EB), {}};
+  for (std::size_t i = 0; i < ma.buffer.size(); ++i) {
+    ma.buffer[i] = std::uint8_t(0xa0 + i);
+    mb.buffer[i] = 0x5a;
+  }
+  Lnet r;
+  r.src = N(EA);
+  r.dst = N(EB);
+  r.type = LNETCAP_MSG_REPLY;
+  test::PingInfoSpec large;
+  large.nis = {{N("0@lo"), 5}, {N(EA)}, {N("fe80::5@tcp1")}};
+  large.metadata = {ma};
+  o.msg(r, test::ping_info(large), 80);
+  test::PingInfoSpec nid4;
+  nid4.nis = {{N("0@lo"), 6}, {N(EA)}, {N(EB), LNETCAP_LNET_NI_STATUS_DOWN}};
+  nid4.metadata = {mb, mb};
+  nid4.metadata[0].nid = N(EA);
+  const Bytes two = test::ping_info(nid4);
+  o.msg(r, two, 80);
+  o.msg(r, two, 80, nullptr, two.size() - 8);
+  test::PingInfoSpec hostile;
+  hostile.nis = {{N("0@lo"), 7}, {N(EA)}};
+  hostile.metadata = {ma};
+  hostile.md_count = 0xffffffffu;
+  o.msg(r, test::ping_info(hostile), 80);
+}
+
 //  1-2 FLD_QUERY FLD_LOOKUP of sequence 0x200000401, answered with
 //      [0x200000400-0x240000400) on MDT 0;
 //  3-4 FLD_READ from 0x200000400, the reply in a big-endian lustre_msg with
@@ -1818,6 +1856,8 @@ int main(int argc, char** argv) {
       srt_target_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "fld")
       fld_records(o);
+    else if (argc >= 3 && std::string(argv[2]) == "ping-md")
+      ping_md_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "quota")
       quota_records(o);
     else if (argc >= 3 && std::string(argv[2]) == "out")

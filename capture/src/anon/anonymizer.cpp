@@ -16,6 +16,7 @@
 #include "../message.h"
 #include "../record.h"
 #include "codec/lustre_msg.h"
+#include "codec/ping_info.h"
 #include "buffer_policy.h"
 #include "codec/wire_reader.h"
 #include "lnetcap/bodies.h"
@@ -47,7 +48,9 @@ std::string Changes::summary() const {
          " NIDs, " + std::to_string(jobids) + " jobids, " + std::to_string(ids) +
          " uid/gid/projid fields, " + std::to_string(handles) + " handles, " + std::to_string(buffers) +
          " PtlRPC buffers replaced (names, UUIDs, EAs), " + std::to_string(payload_bytes_dropped) +
-         " payload bytes dropped";
+         " payload bytes dropped" +
+         // Only Lustre 2.17's EFA and fault-injection pings carry them.
+         (ping_metadata ? ", " + std::to_string(ping_metadata) + " ping NID metadata entries zeroed" : "");
 }
 
 Anonymizer::Anonymizer(std::vector<std::uint8_t> key) : key_(std::move(key)) {
@@ -236,45 +239,42 @@ CaptureInterface Anonymizer::rewrite_interface(const CaptureInterface& in) {
   return out;
 }
 
-void Anonymizer::rewrite_ping_info(std::vector<std::uint8_t>& p) {
-#define PING(field) LNETCAP_FIELD(struct lnetcap_ping_info, field)
-  const bool little = load_le32(p.data()) == LNETCAP_LNET_PROTO_PING_MAGIC;
-  const WireWriter w(std::span<std::uint8_t>(p), Endian{little});
-  if (!w.has(PING(pi_nnis))) return;
-  const std::uint32_t features = w.reader().u32(PING(pi_features));
-  const std::uint32_t nnis = w.reader().u32(PING(pi_nnis));
-#undef PING
-  // pi_ni[]: struct lnetcap_ni_status entries after the fixed part.
-  std::size_t pos = sizeof(struct lnetcap_ping_info);
-  constexpr auto kNid = LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid);
-  for (std::uint32_t i = 0; i < nnis && pos + sizeof(struct lnetcap_ni_status) <= p.size();
-       ++i, pos += sizeof(struct lnetcap_ni_status)) {
-    WireWriter ni = w.from(pos);
-    ni.u64(kNid, map_nid(Nid::from_nid4(ni.reader().u64(kNid))).to_nid4());
+// The ping info's layout is walked by parse_ping_info() (the text output and
+// the summary read it there too); this only rewrites what it found:
+//  * every NI's NID (nid4 or struct lnet_nid) is mapped in place;
+//  * the NID metadata trailer (Lustre 2.17, METADATA) keeps its count and
+//    entries: each entry's NID is mapped and its LNETCAP_LNET_MD_BUFFER_SZ
+//    LND bytes become zeros - the EFA LND puts its GID and queue pair data
+//    there, addresses no pseudonym can name;
+//  * whatever follows the structure (the unused rest of the sender's ping
+//    buffer, an entry the capture cut) is dropped.
+void Anonymizer::rewrite_ping_info(std::vector<std::uint8_t>& p, std::size_t message_len) {
+  const auto info = parse_ping_info(p, message_len);
+  if (!info) return;
+  const WireWriter w(std::span<std::uint8_t>(p), info->order);
+  for (const PingNi& ni : info->nis) {
+    std::uint8_t* nid = &p[ni.nid_offset];
+    if (ni.large) {
+      std::uint8_t raw[sizeof(struct lnetcap_nid)] = {};
+      std::memcpy(raw, nid, ni.nid_len);
+      map_nid(ni.nid).to_lnet_nid(raw);
+      std::memcpy(nid, raw, ni.nid_len);
+    } else {
+      w.from(ni.nid_offset).u64(LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid), map_nid(ni.nid).to_nid4());
+    }
     ++changes_.nids;
   }
-  if (features & 0x20) {  // LNET_PING_FEAT_LARGE_ADDR: {status u32, struct lnet_nid} entries
-    // Each entry: a __u32 status, then a struct lnet_nid cut to its size
-    // (nid_addr holds nid_size + 4 bytes), padded to 4 bytes.
-    constexpr std::size_t kStatus = sizeof(std::uint32_t);
-    constexpr std::size_t kNidHead = offsetof(struct lnetcap_nid, nid_addr);
-    while (pos + kStatus + kNidHead + sizeof(std::uint32_t) <= p.size()) {
-      std::uint8_t* nid = &p[pos + kStatus];
-      const std::uint8_t nid_size = nid[offsetof(struct lnetcap_nid, nid_size)];
-      const std::size_t nid_bytes = kNidHead + nid_size + sizeof(std::uint32_t);
-      if (nid_size > LNETCAP_NID_SIZE_MAX || pos + kStatus + nid_bytes > p.size()) break;
-      std::uint8_t raw[sizeof(struct lnetcap_nid)] = {};
-      std::memcpy(raw, nid, nid_bytes);
-      map_nid(Nid::from_lnet_nid(raw)).to_lnet_nid(raw);
-      std::memcpy(nid, raw, nid_bytes);
-      ++changes_.nids;
-      pos += (kStatus + nid_bytes + 3) & ~std::size_t{3};
-    }
+  for (const PingMetadataEntry& e : info->metadata) {
+    WireWriter entry = w.from(e.offset);
+    entry.u64(LNETCAP_FIELD(struct lnetcap_nid_md_entry, nid), map_nid(e.nid).to_nid4());
+    ++changes_.nids;
+    const auto buffer = entry.span(LNETCAP_FIELD(struct lnetcap_nid_md_entry, buffer));
+    std::fill(buffer.begin(), buffer.end(), std::uint8_t{0});
+    ++changes_.ping_metadata;
   }
-  // Anything further (NID metadata) is not needed to read the ping.
-  if (pos < p.size()) {
-    changes_.payload_bytes_dropped += p.size() - pos;
-    p.resize(pos);
+  if (info->end < p.size()) {
+    changes_.payload_bytes_dropped += p.size() - info->end;
+    p.resize(info->end);
   }
 }
 
@@ -511,16 +511,14 @@ std::vector<std::uint8_t> Anonymizer::rewrite_record(const Message& msg) {
   xids_.rewrite_lnet_header(hdr);
 
   std::vector<std::uint8_t> payload(rec->payload.begin(), rec->payload.end());
-  const bool ping_info =
-      payload.size() >= 16 && (load_le32(payload.data()) == LNETCAP_LNET_PROTO_PING_MAGIC ||
-                               load_be32(payload.data()) == LNETCAP_LNET_PROTO_PING_MAGIC);
+  const bool ping_info = is_ping_info(payload);
   if (msg.rpc.present) {
     std::optional<RpcKey> rpc;
     if (const auto xid = msg.xid())
       rpc = RpcKey{msg.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST ? msg.lnet.src_nid : msg.lnet.dest_nid, *xid};
     rewrite_ptlrpc(payload, msg.rpc.opc, rpc);
   } else if (ping_info && (!msg.lnet.portal || *msg.lnet.portal == 0)) {
-    rewrite_ping_info(payload);
+    rewrite_ping_info(payload, msg.lnet.present ? msg.lnet.payload_length : rec->hdr.payload_len);
   } else {
     changes_.payload_bytes_dropped += payload.size();
     payload.clear();

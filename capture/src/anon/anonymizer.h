@@ -18,8 +18,10 @@
 //  * Random cookies kept for pairing (LNet MD handles, lock, open and
 //    connection handles) become keyed pseudonyms (handle_pseudonyms.h);
 //    XIDs and match bits move by one keyed offset (xid_shift.h).
-//  * LNet ping/push payloads keep their structure with NIDs rewritten; any
-//    other payload (bulk file data) is dropped.
+//  * LNet ping/push payloads keep their structure with NIDs rewritten, also
+//    in the NID metadata trailer (Lustre 2.17), whose LND-defined bytes
+//    (EFA addresses) become zeros; any other payload (bulk file data) is
+//    dropped.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,7 @@ struct Changes {
   std::uint64_t jobids = 0;
   std::uint64_t ids = 0;         // uid/gid/projid fields rewritten
   std::uint64_t buffers = 0;     // PtlRPC buffers replaced (names, UUIDs, EAs…)
+  std::uint64_t ping_metadata = 0;  // LND bytes of ping NID metadata entries zeroed
   std::uint64_t handles = 0;     // random cookies given pseudonyms (handle_pseudonyms.h)
   std::uint64_t payload_bytes_dropped = 0;
   std::string summary() const;  // one line for stderr and the pcapng comment
@@ -87,7 +90,7 @@ class Anonymizer {
   void remember_selector(const RpcKey& rpc, std::uint32_t sel);
   static std::uint32_t format_selector(const WireWriter& msg, std::uint32_t count, std::uint32_t opc,
                                        bool is_reply, bool* have);
-  void rewrite_ping_info(std::vector<std::uint8_t>& payload);
+  void rewrite_ping_info(std::vector<std::uint8_t>& payload, std::size_t message_len);
 
   std::vector<std::uint8_t> key_;
   HandlePseudonyms handles_{key_};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "summary.h"
-#include "codec/wire_reader.h"
+#include "codec/ping_info.h"
 
 #include "nid_names.h"
 
@@ -62,22 +62,24 @@ void add_rpc_figure(SummaryReport& acc, const RpcKeys& k,
 }  // namespace
 
 // The NIDs a ping or discovery reply lists are one peer's (lnet_ping_info:
-// its first entry after the loopback is the primary NID).
+// its first entry after the loopback is the primary NID, or with
+// PRIMARY_LARGE its first large-address one).  At most 64 are taken.
 static std::vector<Nid> ping_reply_nids(const Message& m) {
   std::vector<Nid> nids;
-  const ByteSpan p = m.rec.payload;
-  if (!m.lnet.present || (m.lnet.type != LNETCAP_MSG_REPLY && m.lnet.type != LNETCAP_MSG_PUT) ||
-      p.size() < sizeof(struct lnetcap_ping_info) ||
-      load_le32(p.data()) != LNETCAP_LNET_PROTO_PING_MAGIC)
-    return nids;
-  const WireReader r(p);
-  const std::uint32_t n = r.u32(LNETCAP_FIELD(struct lnetcap_ping_info, pi_nnis));
-  for (std::uint32_t i = 0; i < n && i < 64; ++i) {
-    // pi_ni[i] follows the fixed part.
-    const WireReader ni = r.from(sizeof(struct lnetcap_ping_info) + sizeof(struct lnetcap_ni_status) * i);
-    if (!ni.has(LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid))) break;
-    const Nid nid = Nid::from_nid4(ni.u64(LNETCAP_FIELD(struct lnetcap_ni_status, ns_nid)));
-    if (nid.type != LNETCAP_LND_LOLND) nids.push_back(nid);
+  if (!m.lnet.present || (m.lnet.type != LNETCAP_MSG_REPLY && m.lnet.type != LNETCAP_MSG_PUT)) return nids;
+  const auto info = parse_ping_info(m.rec.payload, m.lnet.payload_length);
+  if (!info) return nids;
+  constexpr std::size_t kMaxNids = 64;
+  bool large_primary = info->has_feature(LNETCAP_PING_FEAT_PRIMARY_LARGE);
+  for (const PingNi& ni : info->nis) {
+    if (nids.size() == kMaxNids) break;
+    if (ni.nid.type == LNETCAP_LND_LOLND) continue;
+    if (ni.large && large_primary) {
+      nids.insert(nids.begin(), ni.nid);
+      large_primary = false;
+    } else {
+      nids.push_back(ni.nid);
+    }
   }
   return nids;
 }

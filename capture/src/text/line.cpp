@@ -9,6 +9,7 @@
 #include "../body_fields.h"
 #include "../report/text_escape.h"
 #include "format.h"
+#include "ping_detail.h"
 #include "lnetcap/rpc_predicates.h"
 #include "lnetcap/lnet.h"
 #include "lnetcap/ptlrpc.h"
@@ -231,6 +232,7 @@ void format_line(const Message& m, const LineStyle& st, std::string& out,
     if (h.flags & LNETCAP_REC_F_TASK_VALID)
       appendf(out, " task %s[%" PRIu32 "]", report::wire_text(h.comm).c_str(), h.pid);
     out += '}';
+    format_ping_detail(m, out);
   }
 }
 
