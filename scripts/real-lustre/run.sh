@@ -431,8 +431,9 @@ leak_report() {
 # node's rpctrace log is in both captures with equal fields (and its
 # server time agrees with lnetcap's), the --assert examples held, every
 # bulk message names its RPC and each opcode's bytes are its messages' and
-# its bulk's (bulk_check.py), and --anonymize of each capture and the wire
-# leaks nothing (leak_report).
+# its bulk's (bulk_check.py), the merged captures' latency split has no
+# transit below 0 after its clock estimate (split_check.py), and
+# --anonymize of each capture and the wire leaks nothing (leak_report).
 # Returns 1 on a failure.
 fs_report() {
 	local mode=$1 dir=$2 cl=$3 cl_nid=$4 sv=$5 sv_nid=$6 bad=0 v rc=0
@@ -457,6 +458,14 @@ fs_report() {
 	# Bulk belongs to its RPC on both nodes (tests/real-lustre/bulk_check.py).
 	python3 "$SRC/tests/real-lustre/bulk_check.py" "$LNETCAP" "$dir/$cl/$cl.pcapng" "$p" || bad=1
 	python3 "$SRC/tests/real-lustre/bulk_check.py" "$LNETCAP" "$dir/$sv/$sv.pcapng" "$p" || bad=1
+	# The two captures merged: the latency split has RPCs of both ends and
+	# no transit below 0 after its clock estimate (split_check.py).
+	if mergecap -w "$dir/merged.pcapng" "$dir/$cl/$cl.pcapng" "$dir/$sv/$sv.pcapng" 2>"$dir/merged.err"; then
+		python3 "$SRC/tests/real-lustre/split_check.py" "$LNETCAP" "$dir/merged.pcapng" "$p" || bad=1
+	else
+		echo "$p split: mergecap failed ($dir/merged.err)"
+		bad=1
+	fi
 	leak_report "$p" "$dir/$cl/$cl.pcapng" "$dir/$sv/$sv.pcapng" "$wire" || bad=1
 	return "$bad"
 }
