@@ -48,11 +48,7 @@ static int hf_phase_reply = -1;
 static int hf_phase_in = -1;
 static gint ett_phase = -1;
 
-typedef struct {
-	guint8 client[20];
-	guint8 server[20];
-	guint64 mbits;
-} phase_key_t;
+typedef lnetcap_rpc_key_t phase_key_t;
 
 typedef struct {
 	guint8 client[20];
@@ -70,19 +66,6 @@ static wmem_map_t *pairs;      /* pair_key_t -> lnetcap_phase_pair_t */
 static guint64 created;        /* RPCs created in this file */
 static guint32 samples;        /* complete RPCs counted */
 
-static guint key_hash(gconstpointer k)
-{
-	const phase_key_t *key = (const phase_key_t *)k;
-	guint h = g_int64_hash(&key->mbits);
-	for (size_t i = 0; i < 20; i++)
-		h = h * 31 + key->client[i] * 7 + key->server[i];
-	return h;
-}
-
-static gboolean key_equal(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(phase_key_t)) == 0;
-}
 
 static guint pair_hash(gconstpointer k)
 {
@@ -431,7 +414,8 @@ void lnetcap_register_phases(int proto)
 
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
-	by_key = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), key_hash, key_equal);
+	by_key = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), lnetcap_rpc_key_hash,
+					lnetcap_rpc_key_equal);
 	pairs = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), pair_hash, pair_equal);
 	register_init_routine(phases_init);
 }

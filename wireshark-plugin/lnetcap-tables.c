@@ -47,3 +47,17 @@ void lnetcap_register_tables(int proto)
 	};
 	expert_register_field_array(expert_register_protocol(proto), ei, array_length(ei));
 }
+
+guint lnetcap_rpc_key_hash(gconstpointer k)
+{
+	const lnetcap_rpc_key_t *key = (const lnetcap_rpc_key_t *)k;
+	guint h = g_int64_hash(&key->mbits);
+	for (size_t i = 0; i < sizeof(key->client); i++)
+		h = h * 31 + key->client[i] * 7 + key->server[i];
+	return h;
+}
+
+gboolean lnetcap_rpc_key_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(lnetcap_rpc_key_t)) == 0;
+}

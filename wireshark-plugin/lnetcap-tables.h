@@ -32,4 +32,14 @@ void lnetcap_table_full_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 
 void lnetcap_register_tables(int proto);
 
+/* The key of an RPC exchange in the request/reply and phase tables: the
+ * client's and the server's NIDs (lnetcap_nid_to_raw) and the match bits. */
+typedef struct {
+	guint8 client[20];
+	guint8 server[20];
+	guint64 mbits;
+} lnetcap_rpc_key_t;
+guint lnetcap_rpc_key_hash(gconstpointer k);
+gboolean lnetcap_rpc_key_equal(gconstpointer a, gconstpointer b);
+
 #endif /* LNETCAP_TABLES_H */

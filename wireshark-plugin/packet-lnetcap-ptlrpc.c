@@ -106,11 +106,7 @@ static const value_string byte_order_vals[] = {
 };
 
 /* --- Request/reply table --------------------------------------------------- */
-typedef struct {
-	guint8 client[20];
-	guint8 server[20];
-	guint64 mbits;
-} trans_key_t;
+typedef lnetcap_rpc_key_t trans_key_t;
 
 static wmem_map_t *trans_map;
 /* The hidden, generated SRT row field (lnetcap_opcode_row()), which the SRT
@@ -163,19 +159,6 @@ static gboolean remember_put(const lnetcap_pkt_t *pkt, guint kind)
 	return lnetcap_table_insert(put_kind_map, &k, sizeof(k), GUINT_TO_POINTER(kind));
 }
 
-static guint trans_hash(gconstpointer k)
-{
-	const trans_key_t *key = (const trans_key_t *)k;
-	guint h = g_int64_hash(&key->mbits);
-	for (size_t i = 0; i < 20; i++)
-		h = h * 31 + key->client[i] * 7 + key->server[i];
-	return h;
-}
-
-static gboolean trans_equal(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(trans_key_t)) == 0;
-}
 
 static void make_key(trans_key_t *key, const lnetcap_nid_t *client, const lnetcap_nid_t *server,
 		     guint64 mbits)
@@ -841,13 +824,13 @@ void lnetcap_register_ptlrpc(void)
 	lnetcap_flagset_register(proto, &fs_pb_flags);
 	lnetcap_flagset_register(proto, &fs_connect_op);
 	trans_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-					   trans_hash, trans_equal);
+					   lnetcap_rpc_key_hash, lnetcap_rpc_key_equal);
 	bulk_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-					  trans_hash, trans_equal);
+					  lnetcap_rpc_key_hash, lnetcap_rpc_key_equal);
 	put_kind_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-					      trans_hash, trans_equal);
+					      lnetcap_rpc_key_hash, lnetcap_rpc_key_equal);
 	wmd_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-					 trans_hash, trans_equal);
+					 lnetcap_rpc_key_hash, lnetcap_rpc_key_equal);
 	ack_map = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
-					 trans_hash, trans_equal);
+					 lnetcap_rpc_key_hash, lnetcap_rpc_key_equal);
 }

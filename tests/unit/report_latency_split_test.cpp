@@ -43,6 +43,17 @@ void rpc(std::vector<std::unique_ptr<BulkRecords>>& keep, Node c, Node s, std::u
   cr.reply(back + c.skew_ms, xid, opc);
 }
 
+// The summary of every node's records merged in time order (as mergecap).
+SummaryReport summarise_merged(const std::vector<std::unique_ptr<BulkRecords>>& keep) {
+  std::vector<Message> all;
+  for (const auto& b : keep)
+    for (const auto& o : b->all()) all.push_back(o.msg);
+  std::stable_sort(all.begin(), all.end(), [](const Message& a, const Message& b) { return a.ts_ns < b.ts_ns; });
+  Summary sum;
+  for (const Message& m : all) sum.add(m);
+  return sum.report();
+}
+
 // Three RPCs between two clients and two servers whose clocks differ:
 // client 1 true time, client 2 +1 ms, server 1 +5 ms, server 2 +10 ms;
 // transits are symmetric, so the offset estimated is the true one.
@@ -52,13 +63,7 @@ SummaryReport three_rpcs() {
   rpc(keep, c1, s1, 0x1000, LNETCAP_OPC_OST_WRITE, "dd.0", 10, 12, 20, 22);  // 2 / 8 / 2
   rpc(keep, c2, s2, 0x2000, LNETCAP_OPC_OST_READ, "cat.1", 30, 31, 33, 34);  // 1 / 2 / 1
   rpc(keep, c1, s2, 0x3000, LNETCAP_OPC_OST_READ, "dd.0", 40, 43, 47, 50);   // 3 / 4 / 3
-  std::vector<Message> all;
-  for (const auto& b : keep)
-    for (const auto& o : b->all()) all.push_back(o.msg);
-  std::stable_sort(all.begin(), all.end(), [](const Message& a, const Message& b) { return a.ts_ns < b.ts_ns; });
-  Summary sum;
-  for (const Message& m : all) sum.add(m);
-  return sum.report();
+  return summarise_merged(keep);
 }
 
 std::vector<std::uint64_t> sorted(const LatencySamples& s) {
@@ -74,13 +79,7 @@ SummaryReport merged(const std::vector<std::tuple<Node, Node, std::uint64_t, std
   std::vector<std::unique_ptr<BulkRecords>> keep;
   for (const auto& [c, s, xid, send, arrive, answer, back] : rpcs)
     rpc(keep, c, s, xid, LNETCAP_OPC_OST_READ, "dd.0", send, arrive, answer, back);
-  std::vector<Message> all;
-  for (const auto& b : keep)
-    for (const auto& o : b->all()) all.push_back(o.msg);
-  std::stable_sort(all.begin(), all.end(), [](const Message& a, const Message& b) { return a.ts_ns < b.ts_ns; });
-  Summary sum;
-  for (const Message& m : all) sum.add(m);
-  return sum.report();
+  return summarise_merged(keep);
 }
 
 // The server's clock runs 10 ms fast over the capture: no single offset
