@@ -56,11 +56,16 @@ struct RpcIndex {
   explicit RpcIndex(const std::vector<Captured>& capture) {
     for (const auto& c : capture) {
       if (!c.rpc.present || !c.xid || c.outcome || c.rpc.early_reply) continue;
-      if (c.direction != LNETCAP_DIR_SEND && c.direction != LNETCAP_DIR_RECV) continue;
+      // A message that arrived and LNet dropped (no-match: a reply to a
+      // requester that had timed out, unlinked its reply buffer and resent)
+      // is the receiver's record of it, as a RECV is.
+      const bool arrived_dropped = c.direction == LNETCAP_DIR_DROP && c.drop_reason == LNETCAP_DROP_RECV_NO_MATCH;
+      if (c.direction != LNETCAP_DIR_SEND && c.direction != LNETCAP_DIR_RECV && !arrived_dropped) continue;
       const bool request = c.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST;
       // A request goes requester -> handler, a reply handler -> requester.
       const RpcKey k = request ? RpcKey{*c.xid, c.src, c.dst} : RpcKey{*c.xid, c.dst, c.src};
-      at[{k, request ? Part::kRequest : Part::kReply, c.direction}].push_back(&c);
+      const std::uint8_t dir = arrived_dropped ? std::uint8_t{LNETCAP_DIR_RECV} : c.direction;
+      at[{k, request ? Part::kRequest : Part::kReply, dir}].push_back(&c);
     }
   }
   const std::vector<const Captured*>* find(const RpcKey& k, Part p, std::uint8_t dir) const {

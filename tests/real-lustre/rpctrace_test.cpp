@@ -95,6 +95,21 @@ TEST(Rpctrace, FailsOnEachMissingRecord) {
   }
 }
 
+// A requester that timed out has unlinked its reply buffer (and resends):
+// the reply arrives and LNet drops it, no-match.  That DROP is the
+// requester's record of the reply; any other drop is not.
+TEST(Rpctrace, AReplyDroppedByATimedOutRequesterIsItsRecord) {
+  auto n = one_rpc();
+  n[0].capture[1].direction = LNETCAP_DIR_DROP;  // the client's received reply
+  n[0].capture[1].drop_reason = LNETCAP_DROP_RECV_NO_MATCH;
+  auto v = compare_rpctrace(n);
+  EXPECT_TRUE(v.passed()) << format_trace_verdict(v);
+  EXPECT_EQ(v.nodes[1].missing_recv_reply, 0u);
+  n[0].capture[1].drop_reason = LNETCAP_DROP_RECV_REFUSED;
+  v = compare_rpctrace(n);
+  EXPECT_EQ(v.nodes[1].missing_recv_reply, 1u);
+}
+
 TEST(Rpctrace, FailsOnAWrongField) {
   auto n = one_rpc();
   n[0].capture[1].rpc.transno = 1;  // the client's received reply

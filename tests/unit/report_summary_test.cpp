@@ -123,6 +123,27 @@ TEST(ReportRpcMatcher, ADropRecordIsNeitherARequestNorAReply) {
   EXPECT_EQ(match->latency_ns, 4 * kMs);
 }
 
+// A dropped message delivered nothing (on o2iblnd a failed RDMA REPLY or a
+// refused PUT never moved its data): it counts as a message, not in bytes.
+TEST(ReportSummary, ADroppedMessageCountsNoBytes) {
+  Message request = test::rpc_request(0, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80, LNETCAP_OPC_OBD_PING,
+                                      LNETCAP_PORTAL_MDS_REQUEST);
+  Message reply = test::rpc_reply(1 * kMs, "10.0.3.2@tcp", "10.0.3.1@tcp", 0x80, LNETCAP_OPC_OBD_PING,
+                                  LNETCAP_PORTAL_MDC_REPLY);
+  Message dropped = reply;
+  dropped.rec.hdr.direction = LNETCAP_DIR_DROP;
+  dropped.rec.hdr.drop_reason = LNETCAP_DROP_RECV_NO_MATCH;
+  Summary delivered, lost;
+  delivered.add(request);
+  delivered.add(reply);
+  lost.add(request);
+  lost.add(dropped);
+  const SummaryReport d = delivered.report(), l = lost.report();
+  EXPECT_EQ(l.total.messages, d.total.messages);
+  EXPECT_EQ(d.total.bytes, request.lnet.payload_length + reply.lnet.payload_length);
+  EXPECT_EQ(l.total.bytes, request.lnet.payload_length);
+}
+
 TEST(ReportRpcMatcher, GivesUpTheOldestRequestsPastTheCap) {
   RpcMatcher m(3);
   for (std::uint64_t xid = 1; xid <= 5; ++xid)

@@ -125,7 +125,7 @@ void RpcMetrics::add(const Message& m) {
   const bool bulk = link != nullptr;
   const bool request = report::is_rpc_request(m);
   const bool reply = report::is_rpc_reply(m);
-  const std::uint64_t bytes = m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
+  const std::uint64_t bytes = report::delivered_bytes(m);
 
   // Per-message figures by the message's own keys (report/summary.h).
   Group* own[kDims + 1] = {&total_, nullptr, nullptr, nullptr};

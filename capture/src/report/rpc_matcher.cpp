@@ -20,6 +20,11 @@ bool is_rpc_request(const Message& m) {
          m.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST && m.lnet.match_bits.has_value();
 }
 
+std::uint64_t delivered_bytes(const Message& m) {
+  if (m.rec.hdr.direction == LNETCAP_DIR_DROP) return 0;
+  return m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
+}
+
 bool is_rpc_reply(const Message& m) {
   return has_rpc_body(m) && m.lnet.present && m.lnet.type == LNETCAP_MSG_PUT &&
          (m.rpc.type == LNETCAP_PTL_RPC_MSG_REPLY || m.rpc.type == LNETCAP_PTL_RPC_MSG_ERR) &&

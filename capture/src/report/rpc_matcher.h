@@ -40,6 +40,11 @@ struct RpcMatch {
 bool has_rpc_body(const Message& m);
 /// True for the request PUT of an RPC.
 bool is_rpc_request(const Message& m);
+/// The payload bytes a message counts for in the reports and metrics: what
+/// LNet delivered or sent.  A dropped message (LNet refused it, matched it
+/// to nothing, or its receive failed) delivered nothing, and on o2iblnd a
+/// dropped PUT or a failed RDMA REPLY never moved its data: 0.
+std::uint64_t delivered_bytes(const Message& m);
 /// True for a final reply (or error reply) PUT; early replies are not final.
 bool is_rpc_reply(const Message& m);
 /// True for a final reply that reports a failure: an error reply

@@ -155,7 +155,7 @@ void Summary::add(const Message& m) {
   const BulkLink* link = found && found->bulk() && !m.rpc.present ? &*found : nullptr;
   const bool request = is_rpc_request(m);
   const bool reply = is_rpc_reply(m);
-  const std::uint64_t bytes = m.lnet.present ? m.lnet.payload_length : m.rec.hdr.payload_len;
+  const std::uint64_t bytes = delivered_bytes(m);  // a dropped message: still a message
   auto group = [this](Dimension d, const std::string& key) {
     return &acc_.groups[static_cast<int>(d)][key];
   };
