@@ -49,19 +49,38 @@ struct RpcKey {
 
 enum class Part { kRequest, kReply };
 
+// The portals PtlRPC sends replies to (lustre_idl.h's *_REPLY_PORTAL).
+bool is_reply_portal(std::uint32_t portal) {
+  switch (portal) {
+    case LNETCAP_PORTAL_CONNMGR_REPLY:
+    case LNETCAP_PORTAL_OSC_REPLY:
+    case LNETCAP_PORTAL_MDC_REPLY:
+    case LNETCAP_PORTAL_LDLM_CB_REPLY:
+    case LNETCAP_PORTAL_LDLM_CANCEL_REPLY:
+    case LNETCAP_PORTAL_MGC_REPLY:
+    case LNETCAP_PORTAL_MGS_REPLY:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The records of one capture that belong to RPCs, by key and part.
 struct RpcIndex {
   std::map<std::tuple<RpcKey, Part, std::uint8_t>, std::vector<const Captured*>> at;
 
   explicit RpcIndex(const std::vector<Captured>& capture) {
     for (const auto& c : capture) {
-      if (!c.rpc.present || !c.xid || c.outcome || c.rpc.early_reply) continue;
+      if (!c.xid || c.outcome) continue;
       // A message that arrived and LNet dropped (no-match: a reply to a
       // requester that had timed out, unlinked its reply buffer and resent)
-      // is the receiver's record of it, as a RECV is.
+      // is the receiver's record of it, as a RECV is.  Nothing of it landed,
+      // so it has no PtlRPC body: a reply by its portal, fields unknown.
       const bool arrived_dropped = c.direction == LNETCAP_DIR_DROP && c.drop_reason == LNETCAP_DROP_RECV_NO_MATCH;
       if (c.direction != LNETCAP_DIR_SEND && c.direction != LNETCAP_DIR_RECV && !arrived_dropped) continue;
-      const bool request = c.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST;
+      if (!c.rpc.present && !(arrived_dropped && c.lnet.portal && is_reply_portal(*c.lnet.portal))) continue;
+      if (c.rpc.present && c.rpc.early_reply) continue;
+      const bool request = c.rpc.present && c.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST;
       // A request goes requester -> handler, a reply handler -> requester.
       const RpcKey k = request ? RpcKey{*c.xid, c.src, c.dst} : RpcKey{*c.xid, c.dst, c.src};
       const std::uint8_t dir = arrived_dropped ? std::uint8_t{LNETCAP_DIR_RECV} : c.direction;
@@ -236,7 +255,9 @@ TraceVerdict compare_rpctrace(const std::vector<TraceNode>& nodes,
         std::vector<const Captured*> agree;
         std::vector<std::string> best;
         for (const Captured* c : *recs) {
-          auto d = part == Part::kRequest ? request_differs(*c, h) : reply_differs(*c, h);
+          // A dropped reply's body never landed: nothing to compare.
+          auto d = !c->rpc.present ? std::vector<std::string>{}
+                   : part == Part::kRequest ? request_differs(*c, h) : reply_differs(*c, h);
           if (d.empty()) agree.push_back(c);
           else if (best.empty()) best = d;
         }

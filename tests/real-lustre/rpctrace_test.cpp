@@ -102,6 +102,8 @@ TEST(Rpctrace, AReplyDroppedByATimedOutRequesterIsItsRecord) {
   auto n = one_rpc();
   n[0].capture[1].direction = LNETCAP_DIR_DROP;  // the client's received reply
   n[0].capture[1].drop_reason = LNETCAP_DROP_RECV_NO_MATCH;
+  n[0].capture[1].rpc = {};  // nothing landed: no PtlRPC body
+  n[0].capture[1].lnet.portal = LNETCAP_PORTAL_OSC_REPLY;
   auto v = compare_rpctrace(n);
   EXPECT_TRUE(v.passed()) << format_trace_verdict(v);
   EXPECT_EQ(v.nodes[1].missing_recv_reply, 0u);
