@@ -85,8 +85,26 @@ struct RpcIndex {
       const RpcKey k = request ? RpcKey{*c.xid, c.src, c.dst} : RpcKey{*c.xid, c.dst, c.src};
       const std::uint8_t dir = arrived_dropped ? std::uint8_t{LNETCAP_DIR_RECV} : c.direction;
       at[{k, request ? Part::kRequest : Part::kReply, dir}].push_back(&c);
+      // A request whose pb_mbits differ from its XID (a resend with new bulk
+      // match bits) is answered on those bits (REP_MBITS), not on the XID.
+      if (request && c.rpc.mbits && c.rpc.mbits != *c.xid)
+        reply_bits[RpcKey{c.rpc.mbits, c.src, c.dst}] = *c.xid;
+    }
+    // The replies on a request's match bits are also its XID's.
+    std::vector<std::pair<std::tuple<RpcKey, Part, std::uint8_t>, std::vector<const Captured*>>> more;
+    for (const auto& [key, recs] : at) {
+      const auto& [k, part, dir] = key;
+      if (part != Part::kReply) continue;
+      auto alias = reply_bits.find(k);
+      if (alias != reply_bits.end())
+        more.push_back({{RpcKey{alias->second, k.requester, k.handler}, Part::kReply, dir}, recs});
+    }
+    for (auto& [key, recs] : more) {
+      auto& to = at[key];
+      to.insert(to.end(), recs.begin(), recs.end());
     }
   }
+  std::map<RpcKey, std::uint64_t> reply_bits;  // (pb_mbits, requester, handler) -> XID
   const std::vector<const Captured*>* find(const RpcKey& k, Part p, std::uint8_t dir) const {
     auto it = at.find({k, p, dir});
     return it == at.end() ? nullptr : &it->second;

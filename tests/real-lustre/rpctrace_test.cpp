@@ -112,6 +112,22 @@ TEST(Rpctrace, AReplyDroppedByATimedOutRequesterIsItsRecord) {
   EXPECT_EQ(v.nodes[1].missing_recv_reply, 1u);
 }
 
+// A request resent with new bulk match bits (pb_mbits) is answered on those
+// bits (REP_MBITS): its reply is found under the request's XID.
+TEST(Rpctrace, AReplyOnTheRequestsMatchBitsIsItsReply) {
+  auto n = one_rpc();
+  const std::uint64_t bits = *n[0].capture[0].xid + 0x800;
+  for (auto& node : n)
+    for (auto& c : node.capture) {
+      if (c.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST) c.rpc.mbits = bits;
+      else c.xid = bits;  // the reply PUT's match bits
+    }
+  auto v = compare_rpctrace(n);
+  EXPECT_TRUE(v.passed()) << format_trace_verdict(v);
+  EXPECT_EQ(v.nodes[1].missing_send_reply, 0u);
+  EXPECT_EQ(v.nodes[1].missing_recv_reply, 0u);
+}
+
 TEST(Rpctrace, FailsOnAWrongField) {
   auto n = one_rpc();
   n[0].capture[1].rpc.transno = 1;  // the client's received reply
