@@ -118,6 +118,25 @@ enum lnetcap_portal {
 #undef LNETCAP_X_
 };
 
+/* The requesters' reply portals (lustre_idl.h's *_REPLY_PORTAL): a PUT to
+ * one of them is a PtlRPC reply, never bulk, even when too little of its
+ * payload was captured to read its body (-s 0, or a dropped reply). */
+static inline int lnetcap_portal_is_reply(__u32 portal)
+{
+	switch (portal) {
+	case LNETCAP_PORTAL_CONNMGR_REPLY:
+	case LNETCAP_PORTAL_OSC_REPLY:
+	case LNETCAP_PORTAL_MDC_REPLY:
+	case LNETCAP_PORTAL_LDLM_CB_REPLY:
+	case LNETCAP_PORTAL_LDLM_CANCEL_REPLY:
+	case LNETCAP_PORTAL_MGC_REPLY:
+	case LNETCAP_PORTAL_MGS_REPLY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* --- LNet message health status (enum lnet_msg_hstatus) ------------------ */
 #define LNETCAP_HEALTH_LIST(X)                                                 \
 	X(OK, 0, "OK")                                                         \

@@ -49,21 +49,6 @@ struct RpcKey {
 
 enum class Part { kRequest, kReply };
 
-// The portals PtlRPC sends replies to (lustre_idl.h's *_REPLY_PORTAL).
-bool is_reply_portal(std::uint32_t portal) {
-  switch (portal) {
-    case LNETCAP_PORTAL_CONNMGR_REPLY:
-    case LNETCAP_PORTAL_OSC_REPLY:
-    case LNETCAP_PORTAL_MDC_REPLY:
-    case LNETCAP_PORTAL_LDLM_CB_REPLY:
-    case LNETCAP_PORTAL_LDLM_CANCEL_REPLY:
-    case LNETCAP_PORTAL_MGC_REPLY:
-    case LNETCAP_PORTAL_MGS_REPLY:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // The records of one capture that belong to RPCs, by key and part.
 struct RpcIndex {
@@ -78,7 +63,7 @@ struct RpcIndex {
       // so it has no PtlRPC body: a reply by its portal, fields unknown.
       const bool arrived_dropped = c.direction == LNETCAP_DIR_DROP && c.drop_reason == LNETCAP_DROP_RECV_NO_MATCH;
       if (c.direction != LNETCAP_DIR_SEND && c.direction != LNETCAP_DIR_RECV && !arrived_dropped) continue;
-      if (!c.rpc.present && !(arrived_dropped && c.lnet.portal && is_reply_portal(*c.lnet.portal))) continue;
+      if (!c.rpc.present && !(arrived_dropped && c.lnet.portal && lnetcap_portal_is_reply(*c.lnet.portal))) continue;
       if (c.rpc.present && c.rpc.early_reply) continue;
       const bool request = c.rpc.present && c.rpc.type == LNETCAP_PTL_RPC_MSG_REQUEST;
       // A request goes requester -> handler, a reply handler -> requester.

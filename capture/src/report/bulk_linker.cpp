@@ -19,23 +19,6 @@ constexpr std::uint64_t kBulkRangeMax = 128;
 // (most RPCs have one to a few: their XID and a chunk per MiB).
 constexpr std::size_t kKeysPerRpc = 4;
 
-// The client's reply portals (lustre_idl.h): a PUT to one of them is a
-// reply, never bulk, even when its payload was not captured far enough to
-// tell (-s 0).
-bool is_reply_portal(std::uint32_t portal) {
-  switch (portal) {
-    case LNETCAP_PORTAL_CONNMGR_REPLY:
-    case LNETCAP_PORTAL_OSC_REPLY:
-    case LNETCAP_PORTAL_MDC_REPLY:
-    case LNETCAP_PORTAL_LDLM_CB_REPLY:
-    case LNETCAP_PORTAL_LDLM_CANCEL_REPLY:
-    case LNETCAP_PORTAL_MGC_REPLY:
-    case LNETCAP_PORTAL_MGS_REPLY:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // A PUT whose payload was captured past lm_magic and is no PtlRPC message
 // is data.
@@ -183,7 +166,7 @@ std::optional<BulkLink> BulkLinker::observe(const Message& m) {
                             BulkLink{BulkLink::Kind::kReplyAck, e->rpc, std::nullopt}, m.ts_ns);
         return std::nullopt;
       }
-      const bool data = m.rec.payload.size() >= kMagicEnd || (l.portal && !is_reply_portal(*l.portal));
+      const bool data = m.rec.payload.size() >= kMagicEnd || (l.portal && !lnetcap_portal_is_reply(*l.portal));
       if (!data) return std::nullopt;
       const auto e = find(l.dest_nid, l.src_nid, *l.match_bits);  // server -> client
       if (!e) return std::nullopt;
