@@ -221,29 +221,31 @@ int run(const Options& opts) {
 
   install_signal_handlers();
   if (opts.top) {
+    top::refuse_other_outputs(opts);  // before a capture attaches or a file is created
     output::DamageWarnings damage_warnings(stderr);
     std::unique_ptr<RecordSource> source = open_source(opts, filter);
     auto* file_source = dynamic_cast<LnetcapFileSource*>(source.get());
     read_past_damaged_records(opts, file_source, damage_warnings);
     // --top -w FILE: what the view counts is what the file holds.
     std::unique_ptr<PcapngSink> writer;
-    if (!opts.write_file.empty()) {
-      top::refuse_other_outputs(opts);  // before the file is created
+    if (!opts.write_file.empty())
       writer = make_pcapng_sink(opts, capture_metadata(opts, opts.read_file.empty() && opts.from.empty(),
                                                        file_source ? &file_source->provenance() : nullptr));
-    }
+    // Keep what was captured: the file gets its trailer however the view ends.
+    auto finish_file = [&] {
+      if (writer) writer->finish(source->interfaces(), source->stats());
+    };
     int rc = 0;
     try {
       rc = top::run_top(opts, *source, filter, writer.get());
     } catch (...) {
-      // Keep what was captured: the file gets its trailer, then the error.
       try {
-        if (writer) writer->finish(source->interfaces(), source->stats());
+        finish_file();
       } catch (...) {
       }
-      throw;
+      throw;  // the view's error, not the file's
     }
-    if (writer) writer->finish(source->interfaces(), source->stats());
+    finish_file();
     return rc;
   }
   if (opts.stats_interval) set_status_interval(*opts.stats_interval);

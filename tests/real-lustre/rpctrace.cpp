@@ -55,6 +55,7 @@ struct RpcIndex {
   std::map<std::tuple<RpcKey, Part, std::uint8_t>, std::vector<const Captured*>> at;
 
   explicit RpcIndex(const std::vector<Captured>& capture) {
+    std::map<RpcKey, std::uint64_t> reply_bits;  // (pb_mbits, requester, handler) -> XID
     for (const auto& c : capture) {
       if (!c.xid || c.outcome) continue;
       // A message that arrived and LNet dropped (no-match: a reply to a
@@ -89,7 +90,6 @@ struct RpcIndex {
       to.insert(to.end(), recs.begin(), recs.end());
     }
   }
-  std::map<RpcKey, std::uint64_t> reply_bits;  // (pb_mbits, requester, handler) -> XID
   const std::vector<const Captured*>* find(const RpcKey& k, Part p, std::uint8_t dir) const {
     auto it = at.find({k, p, dir});
     return it == at.end() ? nullptr : &it->second;

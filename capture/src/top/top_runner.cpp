@@ -261,7 +261,6 @@ void refuse_other_outputs(const Options& o) {
 }
 
 int run_top(const Options& opts, RecordSource& source, const filter::Filter& filter, RecordSink* writer) {
-  refuse_other_outputs(opts);
   return TopRun(opts, source, filter, writer).run();
 }
 

@@ -22,7 +22,8 @@
 
 namespace lnetcap::top {
 
-/// Throws Error for options --top cannot honour (every output but -w).
+/// Throws Error for options --top cannot honour (every output but -w); the
+/// caller asks before it opens the source or the file.
 void refuse_other_outputs(const Options& opts);
 
 /// Runs the view until q, the end of a plain-text run, or a signal; the
