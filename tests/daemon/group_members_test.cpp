@@ -14,6 +14,9 @@
 #include <zmq.hpp>
 
 #include "bulk_messages.h"
+#include "daemon/consumer_group.h"
+#include "daemon/group_keyer.h"
+#include "daemon/rpc_metrics.h"
 #include "daemon/subscriber_set.h"
 #include "subscribe/zmq_frames.h"
 
@@ -135,6 +138,29 @@ TEST_F(GroupMembers, AMemberGoneWithoutByePassesItsGatheredBatchOn) {
       << items.at("group 'split'");
   EXPECT_EQ(items.count("group 'split' member 2"), 1u);
   EXPECT_EQ(items.count("group 'split' member 3"), 0u);
+  // The metrics' totals (no group named there).
+  const GroupTotals t = set_.group_totals();
+  EXPECT_EQ(t.groups, 1u);
+  EXPECT_EQ(t.members, 2u);
+  EXPECT_EQ(t.unconfirmed_total, killed_share_before);
+  // Passed on: the killed member's (subscriber 1's) share of the records
+  // gathered after the last flush, as the group's choice makes it.
+  GroupKeyer keyer;
+  std::uint64_t its_share = 0;
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    const std::uint64_t key = keyer.key(records_[i]->msg);
+    its_share += i >= 60 && pick_member(key, {1, 2, 3}) == 0;
+  }
+  EXPECT_GT(its_share, 0u);
+  EXPECT_EQ(t.passed_on_total, its_share);
+  RpcMetrics metrics(8);
+  DaemonGauges g;
+  g.groups = t;
+  metrics.set_gauges(g);
+  const std::string page = metrics.render(0);
+  EXPECT_NE(page.find("lnetcap_consumer_group_unconfirmed_total " + std::to_string(killed_share_before)),
+            std::string::npos);
+  EXPECT_NE(page.find("lnetcap_consumer_group_members 2"), std::string::npos);
 }
 
 TEST_F(GroupMembers, StatusShowsOnlyTheAskersOwnGroups) {

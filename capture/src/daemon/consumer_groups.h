@@ -19,6 +19,16 @@
 
 namespace lnetcap::daemon {
 
+/// Every user's groups together, for the metrics (which name no group:
+/// a group's name is its user's, and the metrics endpoint has no access
+/// control).  The totals only grow.
+struct GroupTotals {
+  std::uint64_t groups = 0, members = 0;
+  std::uint64_t unconfirmed_total = 0;      // records sent to members gone without BYE
+  std::uint64_t passed_on_total = 0;        // gathered for them, given to the others
+  std::uint64_t links_given_up_total = 0;   // the keyers' (group_keyer.h)
+};
+
 class ConsumerGroups {
  public:
   /// Why a subscriber may not join the group `group_id` (its user's group

@@ -35,7 +35,7 @@ class GroupKeyer {
  public:
   /// Enough for the RPCs in flight on a busy server (a request is kept
   /// until its reply and then report::BulkLinker's retire time, or until
-  /// pushed out): at most about 16 MiB of map nodes per keyer when full.
+  /// pushed out): 17.6 MiB resident per keyer when full (docs/DAEMON.md).
   static constexpr std::size_t kMaxRpcs = 1u << 14;
   static constexpr std::size_t kMaxTransfers = 1u << 14;
 

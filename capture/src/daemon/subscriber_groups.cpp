@@ -44,6 +44,17 @@ std::pair<std::uint64_t, std::uint64_t> SubscriberSet::pass_on(Subscriber& leave
   return {passed, 0};
 }
 
+GroupTotals SubscriberSet::group_totals() const {
+  GroupTotals t;
+  const std::vector<std::string> ids = groups_.group_ids();
+  t.groups = ids.size();
+  for (const auto& gid : ids) t.members += groups_.member_ids(gid).size();
+  t.unconfirmed_total = group_unconfirmed_;
+  t.passed_on_total = group_passed_on_;
+  t.links_given_up_total = plain_keys_.given_up() + pseudonymous_keys_.given_up();
+  return t;
+}
+
 void SubscriberSet::group_status(subscribe::Status& st, const std::string& user) const {
   auto item = [&](const std::string& name, const std::string& value) { st.items.emplace_back(name, value); };
   std::size_t members = 0, own = 0;

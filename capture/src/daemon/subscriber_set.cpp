@@ -324,6 +324,8 @@ void SubscriberSet::remove(const std::string& id, const char* why, bool said_bye
     groups_.leave(s.group_id, id, {s.sent, s.dropped, said_bye});
     const auto [passed, lost] = pass_on(s, gone);
     groups_.passed_on(s.group_id, passed);
+    group_passed_on_ += passed;
+    if (!said_bye) group_unconfirmed_ += s.sent;
     char passing[160] = "";
     if (passed || lost)
       std::snprintf(passing, sizeof passing, ", %" PRIu64 " passed on to the other members%s", passed,

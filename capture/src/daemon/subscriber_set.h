@@ -165,6 +165,8 @@ class SubscriberSet {
   filter::KernelClauseSet kernel_clauses(const Subscriber* joining = nullptr) const;
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
+  /// The consumer groups together (metrics).
+  GroupTotals group_totals() const;
   /// The consumer-group keyers (group_keyer.h): for tests and --status.
   const GroupKeyer& group_keyer(bool anonymized) const { return anonymized ? pseudonymous_keys_ : plain_keys_; }
   /// Fan-out classes (see above): for tests and --status.
@@ -310,6 +312,7 @@ class SubscriberSet {
   // Every record's group key, bulk with its RPC: from the real records and
   // (while an anonymized group exists) from the pseudonymous ones.
   GroupKeyer plain_keys_, pseudonymous_keys_;
+  std::uint64_t group_unconfirmed_ = 0, group_passed_on_ = 0;  // members gone without BYE, so far
   std::uint64_t refused_ = 0;
   // Peers decide how often these happen: each is logged at a bounded rate
   // with counts (refusal_log.h).
