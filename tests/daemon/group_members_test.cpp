@@ -109,9 +109,16 @@ TEST_F(GroupMembers, AMemberGoneWithoutByePassesItsGatheredBatchOn) {
   for (std::size_t i = 60; i < records_.size(); ++i) deliver(*records_[i]);
   killed.set(zmq::sockopt::linger, 0);
   killed.close();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // libzmq's reaper ends its pipe
-  (void)status();  // a round trip: the router sees the leave
-  set_.flush();          // the killed member's send fails here
+  // The daemon sees it gone at a send: heartbeats (no records) until one
+  // fails, once libzmq's reaper has ended its pipe and the router has
+  // heard of it (a round trip).
+  for (int tries = 0; tries < 100 && set_.subscribers().size() == 3; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    (void)status();
+    set_.heartbeat(stats_, 0);
+  }
+  ASSERT_EQ(set_.subscribers().size(), 2u) << "the killed member was not seen gone";
+  set_.flush();  // what was passed on goes out
   std::size_t killed_share_before = 0;
   const auto a = read_all(stayer), b = read_all(third);
   std::multiset<std::uint64_t> others;
