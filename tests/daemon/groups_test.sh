@@ -223,7 +223,7 @@ member-killed)
 refusals)
 	# A member with another filter is refused, naming the group's filter;
 	# a bad name is refused by lnetcap itself; the group goes on.
-	start_daemon --wait-subscribers 1 --rate 20
+	start_daemon --wait-subscribers 1 --rate 60
 	start_members 1
 	wait_for_log "$tmp/d.log" "of consumer group 'split'" 30
 	timeout 30 "$lnetcap" --from "$(uri)" --consumer-group split -q 'type get' >"$tmp/other.out" 2>"$tmp/other.err"
