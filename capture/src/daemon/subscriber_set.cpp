@@ -445,16 +445,16 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
 
 bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec,
                                 const Message& msg, const std::vector<CaptureInterface>& interfaces,
-                                const SourceStats& stats, std::uint64_t watermark_ns, std::uint64_t group_key) {
+                                const SourceStats& stats, std::uint64_t watermark_ns, std::uint64_t key) {
   if (!s.filter.matches(msg)) return true;
   // A group's members all match the same records: one of them takes it.
-  if (!s.group_id.empty() && !groups_.takes(s.group_id, id, [&] { return group_key; })) return true;
-  return hand(id, s, rec, interfaces, stats, watermark_ns, group_key);
+  if (!s.group_id.empty() && !groups_.takes(s.group_id, id, [&] { return key; })) return true;
+  return hand(id, s, rec, interfaces, stats, watermark_ns, key);
 }
 
 bool SubscriberSet::hand(const std::string& id, Subscriber& s, const CapturedRecord& rec,
                          const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
-                         std::uint64_t watermark_ns, std::uint64_t group_key) {
+                         std::uint64_t watermark_ns, std::uint64_t key) {
   ++s.matched;
   if (s.takes_batches) {
     // Interfaces go before the batch that uses them; when one does not fit
@@ -466,7 +466,7 @@ bool SubscriberSet::hand(const std::string& id, Subscriber& s, const CapturedRec
     subscribe::append_batch_entry(s.batch, record_meta(s, rec, s.matched, stats, watermark_ns),
                                   cut_payload(rec.bytes, s.snaplen, &scratch_), rec.comments);
     ++s.batch_records;
-    if (!s.group_id.empty()) s.batch_keys.push_back(group_key);
+    if (!s.group_id.empty()) s.batch_keys.push_back(key);
     if (s.batch_records >= kBatchRecords || s.batch.size() >= kBatchBytes) return flush_one(id, s);
     return true;
   }
@@ -654,10 +654,12 @@ std::size_t SubscriberSet::end_subscribers(const std::function<bool(const Subscr
   for (const auto& [id, s] : subscribers_)
     if (gone(s)) ids.push_back(id);
   for (const auto& id : ids) {
+    auto it = subscribers_.find(id);
+    if (it == subscribers_.end()) continue;  // removed with another (a group member found gone: remove())
     subscribe::End end;
     end.failed = true;
     end.reason = reason;
-    end.counters = counters(subscribers_.at(id), stats, 0);
+    end.counters = counters(it->second, stats, 0);
     (void)subscribe::send_frames(router_, id, subscribe::encode(end));
     remove(id, reason.c_str());
   }

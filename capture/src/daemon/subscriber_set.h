@@ -182,16 +182,16 @@ class SubscriberSet {
   /// What a RECORD (or BATCH entry) says about rec as s's number seq.
   subscribe::RecordMeta record_meta(const Subscriber& s, const CapturedRecord& rec, std::uint64_t seq,
                                     const SourceStats& stats, std::uint64_t watermark_ns) const;
-  /// One record to one subscriber (`group_key`: its key for s's group,
-  /// if s is in one); false when it is gone.
+  /// One record to one subscriber (`key`: the record's group key for s's
+  /// group, if s is in one); false when it is gone.
   bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
                    const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
-                   std::uint64_t watermark_ns, std::uint64_t group_key);
+                   std::uint64_t watermark_ns, std::uint64_t key);
   /// Gives s a record it takes (its filter matched; its group chose it);
   /// false when it is gone.
   bool hand(const std::string& id, Subscriber& s, const CapturedRecord& rec,
             const std::vector<CaptureInterface>& interfaces, const SourceStats& stats, std::uint64_t watermark_ns,
-            std::uint64_t group_key);
+            std::uint64_t key);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts,
                              Subscriber* s = nullptr);
   /// `attempt` (one non-blocking send to id), retried while the queue is
