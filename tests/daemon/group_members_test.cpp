@@ -4,8 +4,12 @@
 // was gathered for it and not yet handed to libzmq on to the members that
 // take those keys now - none lost, none twice, numbered as theirs - and
 // --status shows the asker's own groups with their members' counts and
-// the departed ones, and only counts other users' groups.
+// the departed ones, and only counts other users' groups; an anonymized
+// group keeps each RPC's bulk with it too, keyed from the pseudonymous
+// records its members see.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <map>
 #include <set>
@@ -184,6 +188,59 @@ TEST_F(GroupMembers, StatusShowsOnlyTheAskersOwnGroups) {
   for (const auto& [name, value] : items)
     EXPECT_EQ((name + value).find("secret-name"), std::string::npos) << name << ": " << value;
   EXPECT_NE(items.at("group bulk links").find("given up"), std::string::npos);
+}
+
+// Ten 4 MiB OST_WRITEs (request, four GETs and their REPLYs, reply), each
+// record at a time of its own; a plain group and an anonymized one of
+// three members each: every RPC's records are with one member of each.
+TEST_F(GroupMembers, PlainAndAnonymizedGroupsKeepEachRpcsBulkWithIt) {
+  char dir[] = "/tmp/lnetcap-groups.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  AnonymizePolicy policy;
+  policy.users = {4242};
+  policy.key_file = std::string(dir) + "/anon.key";
+  set_.set_anonymize_policy(policy);
+  Peer forced, free_user;
+  forced.uid = 4242;
+  free_user.uid = 4243;
+  std::vector<zmq::socket_t> plain, anonymized;
+  for (int i = 0; i < 3; ++i) plain.push_back(join("plain", free_user));
+  for (int i = 0; i < 3; ++i) anonymized.push_back(join("anon", forced));
+  test::BulkRecords bulk("10.0.3.2@tcp", "10.0.3.1@tcp", test::Seen::kServer);
+  std::map<std::uint64_t, int> rpc_of;  // record time -> RPC
+  std::uint64_t ms = 0;
+  for (int rpc = 0; rpc < 10; ++rpc) {
+    const std::uint64_t xid = 0x5f0000100000 + 128 * rpc;
+    rpc_of[bulk.request(++ms, xid, xid + 3, LNETCAP_OPC_OST_WRITE, "dd.0").ts_ns] = rpc;
+    for (std::uint64_t chunk = 0; chunk < 4; ++chunk) {
+      const std::pair<std::uint64_t, std::uint64_t> wmd{0x100 + 8 * rpc + chunk, 0x900 + chunk};
+      rpc_of[bulk.get(++ms, xid + chunk, wmd).ts_ns] = rpc;
+      rpc_of[bulk.data_reply(++ms, wmd).ts_ns] = rpc;
+    }
+    rpc_of[bulk.reply(++ms, xid, LNETCAP_OPC_OST_WRITE).ts_ns] = rpc;
+  }
+  for (const test::OwnedMessage& o : bulk.all()) deliver(o);
+  set_.flush();
+  EXPECT_GT(set_.group_keyer(false).rpcs(), 0u);
+  EXPECT_GT(set_.group_keyer(true).rpcs(), 0u) << "the anonymized group's keyer reads the pseudonymous records";
+  for (auto* members : {&plain, &anonymized}) {
+    std::map<int, std::set<std::size_t>> holders;  // RPC -> members holding some of its records
+    std::size_t records = 0;
+    for (std::size_t m = 0; m < members->size(); ++m)
+      for (const auto& [ts, seq] : read_all((*members)[m])) {
+        holders[rpc_of.at(ts)].insert(m);
+        ++records;
+      }
+    EXPECT_EQ(records, rpc_of.size());
+    std::set<std::size_t> used;
+    for (const auto& [rpc, who] : holders) {
+      EXPECT_EQ(who.size(), 1u) << "RPC " << rpc << (members == &plain ? " (plain)" : " (anonymized)");
+      used.insert(who.begin(), who.end());
+    }
+    EXPECT_GT(used.size(), 1u) << "the RPCs spread over the members";
+  }
+  std::remove(policy.key_file.c_str());
+  ::rmdir(dir);
 }
 
 }  // namespace
