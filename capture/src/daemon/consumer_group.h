@@ -6,7 +6,7 @@
 // Which member is chosen by rendezvous (highest random weight) hashing of
 // the record's key over the members: the key keeps an RPC together (its
 // request, reply and the LNet messages that carry its XID as match bits go
-// to one member), and when a member leaves only its own keys move - to the
+// to one member; its other bulk too, through group_keyer.h), and when a member leaves only its own keys move - to the
 // remaining members, spread among them - while every other key stays
 // where it was.  Plain modulo hashing would reshuffle every key on each
 // leave and split the RPCs in flight across members.
