@@ -35,7 +35,8 @@ class GroupMembers : public ::testing::Test {
     router_.set(zmq::sockopt::router_mandatory, 1);
     router_.bind("inproc://groups");
     interfaces_.push_back(CaptureInterface{"tcp", "10.0.3.1@tcp", "", "", "", 1224});
-    for (std::uint64_t i = 0; i < 120; ++i) rpcs_.request(i, 0x5f0000001000 + 128 * i, 0, LNETCAP_OPC_OST_WRITE, "dd.0");
+    for (std::uint64_t i = 0; i < 120; ++i)
+      rpcs_.request(i, 0x5f0000001000 + 128 * i, 0, LNETCAP_OPC_OST_WRITE, "dd.0");
     for (const test::OwnedMessage& o : rpcs_.all()) records_.push_back(&o);
   }
 
