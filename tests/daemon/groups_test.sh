@@ -136,6 +136,37 @@ members-1|members-3|members-8)
 	contains "$tmp/d.log" "of consumer group 'split'"
 	wait "$d_pid"
 	expect_eq "lnetcapd's exit status" "$?" 0 ;;
+bulk-chunks)
+	# No bundled sample has a multi-chunk bulk or a resend with new match
+	# bits: tests/tools/make_bulk_capture writes a server's capture of four
+	# clients' 4 MiB OST_WRITEs and OST_READs (chunks on XID .. XID+3) and
+	# resent OST_WRITEs (bulk on a new block, XID + 0x8000, and the reply on
+	# its pb_mbits, XID + 0x8001), interleaved.
+	need_file "$build/tests/make_bulk_capture"
+	"$build/tests/make_bulk_capture" "$tmp/bulk.pcapng" || fail "make_bulk_capture failed"
+	sample=$tmp/bulk.pcapng
+	start_daemon --wait-subscribers 3
+	start_members 3
+	wait_members
+	union_equals_direct 3
+	rpcs_stay_together 1 2 3
+	bulk_stays_with_rpc 1 2 3
+	# Each resent OST_WRITE's reply (on pb_mbits) is with its request.
+	checked=0
+	for i in 1 2 3; do
+		"$lnetcap" -r "$tmp/m$i.pcapng" -n 2>/dev/null >"$tmp/m$i.txt"
+		while read -r xid; do
+			[ $((xid & 0xffff)) -ge $((0x8000)) ] || continue
+			request=$(printf '0x%x' $((xid - 0x8001)))
+			check "the reply on pb_mbits $xid is with its request $request (member $i)" \
+				grep -qE " xid $request len [0-9]+: OST_WRITE request" "$tmp/m$i.txt"
+			checked=$((checked + 1))
+		done < <(sed -nE 's/.* OSC_REPLY xid (0x[0-9a-f]+) .*: OST_WRITE reply.*/\1/p' "$tmp/m$i.txt")
+	done
+	expect_eq "replies on pb_mbits checked" "$checked" 32
+	shares 3
+	wait "$d_pid"
+	expect_eq "lnetcapd's exit status" "$?" 0 ;;
 member-leaves)
 	# Three members; the first stops (SIGINT) mid-stream.  It reads until
 	# the daemon's END, so what it was given is in its file; the records

@@ -2,6 +2,8 @@
 // message_fixtures.h - a few decoded messages every filter/printer test uses.
 #pragma once
 
+#include <stdexcept>
+
 #include "bytes.h"
 #include "lnet_builders.h"
 #include "lnetcap/fields.h"
