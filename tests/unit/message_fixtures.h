@@ -2,10 +2,13 @@
 // message_fixtures.h - a few decoded messages every filter/printer test uses.
 #pragma once
 
+#include <stdexcept>
+
 #include "bytes.h"
 #include "lnet_builders.h"
 #include "lnetcap/fields.h"
 #include "lnetcap/record.h"
+#include "source.h"
 
 namespace lnetcap::test {
 
@@ -25,6 +28,15 @@ inline OwnedMessage make_message(const RecordSpec& r, const LnetHeaderSpec& h,
   if (!v) throw std::runtime_error(why);
   o.msg = decode_message(*v, ts, 0);
   return o;
+}
+
+/// The record as a source delivers it (bytes still owned by `m`).
+inline CapturedRecord captured(const OwnedMessage& m) {
+  CapturedRecord rec;
+  rec.ts_ns = m.msg.ts_ns;
+  rec.bytes = ByteSpan(m.bytes);
+  rec.orig_len = static_cast<std::uint32_t>(m.bytes.size());
+  return rec;
 }
 
 /// LDLM_ENQUEUE request PUT from a client to the MDS, jobid "dd.500".

@@ -27,14 +27,15 @@ std::uint64_t nid_hash(const Nid& nid) {
 
 }  // namespace
 
+std::uint64_t rpc_key(std::uint64_t xid, const Nid& a, const Nid& b) {
+  std::uint64_t ha = nid_hash(a), hb = nid_hash(b);
+  if (hb < ha) std::swap(ha, hb);  // the same for the request and its reply
+  return mix(mix(ha ^ mix(hb)) ^ xid);
+}
+
 std::uint64_t group_key(const Message& msg) {
-  if (msg.lnet.present) {
-    if (const auto xid = msg.xid()) {
-      std::uint64_t a = nid_hash(msg.lnet.src_nid), b = nid_hash(msg.lnet.dest_nid);
-      if (b < a) std::swap(a, b);  // the same for the request and its reply
-      return mix(mix(a ^ mix(b)) ^ *xid);
-    }
-  }
+  if (msg.lnet.present)
+    if (const auto xid = msg.xid()) return rpc_key(*xid, msg.lnet.src_nid, msg.lnet.dest_nid);
   return mix(nid_hash(msg.rec.hdr.peer_nid) ^ 0x70656572ull);  // "peer": apart from the XID keys
 }
 

@@ -6,7 +6,7 @@
 // Which member is chosen by rendezvous (highest random weight) hashing of
 // the record's key over the members: the key keeps an RPC together (its
 // request, reply and the LNet messages that carry its XID as match bits go
-// to one member), and when a member leaves only its own keys move - to the
+// to one member; its other bulk too, through group_keyer.h), and when a member leaves only its own keys move - to the
 // remaining members, spread among them - while every other key stays
 // where it was.  Plain modulo hashing would reshuffle every key on each
 // leave and split the RPCs in flight across members.
@@ -32,7 +32,12 @@ inline constexpr std::size_t kMaxGroupMembers = 64;
 /// its reply (server -> client) have the same pair, and no knowledge of
 /// which side is the client is needed, so it holds for records captured
 /// without their PtlRPC body too.  Other records are keyed by the peer NID.
+/// (Bulk whose match bits are not the XID: group_keyer.h.)
 std::uint64_t group_key(const Message& msg);
+
+/// The key of the RPC exchange `xid` between two NIDs (in either order):
+/// group_key() of its request and reply.
+std::uint64_t rpc_key(std::uint64_t xid, const Nid& a, const Nid& b);
 
 /// Of `members` (each member's token: distinct, stable while it is a
 /// member), the index of the one that takes `key`.  members must not be

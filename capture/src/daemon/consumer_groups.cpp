@@ -32,13 +32,14 @@ void ConsumerGroups::join(const std::string& group_id, const std::string& id, st
   if (g.ids.empty()) {
     g.filter_text = filter_text;
     g.anonymized = anonymized;
+    ++(anonymized ? anonymized_groups_ : plain_groups_);
   }
   g.ids.push_back(id);
   g.tokens.push_back(token);
   g.decided_for = 0;  // the choice for the current record (if any) is made again
 }
 
-void ConsumerGroups::leave(const std::string& group_id, const std::string& id) {
+void ConsumerGroups::leave(const std::string& group_id, const std::string& id, const Departure& how) {
   auto it = groups_.find(group_id);
   if (it == groups_.end()) return;
   Group& g = it->second;
@@ -47,11 +48,44 @@ void ConsumerGroups::leave(const std::string& group_id, const std::string& id) {
   g.tokens.erase(g.tokens.begin() + (at - g.ids.begin()));
   g.ids.erase(at);
   g.decided_for = 0;
-  if (g.ids.empty()) groups_.erase(it);
+  Departed& d = g.departed;
+  ++d.members;
+  d.sent += how.sent;
+  d.dropped += how.dropped;
+  if (!how.said_bye) {
+    ++d.without_bye;
+    d.unconfirmed += how.sent;
+  }
+  if (g.ids.empty()) {
+    --(g.anonymized ? anonymized_groups_ : plain_groups_);
+    groups_.erase(it);
+  }
+}
+
+void ConsumerGroups::leave(const std::string& group_id, const std::string& id) { leave(group_id, id, Departure{}); }
+
+void ConsumerGroups::passed_on(const std::string& group_id, std::uint64_t n) {
+  if (auto it = groups_.find(group_id); it != groups_.end()) it->second.departed.passed_on += n;
+}
+
+const std::string* ConsumerGroups::member_for(const std::string& group_id, std::uint64_t key) const {
+  auto it = groups_.find(group_id);
+  if (it == groups_.end() || it->second.ids.empty()) return nullptr;
+  return &it->second.ids[choose(it->second, key)];
+}
+
+std::vector<std::string> ConsumerGroups::group_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, g] : groups_) ids.push_back(id);
+  return ids;
 }
 
 void ConsumerGroups::set_anonymized(const std::string& group_id) {
-  if (auto it = groups_.find(group_id); it != groups_.end()) it->second.anonymized = true;
+  auto it = groups_.find(group_id);
+  if (it == groups_.end() || it->second.anonymized) return;
+  it->second.anonymized = true;
+  --plain_groups_;
+  ++anonymized_groups_;
 }
 
 std::size_t ConsumerGroups::members(const std::string& group_id) const {

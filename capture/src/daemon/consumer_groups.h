@@ -19,6 +19,16 @@
 
 namespace lnetcap::daemon {
 
+/// Every user's groups together, for the metrics (which name no group:
+/// a group's name is its user's, and the metrics endpoint has no access
+/// control).  The totals only grow.
+struct GroupTotals {
+  std::uint64_t groups = 0, members = 0;
+  std::uint64_t unconfirmed_total = 0;      // records sent to members gone without BYE
+  std::uint64_t passed_on_total = 0;        // gathered for them, given to the others
+  std::uint64_t links_given_up_total = 0;   // the keyers' (group_keyer.h)
+};
+
 class ConsumerGroups {
  public:
   /// Why a subscriber may not join the group `group_id` (its user's group
@@ -30,8 +40,39 @@ class ConsumerGroups {
   /// a new member).
   void join(const std::string& group_id, const std::string& id, std::uint64_t token, const std::string& filter_text,
             bool anonymized);
+  /// What became of a member's records when it went.
+  struct Departure {
+    std::uint64_t sent = 0, dropped = 0;
+    bool said_bye = true;         // read on until its END (docs/DAEMON.md)
+  };
+  /// The group's departed members together (--status).
+  struct Departed {
+    std::uint64_t members = 0, sent = 0, dropped = 0;
+    // Members gone without BYE (killed, disconnected): what they were sent
+    // and had not written when they went is lost with them, and the daemon
+    // cannot tell how much that was (libzmq gives no receipt), so all they
+    // were sent is "unconfirmed".
+    std::uint64_t without_bye = 0, unconfirmed = 0;
+    // Gathered for them and not yet sent when they went: given to the others.
+    std::uint64_t passed_on = 0;
+  };
   /// Removes a member; a group without members is gone.
+  void leave(const std::string& group_id, const std::string& id, const Departure& how);
   void leave(const std::string& group_id, const std::string& id);
+  /// Records of a departed member passed on to the others (if the group
+  /// is still there).
+  void passed_on(const std::string& group_id, std::uint64_t n);
+  /// The member that takes `key` now (consumer_group.h), or nullptr when
+  /// the group has none left.
+  const std::string* member_for(const std::string& group_id, std::uint64_t key) const;
+  /// Whether some group's members are (not) anonymized: which of the two
+  /// keyers (group_keyer.h) must see the record.
+  bool any(bool anonymized) const { return (anonymized ? anonymized_groups_ : plain_groups_) != 0; }
+  /// The groups' ids (user, newline, name), members' routing ids in the
+  /// order they joined, and departed members (--status).
+  std::vector<std::string> group_ids() const;
+  const std::vector<std::string>& member_ids(const std::string& group_id) const { return groups_.at(group_id).ids; }
+  const Departed& departed(const std::string& group_id) const { return groups_.at(group_id).departed; }
   /// The anonymize policy now forces the group's members (a reload): they
   /// are one user's, so it forces all of them at once (user_of()).
   void set_anonymized(const std::string& group_id);
@@ -61,10 +102,12 @@ class ConsumerGroups {
     bool anonymized = false;
     std::uint64_t decided_for = 0;  // the record_ `chosen` is for
     std::size_t chosen = 0;
+    Departed departed;
   };
   static std::size_t choose(const Group& g, std::uint64_t key);
 
   std::map<std::string, Group> groups_;
+  std::size_t plain_groups_ = 0, anonymized_groups_ = 0;
   std::uint64_t record_ = 1;
 };
 

@@ -399,7 +399,7 @@ class DaemonRun {
     // now, so a trickle of records is never kept waiting for more.
     subscribers_->flush();
     dumping_ = subscribers_->pump_dumps(interfaces_, stats_);
-    extras_->update(stats_, subscribers_->size(), subscribers_->total_dropped());
+    extras_->update(stats_, subscribers_->size(), subscribers_->total_dropped(), subscribers_->group_totals());
     subscribers_->tick_logs();
     if (take_reload_request())
       reload(current_, argc_, argv_, zap_ ? &*zap_ : nullptr, *subscribers_, *extras_, stats_);

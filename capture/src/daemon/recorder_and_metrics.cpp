@@ -70,10 +70,11 @@ void RecorderAndMetrics::finish(const std::vector<CaptureInterface>& interfaces)
 }
 
 void RecorderAndMetrics::update(const SourceStats& stats, std::uint64_t subscribers,
-                                std::uint64_t subscriber_dropped) {
+                                std::uint64_t subscriber_dropped, const GroupTotals& groups) {
   stats_ = stats;
   subscribers_ = subscribers;
   subscriber_dropped_ = subscriber_dropped;
+  groups_ = groups;
   if (metrics_) metrics_->set_gauges(gauges());
 }
 
@@ -83,6 +84,7 @@ DaemonGauges RecorderAndMetrics::gauges() const {
   g.source_dropped = stats_.dropped;
   g.subscribers = subscribers_;
   g.subscriber_dropped = subscriber_dropped_;
+  g.groups = groups_;
   if (recorder_) {
     g.recorder = true;
     g.recorder_bytes = recorder_->bytes_held();

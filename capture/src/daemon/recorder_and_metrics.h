@@ -46,7 +46,8 @@ class RecorderAndMetrics {
   /// pseudonyms their records carry (from then on; never lifted).
   void apply_anonymize_policy(const AnonymizePolicy& policy);
   /// The daemon's counters, for the next scrape and STATUS.
-  void update(const SourceStats& stats, std::uint64_t subscribers, std::uint64_t subscriber_dropped);
+  void update(const SourceStats& stats, std::uint64_t subscribers, std::uint64_t subscriber_dropped,
+              const GroupTotals& groups);
   subscribe::Status status() const;
 
   /// The recorder DUMP requests read (nullptr when off).
@@ -63,6 +64,7 @@ class RecorderAndMetrics {
   std::optional<MetricsHttpServer> http_;
   SourceStats stats_;
   std::uint64_t subscribers_ = 0, subscriber_dropped_ = 0;
+  GroupTotals groups_;
 };
 
 }  // namespace lnetcap::daemon

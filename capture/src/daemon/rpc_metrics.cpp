@@ -298,6 +298,18 @@ std::string RpcMetrics::render(std::uint64_t scrapes) const {
   counter(out, "lnetcap_subscriber_dropped_total",
           "records dropped for subscribers whose queue was full (all subscribers so far)",
           g.subscriber_dropped);
+  // No label: a group's name is its user's, and this endpoint is open.
+  counter(out, "lnetcap_consumer_groups", "consumer groups (every user's)", g.groups.groups, "gauge");
+  counter(out, "lnetcap_consumer_group_members", "members of consumer groups", g.groups.members, "gauge");
+  counter(out, "lnetcap_consumer_group_unconfirmed_total",
+          "records sent to consumer-group members that went without BYE (lost if not yet written)",
+          g.groups.unconfirmed_total);
+  counter(out, "lnetcap_consumer_group_passed_on_total",
+          "records gathered for a member gone without BYE and given to the other members",
+          g.groups.passed_on_total);
+  counter(out, "lnetcap_consumer_group_bulk_links_given_up_total",
+          "requests and bulk transfers the consumer groups' bulk links gave up (their cap)",
+          g.groups.links_given_up_total);
   counter(out, "lnetcap_label_values_limit",
           "distinct peer and target label values kept each; later ones are \"other\"",
           max_label_values_, "gauge");

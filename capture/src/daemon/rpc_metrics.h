@@ -40,6 +40,7 @@
 #include "../report/latency_split.h"
 #include "../report/rpc_matcher.h"
 #include "../report/summary_format.h"
+#include "consumer_groups.h"
 
 namespace lnetcap::daemon {
 
@@ -59,6 +60,7 @@ struct DaemonGauges {
   std::uint64_t recorder_limit_bytes = 0, recorder_limit_ns = 0;
   std::uint64_t triggers_fired = 0, trigger_files_written = 0, trigger_files_skipped = 0,
                 trigger_files_failed = 0;
+  GroupTotals groups;
 };
 
 class RpcMetrics {

@@ -206,6 +206,7 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
       case subscribe::MessageType::kDump: subscribe(id, frames, peer, true); return;
       case subscribe::MessageType::kStatus: {
         subscribe::Status st = status_ ? status_() : subscribe::Status{};
+        group_status(st, user_of(peer));
         // The source, the trigger filter may name NIDs: pseudonyms for a forced user.
         if (!anonymize_policy_.forces(peer).empty()) anonymize_status(st, anonymizing_->anonymizer());
         subscribe::send_frames(router_, id, subscribe::encode(st));
@@ -309,21 +310,38 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   if (shares) join_class(id, placed);
 }
 
-void SubscriberSet::remove(const std::string& id, const char* why) {
+void SubscriberSet::remove(const std::string& id, const char* why, bool said_bye) {
   auto it = subscribers_.find(id);
   if (it == subscribers_.end()) return;
-  const Subscriber& s = it->second;
+  Subscriber& s = it->second;
   if (s.dump) --dumps_;
   if (s.shares) leave_class(id, s);
-  // From the next record on, its share goes to the other members.
-  if (!s.group_id.empty()) groups_.leave(s.group_id, id);
+  std::string group_note;
+  std::vector<std::string> gone;  // members found gone while given its records
+  if (!s.group_id.empty()) {
+    // From the next record on, its share goes to the other members; so
+    // does what was gathered for it and not sent.
+    groups_.leave(s.group_id, id, {s.sent, s.dropped, said_bye});
+    const auto [passed, lost] = pass_on(s, gone);
+    groups_.passed_on(s.group_id, passed);
+    group_passed_on_ += passed;
+    if (!said_bye) group_unconfirmed_ += s.sent;
+    char passing[160] = "";
+    if (passed || lost)
+      std::snprintf(passing, sizeof passing, ", %" PRIu64 " passed on to the other members%s", passed,
+                    lost ? (", " + std::to_string(lost) + " lost with the group's last member").c_str() : "");
+    group_note = passing + std::string(" (member of consumer group '") + for_log(s.group) + "'" +
+                 (said_bye ? "" : "; gone without BYE: what it had not written of what it was sent is lost, "
+                                  "how much the daemon cannot tell") + ")";
+  }
   char counts[200];
   std::snprintf(counts, sizeof counts, ": %" PRIu64 " matched, %" PRIu64 " sent, %" PRIu64 " dropped", s.matched,
                 s.sent, s.dropped);
   churn_.event("lnetcapd: subscriber " + std::to_string(s.number) + " (" + for_log(s.client) + ") " + why + counts +
-               (s.group.empty() ? std::string() : " (member of consumer group '" + for_log(s.group) + "')"));
+               group_note);
   subscribers_.erase(it);
   republish();  // narrowing is safe whenever it happens
+  for (const auto& other : gone) remove(other, "disconnected");
 }
 
 void SubscriberSet::leave_group(const std::string& id, Subscriber& s) {
@@ -334,7 +352,7 @@ void SubscriberSet::leave_group(const std::string& id, Subscriber& s) {
     end.reason = "left consumer group '" + s.group + "'";
     (void)subscribe::send_frames(router_, id, subscribe::encode(end));
   }
-  remove(id, reachable ? "left" : "disconnected");
+  remove(id, reachable ? "left" : "disconnected", reachable);
 }
 
 std::string SubscriberSet::group_problem(Subscriber& s, const subscribe::Subscribe& request, bool dump) const {
@@ -393,6 +411,15 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
     if (!pseudonymous) pseudonymous = &anonymizing_->apply(rec, pseudonymous_msg.emplace());
     return pseudonymous;  // no filter on real NIDs: that would be an oracle
   };
+  // The record's group key, once for every group of each view, and
+  // whether or not a member's filter takes it: a request filtered out
+  // still names the match bits of its bulk (group_keyer.h).
+  std::uint64_t plain_key = 0, pseudonymous_key = 0;
+  if (groups_.any(false)) plain_key = plain_keys_.key(msg);
+  if (groups_.any(true)) {
+    anonymized();
+    pseudonymous_key = pseudonymous_keys_.key(*pseudonymous_msg);
+  }
   for (auto& [key, c] : classes_) {
     if (key.anonymized) {
       const CapturedRecord& out = *anonymized();  // before pseudonymous_msg is read
@@ -407,9 +434,9 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
     if (s.anonymized) {
       const CapturedRecord& out = *anonymized();
       reachable = deliver_one(id, s, out, *pseudonymous_msg, anonymizing_->interfaces(interfaces), stats,
-                              watermark_ns);
+                              watermark_ns, pseudonymous_key);
     } else {
-      reachable = deliver_one(id, s, rec, msg, interfaces, stats, watermark_ns);
+      reachable = deliver_one(id, s, rec, msg, interfaces, stats, watermark_ns, plain_key);
     }
     if (!reachable) gone.push_back(id);
   }
@@ -418,10 +445,16 @@ void SubscriberSet::deliver(const CapturedRecord& rec, const Message& msg,
 
 bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec,
                                 const Message& msg, const std::vector<CaptureInterface>& interfaces,
-                                const SourceStats& stats, std::uint64_t watermark_ns) {
+                                const SourceStats& stats, std::uint64_t watermark_ns, std::uint64_t key) {
   if (!s.filter.matches(msg)) return true;
   // A group's members all match the same records: one of them takes it.
-  if (!s.group_id.empty() && !groups_.takes(s.group_id, id, [&] { return group_key(msg); })) return true;
+  if (!s.group_id.empty() && !groups_.takes(s.group_id, id, [&] { return key; })) return true;
+  return hand(id, s, rec, interfaces, stats, watermark_ns, key);
+}
+
+bool SubscriberSet::hand(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+                         const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
+                         std::uint64_t watermark_ns, std::uint64_t key) {
   ++s.matched;
   if (s.takes_batches) {
     // Interfaces go before the batch that uses them; when one does not fit
@@ -433,6 +466,7 @@ bool SubscriberSet::deliver_one(const std::string& id, Subscriber& s, const Capt
     subscribe::append_batch_entry(s.batch, record_meta(s, rec, s.matched, stats, watermark_ns),
                                   cut_payload(rec.bytes, s.snaplen, &scratch_), rec.comments);
     ++s.batch_records;
+    if (!s.group_id.empty()) s.batch_keys.push_back(key);
     if (s.batch_records >= kBatchRecords || s.batch.size() >= kBatchBytes) return flush_one(id, s);
     return true;
   }
@@ -456,11 +490,12 @@ bool SubscriberSet::flush_one(const std::string& id, Subscriber& s) {
   switch (r) {
     case SendResult::kSent: s.sent += s.batch_records; break;
     case SendResult::kQueueFull: count_dropped(s, s.batch_records); break;
-    case SendResult::kPeerGone: break;
+    case SendResult::kPeerGone: return false;  // kept: a group's member passes it on (remove())
   }
   s.batch.clear();  // its buffer is reused: libzmq copies it (handing it over instead cost more: a fresh 64 KiB a batch, page faults included)
   s.batch_records = 0;
-  return r != SendResult::kPeerGone;
+  s.batch_keys.clear();
+  return true;
 }
 
 void SubscriberSet::flush() {
@@ -468,7 +503,14 @@ void SubscriberSet::flush() {
   for (auto& [key, c] : classes_) flush_class(c, gone);
   for (auto& [id, s] : subscribers_)
     if (!flush_one(id, s)) gone.push_back(id);
-  for (const auto& id : gone) remove(id, "disconnected");
+  // A group's member found gone passes what was gathered for it on to the
+  // others (remove()): that is sent too, before the next records come.
+  while (!gone.empty()) {
+    for (const auto& id : gone) remove(id, "disconnected");
+    gone.clear();
+    for (auto& [id, s] : subscribers_)
+      if (!s.group_id.empty() && !flush_one(id, s)) gone.push_back(id);
+  }
 }
 
 subscribe::RecordMeta SubscriberSet::record_meta(const Subscriber& s, const CapturedRecord& rec,
@@ -612,10 +654,12 @@ std::size_t SubscriberSet::end_subscribers(const std::function<bool(const Subscr
   for (const auto& [id, s] : subscribers_)
     if (gone(s)) ids.push_back(id);
   for (const auto& id : ids) {
+    auto it = subscribers_.find(id);
+    if (it == subscribers_.end()) continue;  // removed with another (a group member found gone: remove())
     subscribe::End end;
     end.failed = true;
     end.reason = reason;
-    end.counters = counters(subscribers_.at(id), stats, 0);
+    end.counters = counters(it->second, stats, 0);
     (void)subscribe::send_frames(router_, id, subscribe::encode(end));
     remove(id, reason.c_str());
   }

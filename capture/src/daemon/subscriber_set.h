@@ -48,6 +48,7 @@
 #include "anonymize_policy.h"
 #include "consumer_groups.h"
 #include "flight_recorder.h"
+#include "group_keyer.h"
 #include "refusal_log.h"
 #include "serving_limits.h"
 #include "shared_batch.h"
@@ -145,6 +146,10 @@ class SubscriberSet {
     bool shares = false;
     subscribe::Frame batch;               // records gathered for one BATCH
     std::uint32_t batch_records = 0;
+    // A consumer group's member: the group key of each record in `batch`,
+    // so that a member gone before they were sent passes them on to the
+    // member that takes each key now.
+    std::vector<std::uint64_t> batch_keys;
     // Its queue stayed full longer than kStallSeconds: it is not waited
     // for (its records are dropped and counted) until it takes one again.
     bool stalled = false;
@@ -160,6 +165,10 @@ class SubscriberSet {
   filter::KernelClauseSet kernel_clauses(const Subscriber* joining = nullptr) const;
   /// By routing id (for tests and logs).
   const std::map<std::string, Subscriber>& subscribers() const { return subscribers_; }
+  /// The consumer groups together (metrics).
+  GroupTotals group_totals() const;
+  /// The consumer-group keyers (group_keyer.h): for tests and --status.
+  const GroupKeyer& group_keyer(bool anonymized) const { return anonymized ? pseudonymous_keys_ : plain_keys_; }
   /// Fan-out classes (see above): for tests and --status.
   std::size_t fanout_classes() const { return classes_.size(); }
   /// Ends the subscribers `gone` picks (END, failed, saying `reason`, when
@@ -173,10 +182,16 @@ class SubscriberSet {
   /// What a RECORD (or BATCH entry) says about rec as s's number seq.
   subscribe::RecordMeta record_meta(const Subscriber& s, const CapturedRecord& rec, std::uint64_t seq,
                                     const SourceStats& stats, std::uint64_t watermark_ns) const;
-  /// One record to one subscriber; false when it is gone.
+  /// One record to one subscriber (`key`: the record's group key for s's
+  /// group, if s is in one); false when it is gone.
   bool deliver_one(const std::string& id, Subscriber& s, const CapturedRecord& rec, const Message& msg,
                    const std::vector<CaptureInterface>& interfaces, const SourceStats& stats,
-                   std::uint64_t watermark_ns);
+                   std::uint64_t watermark_ns, std::uint64_t key);
+  /// Gives s a record it takes (its filter matched; its group chose it);
+  /// false when it is gone.
+  bool hand(const std::string& id, Subscriber& s, const CapturedRecord& rec,
+            const std::vector<CaptureInterface>& interfaces, const SourceStats& stats, std::uint64_t watermark_ns,
+            std::uint64_t key);
   subscribe::SendResult send(const std::string& id, const std::vector<ByteSpan>& parts,
                              Subscriber* s = nullptr);
   /// `attempt` (one non-blocking send to id), retried while the queue is
@@ -229,7 +244,18 @@ class SubscriberSet {
   subscribe::SendResult send_record(const std::string& id, Subscriber& s, const CapturedRecord& rec,
                                     std::uint64_t seq, const std::vector<CaptureInterface>& interfaces,
                                     const SourceStats& stats, std::uint64_t watermark_ns);
-  void remove(const std::string& id, const char* why);
+  /// `said_bye`: a consumer group's member that read on until its END
+  /// (leave_group); one gone without has its gathered batch passed on.
+  void remove(const std::string& id, const char* why, bool said_bye = false);
+  /// A consumer group's member gone without BYE (killed, disconnected):
+  /// what was gathered for it and not yet handed to libzmq goes to the
+  /// members that take those keys now (it has left the group already).
+  /// Returns how many records were passed on, and how many had no member
+  /// left to take them; members found gone meanwhile are added to `gone`.
+  std::pair<std::uint64_t, std::uint64_t> pass_on(Subscriber& leaver, std::vector<std::string>& gone);
+  /// The --status lines of the consumer groups: counts for all, members
+  /// and their counts for `user`'s own groups only (a group is its user's).
+  void group_status(subscribe::Status& st, const std::string& user) const;
   /// The BYE of a consumer group's member: what was gathered for it is
   /// sent, then END, so that it can read every record it was given before
   /// it leaves; the records after go to the other members.
@@ -283,6 +309,10 @@ class SubscriberSet {
   bool kernel_passes_everything_ = false;
   ServingLimits limits_;
   ConsumerGroups groups_;
+  // Every record's group key, bulk with its RPC: from the real records and
+  // (while an anonymized group exists) from the pseudonymous ones.
+  GroupKeyer plain_keys_, pseudonymous_keys_;
+  std::uint64_t group_unconfirmed_ = 0, group_passed_on_ = 0;  // members gone without BYE, so far
   std::uint64_t refused_ = 0;
   // Peers decide how often these happen: each is logged at a bounded rate
   // with counts (refusal_log.h).

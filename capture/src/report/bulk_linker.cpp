@@ -96,6 +96,15 @@ void BulkLinker::add_request(const Message& m) {
     }
     order_.pop_front();
   }
+  // Requests replaced by a resend stay queued, forgotten, until retire()
+  // passes them; a flood of resends within one clock tick must not grow
+  // the queue while live_ stays small.
+  compact_order();
+}
+
+void BulkLinker::compact_order() {
+  if (order_.size() > 2 * live_ + 1024)
+    std::erase_if(order_, [](const std::weak_ptr<Entry>& w) { return w.expired(); });
 }
 
 void BulkLinker::remember_transfer(const TransferKey& k, const BulkLink& link, std::uint64_t ts) {
@@ -126,8 +135,7 @@ void BulkLinker::retire(std::uint64_t now) {
     }
     order_.pop_front();
   }
-  if (order_.size() > 2 * live_ + 1024)
-    std::erase_if(order_, [](const std::weak_ptr<Entry>& w) { return w.expired(); });
+  compact_order();
   while (!transfer_order_.empty() && transfer_order_.front().second + retire_ns_ <= now) {
     const auto [key, filed] = transfer_order_.front();
     transfer_order_.pop_front();

@@ -93,6 +93,16 @@ class BulkLinker {
   std::uint64_t given_up() const { return given_up_; }
   std::size_t rpcs() const { return live_; }
   std::size_t transfers() const { return transfers_.size(); }
+  /// Requests in the arrival-order queue, those forgotten since included
+  /// (bounded too: tests check it under a flood of resends).
+  std::size_t queued() const { return order_.size(); }
+  /// The request that filed `mbits` between these two NIDs (its XID, a
+  /// bulk chunk's bits, or pb_mbits, on which a request resent with new
+  /// bulk match bits gets its reply), or nullptr.
+  std::shared_ptr<const BulkRpc> rpc_of(const Nid& client, const Nid& server, std::uint64_t mbits) const {
+    const auto e = find(client, server, mbits);
+    return e ? e->rpc : nullptr;
+  }
 
  private:
   using Key = std::tuple<Nid, Nid, std::uint64_t>;  // client, server, match bits
@@ -117,6 +127,7 @@ class BulkLinker {
   void forget(std::shared_ptr<Entry> e);
   void remember_transfer(const TransferKey& k, const BulkLink& link, std::uint64_t ts);
   void retire(std::uint64_t now);
+  void compact_order();
   std::shared_ptr<Entry> find(const Nid& client, const Nid& server, std::uint64_t mbits) const;
 
   std::size_t max_rpcs_, max_transfers_;
