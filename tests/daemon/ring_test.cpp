@@ -93,6 +93,32 @@ TEST(BatchRing, OverwrittenSlotIsLostNotMisread) {
   EXPECT_EQ(ring.reader.copy_out(9, 1, 64, &out), RingReader::Copy::kLost);
 }
 
+// The count of a lost batch is the same on both sides: a reader that comes
+// to a slot the daemon is overwriting (marked busy, the daemon about to
+// read the tails) calls it lost and leaves its tail behind, so the daemon
+// counts it lost too; one that finished before keeps its copy and its
+// tail says so.
+TEST(BatchRing, ALostBatchIsLostForBothSides) {
+  Ring ring = make_ring(2);
+  const Frame one = body_of(1, 64), two = body_of(2, 64), three = body_of(3, 64);
+  ring.writer.write(one.data(), 64, 1);
+  ring.writer.write(two.data(), 64, 1);
+  Frame out;
+  ASSERT_EQ(ring.reader.copy_out(2, 0, 64, &out), RingReader::Copy::kOk);  // read 2 before 1: a tail of 2
+  ring.reader.finished(0);  // back to "nothing read"
+  bool counted = false;
+  ring.writer.write(three.data(), 64, 1, [&] {
+    EXPECT_EQ(ring.reader.copy_out(1, 1, 64, &out), RingReader::Copy::kLost);  // generation 1, being overwritten
+    counted = ring.tail->load() < 1;  // what the daemon reads next
+  });
+  EXPECT_TRUE(counted) << "the reader lost generation 1 but its tail told the daemon it had it";
+  // Generation 2 was finished with before its slot is overwritten: not lost.
+  ring.reader.finished(2);
+  const Frame four = body_of(4, 64);
+  ring.writer.write(four.data(), 64, 1, [&] { counted = ring.tail->load() < 2; });
+  EXPECT_FALSE(counted);
+}
+
 TEST(BatchRing, HostileHeadersAreRefusedWithoutReadingOutOfBounds) {
   Ring ring = make_ring(4);
   const Frame body = body_of(7, 64);
@@ -339,8 +365,8 @@ TEST_F(RingFanout, MembersReadEveryRecordFromTheRing) {
 }
 
 // Live: a member that does not read finds its batches overwritten - lost,
-// counted by it - while the member that reads gets every record.  A lying
-// tail changes nothing for the others.
+// counted by it and by the daemon alike - while the member that reads gets
+// every record.  A lying tail changes nothing for the others.
 TEST_F(RingFanout, ALaggardOrALiarLosesOnlyItsOwnBatches) {
   make_set(false);
   Member honest = subscribe(local(getuid()));
@@ -359,6 +385,12 @@ TEST_F(RingFanout, ALaggardOrALiarLosesOnlyItsOwnBatches) {
   EXPECT_EQ(l.ring_batches, 3u * kSlots);
   EXPECT_EQ(l.lost_records, 2u * kSlots);  // all but the last kSlots overwritten
   for (std::size_t k = 0; k < l.bytes.size(); ++k) EXPECT_EQ(l.bytes[k], records_[2 * kSlots + k].bytes);
+  // The daemon counted exactly those as dropped for it, and none for the other.
+  for (const auto& [id, s] : set_->subscribers()) {
+    EXPECT_EQ(s.dropped, s.number == 1 ? 0u : 2u * kSlots) << "subscriber " << s.number;
+    EXPECT_EQ(s.sent, s.number == 1 ? 3u * kSlots : kSlots) << "subscriber " << s.number;
+  }
+  EXPECT_EQ(set_->total_dropped(), 2u * kSlots);
 }
 
 // A lossless replay waits (bounded) before it overwrites a slot whose

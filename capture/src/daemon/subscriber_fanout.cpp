@@ -54,7 +54,8 @@ void SubscriberSet::offer_ring(FanoutClass& c, const std::string& id, Subscriber
       return;
     }
     c.ring = std::make_unique<ClassRing>(
-        ClassRing{std::move(*writer), next_ring_id_++, std::vector<std::vector<std::string>>(ring_slots_)});
+        ClassRing{std::move(*writer), next_ring_id_++, std::vector<std::vector<std::string>>(ring_slots_),
+                  std::vector<std::uint32_t>(ring_slots_)});
   }
   auto tail = subscribe::RingTail::create(&why);
   subscribe::Fd reader = c.ring->writer.reader_fd(&why);
@@ -117,22 +118,36 @@ std::uint64_t SubscriberSet::write_ring(FanoutClass& c, std::uint32_t records) {
   ClassRing& ring = *c.ring;
   const std::uint64_t gen = ring.writer.next_gen();
   const std::uint32_t slot = ring.writer.slot_of(gen);
-  // The slot held generation gen - S: in a lossless replay, those who were
-  // sent it and have not copied it out yet are waited for (as for a full
-  // queue: bounded, then stalled).  Live, a laggard finds it overwritten
-  // and counts the batch lost.  The tail is the member's word: a lie only
-  // loses it its own batches.
-  if (gen > ring.writer.slots())
+  // The slot held generation gen - S.  In a lossless replay, those who
+  // were sent it and have not finished with it are waited for (as for a
+  // full queue: bounded, then stalled).  Then, with the slot marked busy,
+  // a member still behind has that batch counted dropped, exactly as the
+  // member itself finds it (batch_ring.h).  The tail is the member's
+  // word: a lie only loses it its own batches.
+  std::vector<Subscriber*> behind;
+  const std::uint64_t previous = gen > ring.writer.slots() ? gen - ring.writer.slots() : 0;
+  if (previous != 0)
     for (const std::string& id : ring.sent_to[slot]) {
       auto it = subscribers_.find(id);
       if (it == subscribers_.end() || !it->second.ring_ready || it->second.ring_id != ring.id) continue;
       Subscriber& m = it->second;
-      const std::uint64_t needed = gen - ring.writer.slots();
-      (void)send_waiting(id, &m, [&] { return m.tail->load() >= needed ? SendResult::kSent : SendResult::kQueueFull; });
+      (void)send_waiting(id, &m, [&] { return m.tail->load() >= previous ? SendResult::kSent : SendResult::kQueueFull; });
+      behind.push_back(&m);
     }
-  ring.sent_to[slot].clear();
+  const std::uint32_t lost = ring.records[slot];
   const subscribe::Frame& body = c.batch.body();
-  return ring.writer.write(body.data(), static_cast<std::uint32_t>(body.size()), records);
+  const std::uint64_t written = ring.writer.write(body.data(), static_cast<std::uint32_t>(body.size()), records, [&] {
+    for (Subscriber* m : behind)
+      if (m->tail->load() < previous) {
+        m->tail->mark_lost(previous);
+        m->sent -= lost;
+        m->ring_sent -= lost;
+        count_dropped(*m, lost);
+      }
+  });
+  ring.sent_to[slot].clear();
+  ring.records[slot] = records;
+  return written;
 }
 
 void SubscriberSet::leave_class(const std::string& id, const Subscriber& s) {

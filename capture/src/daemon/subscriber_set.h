@@ -217,11 +217,14 @@ class SubscriberSet {
     }
   };
   // A class's shared-memory ring: which members were sent each slot's
-  // batch (before a slot is overwritten, a lossless replay waits for them).
+  // batch, and its records (before a slot is overwritten, a lossless
+  // replay waits for them; a member still behind then has them counted
+  // dropped).
   struct ClassRing {
     subscribe::RingWriter writer;
     std::uint64_t id;
     std::vector<std::vector<std::string>> sent_to;  // by slot
+    std::vector<std::uint32_t> records;             // by slot
   };
   struct FanoutClass {
     filter::Filter filter;             // the members' (parsed again from their one text)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #ifndef F_SEAL_FUTURE_WRITE
@@ -77,18 +78,19 @@ std::optional<RingWriter> RingWriter::create(std::uint32_t slots, std::uint32_t 
   return w;
 }
 
-std::uint64_t RingWriter::write(const std::uint8_t* body, std::uint32_t len, std::uint32_t records) {
-  const std::uint64_t gen = next_gen_++;
+void RingWriter::mark_busy(std::uint64_t gen) {
   RingSlotHeader* h = slot_header(map_.data(), slot_bytes_, slot_of(gen));
-  // Seqlock: readers that see kBusy, or a generation other than the one
-  // they were told, know the body is not (or no longer) theirs.
-  h->gen.store(kRingBusy, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
+  // Before the tails are read (seq_cst on both sides: see batch_ring.h).
+  h->gen.store(kRingBusy, std::memory_order_seq_cst);
+}
+
+void RingWriter::finish(std::uint64_t gen, const std::uint8_t* body, std::uint32_t len, std::uint32_t records) {
+  RingSlotHeader* h = slot_header(map_.data(), slot_bytes_, slot_of(gen));
   std::memcpy(reinterpret_cast<std::uint8_t*>(h) + kRingSlotHeaderBytes, body, len);
   h->body_len = len;
   h->records = records;
   h->gen.store(gen, std::memory_order_release);
-  return gen;
+  next_gen_ = gen + 1;
 }
 
 Fd RingWriter::reader_fd(std::string* why) const {
@@ -107,13 +109,17 @@ std::optional<RingTail> RingTail::create(std::string* why) {
   // daemon's mapping (a read past the end would be SIGBUS).
   if (::fcntl(t.fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
     return *why = failed("sealing a tail page"), std::nullopt;
-  void* base = ::mmap(nullptr, kRingTailBytes, PROT_READ, MAP_SHARED, t.fd_.get(), 0);
+  void* base = ::mmap(nullptr, kRingTailBytes, PROT_READ | PROT_WRITE, MAP_SHARED, t.fd_.get(), 0);
   if (base == MAP_FAILED) return *why = failed("mmap"), std::nullopt;
   t.map_ = Mapping(base, kRingTailBytes);
   return t;
 }
 
-std::uint64_t RingTail::load() const { return tail_word(map_)->load(std::memory_order_acquire); }
+std::uint64_t RingTail::load() const { return tail_word(map_)->load(std::memory_order_seq_cst); }
+
+void RingTail::mark_lost(std::uint64_t gen) const {
+  tail_word(map_)[1 + gen % kRingVerdicts].store(gen, std::memory_order_release);
+}
 
 std::optional<RingReader> RingReader::map(int ring_fd, int tail_fd, std::uint32_t slots, std::uint32_t slot_bytes,
                                           std::string* why) {
@@ -149,13 +155,26 @@ RingReader::Copy RingReader::copy_out(std::uint64_t gen, std::uint32_t slot, std
       gen % slots_ != slot)
     return Copy::kBad;
   const RingSlotHeader* h = slot_header(ring_.data(), slot_bytes_, slot);
-  if (h->gen.load(std::memory_order_acquire) != gen) return Copy::kLost;
+  // Overwritten before we began: our tail is behind gen, so the daemon,
+  // which reads it after marking the slot busy, counts the batch lost.
+  // (The tail stays where it is: stored now, it could reach the daemon
+  // after the mark and before that read, and the batch would go uncounted.)
+  if (h->gen.load(std::memory_order_seq_cst) != gen) return Copy::kLost;
   const std::uint8_t* body = reinterpret_cast<const std::uint8_t*>(h) + kRingSlotHeaderBytes;
   out->assign(body, body + body_len);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  // Overwritten while copied: what was copied may be any mix of two batches.
-  if (h->gen.load(std::memory_order_relaxed) != gen) return Copy::kLost;
-  return Copy::kOk;
+  tail_word(tail_)->store(gen, std::memory_order_seq_cst);
+  if (h->gen.load(std::memory_order_seq_cst) == gen) return Copy::kOk;
+  // The daemon began overwriting meanwhile: it read our tail either before
+  // we stored it (it counted the batch lost, and our copy may be torn) or
+  // after (not counted, and it wrote nothing before our copy was done).
+  // Its verdict is written before the slot stops being busy.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  while (h->gen.load(std::memory_order_acquire) == kRingBusy)
+    if (std::chrono::steady_clock::now() > deadline) return Copy::kLost;  // a daemon that died writing
+  const std::uint64_t verdict = tail_word(tail_)[1 + gen % kRingVerdicts].load(std::memory_order_acquire);
+  // A verdict of a later generation in that word: a reader that slept
+  // through kRingVerdicts batches; lost, as its copy may well be.
+  return verdict >= gen ? Copy::kLost : Copy::kOk;
 }
 
 void RingReader::finished(std::uint64_t gen) const { tail_word(tail_)->store(gen, std::memory_order_release); }

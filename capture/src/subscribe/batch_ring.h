@@ -13,10 +13,19 @@
 // lost for it - counted by the reader as a gap, never read half-written.
 //
 // Each member also has a tail page (its own 4 KiB memfd, mapped by both):
-// the member stores there the last generation it has finished copying.
-// The daemon reads it as an untrusted number, only to decide whether a
-// lossless replay must wait before overwriting a slot; a member that lies
-// about it harms only itself.
+// the member stores there the last generation it has finished with.  The
+// daemon reads it as an untrusted number: a lossless replay waits for it
+// before overwriting a slot the member was sent; and when the daemon
+// overwrites such a slot while the tail is behind, it counts the batch
+// dropped for that member (its counters, its log, --status: as a batch
+// its queue had no room for) and says so in the page's verdict words.
+// The count is exact, not a guess: the daemon marks the slot busy, then
+// reads the tail; the reader stores its tail, then re-reads the slot's
+// generation (both sequentially consistent).  Whoever comes second sees
+// the other: when the reader finds the slot changed it waits for the
+// daemon's write to end and takes the verdict - counted lost means lost;
+// not counted means the daemon read its tail after the copy was done, so
+// the copy is whole.  A member that lies about its tail harms only itself.
 //
 // Both the ring and the RING_BATCH header are untrusted for the reader:
 // RingReader::copy_out checks every index and length before it reads.
@@ -79,8 +88,11 @@ class Fd {
   int fd_ = -1;
 };
 
-/// A member's tail page: the last generation it has copied out.
+/// A member's tail page: word 0 the last generation it has finished with,
+/// then kRingVerdicts words where the daemon writes a generation it counted
+/// lost for the member (word 1 + gen % kRingVerdicts).
 inline constexpr std::size_t kRingTailBytes = 4096;
+inline constexpr std::size_t kRingVerdicts = kRingTailBytes / 8 - 1;
 
 /// The daemon's side of a ring.
 class RingWriter {
@@ -96,14 +108,28 @@ class RingWriter {
   std::uint64_t next_gen() const { return next_gen_; }
   std::uint32_t slot_of(std::uint64_t gen) const { return static_cast<std::uint32_t>(gen % slots_); }
   /// Writes body (at most body_capacity()) into the next slot; returns its
-  /// generation.
-  std::uint64_t write(const std::uint8_t* body, std::uint32_t len, std::uint32_t records);
+  /// generation.  `while_busy` runs once the slot is marked busy, before
+  /// the body is written: where the daemon reads the tails of the members
+  /// the slot's previous batch went to (see above).
+  template <typename WhileBusy>
+  std::uint64_t write(const std::uint8_t* body, std::uint32_t len, std::uint32_t records, WhileBusy while_busy) {
+    const std::uint64_t gen = next_gen_;
+    mark_busy(gen);
+    while_busy();
+    finish(gen, body, len, records);
+    return gen;
+  }
+  std::uint64_t write(const std::uint8_t* body, std::uint32_t len, std::uint32_t records) {
+    return write(body, len, records, [] {});
+  }
   /// A new read-only descriptor of the ring, for a member (re-opened
   /// through /proc/self/fd: never writable, whatever the seals).
   Fd reader_fd(std::string* why) const;
 
  private:
   RingWriter() = default;
+  void mark_busy(std::uint64_t gen);
+  void finish(std::uint64_t gen, const std::uint8_t* body, std::uint32_t len, std::uint32_t records);
   Fd fd_;
   Mapping map_;
   std::uint32_t slots_ = 0, slot_bytes_ = 0;
@@ -114,8 +140,10 @@ class RingWriter {
 class RingTail {
  public:
   static std::optional<RingTail> create(std::string* why);
-  /// What the member says it has copied (untrusted).
+  /// What the member says it has finished with (untrusted).
   std::uint64_t load() const;
+  /// Tells the member that generation `gen` was counted lost for it.
+  void mark_lost(std::uint64_t gen) const;
   int fd() const { return fd_.get(); }
 
  private:
@@ -133,10 +161,12 @@ class RingReader {
                                        std::string* why);
   enum class Copy { kOk, kLost, kBad };
   /// Copies the body of generation `gen` (said to be in `slot`, body_len
-  /// long) into *out. kLost: overwritten (a gap); kBad: the header is
-  /// impossible (slot out of range, body too long, gen not of that slot).
+  /// long) into *out, and tells the daemon it is finished with gen.
+  /// kLost: overwritten first (the daemon counted it dropped: a gap);
+  /// kBad: the header is impossible (slot out of range, body too long, gen
+  /// not of that slot) and nothing was read.
   Copy copy_out(std::uint64_t gen, std::uint32_t slot, std::uint32_t body_len, Frame* out) const;
-  /// Tells the daemon that everything up to gen has been copied.
+  /// Stores gen as the tail (copy_out does; tests lie with it).
   void finished(std::uint64_t gen) const;
   std::uint32_t slots() const { return slots_; }
   std::uint32_t slot_bytes() const { return slot_bytes_; }

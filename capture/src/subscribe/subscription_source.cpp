@@ -345,7 +345,6 @@ bool SubscriptionSource::next(CapturedRecord& out) {
           last_seq_ = 0;
           delivered_ = 0;
           counters_ = Counters{};
-          ring_lost_ = 0;
           ring_.reset();  // the next daemon offers its own
           reconnecting_ = true;
           trying_ = false;
@@ -414,9 +413,7 @@ bool SubscriptionSource::next(CapturedRecord& out) {
         const End e = decode_end(frames_);
         counters_ = e.counters;
         ended_ = true;
-        // Batches overwritten in the ring before they were read are lost
-        // here, not in the daemon's queue: it counted them sent.
-        if (counters_.matched - delivered_ != counters_.subscriber_dropped + ring_lost_)
+        if (counters_.matched - delivered_ != counters_.subscriber_dropped)
           std::fprintf(stderr,
                        "lnetcap: warning: lnetcapd at %s counts %" PRIu64
                        " records dropped for this subscriber, the sequence numbers %" PRIu64 "\n",
@@ -442,17 +439,16 @@ bool SubscriptionSource::take_ring_batch(const RingBatch& header) {
   batch_.clear();
   batch_next_ = 0;
   // A RING_BATCH without a ring (its handover failed on this side after
-  // the daemon sent the descriptors): the batch is lost, as overwritten.
+  // the daemon sent the descriptors): the batch is lost, and the daemon
+  // does not know it (the END's counts will differ and say so).
   const RingReader::Copy got =
       ring_ ? ring_->copy_out(header.gen, header.slot, header.body_len, &ring_body_) : RingReader::Copy::kLost;
   if (got == RingReader::Copy::kBad)
     throw protocol_error(uri_, "RING_BATCH names no batch of the ring (slot " + std::to_string(header.slot) +
                                    ", " + std::to_string(header.body_len) + " bytes)");
-  if (ring_) ring_->finished(header.gen);
-  if (got == RingReader::Copy::kLost) {
-    ring_lost_ += header.count;  // its numbers are a gap before the next record
-    return false;
-  }
+  // Lost: the daemon counted it dropped, and its numbers are a gap
+  // before the next record, as for a batch its queue had no room for.
+  if (got == RingReader::Copy::kLost) return false;
   batch_ = decode_ring_batch_body(header, ring_body_);
   return true;
 }

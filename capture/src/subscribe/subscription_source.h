@@ -97,7 +97,8 @@ class SubscriptionSource : public TimedSource {
   /// keeps sending SHARED_BATCH, and nothing is said).
   void take_ring_offer(const RingOffer& offer);
   /// RING_BATCH: its body copied out of the ring into batch_; false when
-  /// the slot was overwritten (the batch is lost: a gap, counted).
+  /// the slot was overwritten first (the batch is lost: a gap, counted by
+  /// the daemon too).
   bool take_ring_batch(const RingBatch& header);
   /// One record (of a RECORD or a BATCH) into out; its gap counts as drops.
   void take_record(const RecordMeta& m, ByteSpan bytes, const std::vector<ByteSpan>& comments,
@@ -137,7 +138,6 @@ class SubscriptionSource : public TimedSource {
   // body is copied out of it into ring_body_ (batch_'s spans point there).
   std::optional<RingReader> ring_;
   Frame ring_body_;
-  std::uint64_t ring_lost_ = 0;  // records of batches overwritten before they were read
   bool stop_ = false, ended_ = false;
   bool draining_ = false;  // stopping: handing out only what has arrived
   // A consumer group's member waits this long after its BYE for the END
