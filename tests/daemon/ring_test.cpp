@@ -509,5 +509,30 @@ TEST_F(RingFanout, ForcedAnonymizationRetiresTheRingTheMovedMemberMapped) {
   EXPECT_EQ(old_mapping->copy_out(4, 4, 0, &body), RingReader::Copy::kOk);
 }
 
+// A subscriber that leaves keeps its mapping of its class's ring, which
+// goes on carrying the class's batches (bytes its policy gave it); a
+// reload retires every ring, so from then on the old mapping sees nothing.
+TEST_F(RingFanout, AReloadRetiresTheRingsThoseWhoLeftStillMap) {
+  make_set(false);
+  Member stays = subscribe(local(getuid()));
+  Member leaves = subscribe(local(getuid()));
+  send_frames(leaves.socket, {}, encode_bye());
+  handle_next(local(getuid()));
+  EXPECT_EQ(set_->subscribers().size(), 1u);
+  deliver(0, 2);
+  EXPECT_EQ(drain(stays).bytes.size(), 2u);
+  Frame body;
+  EXPECT_EQ(leaves.ring->copy_out(2, 2, 0, &body), RingReader::Copy::kOk);  // still its class's bytes
+  set_->renew_rings();
+  take_offer(stays);
+  deliver(2, 4);
+  const Received after = drain(stays);
+  ASSERT_EQ(after.bytes.size(), 2u);
+  EXPECT_GT(after.ring_batches, 0u);
+  for (std::uint64_t gen = 3; gen <= 4; ++gen)
+    EXPECT_NE(leaves.ring->copy_out(gen, static_cast<std::uint32_t>(gen % kSlots), 0, &body), RingReader::Copy::kOk)
+        << "the retired ring was written again (generation " << gen << ")";
+}
+
 }  // namespace
 }  // namespace lnetcap

@@ -142,6 +142,10 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
                    fresh.authorized_keys.c_str());
       end_revoked_subscriptions(subscribers, *zap, stats);
     }
+    // Whoever mapped a ring before (a subscriber since gone, one whose
+    // access the admin has just taken away) reads nothing more from it.
+    subscribers.flush();
+    subscribers.renew_rings();
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
     running.anonymize = fresh.anonymize;
   } catch (const Error& e) {

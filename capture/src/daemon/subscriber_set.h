@@ -137,6 +137,13 @@ class SubscriberSet {
   void set_rings(RingHandover* handover, std::uint32_t slots);
   /// Members whose handover is done read their class's ring from now on.
   void rings_handed_over();
+  /// Every ring is retired and the members offered new ones (a reload: a
+  /// subscriber that left keeps its mapping of its class's ring, which
+  /// from then on carries nothing more; docs/DAEMON.md).
+  void renew_rings() {
+    retire_rings();
+    offer_rings();
+  }
   /// Whether deliver() needs the decoded message: some subscriber filters.
   /// (Anonymized ones decode the pseudonymous record themselves.)
   bool needs_decoding() const;
