@@ -12,7 +12,9 @@
 // progress are in its poll (poll_items()), every socket is non-blocking,
 // at most kMaxPending connections are in progress (the rest are closed as
 // they are accepted), each for at most kConnectionSeconds, and at most
-// kMaxTokens offers are outstanding (each holds two descriptors).
+// kMaxTokens offers are outstanding (each holds two descriptors).  Beside
+// those the daemon holds one descriptor per ring (a fan-out class with a
+// local member) and none per member.
 // Refusals go through the rate-limited, escaped log.
 #pragma once
 
@@ -71,7 +73,7 @@ class RingHandover {
   void finish_log() { refusals_.finish(); }
 
   static constexpr std::size_t kMaxPending = 32;
-  static constexpr std::size_t kMaxTokens = 64;
+  static constexpr std::size_t kMaxTokens = 16;
   static constexpr int kConnectionSeconds = 2;
   static constexpr int kTokenSeconds = 5;
 

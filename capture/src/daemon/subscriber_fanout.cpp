@@ -60,7 +60,7 @@ void SubscriberSet::offer_ring(FanoutClass& c, const std::string& id, Subscriber
   auto tail = subscribe::RingTail::create(&why);
   subscribe::Fd reader = c.ring->writer.reader_fd(&why);
   if (!tail || !reader) return;  // this member stays on SHARED_BATCH
-  subscribe::Fd tail_fd(::dup(tail->fd()));
+  subscribe::Fd tail_fd = tail->take_fd();
   RingHandover::Token token{};
   if (!tail_fd || !handover_->offer(id, s.peer.uid, c.ring->id, std::move(reader), std::move(tail_fd), &token))
     return;
@@ -155,6 +155,10 @@ void SubscriberSet::leave_class(const std::string& id, const Subscriber& s) {
   if (it == classes_.end()) return;
   auto& members = it->second.members;
   members.erase(std::remove(members.begin(), members.end(), id), members.end());
+  // A routing id may subscribe again (a new subscription, a new tail): it
+  // must not answer for batches sent to this one.
+  if (it->second.ring)
+    for (auto& sent : it->second.ring->sent_to) sent.erase(std::remove(sent.begin(), sent.end(), id), sent.end());
   // Its batch goes with it, the buffer back to the pool.
   if (members.empty()) classes_.erase(it);
 }

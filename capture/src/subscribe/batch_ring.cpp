@@ -75,6 +75,11 @@ std::optional<RingWriter> RingWriter::create(std::uint32_t slots, std::uint32_t 
   if (::fcntl(w.fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0)
     return *why = failed("sealing the ring (F_SEAL_FUTURE_WRITE needs Linux 5.1)"), std::nullopt;
   (void)::fchmod(w.fd_.get(), 0400);  // belt and braces: the members' descriptors are read-only anyway
+  // Only a read-only descriptor is kept (members get duplicates of it).
+  const std::string path = "/proc/self/fd/" + std::to_string(w.fd_.get());
+  Fd read_only(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!read_only) return *why = failed("re-opening the ring read-only"), std::nullopt;
+  w.fd_ = std::move(read_only);
   return w;
 }
 
@@ -94,9 +99,8 @@ void RingWriter::finish(std::uint64_t gen, const std::uint8_t* body, std::uint32
 }
 
 Fd RingWriter::reader_fd(std::string* why) const {
-  const std::string path = "/proc/self/fd/" + std::to_string(fd_.get());
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) *why = failed("re-opening the ring read-only");
+  Fd fd(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
+  if (!fd) *why = failed("dup");
   return fd;
 }
 

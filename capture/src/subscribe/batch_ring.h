@@ -122,15 +122,16 @@ class RingWriter {
   std::uint64_t write(const std::uint8_t* body, std::uint32_t len, std::uint32_t records) {
     return write(body, len, records, [] {});
   }
-  /// A new read-only descriptor of the ring, for a member (re-opened
-  /// through /proc/self/fd: never writable, whatever the seals).
+  /// A read-only descriptor of the ring, for a member (a duplicate of the
+  /// one the writer keeps, re-opened read-only through /proc/self/fd: never
+  /// writable, whatever the seals).
   Fd reader_fd(std::string* why) const;
 
  private:
   RingWriter() = default;
   void mark_busy(std::uint64_t gen);
   void finish(std::uint64_t gen, const std::uint8_t* body, std::uint32_t len, std::uint32_t records);
-  Fd fd_;
+  Fd fd_;  // read-only: the writable one is closed once mapped and sealed
   Mapping map_;
   std::uint32_t slots_ = 0, slot_bytes_ = 0;
   std::uint64_t next_gen_ = 1;
@@ -145,6 +146,9 @@ class RingTail {
   /// Tells the member that generation `gen` was counted lost for it.
   void mark_lost(std::uint64_t gen) const;
   int fd() const { return fd_.get(); }
+  /// The descriptor, for the member (the mapping stays; the daemon holds
+  /// no descriptor per member).
+  Fd take_fd() { return std::move(fd_); }
 
  private:
   RingTail() = default;
