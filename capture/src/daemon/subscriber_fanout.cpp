@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // subscriber_fanout.cpp - SubscriberSet's fan-out classes (subscriber_set.h):
 // one filter test, one encoding and one libzmq message per record batch for
-// every subscriber entitled to the same bytes.
+// every subscriber entitled to the same bytes, and for local members the
+// class's shared-memory ring (subscribe/batch_ring.h): the body written
+// once, each member sent only a header naming its slot.
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 
 #include "snap_length.h"
@@ -124,7 +125,7 @@ std::uint64_t SubscriberSet::write_ring(FanoutClass& c, std::uint32_t records) {
   // a member still behind has that batch counted dropped, exactly as the
   // member itself finds it (batch_ring.h).  The tail is the member's
   // word: a lie only loses it its own batches.
-  std::vector<Subscriber*> behind;
+  std::vector<Subscriber*> had_it;  // the members the slot's last batch went to
   const std::uint64_t previous = gen > ring.writer.slots() ? gen - ring.writer.slots() : 0;
   if (previous != 0)
     for (const std::string& id : ring.sent_to[slot]) {
@@ -132,12 +133,12 @@ std::uint64_t SubscriberSet::write_ring(FanoutClass& c, std::uint32_t records) {
       if (it == subscribers_.end() || !it->second.ring_ready || it->second.ring_id != ring.id) continue;
       Subscriber& m = it->second;
       (void)send_waiting(id, &m, [&] { return m.tail->load() >= previous ? SendResult::kSent : SendResult::kQueueFull; });
-      behind.push_back(&m);
+      had_it.push_back(&m);
     }
   const std::uint32_t lost = ring.records[slot];
   const subscribe::Frame& body = c.batch.body();
   const std::uint64_t written = ring.writer.write(body.data(), static_cast<std::uint32_t>(body.size()), records, [&] {
-    for (Subscriber* m : behind)
+    for (Subscriber* m : had_it)
       if (m->tail->load() < previous) {
         m->tail->mark_lost(previous);
         m->sent -= lost;
