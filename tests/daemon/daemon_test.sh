@@ -191,6 +191,10 @@ fanout-equals-direct)
     for i in $(seq 1 "$n"); do same_packets "$tmp/sub$n.$i.pcapng" "$tmp/direct.pcapng"; done
     [ "$(grep -c "$total matched, $total sent, 0 dropped" "$tmp/d$n.log")" -eq $((n + 1)) ] ||
       fail "not every subscriber of $n was sent every record: $(grep matched "$tmp/d$n.log" | head -3)"
+    # Local subscribers read the batches from their class's shared-memory
+    # ring (each of the two classes has one): every one of them did.
+    [ "$(grep -cE "$total matched, $total sent, 0 dropped \([1-9][0-9]* through the shared-memory ring\)" "$tmp/d$n.log")" -eq $((n + 1)) ] ||
+      fail "not every subscriber of $n read the ring: $(grep matched "$tmp/d$n.log" | head -3)"
     paste -d' ' <(packets "$tmp/cut$n.pcapng" | cut -d' ' -f1-3) <(packets "$tmp/direct.pcapng" | cut -d' ' -f1-3) |
       awk '{ want = ($4 < 192) ? $4 : 192; if ($1 != want || $2 != $5 || $3 != $6) { print; bad = 1 } } END { exit bad }' ||
       fail "snap length 16 beside $n full subscribers not applied record by record"

@@ -184,6 +184,79 @@ TEST(DaemonProtocol, SharedBatchNumbersTheSameBodyPerSubscriber) {
   EXPECT_THROW(decode_shared_batch(short_header), Error);
 }
 
+// The ring (docs/DAEMON.md "Fan-out"): a subscriber says it can map one;
+// RING_OFFER carries the token and geometry, RING_BATCH a SHARED_BATCH's
+// header plus where its body is in the ring.
+TEST(DaemonProtocol, RingOfferAndRingBatchRoundTrip) {
+  Subscribe s{"", 64, "new"};
+  s.takes_batches = s.takes_shared_batches = s.maps_ring = true;
+  EXPECT_TRUE(decode_subscribe(encode(s)).maps_ring);
+  s.maps_ring = false;  // an older subscriber
+  EXPECT_FALSE(decode_subscribe(encode(s)).maps_ring);
+  s.maps_ring = true;  // a ring carries shared batches: not without them
+  s.takes_shared_batches = false;
+  EXPECT_FALSE(decode_subscribe(encode(s)).maps_ring);
+
+  RingOffer o;
+  for (std::size_t i = 0; i < o.token.size(); ++i) o.token[i] = static_cast<std::uint8_t>(0xa0 + i);
+  o.slots = 128;
+  o.slot_bytes = 131136;
+  const Frames of = encode(o);
+  EXPECT_EQ(message_type(of), MessageType::kRingOffer);
+  EXPECT_EQ(of[0][5], 25);
+  const RingOffer od = decode_ring_offer(of);
+  EXPECT_EQ(od.token, o.token);
+  EXPECT_EQ(od.slots, 128u);
+  EXPECT_EQ(od.slot_bytes, 131136u);
+  Frames short_offer = of;
+  short_offer[0].pop_back();
+  EXPECT_THROW(decode_ring_offer(short_offer), Error);
+
+  RingBatch b;
+  b.count = 3;
+  b.first_seq = 8;
+  b.counters.matched = 10;
+  b.counters.subscriber_dropped = 2;
+  b.counters.watermark_ns = 77;
+  b.gen = 300;
+  b.slot = 300 % 128;
+  b.body_len = 4096;
+  const Frames bf{encode_ring_batch_header(b)};
+  EXPECT_EQ(message_type(bf), MessageType::kRingBatch);
+  EXPECT_EQ(bf[0][5], 26);
+  const RingBatch bd = decode_ring_batch(bf);
+  EXPECT_EQ(bd.count, 3u);
+  EXPECT_EQ(bd.first_seq, 8u);
+  EXPECT_EQ(bd.counters.matched, 10u);
+  EXPECT_EQ(bd.counters.subscriber_dropped, 2u);
+  EXPECT_EQ(bd.counters.watermark_ns, 77u);
+  EXPECT_EQ(bd.gen, 300u);
+  EXPECT_EQ(bd.slot, 300u % 128);
+  EXPECT_EQ(bd.body_len, 4096u);
+  // Numbered as a SHARED_BATCH must be; a header cut short is refused.
+  RingBatch bad = b;
+  bad.first_seq = 7;
+  EXPECT_THROW(decode_ring_batch(Frames{encode_ring_batch_header(bad)}), Error);
+  bad = b;
+  bad.count = 0;
+  EXPECT_THROW(decode_ring_batch(Frames{encode_ring_batch_header(bad)}), Error);
+  Frames short_batch = bf;
+  short_batch[0].pop_back();
+  EXPECT_THROW(decode_ring_batch(short_batch), Error);
+
+  // The body copied out of the ring decodes as a SHARED_BATCH's would.
+  RecordMeta m;
+  m.ts_ns = 5;
+  const Frame rec{9, 8, 7};
+  Frame body;
+  for (int i = 0; i < 3; ++i) append_shared_batch_entry(body, m, ByteSpan(rec), {});
+  const auto entries = decode_ring_batch_body(b, body);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[2].meta.seq, 10u);
+  EXPECT_EQ(entries[0].meta.counters.subscriber_dropped, 2u);
+  EXPECT_THROW(decode_ring_batch_body(b, Frame(body.begin(), body.end() - 1)), Error);
+}
+
 TEST(DaemonProtocol, DumpAndStatusRoundTrip) {
   // DUMP carries SUBSCRIBE's fields under its own type (3): a daemon that
   // predates it refuses nothing it already knew.

@@ -31,6 +31,7 @@
 #include "key_file_modes.h"
 #include "key_revocation.h"
 #include "log_text.h"
+#include "ring_handover.h"
 #include "service_notify.h"
 #include "subscriber_set.h"
 #include "zap_handler.h"
@@ -53,7 +54,8 @@ std::uint64_t realtime_now_ns() {
 // A TCP endpoint needs CurveZMQ (--authorized-keys) or the explicit
 // --allow-insecure-tcp.
 // Returns the endpoint bound (tcp://HOST:* names the port the kernel chose).
-std::string listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOptions& opts) {
+std::string listen_on(zmq::socket_t& router, const std::string& uri, const DaemonOptions& opts,
+                      RingHandover& handover) {
   const std::string endpoint = subscribe::normalize_endpoint(uri);
   const bool ipc = endpoint.rfind("ipc://", 0) == 0;
   if (endpoint.rfind("tcp://", 0) == 0 && !opts.allow_insecure_tcp && opts.authorized_keys.empty())
@@ -83,6 +85,9 @@ std::string listen_on(zmq::socket_t& router, const std::string& uri, const Daemo
                  group_name.c_str(), "lnetcapd", path.c_str());
   }
   bind_ipc_socket(router, path, gid);  // safely: ipc_socket.h
+  // Where its local subscribers fetch their shared-memory ring
+  // (ring_handover.h): the same directory, group and mode.
+  handover.listen(path + ".ring", gid);
   return endpoint;
 }
 
@@ -137,6 +142,10 @@ void reload(DaemonOptions& running, int argc, char** argv, ZapHandler* zap, Subs
                    fresh.authorized_keys.c_str());
       end_revoked_subscriptions(subscribers, *zap, stats);
     }
+    // Whoever mapped a ring before (a subscriber since gone, one whose
+    // access the admin has just taken away) reads nothing more from it.
+    subscribers.flush();
+    subscribers.renew_rings();
     running.authorized_keys = fresh.authorized_keys.empty() ? running.authorized_keys : fresh.authorized_keys;
     running.anonymize = fresh.anonymize;
   } catch (const Error& e) {
@@ -223,7 +232,7 @@ class DaemonRun {
       }
       for (const auto& uri : opts_.listen)
         if ((subscribe::normalize_endpoint(uri).rfind("ipc://", 0) != 0) == tcp_pass)
-          bound_.push_back(listen_on(router_, uri, opts_));
+          bound_.push_back(listen_on(router_, uri, opts_, handover_));
     }
   }
 
@@ -247,6 +256,10 @@ class DaemonRun {
     subscribers_->set_limits(opts_.limits);
     subscribers_->set_status([this] { return status(); });
     subscribers_->set_anonymize_policy(opts_.anonymize);
+    // A ring holds as many batches as a member's queue would: the same
+    // slack for a reader that falls behind, in the memory its queue no
+    // longer takes (docs/DAEMON.md).
+    subscribers_->set_rings(&handover_, static_cast<std::uint32_t>(queue_));
     if (clause_table_) {
       clause_writer_.emplace(clause_table_);
       subscribers_->set_kernel_clauses([this](const filter::KernelClauseSet& set) { publish_clauses(set); },
@@ -314,11 +327,11 @@ class DaemonRun {
   // Waits for a request, a connection event or the pump; not at all when
   // records are waiting to be delivered.
   void poll_once() {
-    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
-                               {connections_->events().handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, pump_->event_fd(), ZMQ_POLLIN, 0}};
+    poll_items_.assign({{router_.handle(), 0, ZMQ_POLLIN, 0}, {connections_->events().handle(), 0, ZMQ_POLLIN, 0}});
+    if (started_ && !ended_) poll_items_.push_back({nullptr, pump_->event_fd(), ZMQ_POLLIN, 0});
+    handover_.add_poll_items(poll_items_);  // ring handovers in progress
     try {
-      zmq::poll(items, started_ && !ended_ ? 3 : 2,
+      zmq::poll(poll_items_.data(), poll_items_.size(),
                 std::chrono::milliseconds(!pending_left() || ended_ ? (dumping_ ? 2 : 100) : 0));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the loop looks at it
@@ -327,6 +340,8 @@ class DaemonRun {
 
   void admit_requests() {
     connections_->handle_events();
+    handover_.serve();
+    subscribers_->rings_handed_over();
     subscribe::Peer peer;
     while (subscribe::receive_frames(router_, frames_, &routing_id_, &peer))
       if (connections_->admit_key(peer.fd, peer.user_id) &&
@@ -401,6 +416,7 @@ class DaemonRun {
     dumping_ = subscribers_->pump_dumps(interfaces_, stats_);
     extras_->update(stats_, subscribers_->size(), subscribers_->total_dropped(), subscribers_->group_totals());
     subscribers_->tick_logs();
+    handover_.tick_log();
     if (take_reload_request())
       reload(current_, argc_, argv_, zap_ ? &*zap_ : nullptr, *subscribers_, *extras_, stats_);
     if (Clock::now() >= next_heartbeat_) {
@@ -434,6 +450,7 @@ class DaemonRun {
     notify_service_manager("STOPPING=1");
     subscribers_->log_totals();
     connections_->finish_log();
+    handover_.finish_log();
     std::fprintf(stderr, "lnetcapd: source: %" PRIu64 " records, %" PRIu64 " dropped\n", stats_.received,
                  stats_.dropped);
     // What the in-kernel filters (the fixed one and the clause table) kept
@@ -464,6 +481,9 @@ class DaemonRun {
   int queue_ = 0;
   std::optional<ConnectionGuard> connections_;
   std::vector<std::string> bound_;
+  // Before subscribers_, which offers its rings (and goes first).
+  RingHandover handover_;
+  std::vector<zmq::pollitem_t> poll_items_;
   // Whatever ends the daemon (a later start-up error included) removes
   // the sockets it put in place, if they are still its own.
   struct RemoveSockets {

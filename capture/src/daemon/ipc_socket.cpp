@@ -100,7 +100,11 @@ void check_directory(const std::string& path) {
 
 }  // namespace
 
-void bind_ipc_socket(zmq::socket_t& router, const std::string& path, gid_t gid) {
+namespace {
+// Binds through bind(temporary) in a private directory, then moves the
+// socket to path (see ipc_socket.h).
+template <typename Bind>
+void place_socket(const std::string& path, gid_t gid, Bind bind) {
   check_directory(path);
   const bool stale = check_what_is_there(path);
   std::string private_dir = directory_of(path) + "/.lnetcapd.XXXXXX";
@@ -117,11 +121,11 @@ void bind_ipc_socket(zmq::socket_t& router, const std::string& path, gid_t gid) 
   // the private directory.
   const mode_t old_mask = ::umask(0117);
   try {
-    router.bind("ipc://" + temporary);
-  } catch (const zmq::error_t& e) {
+    bind(temporary);
+  } catch (...) {
     ::umask(old_mask);
     clean_up();
-    throw Error("cannot listen on " + path + ": " + e.what(), "choose another path with --listen");
+    throw;
   }
   ::umask(old_mask);
   // Only this process can write private_dir: the name cannot be swapped
@@ -146,6 +150,29 @@ void bind_ipc_socket(zmq::socket_t& router, const std::string& path, gid_t gid) 
   }
   ::rmdir(private_dir.c_str());
   bound_sockets()[path] = {st.st_dev, st.st_ino};
+}
+}  // namespace
+
+void bind_ipc_socket(zmq::socket_t& router, const std::string& path, gid_t gid) {
+  place_socket(path, gid, [&](const std::string& temporary) {
+    try {
+      router.bind("ipc://" + temporary);
+    } catch (const zmq::error_t& e) {
+      throw Error("cannot listen on " + path + ": " + e.what(), "choose another path with --listen");
+    }
+  });
+}
+
+void bind_unix_listener(int fd, const std::string& path, gid_t gid) {
+  place_socket(path, gid, [&](const std::string& temporary) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (temporary.size() >= sizeof addr.sun_path || path.size() >= sizeof addr.sun_path)
+      throw Error("cannot listen on " + path + ": the path is too long for a Unix socket");
+    std::memcpy(addr.sun_path, temporary.c_str(), temporary.size() + 1);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 64) != 0)
+      throw Error("cannot listen on " + path + ": " + std::strerror(errno));
+  });
 }
 
 void remove_ipc_socket(const std::string& path) {

@@ -29,6 +29,10 @@ namespace lnetcap::daemon {
 /// moves it to `path`.  Throws Error naming the path and what to do.
 void bind_ipc_socket(zmq::socket_t& router, const std::string& path, gid_t gid);
 
+/// The same for a Unix stream socket `fd` (socket(), not yet bound): bound
+/// and placed at `path` the same way, then listening.
+void bind_unix_listener(int fd, const std::string& path, gid_t gid);
+
 /// Removes the socket at `path` when it is still the one this process
 /// bound there (not a successor's).  Called at exit.
 void remove_ipc_socket(const std::string& path);

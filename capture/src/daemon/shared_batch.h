@@ -38,6 +38,11 @@ class SharedBatch {
   /// Hands the body over as *msg (the caller sends it, then closes it) and
   /// starts an empty one.
   void seal(zmq_msg_t* msg);
+  /// Starts an empty body in the same buffer (the batch went another way).
+  void clear() {
+    body_->clear();
+    records = 0;
+  }
 
   /// Buffers taken from the pool and not given back yet (held by a batch
   /// being gathered or by a message libzmq has not let go of): tests and

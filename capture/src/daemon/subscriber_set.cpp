@@ -160,6 +160,11 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
     anonymizing_ = std::make_unique<anon::AnonymizingStage>(
         anon::Anonymizer(anon::Anonymizer::load_or_create_key(policy.key_file)));
   anonymize_policy_ = policy;
+  // A member moved to another class keeps its mapping of the old class's
+  // ring: no ring that was may carry another byte (docs/DAEMON.md).
+  bool moves = false;
+  for (const auto& [id, s] : subscribers_) moves |= !s.anonymized && !policy.forces(s.peer).empty();
+  if (moves) retire_rings();
   for (auto& [id, s] : subscribers_) {
     const std::string why = policy.forces(s.peer);
     if (s.anonymized || why.empty()) continue;
@@ -170,6 +175,7 @@ void SubscriberSet::set_anonymize_policy(const AnonymizePolicy& policy) {
     std::fprintf(stderr, "lnetcapd: subscriber %" PRIu64 " (%s) is anonymized from now on (%s)\n",
                  s.number, for_log(s.client).c_str(), why.c_str());
   }
+  if (moves) offer_rings();
   republish();  // its NID terms now name pseudonyms
 }
 
@@ -275,6 +281,7 @@ void SubscriberSet::subscribe(const std::string& id, const subscribe::Frames& fr
   s.filter_text = request.filter;
   s.snaplen = request.snaplen;
   s.takes_batches = request.takes_batches && !dump;  // a dump's records go one by one
+  s.maps_ring = request.maps_ring && peer.uid >= 0;  // a local peer: the ring is a file it opens
   s.dump = dump;
   if (dump) s.backlog.assign(recorder_->held().begin(), recorder_->held().end());
   subscribe::Accept accept = identity_;
@@ -316,6 +323,7 @@ void SubscriberSet::remove(const std::string& id, const char* why, bool said_bye
   Subscriber& s = it->second;
   if (s.dump) --dumps_;
   if (s.shares) leave_class(id, s);
+  if (handover_) handover_->revoke(id);
   std::string group_note;
   std::vector<std::string> gone;  // members found gone while given its records
   if (!s.group_id.empty()) {
@@ -338,6 +346,7 @@ void SubscriberSet::remove(const std::string& id, const char* why, bool said_bye
   std::snprintf(counts, sizeof counts, ": %" PRIu64 " matched, %" PRIu64 " sent, %" PRIu64 " dropped", s.matched,
                 s.sent, s.dropped);
   churn_.event("lnetcapd: subscriber " + std::to_string(s.number) + " (" + for_log(s.client) + ") " + why + counts +
+               (s.ring_sent ? " (" + std::to_string(s.ring_sent) + " through the shared-memory ring)" : std::string()) +
                group_note);
   subscribers_.erase(it);
   republish();  // narrowing is safe whenever it happens
@@ -679,9 +688,10 @@ void SubscriberSet::log_totals() {
   for (const auto& [id, s] : subscribers_)
     std::fprintf(stderr,
                  "lnetcapd: subscriber %" PRIu64 " (%s)%s: %" PRIu64 " matched, %" PRIu64
-                 " sent, %" PRIu64 " dropped\n",
+                 " sent, %" PRIu64 " dropped%s\n",
                  s.number, for_log(s.client).c_str(), s.end_sent ? "" : " (end not delivered)", s.matched,
-                 s.sent, s.dropped);
+                 s.sent, s.dropped,
+                 s.ring_sent ? (" (" + std::to_string(s.ring_sent) + " through the shared-memory ring)").c_str() : "");
 }
 
 }  // namespace lnetcap::daemon

@@ -24,6 +24,14 @@
 // member gets only its own small header (sequence numbers, counters) and
 // the interfaces it has not seen.  A member whose queue is full loses the
 // batch - counted and seen as a gap, as above - while the others get it.
+//
+// Local members go further (subscribe/batch_ring.h): a class's batch body
+// is also written once into the class's shared-memory ring, and a member
+// that has mapped it gets only a RING_BATCH header naming the slot, so the
+// kernel no longer copies the body into each member's socket.  A reload
+// that changes who is anonymized retires every ring: a member moved to
+// another class keeps its old mapping, which must never carry a byte it is
+// no longer entitled to.
 #pragma once
 
 #include <zmq.hpp>
@@ -34,6 +42,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -50,6 +59,7 @@
 #include "flight_recorder.h"
 #include "group_keyer.h"
 #include "refusal_log.h"
+#include "ring_handover.h"
 #include "serving_limits.h"
 #include "shared_batch.h"
 
@@ -123,6 +133,18 @@ class SubscriberSet {
   std::size_t size() const { return subscribers_.size() - dumps_; }
   /// Records dropped for any subscriber so far (those gone included).
   std::uint64_t total_dropped() const { return total_dropped_; }
+  /// Shared-memory rings for local members of fan-out classes: offered
+  /// through `handover` (which must outlive this set), `slots` batches deep.
+  void set_rings(RingHandover* handover, std::uint32_t slots);
+  /// Members whose handover is done read their class's ring from now on.
+  void rings_handed_over();
+  /// Every ring is retired and the members offered new ones (a reload: a
+  /// subscriber that left keeps its mapping of its class's ring, which
+  /// from then on carries nothing more; docs/DAEMON.md).
+  void renew_rings() {
+    retire_rings();
+    offer_rings();
+  }
   /// Whether deliver() needs the decoded message: some subscriber filters.
   /// (Anonymized ones decode the pseudonymous record themselves.)
   bool needs_decoding() const;
@@ -154,6 +176,13 @@ class SubscriberSet {
     // for (its records are dropped and counted) until it takes one again.
     bool stalled = false;
     std::chrono::steady_clock::time_point full_since{};  // a dump's queue, full since
+    // Asked for a ring and is local; its tail page and the ring it was
+    // offered (ring_id); ring_ready once the descriptors are handed over.
+    bool maps_ring = false;
+    bool ring_ready = false;
+    std::uint64_t ring_id = 0;
+    std::optional<subscribe::RingTail> tail;
+    std::uint64_t ring_sent = 0;  // records sent through the ring
     // Its consumer group: the name it asked for, and the group's key in
     // groups_ (its user and the name); both "" when it joined none.
     std::string group, group_id;
@@ -209,10 +238,21 @@ class SubscriberSet {
       return std::tie(anonymized, snaplen, filter_text) < std::tie(o.anonymized, o.snaplen, o.filter_text);
     }
   };
+  // A class's shared-memory ring: which members were sent each slot's
+  // batch, and its records (before a slot is overwritten, a lossless
+  // replay waits for them; a member still behind then has them counted
+  // dropped).
+  struct ClassRing {
+    subscribe::RingWriter writer;
+    std::uint64_t id;
+    std::vector<std::vector<std::string>> sent_to;  // by slot
+    std::vector<std::uint32_t> records;             // by slot
+  };
   struct FanoutClass {
     filter::Filter filter;             // the members' (parsed again from their one text)
     std::vector<std::string> members;  // routing ids, in the order they joined
     SharedBatch batch;                 // gathered since the last flush
+    std::unique_ptr<ClassRing> ring{};  // made when the first member that can map it joins
   };
   static FanoutKey fanout_key(const Subscriber& s) { return {s.anonymized, s.snaplen, s.filter_text}; }
   /// s joins its class (made when it is the first): what the class had
@@ -227,6 +267,16 @@ class SubscriberSet {
   /// Sends the class's gathered batch to every member; members that are
   /// gone are added to `gone` (the caller removes them).
   void flush_class(FanoutClass& c, std::vector<std::string>& gone);
+  /// Writes the batch into c's ring when a member reads it there (first
+  /// waiting, in a lossless replay, for those who have not read the slot's
+  /// last batch); the generation written, or 0.
+  std::uint64_t write_ring(FanoutClass& c, std::uint32_t records);
+  /// Offers s its class's ring (made if it is the first), when it may map one.
+  void offer_ring(FanoutClass& c, const std::string& id, Subscriber& s);
+  /// Every ring is retired (never written again); offer_rings() then
+  /// offers new ones to the members that have none.
+  void retire_rings();
+  void offer_rings();
   /// The interfaces as s is to see them (pseudonymous when anonymized).
   const std::vector<CaptureInterface>& interfaces_for(const Subscriber& s,
                                                       const std::vector<CaptureInterface>& interfaces);
@@ -274,6 +324,11 @@ class SubscriberSet {
   // 64 KiB: a queue's bound in bytes is its messages times this (plus one
   // record), and --memory-budget bounds queues in bytes.
   static constexpr std::size_t kBatchBytes = 64 * 1024;
+  // A ring slot: its header, a batch's bytes and one entry beyond them (a
+  // batch ends at the entry that reaches kBatchBytes), an entry being at
+  // most a message's bytes (2 * kBatchBytes).  A larger batch goes as
+  // SHARED_BATCH.
+  static constexpr std::uint32_t kRingSlotBytes = subscribe::kRingSlotHeaderBytes + 2 * kBatchBytes;
   // How long one send waits for a full queue (a lossless replay) before
   // the subscriber counts as stalled: a reader that is stopped, or gone
   // with its queue full, never holds the daemon and everyone else.
@@ -320,6 +375,10 @@ class SubscriberSet {
   RefusalLog bad_messages_{"bad messages from subscribers", std::chrono::seconds(10), 5, stderr, "ignored"};
   RefusalLog churn_{"subscriptions and departures", std::chrono::seconds(10), 50, stderr, ""};
   std::map<FanoutKey, FanoutClass> classes_;
+  RingHandover* handover_ = nullptr;
+  std::uint32_t ring_slots_ = 0;
+  std::uint64_t next_ring_id_ = 1;
+  bool rings_unavailable_ = false;  // the kernel cannot seal them: logged once
   // The source's interfaces as of the last deliver(): a class's batch is
   // sent after the records are gathered (flush), their interfaces first.
   const std::vector<CaptureInterface>* last_interfaces_ = nullptr;

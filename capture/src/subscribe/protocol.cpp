@@ -161,7 +161,8 @@ Frames encode(const Subscribe& m) {
   LeWriter w(f);
   w.u32(m.snaplen);
   // An older daemon ignores the flags word, or the flags it does not know.
-  w.u32((m.takes_batches ? kSubscribeTakesBatches : 0) | (m.takes_shared_batches ? kSubscribeTakesSharedBatches : 0));
+  w.u32((m.takes_batches ? kSubscribeTakesBatches : 0) | (m.takes_shared_batches ? kSubscribeTakesSharedBatches : 0) |
+        (m.maps_ring ? kSubscribeMapsRing : 0));
   Frames frames{f, text_frame(m.filter), text_frame(m.client)};
   if (!m.group.empty()) frames.push_back(text_frame(m.group));
   return frames;
@@ -270,6 +271,27 @@ void append_shared_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record
   put_record_and_comments(w, record, comments);
 }
 
+Frames encode(const RingOffer& m) {
+  Frame f = preamble(MessageType::kRingOffer);
+  LeWriter w(f);
+  w.bytes(m.token.data(), m.token.size());
+  w.u32(m.slots);
+  w.u32(m.slot_bytes);
+  return {f};
+}
+
+Frame encode_ring_batch_header(const RingBatch& m) {
+  Frame f = preamble(MessageType::kRingBatch);
+  LeWriter w(f);
+  w.u32(m.count);
+  w.u64(m.first_seq);
+  put_counters(w, m.counters);
+  w.u64(m.gen);
+  w.u32(m.slot);
+  w.u32(m.body_len);
+  return f;
+}
+
 namespace {
 
 Subscribe decode_request(const Frames& frames, MessageType type, const char* name) {
@@ -281,6 +303,7 @@ Subscribe decode_request(const Frames& frames, MessageType type, const char* nam
   m.takes_batches = (flags & kSubscribeTakesBatches) != 0;
   // Shared batches are batches: a peer that claims one without the other gets neither.
   m.takes_shared_batches = m.takes_batches && (flags & kSubscribeTakesSharedBatches) != 0;
+  m.maps_ring = m.takes_shared_batches && (flags & kSubscribeMapsRing) != 0;
   m.filter = frame_text(frames, 1);
   m.client = frame_text(frames, 2);
   m.group = frame_text(frames, 3);
@@ -393,26 +416,65 @@ std::vector<BatchEntry> decode_batch(const Frames& frames) {
                            [](FieldReader& r, std::uint32_t) { return get_record_meta(r); });
 }
 
+namespace {
+
+// The numbers first_seq .. first_seq + count - 1, the last one the
+// counters' matched: checked once here, as get_record_meta checks each.
+void check_numbering(std::uint32_t count, std::uint64_t first_seq, const Counters& counters, const char* name) {
+  if (count == 0 || first_seq == 0 || first_seq > counters.matched || counters.matched - first_seq != count - 1)
+    throw Error(std::string("lnetcapd protocol: ") + name + " of " + std::to_string(count) +
+                " records numbered from " + std::to_string(first_seq) + " does not end at " +
+                std::to_string(counters.matched));
+}
+
+std::vector<BatchEntry> decode_shared_body(const Frame& body, std::uint32_t count, std::uint64_t first_seq,
+                                           const Counters& counters, const char* name) {
+  return decode_batch_body(body, count, name, kSharedEntryMetaLen, [&](FieldReader& r, std::uint32_t i) {
+    RecordMeta m;
+    m.seq = first_seq + i;
+    m.counters = counters;
+    m.counters.matched = m.seq;  // as each RECORD says
+    get_shared_entry_meta(r, m);
+    return m;
+  });
+}
+
+}  // namespace
+
 std::vector<BatchEntry> decode_shared_batch(const Frames& frames) {
   FixedReader header(frames, MessageType::kSharedBatch, "SHARED_BATCH", 4 + 8 + kCountersLen, 2);
   const std::uint32_t count = header.u32();
   const std::uint64_t first_seq = header.u64();
   const Counters counters = get_counters(header);
-  // The numbers first_seq .. first_seq + count - 1, the last one the
-  // counters' matched: checked once here, as get_record_meta checks each.
-  if (count == 0 || first_seq == 0 || first_seq > counters.matched ||
-      counters.matched - first_seq != count - 1)
-    throw Error("lnetcapd protocol: SHARED_BATCH of " + std::to_string(count) + " records numbered from " +
-                std::to_string(first_seq) + " does not end at " + std::to_string(counters.matched));
-  return decode_batch_body(frames[1], count, "SHARED_BATCH", kSharedEntryMetaLen,
-                           [&](FieldReader& r, std::uint32_t i) {
-                             RecordMeta m;
-                             m.seq = first_seq + i;
-                             m.counters = counters;
-                             m.counters.matched = m.seq;  // as each RECORD says
-                             get_shared_entry_meta(r, m);
-                             return m;
-                           });
+  check_numbering(count, first_seq, counters, "SHARED_BATCH");
+  return decode_shared_body(frames[1], count, first_seq, counters, "SHARED_BATCH");
+}
+
+RingOffer decode_ring_offer(const Frames& frames) {
+  FixedReader r(frames, MessageType::kRingOffer, "RING_OFFER", kRingTokenBytes + 8, 1);
+  RingOffer m;
+  std::copy_n(r.position(), kRingTokenBytes, m.token.begin());
+  FieldReader rest(r.position() + kRingTokenBytes);
+  m.slots = rest.u32();
+  m.slot_bytes = rest.u32();
+  return m;
+}
+
+RingBatch decode_ring_batch(const Frames& frames) {
+  FixedReader r(frames, MessageType::kRingBatch, "RING_BATCH", 4 + 8 + kCountersLen + 8 + 4 + 4, 1);
+  RingBatch m;
+  m.count = r.u32();
+  m.first_seq = r.u64();
+  m.counters = get_counters(r);
+  m.gen = r.u64();
+  m.slot = r.u32();
+  m.body_len = r.u32();
+  check_numbering(m.count, m.first_seq, m.counters, "RING_BATCH");
+  return m;
+}
+
+std::vector<BatchEntry> decode_ring_batch_body(const RingBatch& header, const Frame& body) {
+  return decode_shared_body(body, header.count, header.first_seq, header.counters, "RING_BATCH");
 }
 
 }  // namespace lnetcap::subscribe

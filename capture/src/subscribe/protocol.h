@@ -27,7 +27,18 @@
 // without its sequence number and counters; the i-th record's number is
 // the first plus i.  Only a subscriber whose SUBSCRIBE set
 // kSubscribeTakesSharedBatches gets them (compatible the same way).
+//
+// RING_OFFER and RING_BATCH carry a SHARED_BATCH's body through shared
+// memory instead (batch_ring.h): a local subscriber whose SUBSCRIBE also
+// set kSubscribeMapsRing may get, after ACCEPT, a RING_OFFER - a one-use
+// token, the ring's slot count and slot size - and fetches the ring's
+// descriptors with the token from the daemon's socket PATH.ring.  From
+// then on its batches may come as RING_BATCH: a SHARED_BATCH's frame 0
+// plus the ring generation, slot and body length where the body is.  An
+// older daemon sends neither; an older subscriber does not set the flag.
 #pragma once
+
+#include <array>
 
 #include <cstdint>
 #include <optional>
@@ -50,6 +61,14 @@ inline constexpr std::uint32_t kSnaplenAsCaptured = 0xffffffffu;
 inline constexpr std::uint32_t kSubscribeTakesBatches = 1u;
 /// SUBSCRIBE flag: this subscriber understands SHARED_BATCH.
 inline constexpr std::uint32_t kSubscribeTakesSharedBatches = 2u;
+/// SUBSCRIBE flag: this subscriber can map a shared-memory ring (RING_OFFER).
+inline constexpr std::uint32_t kSubscribeMapsRing = 4u;
+/// The ring (batch_ring.h): a slot's header, and what a subscriber accepts
+/// of an offer's geometry at most.
+inline constexpr std::uint32_t kRingSlotHeaderBytes = 64;
+inline constexpr std::uint32_t kMaxRingSlots = 4096;
+inline constexpr std::uint32_t kMaxRingSlotBytes = 1u << 20;
+inline constexpr std::size_t kRingTokenBytes = 16;
 
 enum class MessageType : std::uint8_t {
   // subscriber -> daemon
@@ -67,6 +86,8 @@ enum class MessageType : std::uint8_t {
   kStatusReply = 22,
   kBatch = 23,
   kSharedBatch = 24,
+  kRingOffer = 25,
+  kRingBatch = 26,
 };
 
 struct Subscribe {
@@ -75,6 +96,7 @@ struct Subscribe {
   std::string client;                         // "lnetcap 0.1.0 pid 42 uid 1000", for logs
   bool takes_batches = false;                 // records may come as BATCH
   bool takes_shared_batches = false;          // ... and as SHARED_BATCH
+  bool maps_ring = false;                     // ... and as RING_BATCH (local only)
   // A consumer group to join ("" = none): the daemon sends each record to
   // one member of it.  Frame 3, after the client: an older daemon ignores
   // it, and its ACCEPT then names no group (Accept::group).
@@ -140,6 +162,23 @@ struct BatchEntry {
   std::vector<ByteSpan> comments;
 };
 
+/// RING_OFFER: fetch the ring's descriptors from PATH.ring with `token`.
+struct RingOffer {
+  std::array<std::uint8_t, kRingTokenBytes> token{};
+  std::uint32_t slots = 0;
+  std::uint32_t slot_bytes = 0;  // header and body capacity
+};
+
+/// RING_BATCH: a SHARED_BATCH whose body is in the ring.
+struct RingBatch {
+  std::uint32_t count = 0;
+  std::uint64_t first_seq = 0;
+  Counters counters;
+  std::uint64_t gen = 0;  // the ring generation holding the body
+  std::uint32_t slot = 0;
+  std::uint32_t body_len = 0;
+};
+
 struct End {
   Counters counters;
   bool failed = false;  // the source failed (reason says how)
@@ -175,6 +214,8 @@ void append_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
 Frame encode_shared_batch_header(std::uint32_t count, std::uint64_t first_seq, const Counters& counters);
 void append_shared_batch_entry(Frame& body, const RecordMeta& m, ByteSpan record,
                                const std::vector<std::string>& comments);
+Frames encode(const RingOffer& m);
+Frame encode_ring_batch_header(const RingBatch& m);
 
 // Decoders throw Error naming what is malformed.
 Subscribe decode_subscribe(const Frames& frames);
@@ -191,5 +232,10 @@ RecordMeta decode_record_header(const Frames& frames);
 std::vector<BatchEntry> decode_batch(const Frames& frames);
 /// A SHARED_BATCH's records, numbered and counted as a BATCH's would be.
 std::vector<BatchEntry> decode_shared_batch(const Frames& frames);
+RingOffer decode_ring_offer(const Frames& frames);
+/// RING_BATCH's header (its numbering checked as SHARED_BATCH's is).
+RingBatch decode_ring_batch(const Frames& frames);
+/// The records of a RING_BATCH whose body was copied out of the ring.
+std::vector<BatchEntry> decode_ring_batch_body(const RingBatch& header, const Frame& body);
 
 }  // namespace lnetcap::subscribe

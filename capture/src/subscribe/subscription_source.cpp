@@ -16,6 +16,7 @@
 #include "../signals.h"
 #include "curve_keys.h"
 #include "merge_source.h"
+#include "ring_fetch.h"
 #include "version.h"
 #include "zmq_frames.h"
 
@@ -100,6 +101,8 @@ SubscriptionSource::SubscriptionSource(const std::string& uri, const Subscribe& 
                 "the daemon prints its public key when it starts; make your key pair with "
                 "lnetcapd --gen-key FILE");
   check_local_socket_access(uri_);
+  // A ring is a file of the daemon's machine: asked for on a local socket only.
+  request_.maps_ring = request_.takes_shared_batches && !ring_socket_path(uri_).empty();
   open_socket();
   Frames answer;
   const auto deadline = Clock::now() + answer_timeout;
@@ -342,6 +345,7 @@ bool SubscriptionSource::next(CapturedRecord& out) {
           last_seq_ = 0;
           delivered_ = 0;
           counters_ = Counters{};
+          ring_.reset();  // the next daemon offers its own
           reconnecting_ = true;
           trying_ = false;
           lost_at_ = after;
@@ -396,6 +400,12 @@ bool SubscriptionSource::next(CapturedRecord& out) {
         batch_ = decode_shared_batch(frames_);
         batch_next_ = 0;
         continue;
+      case MessageType::kRingOffer:
+        take_ring_offer(decode_ring_offer(frames_));
+        continue;
+      case MessageType::kRingBatch:
+        if (take_ring_batch(decode_ring_batch(frames_))) batch_next_ = 0;
+        continue;
       case MessageType::kHeartbeat:
         counters_ = decode_heartbeat(frames_);
         continue;
@@ -414,6 +424,33 @@ bool SubscriptionSource::next(CapturedRecord& out) {
       default: throw protocol_error(uri_, "unexpected message type");
     }
   }
+}
+
+void SubscriptionSource::take_ring_offer(const RingOffer& offer) {
+  ring_.reset();  // a new offer: the old ring is retired
+  std::string why;
+  auto fds = fetch_ring(ring_socket_path(uri_), offer, std::chrono::seconds(2), &why);
+  if (!fds) return;
+  ring_ = RingReader::map(fds->first.get(), fds->second.get(), offer.slots, offer.slot_bytes, &why);
+  // The descriptors close here; the mappings stay.
+}
+
+bool SubscriptionSource::take_ring_batch(const RingBatch& header) {
+  batch_.clear();
+  batch_next_ = 0;
+  // A RING_BATCH without a ring (its handover failed on this side after
+  // the daemon sent the descriptors): the batch is lost, and the daemon
+  // does not know it (the END's counts will differ and say so).
+  const RingReader::Copy got =
+      ring_ ? ring_->copy_out(header.gen, header.slot, header.body_len, &ring_body_) : RingReader::Copy::kLost;
+  if (got == RingReader::Copy::kBad)
+    throw protocol_error(uri_, "RING_BATCH names no batch of the ring (slot " + std::to_string(header.slot) +
+                                   ", " + std::to_string(header.body_len) + " bytes)");
+  // Lost: the daemon counted it dropped, and its numbers are a gap
+  // before the next record, as for a batch its queue had no room for.
+  if (got == RingReader::Copy::kLost) return false;
+  batch_ = decode_ring_batch_body(header, ring_body_);
+  return true;
 }
 
 void SubscriptionSource::take_record(const RecordMeta& m, ByteSpan bytes,

@@ -27,10 +27,12 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../source.h"
+#include "batch_ring.h"
 #include "protocol.h"
 
 namespace lnetcap::subscribe {
@@ -91,6 +93,13 @@ class SubscriptionSource : public TimedSource {
   /// accepted the subscription again.  Throws when the bound is over.
   bool reconnect_step();
   void say_bye();
+  /// RING_OFFER: fetches and maps the ring (on any failure the daemon
+  /// keeps sending SHARED_BATCH, and nothing is said).
+  void take_ring_offer(const RingOffer& offer);
+  /// RING_BATCH: its body copied out of the ring into batch_; false when
+  /// the slot was overwritten first (the batch is lost: a gap, counted by
+  /// the daemon too).
+  bool take_ring_batch(const RingBatch& header);
   /// One record (of a RECORD or a BATCH) into out; its gap counts as drops.
   void take_record(const RecordMeta& m, ByteSpan bytes, const std::vector<ByteSpan>& comments,
                    CapturedRecord& out);
@@ -125,6 +134,10 @@ class SubscriptionSource : public TimedSource {
   std::size_t batch_next_ = 0;     // of batch_, the next one next() returns
   Counters counters_;
   std::uint64_t delivered_ = 0, last_seq_ = 0, gap_drops_ = 0;
+  // The fan-out class's shared-memory ring, once handed over; a RING_BATCH
+  // body is copied out of it into ring_body_ (batch_'s spans point there).
+  std::optional<RingReader> ring_;
+  Frame ring_body_;
   bool stop_ = false, ended_ = false;
   bool draining_ = false;  // stopping: handing out only what has arrived
   // A consumer group's member waits this long after its BYE for the END
