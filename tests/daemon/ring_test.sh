@@ -14,6 +14,7 @@
 #                           by side, each through its own class's ring: the
 #                           plain one equals the capture, the anonymized one
 #                           `lnetcap --anonymize` and holds no real NID
+#   ring-status             --status names the rings, their memory and readers
 # Cases that run a user other than root need root and setpriv (skip: 77).
 set -uo pipefail
 build=$1 src=$2 case=$3
@@ -162,5 +163,17 @@ ring-anonymized-beside-plain)
   contains "$tmp/d.log" "anonymized by anonymize-users"
   [ "$(grep -cE "$total matched, $total sent, 0 dropped \([1-9][0-9]* through the shared-memory ring\)" "$tmp/d.log")" -eq 2 ] ||
     fail "not both read their class's ring: $(grep matched "$tmp/d.log")" ;;
+ring-status)
+  # Two classes (whole records, and cut at 16 bytes): two rings, each read
+  # by its subscriber, shown by --status while they read.
+  start_daemon d -r "$socklnd_sample" --rate 20 --group "$(id -gn)" --wait-subscribers 2
+  timeout 60 "$lnetcap" --from "$(uri d)" -w "$tmp/whole.pcapng" 2>"$tmp/whole.err" & p1=$!
+  timeout 60 "$lnetcap" --from "$(uri d)" -s 16 -w "$tmp/cut.pcapng" 2>"$tmp/cut.err" & p2=$!
+  rings_read() {
+    "$lnetcap" --from "$(uri d)" --status >"$tmp/status.out" 2>&1 &&
+      grep -qE "^  shared-memory rings: +2 \([0-9]+ MiB\), read by 2 subscribers, [1-9][0-9]* records sent" "$tmp/status.out"
+  }
+  wait_for 30 "--status to show two rings read by two subscribers" rings_read
+  kill "$p1" "$p2" "$d_pid" 2>/dev/null; wait ;;
 *) fail "unknown case $case" ;;
 esac

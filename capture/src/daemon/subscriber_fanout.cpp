@@ -253,4 +253,23 @@ void SubscriberSet::flush_class(FanoutClass& c, std::vector<std::string>& gone) 
   }
 }
 
+void SubscriberSet::ring_status(subscribe::Status& st) const {
+  std::size_t rings = 0, readers = 0;
+  std::uint64_t bytes = 0, through = 0;
+  for (const auto& [key, c] : classes_)
+    if (c.ring) {
+      ++rings;
+      bytes += std::uint64_t{c.ring->writer.slots()} * c.ring->writer.slot_bytes();
+    }
+  for (const auto& [id, s] : subscribers_) {
+    readers += s.ring_ready;
+    through += s.ring_sent;
+  }
+  std::string value = std::to_string(rings) + " (" + std::to_string(bytes >> 20) + " MiB), read by " +
+                      std::to_string(readers) + (readers == 1 ? " subscriber" : " subscribers") + ", " +
+                      std::to_string(through) + " records sent through them to the present subscribers";
+  if (rings_unavailable_) value += "; not available: this kernel cannot seal them (SHARED_BATCH instead)";
+  st.items.emplace_back("shared-memory rings", value);
+}
+
 }  // namespace lnetcap::daemon

@@ -213,6 +213,7 @@ void SubscriberSet::handle(const std::string& id, const subscribe::Frames& frame
       case subscribe::MessageType::kStatus: {
         subscribe::Status st = status_ ? status_() : subscribe::Status{};
         group_status(st, user_of(peer));
+        ring_status(st);
         // The source, the trigger filter may name NIDs: pseudonyms for a forced user.
         if (!anonymize_policy_.forces(peer).empty()) anonymize_status(st, anonymizing_->anonymizer());
         subscribe::send_frames(router_, id, subscribe::encode(st));

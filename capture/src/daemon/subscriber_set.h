@@ -306,6 +306,8 @@ class SubscriberSet {
   /// The --status lines of the consumer groups: counts for all, members
   /// and their counts for `user`'s own groups only (a group is its user's).
   void group_status(subscribe::Status& st, const std::string& user) const;
+  /// --status: the shared-memory rings, their memory and their readers.
+  void ring_status(subscribe::Status& st) const;
   /// The BYE of a consumer group's member: what was gathered for it is
   /// sent, then END, so that it can read every record it was given before
   /// it leaves; the records after go to the other members.
