@@ -18,7 +18,9 @@ socklnd_sample=$src/samples/lnet-socklnd.pcapng
 export TZ=UTC LC_ALL=C
 need_file "$sample" "$socklnd_sample" "$lnetcapd" "$lnetcap" "$pcap_dump"
 tmp=$(mktemp -d /tmp/lnetcapd-abuse.XXXXXX)
-on_exit 'for p in $(jobs -p); do kill -CONT $p; kill -9 $p; done; wait; rm -rf "$tmp"'
+# A subscriber under timeout(1) is its child: killed too, or it would wait
+# out --reconnect for the daemon killed here, holding ctest's pipe.
+on_exit 'for p in $(jobs -p); do kill -CONT $p; pkill -KILL -P $p; kill -9 $p; done; wait; rm -rf "$tmp"'
 
 packets() { "$pcap_dump" "$1" | tail -n +2; }
 # same_packets GOT WANT: record for record (pcap_dump lines).

@@ -33,24 +33,8 @@ namespace {
 
 using namespace subscribe;
 using test::OwnedMessage;
+using test::rpc_put;
 
-// A PUT with this XID and 64 payload bytes of its own: every record of a
-// test is different, so a batch that came from a reused buffer shows.
-OwnedMessage rpc_put(std::uint64_t xid) {
-  const std::vector<std::uint8_t> payload(64, static_cast<std::uint8_t>(xid >> 6));
-  test::LnetHeaderSpec h;
-  h.payload_length = static_cast<std::uint32_t>(payload.size());
-  h.src = test::nid("10.0.3.2@tcp");
-  h.dst = test::nid("10.0.3.1@tcp");
-  h.type = LNETCAP_MSG_PUT;
-  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
-  h.match_bits = xid;
-  test::RecordSpec r;
-  r.direction = 1;
-  r.local = h.src;
-  r.peer = h.dst;
-  return test::make_message(r, h, payload);
-}
 
 struct Received {
   std::vector<RecordMeta> meta;
@@ -66,7 +50,7 @@ class Fanout : public ::testing::Test {
     router_.set(zmq::sockopt::sndhwm, 4);
     router_.bind(endpoint_);
     interfaces_.push_back(CaptureInterface{"tcp", "10.0.3.2@tcp", "", "", "", 1224});
-    for (std::uint64_t i = 0; i < 300; ++i) records_.push_back(rpc_put(0x5f0000000080ULL + 64 * i));
+    for (std::uint64_t i = 0; i < 300; ++i) records_.push_back(rpc_put(0x5f0000000080ULL + 64 * i, 64));
   }
 
   // A subscriber as lnetcap is one (takes shared batches); `peer` is who

@@ -20,6 +20,7 @@ namespace {
 
 using namespace subscribe;
 using test::OwnedMessage;
+using test::rpc_put;
 
 class PushDown : public ::testing::Test {
  protected:
@@ -184,20 +185,6 @@ TEST_F(PushDown, EachSubscriberGetsOnlyWhatItsFilterMatches) {
   EXPECT_EQ(set_.subscribers().size(), 2u);
 }
 
-// An RPC request PUT with this XID, from one client to one server.
-OwnedMessage rpc_put(std::uint64_t xid) {
-  test::LnetHeaderSpec h;
-  h.src = test::nid("10.0.3.2@tcp");
-  h.dst = test::nid("10.0.3.1@tcp");
-  h.type = LNETCAP_MSG_PUT;
-  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
-  h.match_bits = xid;
-  test::RecordSpec r;
-  r.direction = 1;
-  r.local = h.src;
-  r.peer = h.dst;
-  return test::make_message(r, h, {});
-}
 
 // A consumer group's member that says BYE is sent what was gathered for it
 // and then END, so every record it was given reaches it; the records after

@@ -41,6 +41,7 @@ namespace {
 
 using namespace subscribe;
 using test::OwnedMessage;
+using test::rpc_put;
 
 constexpr std::uint32_t kSlotBytes = kRingSlotHeaderBytes + 4096;
 
@@ -166,22 +167,6 @@ TEST(BatchRing, NobodyButTheDaemonWritesTheRing) {
   }
 }
 
-// A PUT with this XID: every record of a test differs.
-OwnedMessage rpc_put(std::uint64_t xid) {
-  const std::vector<std::uint8_t> payload(64, static_cast<std::uint8_t>(xid >> 6));
-  test::LnetHeaderSpec h;
-  h.payload_length = static_cast<std::uint32_t>(payload.size());
-  h.src = test::nid("10.0.3.2@tcp");
-  h.dst = test::nid("10.0.3.1@tcp");
-  h.type = LNETCAP_MSG_PUT;
-  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
-  h.match_bits = xid;
-  test::RecordSpec r;
-  r.direction = 1;
-  r.local = h.src;
-  r.peer = h.dst;
-  return test::make_message(r, h, payload);
-}
 
 struct Received {
   std::vector<RecordMeta> meta;
@@ -204,7 +189,7 @@ class RingFanout : public ::testing::Test {
     router_.set(zmq::sockopt::router_mandatory, 1);
     router_.set(zmq::sockopt::sndhwm, 1000);
     router_.bind(endpoint_);
-    for (std::uint64_t i = 0; i < 600; ++i) records_.push_back(rpc_put(0x5f0000000080ULL + 64 * i));
+    for (std::uint64_t i = 0; i < 600; ++i) records_.push_back(rpc_put(0x5f0000000080ULL + 64 * i, 64));
   }
   void TearDown() override {
     handover_.close();

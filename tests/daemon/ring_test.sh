@@ -174,6 +174,8 @@ ring-status)
       grep -qE "^  shared-memory rings: +2 \([0-9]+ MiB\), read by 2 subscribers, [1-9][0-9]* records sent" "$tmp/status.out"
   }
   wait_for 30 "--status to show two rings read by two subscribers" rings_read
+  check "--status names the rings' memory: 2 x 128 slots of 128 KiB by default ($(grep rings "$tmp/status.out"))" \
+    grep -qE "^  shared-memory rings: +2 \(32 MiB\)" "$tmp/status.out"
   kill "$p1" "$p2" "$d_pid" 2>/dev/null; wait ;;
 *) fail "unknown case $case" ;;
 esac

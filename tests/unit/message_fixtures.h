@@ -258,4 +258,24 @@ inline OwnedMessage ost_write_reply(std::vector<std::uint8_t> obdo = every_field
   return make_message(r, h, payload);
 }
 
+// An MDS request PUT with this XID as match bits, 10.0.3.2@tcp ->
+// 10.0.3.1@tcp, with payload_bytes bytes of its own (from the XID): a test
+// that numbers its records by XID can tell every one apart, and a batch
+// that came from a reused buffer shows.
+inline OwnedMessage rpc_put(std::uint64_t xid, std::size_t payload_bytes = 0) {
+  const std::vector<std::uint8_t> payload(payload_bytes, static_cast<std::uint8_t>(xid >> 6));
+  LnetHeaderSpec h;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  h.src = nid("10.0.3.2@tcp");
+  h.dst = nid("10.0.3.1@tcp");
+  h.type = LNETCAP_MSG_PUT;
+  h.portal = LNETCAP_PORTAL_MDS_REQUEST;
+  h.match_bits = xid;
+  RecordSpec r;
+  r.direction = 1;
+  r.local = h.src;
+  r.peer = h.dst;
+  return make_message(r, h, payload);
+}
+
 }  // namespace lnetcap::test
