@@ -22,15 +22,7 @@ tmp=$(mktemp -d /tmp/lnetcapd-abuse.XXXXXX)
 # out --reconnect for the daemon killed here, holding ctest's pipe.
 on_exit 'for p in $(jobs -p); do kill -CONT $p; pkill -KILL -P $p; kill -9 $p; done; wait; rm -rf "$tmp"'
 
-packets() { "$pcap_dump" "$1" | tail -n +2; }
-# same_packets GOT WANT: record for record (pcap_dump lines).
-same_packets() {
-	packets "$1" >"$tmp/got.txt"
-	packets "$2" >"$tmp/want.txt"
-	check "$2 has packets" test -s "$tmp/want.txt"
-	check "$1 equals $2 ($(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets)" \
-		cmp -s "$tmp/got.txt" "$tmp/want.txt"
-}
+. "$src/tests/daemon/packets-lib.sh"
 # start_daemon NAME ARGS...: lnetcapd on ipc://$tmp/NAME.sock, log in NAME.log.
 start_daemon() {
 	local name=$1

@@ -29,14 +29,7 @@ on_exit cleanup
 on_fail 'for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done'
 
 need() { need_file "$@"; }
-# The packets of a capture, one line each, without the link-type line.
-packets() { "$pcap_dump" "$1" | tail -n +2; }
-same_packets() {  # same_packets GOT WANT
-  packets "$1" >"$tmp/got.txt"; packets "$2" >"$tmp/want.txt"
-  [ -s "$tmp/want.txt" ] || fail "$2 has no packets"
-  check "$1 equals $2 ($(wc -l <"$tmp/got.txt") vs $(wc -l <"$tmp/want.txt") packets, first difference: $(diff "$tmp/got.txt" "$tmp/want.txt" | head -3 | cut -c1-160))" \
-    cmp -s "$tmp/got.txt" "$tmp/want.txt"
-}
+. "$src/tests/daemon/packets-lib.sh"
 # start_daemon NAME ARGS...: lnetcapd on ipc://$tmp/NAME.sock, log in NAME.log.
 start_daemon() {
   local name=$1; shift

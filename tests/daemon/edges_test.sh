@@ -19,7 +19,7 @@ tmp=$(mktemp -d /tmp/lnetcapd-edges.XXXXXX)
 daemons=()
 on_exit 'for p in "${daemons[@]}"; do kill -CONT "$p"; kill -KILL "$p"; done; wait; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"'
 
-packets() { "$pcap_dump" "$1" | tail -n +2; }
+. "$src/tests/daemon/packets-lib.sh"
 count() { packets "$1" | wc -l; }
 real_nids() { "$lnetcap" -r "$sample" 2>/dev/null | grep -oE '[0-9]+(\.[0-9]+){3}@tcp[0-9]*' | sort -u; }
 # start NAME ARGS...: lnetcapd in the background, log in NAME.log, pid in NAME_pid.

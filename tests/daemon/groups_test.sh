@@ -29,7 +29,7 @@ on_fail 'for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f"; 
 # The filter every case uses: most of the sample, not all of it, so the
 # daemon's filter is part of what is checked.
 filter='not type ack'
-packets() { "$pcap_dump" "$1" | tail -n +2; }
+. "$src/tests/daemon/packets-lib.sh"
 uri() { echo "ipc://$tmp/d.sock"; }
 # start_daemon ARGS...: lnetcapd replaying the sample on $(uri), log d.log.
 start_daemon() {

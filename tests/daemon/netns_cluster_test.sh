@@ -57,7 +57,7 @@ cleanup() {
 on_exit cleanup
 trap 'exit 130' INT TERM
 on_fail 'for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done'
-packets() { "$pcap_dump" "$1" | tail -n +2; }
+. "$src/tests/daemon/packets-lib.sh"
 
 # The namespaces: the analyst's, then one per node with its veth pair.
 ip netns add "$analyst" 2>/dev/null || skip "cannot create network namespaces here"
