@@ -219,7 +219,10 @@ class RingFanout : public ::testing::Test {
 
   // Reads the RING_OFFER and fetches the ring as lnetcap does, the
   // handover served meanwhile as the daemon's loop would.
-  void take_offer(Member& m, bool expect_ring = true) {
+  // `map`: false for a member that takes the descriptors and does not map
+  // them (yet: they are kept in *unmapped).
+  void take_offer(Member& m, bool expect_ring = true, bool map = true,
+                  std::optional<std::pair<Fd, Fd>>* unmapped = nullptr, RingOffer* offered = nullptr) {
     Frames f;
     ASSERT_TRUE(receive(m.socket, f));
     ASSERT_EQ(message_type(f), MessageType::kRingOffer);
@@ -233,6 +236,11 @@ class RingFanout : public ::testing::Test {
     set_->rings_handed_over();
     ASSERT_EQ(static_cast<bool>(fds), expect_ring);
     if (!fds) return;
+    if (!map) {
+      if (offered) *offered = offer;
+      if (unmapped) *unmapped = std::move(fds);
+      return;
+    }
     std::string why;
     m.ring = RingReader::map(fds->first.get(), fds->second.get(), offer.slots, offer.slot_bytes, &why);
     ASSERT_TRUE(m.ring) << why;
@@ -315,6 +323,44 @@ class RingFanout : public ::testing::Test {
   SourceStats stats_;
   std::vector<OwnedMessage> records_;
 };
+
+// A member handed the descriptors that has not mapped them (it could not,
+// or it was stopped in the middle of the handover and its recvmsg failed
+// with EINTR) is sent SHARED_BATCH, so it loses nothing; once its tail
+// page says it has mapped the ring, it reads the ring.
+TEST_F(RingFanout, AMemberReadsTheRingOnlyOnceItHasMappedIt) {
+  make_set(false);
+  Member m{zmq::socket_t(context_, zmq::socket_type::dealer), std::nullopt};
+  m.socket.set(zmq::sockopt::rcvhwm, 0);
+  m.socket.connect(endpoint_);
+  Subscribe request{"", kSnaplenAsCaptured, "test", true};
+  request.takes_shared_batches = request.maps_ring = true;
+  send_frames(m.socket, {}, encode(request));
+  handle_next(local(getuid()));
+  Frames f;
+  ASSERT_TRUE(receive(m.socket, f));
+  ASSERT_EQ(message_type(f), MessageType::kAccept);
+  std::optional<std::pair<Fd, Fd>> fds;
+  RingOffer offer;
+  take_offer(m, true, false, &fds, &offer);
+  ASSERT_TRUE(fds);
+  EXPECT_EQ(handover_.delivered_total(), 1u);
+  deliver(0, 6);
+  Received before = drain(m);
+  EXPECT_EQ(before.ring_batches, 0u);
+  EXPECT_EQ(before.shared_batches, 6u);
+  EXPECT_EQ(before.meta.size(), 6u);
+  std::string why;
+  m.ring = RingReader::map(fds->first.get(), fds->second.get(), offer.slots, offer.slot_bytes, &why);
+  ASSERT_TRUE(m.ring) << why;
+  deliver(6, 10);
+  Received after = drain(m);
+  EXPECT_EQ(after.ring_batches, 4u);
+  EXPECT_EQ(after.shared_batches, 0u);
+  EXPECT_EQ(after.lost_records, 0u);
+  ASSERT_EQ(after.meta.size(), 4u);
+  EXPECT_EQ(after.bytes.back(), records_[9].bytes);
+}
 
 TEST_F(RingFanout, MembersReadEveryRecordFromTheRing) {
   make_set(false);

@@ -42,7 +42,7 @@ void SubscriberSet::set_rings(RingHandover* handover, std::uint32_t slots) {
 }
 
 void SubscriberSet::offer_ring(FanoutClass& c, const std::string& id, Subscriber& s) {
-  s.ring_ready = false;
+  s.ring_ready = s.ring_handed = false;
   s.tail.reset();
   if (!s.maps_ring || !handover_ || !handover_->listening() || rings_unavailable_) return;
   std::string why;
@@ -85,7 +85,7 @@ void SubscriberSet::rings_handed_over() {
     auto c = classes_.find(fanout_key(it->second));
     // Retired since it was offered: the member gets the new ring's offer.
     if (c == classes_.end() || !c->second.ring || c->second.ring->id != ring_id) continue;
-    it->second.ring_ready = true;  // its log lines count what it read there
+    it->second.ring_handed = true;  // ring_ready once it has mapped it (flush_class)
   }
 }
 
@@ -95,7 +95,7 @@ void SubscriberSet::retire_rings() {
   // mapping): the members get new ones, and SHARED_BATCH meanwhile.
   for (auto& [key, c] : classes_) c.ring.reset();
   for (auto& [id, s] : subscribers_) {
-    s.ring_ready = false;
+    s.ring_ready = s.ring_handed = false;
     s.tail.reset();
   }
 }
@@ -182,6 +182,14 @@ void SubscriberSet::deliver_to_class(const FanoutKey& key, FanoutClass& c, const
 
 void SubscriberSet::flush_class(FanoutClass& c, std::vector<std::string>& gone) {
   if (c.batch.records == 0) return;
+  // A member handed the descriptors reads the ring from the first batch
+  // after it says it has mapped it; until then it gets SHARED_BATCH.
+  for (const std::string& id : c.members) {
+    auto it = subscribers_.find(id);
+    if (it == subscribers_.end()) continue;
+    Subscriber& m = it->second;
+    if (m.ring_handed && !m.ring_ready && m.tail && m.tail->mapped()) m.ring_ready = true;
+  }
   const std::uint32_t n = c.batch.records;
   const std::uint64_t gen = write_ring(c, n);
   const std::uint32_t body_len = static_cast<std::uint32_t>(c.batch.body().size());

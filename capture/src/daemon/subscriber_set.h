@@ -177,9 +177,10 @@ class SubscriberSet {
     bool stalled = false;
     std::chrono::steady_clock::time_point full_since{};  // a dump's queue, full since
     // Asked for a ring and is local; its tail page and the ring it was
-    // offered (ring_id); ring_ready once the descriptors are handed over.
+    // offered (ring_id); ring_ready once it has mapped them.
     bool maps_ring = false;
-    bool ring_ready = false;
+    bool ring_handed = false;  // the descriptors went out
+    bool ring_ready = false;   // ... and it has mapped them: it is sent RING_BATCH
     std::uint64_t ring_id = 0;
     std::optional<subscribe::RingTail> tail;
     std::uint64_t ring_sent = 0;  // records sent through the ring

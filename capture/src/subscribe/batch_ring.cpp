@@ -116,6 +116,7 @@ std::optional<RingTail> RingTail::create(std::string* why) {
   void* base = ::mmap(nullptr, kRingTailBytes, PROT_READ | PROT_WRITE, MAP_SHARED, t.fd_.get(), 0);
   if (base == MAP_FAILED) return *why = failed("mmap"), std::nullopt;
   t.map_ = Mapping(base, kRingTailBytes);
+  tail_word(t.map_)->store(kRingTailUnmapped, std::memory_order_release);
   return t;
 }
 
@@ -150,6 +151,7 @@ std::optional<RingReader> RingReader::map(int ring_fd, int tail_fd, std::uint32_
   void* tail = ::mmap(nullptr, kRingTailBytes, PROT_READ | PROT_WRITE, MAP_SHARED, tail_fd, 0);
   if (tail == MAP_FAILED) return *why = failed("mmap of the tail page"), std::nullopt;
   r.tail_ = Mapping(tail, kRingTailBytes);
+  r.finished(0);  // mapped: from now on the daemon sends RING_BATCH (kRingTailUnmapped)
   return r;
 }
 

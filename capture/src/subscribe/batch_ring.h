@@ -93,6 +93,12 @@ class Fd {
 /// lost for the member (word 1 + gen % kRingVerdicts).
 inline constexpr std::size_t kRingTailBytes = 4096;
 inline constexpr std::size_t kRingVerdicts = kRingTailBytes / 8 - 1;
+/// The tail word as the daemon makes it: the member has not mapped the
+/// ring yet.  The member stores 0 once it has (RingReader::map), and only
+/// then does the daemon send it RING_BATCH instead of SHARED_BATCH: a
+/// member that got the descriptors and could not map them (or was stopped
+/// in the middle, its recvmsg then failing with EINTR) loses nothing.
+inline constexpr std::uint64_t kRingTailUnmapped = ~std::uint64_t{0};
 
 /// The daemon's side of a ring.
 class RingWriter {
@@ -143,6 +149,8 @@ class RingTail {
   static std::optional<RingTail> create(std::string* why);
   /// What the member says it has finished with (untrusted).
   std::uint64_t load() const;
+  /// The member has mapped the ring (it said so in its tail word).
+  bool mapped() const { return load() != kRingTailUnmapped; }
   /// Tells the member that generation `gen` was counted lost for it.
   void mark_lost(std::uint64_t gen) const;
   int fd() const { return fd_.get(); }

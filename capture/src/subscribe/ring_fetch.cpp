@@ -36,9 +36,16 @@ std::optional<std::pair<Fd, Fd>> fetch_ring(const std::string& path, const RingO
   (void)::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   (void)::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return fail("connect to " + path);
-  if (::send(fd.get(), offer.token.data(), offer.token.size(), MSG_NOSIGNAL) !=
-      static_cast<ssize_t>(offer.token.size()))
-    return fail("sending the token");
+  // A stop and continue (Ctrl-Z, kill -STOP) ends a call on a socket with
+  // a timeout with EINTR even without a handler (signal(7)): try again, a
+  // few times (each call waits at most `timeout`).
+  constexpr int kTries = 3;
+  ssize_t sent = -1;
+  for (int i = 0; i < kTries && sent < 0; ++i) {
+    sent = ::send(fd.get(), offer.token.data(), offer.token.size(), MSG_NOSIGNAL);
+    if (sent < 0 && errno != EINTR) break;
+  }
+  if (sent != static_cast<ssize_t>(offer.token.size())) return fail("sending the token");
   char byte = 0;
   iovec iov{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
@@ -47,7 +54,12 @@ std::optional<std::pair<Fd, Fd>> fetch_ring(const std::string& path, const RingO
   msg.msg_iovlen = 1;
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
-  const ssize_t n = ::recvmsg(fd.get(), &msg, MSG_CMSG_CLOEXEC);
+  ssize_t n = -1;
+  for (int i = 0; i < kTries && n < 0; ++i) {
+    msg.msg_controllen = sizeof control;
+    n = ::recvmsg(fd.get(), &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno != EINTR) break;
+  }
   // Whatever descriptors came are taken over first, so none leaks below.
   Fd got[2];
   int count = 0;
