@@ -202,7 +202,9 @@ class RingFanout : public ::testing::Test {
     set_->set_rings(&handover_, kSlots);
   }
 
-  Member subscribe(Peer peer, const std::string& filter = "") {
+  // `map`, `unmapped`, `offered`: as take_offer's.
+  Member subscribe(Peer peer, const std::string& filter = "", bool map = true,
+                   std::optional<std::pair<Fd, Fd>>* unmapped = nullptr, RingOffer* offered = nullptr) {
     Member m{zmq::socket_t(context_, zmq::socket_type::dealer), std::nullopt};
     m.socket.set(zmq::sockopt::rcvhwm, 0);
     m.socket.connect(endpoint_);
@@ -213,7 +215,7 @@ class RingFanout : public ::testing::Test {
     Frames f;
     EXPECT_TRUE(receive(m.socket, f));
     EXPECT_EQ(message_type(f), MessageType::kAccept);
-    take_offer(m);
+    take_offer(m, true, map, unmapped, offered);
     return m;
   }
 
@@ -330,19 +332,9 @@ class RingFanout : public ::testing::Test {
 // page says it has mapped the ring, it reads the ring.
 TEST_F(RingFanout, AMemberReadsTheRingOnlyOnceItHasMappedIt) {
   make_set(false);
-  Member m{zmq::socket_t(context_, zmq::socket_type::dealer), std::nullopt};
-  m.socket.set(zmq::sockopt::rcvhwm, 0);
-  m.socket.connect(endpoint_);
-  Subscribe request{"", kSnaplenAsCaptured, "test", true};
-  request.takes_shared_batches = request.maps_ring = true;
-  send_frames(m.socket, {}, encode(request));
-  handle_next(local(getuid()));
-  Frames f;
-  ASSERT_TRUE(receive(m.socket, f));
-  ASSERT_EQ(message_type(f), MessageType::kAccept);
   std::optional<std::pair<Fd, Fd>> fds;
   RingOffer offer;
-  take_offer(m, true, false, &fds, &offer);
+  Member m = subscribe(local(getuid()), "", false, &fds, &offer);
   ASSERT_TRUE(fds);
   EXPECT_EQ(handover_.delivered_total(), 1u);
   deliver(0, 6);

@@ -40,13 +40,15 @@ make_seeds() {
 	"$LNETCAP_MAKE_SEEDS" "$work/seeds" "${inputs[@]}" || fail "make_seeds"
 	# Every target needs at least one seed, even without the shared corpus.
 	[ -n "$(ls "$work/seeds/socklnd")" ] || printf '\0' > "$work/seeds/socklnd/empty"
+	# The subscription protocol's seeds, spelled out field by field.
+	python3 "$here/subscribe_seeds.py" "$work/seeds/subscribe" || fail "subscribe_seeds.py"
 }
 
 # Seed and regression directories of a target.
 inputs_of() {
 	local t=$1
 	case $t in
-	pcapng|record|socklnd) echo "$work/seeds/$t" ;;
+	pcapng|record|socklnd|subscribe) echo "$work/seeds/$t" ;;
 	plugin) echo "$work/seeds/record" ;;
 	esac
 	[ -d "$here/seeds/$t" ] && echo "$here/seeds/$t"

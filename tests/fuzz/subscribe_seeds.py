@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 # subscribe_seeds.py OUTDIR - writes the seeds of fuzz_subscribe
-# (tests/fuzz/seeds/subscribe/): one message of each kind the ring added
+# (run.sh seeds: into the fuzz work directory, not the source tree): one message of each kind the ring added
 # and a SHARED_BATCH, in the target's framing (u16 LE length + bytes per
 # frame), each field spelled out here as protocol.h lays it out.
 import os, struct, sys
